@@ -1,0 +1,108 @@
+// Package typemap is the one place where a MySQL/MariaDB value becomes a
+// PostgreSQL value. Snapshot (MySQL text protocol), binlog apply (go-mysql
+// decoded row images) and verify all go through it, so the three can never
+// disagree about what a value is. docs/types.md is the user-facing table.
+package typemap
+
+import "github.com/sluice-db/sluice/internal/schema"
+
+// ZeroDatePolicy says what happens to MySQL zero and partial-zero dates
+// ('0000-00-00', '2020-00-15', '0000-00-00 00:00:00'), which PostgreSQL cannot hold.
+type ZeroDatePolicy string
+
+const (
+	// ZeroDateNull writes NULL into nullable columns and -infinity into NOT NULL
+	// ones (-infinity is never a MySQL value, so it stays recognisable). Default.
+	ZeroDateNull ZeroDatePolicy = "null"
+	// ZeroDateInfinity always writes -infinity.
+	ZeroDateInfinity ZeroDatePolicy = "-infinity"
+	// ZeroDateError stops with an error naming the table, column and value.
+	ZeroDateError ZeroDatePolicy = "error"
+)
+
+// NulPolicy says what happens to U+0000 inside text, which PostgreSQL rejects.
+type NulPolicy string
+
+const (
+	NulStrip   NulPolicy = "strip"   // drop the NUL characters (default)
+	NulReplace NulPolicy = "replace" // replace each with U+FFFD
+	NulError   NulPolicy = "error"   // stop with an error naming table, column and row
+)
+
+// Options are the conversion policies, set from the command line.
+type Options struct {
+	ZeroDate ZeroDatePolicy
+	Nul      NulPolicy
+	// PostGIS is true when the target has the postgis extension; geometry
+	// columns then become geometry, else bytea holding MySQL's SRID+WKB bytes.
+	PostGIS bool
+}
+
+// DefaultOptions returns the documented defaults.
+func DefaultOptions() Options {
+	return Options{ZeroDate: ZeroDateNull, Nul: NulStrip}
+}
+
+// Mapper compiles columns into converters under one set of policies and
+// counts every value a policy changed.
+type Mapper struct {
+	opts    Options
+	changes *Changes
+}
+
+// New returns a Mapper; changes may be shared by several mappers (workers).
+func New(opts Options, changes *Changes) *Mapper {
+	if changes == nil {
+		changes = NewChanges()
+	}
+	return &Mapper{opts: opts, changes: changes}
+}
+
+// Options returns the policies this mapper applies.
+func (m *Mapper) Options() Options { return m.opts }
+
+// Changes returns the counter of policy-changed values.
+func (m *Mapper) Changes() *Changes { return m.changes }
+
+// TableConv converts whole rows of one table (one schema version).
+type TableConv struct {
+	Table   *schema.Table
+	Columns []*ColumnConv // same order as Table.Columns
+}
+
+// ColumnConv converts the values of one column. Its methods are safe for
+// concurrent use. A nil input is SQL NULL and yields nil.
+type ColumnConv struct {
+	Column schema.Column
+	// PGType is the PostgreSQL column type, as written in CREATE TABLE.
+	PGType string
+	// Kind groups types that convert alike; verify uses it to pick a normalisation.
+	Kind Kind
+
+	fromText   func(b []byte) (any, error)
+	fromBinlog func(v any) (any, error)
+}
+
+// FromText converts a value as the MySQL text protocol returns it (what
+// database/sql with go-sql-driver/mysql yields as []byte, connection charset
+// utf8mb4, session time_zone '+00:00') into a value pgx encodes for PGType.
+func (c *ColumnConv) FromText(b []byte) (any, error) {
+	if b == nil {
+		return nil, nil
+	}
+	return c.fromText(b)
+}
+
+// FromBinlog converts a value as go-mysql's replication package decodes it
+// from a row event (ParseTime=false, TimestampStringLocation=UTC, decimals as
+// strings) into the same value FromText gives for the same data.
+func (c *ColumnConv) FromBinlog(v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	return c.fromBinlog(v)
+}
+
+// SourceSessionTimeZone is the time_zone sluice sets on its MySQL sessions so
+// that TIMESTAMP values read as text are UTC, the same instant the binlog carries.
+const SourceSessionTimeZone = "+00:00"
