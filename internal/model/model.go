@@ -90,10 +90,17 @@ type RowChange struct {
 	After  []any
 }
 
-// DDL is a schema change from a QUERY event, already parsed.
+// DDL is a schema change from a QUERY event, already parsed and translated
+// by the source (which needs the new table versions to decode later events).
+// The apply side runs PG, persists Tables/Dropped as schema-history Version and
+// the checkpoint in one target transaction.
 type DDL struct {
-	Database  string // default database of the statement
-	Statement string // as written on the source
+	Database  string   // default database of the statement
+	Statement string   // as written on the source
+	PG        []string // statements to run on the target, in order
+	Version   int64    // schema-history version this DDL creates
+	Tables    []*schema.Table
+	Dropped   []schema.TableID
 }
 
 // Txn is one source transaction, or one DDL statement (which MySQL commits
@@ -107,4 +114,11 @@ type Txn struct {
 	DDL       *DDL
 	// Bytes is the approximate size of the decoded changes, for memory bounds.
 	Bytes int64
+	// Seq numbers transactions in stream order (1, 2, ...), assigned by the source.
+	Seq uint64
+	// Partial marks a fragment of a transaction larger than the memory bound:
+	// the source emits it as several Txn values with the same Seq, all but the
+	// last with Partial=true (and no End); apply writes them in order into one
+	// target transaction, so memory stays bounded and the commit stays atomic.
+	Partial bool
 }
