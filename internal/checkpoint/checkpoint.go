@@ -1,0 +1,140 @@
+// Package checkpoint keeps sluice's state in the target database, schema
+// "sluice": the applied source position per stream and the schema history.
+// Both are written in the same PostgreSQL transaction as the data they cover,
+// which is what makes a restart exact.
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sluice-db/sluice/internal/model"
+)
+
+// Schema is the PostgreSQL schema that holds sluice's own tables.
+const Schema = "sluice"
+
+// DefaultStream is the stream name used when --stream is not given.
+const DefaultStream = "default"
+
+// Querier is what both a connection, a pool and a transaction offer.
+type Querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// State is the applied position of one stream.
+type State struct {
+	Position      model.Position
+	SchemaVersion int64
+	// SourceTime is the source commit time of the last applied transaction.
+	SourceTime time.Time
+	UpdatedAt  time.Time
+}
+
+const ddl = `
+CREATE SCHEMA IF NOT EXISTS sluice;
+CREATE TABLE IF NOT EXISTS sluice.checkpoint (
+	stream         text PRIMARY KEY,
+	binlog_file    text NOT NULL,
+	binlog_pos     bigint NOT NULL,
+	gtid_set       text NOT NULL DEFAULT '',
+	flavor         text NOT NULL DEFAULT '',
+	schema_version bigint NOT NULL DEFAULT 0,
+	source_time    timestamptz,
+	updated_at     timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS sluice.schema_history (
+	stream      text NOT NULL,
+	version     bigint NOT NULL,
+	database    text NOT NULL,
+	table_name  text NOT NULL,
+	definition  jsonb,
+	ddl         text NOT NULL DEFAULT '',
+	binlog_file text NOT NULL DEFAULT '',
+	binlog_pos  bigint NOT NULL DEFAULT 0,
+	gtid_set    text NOT NULL DEFAULT '',
+	recorded_at timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (stream, version, database, table_name)
+);`
+
+// Ensure creates the sluice schema and its tables when missing. Concurrent
+// callers are serialised with an advisory lock because CREATE ... IF NOT
+// EXISTS is not race-free in PostgreSQL.
+func Ensure(ctx context.Context, q Querier) error {
+	if _, err := q.Exec(ctx, `SELECT pg_advisory_lock(7371726)`); err != nil {
+		return fmt.Errorf("checkpoint: lock for schema creation: %w", err)
+	}
+	_, err := q.Exec(ctx, ddl)
+	_, uerr := q.Exec(ctx, `SELECT pg_advisory_unlock(7371726)`)
+	if err != nil {
+		return fmt.Errorf("checkpoint: create schema %q: %w (the target user needs CREATE on the database)", Schema, err)
+	}
+	if uerr != nil {
+		return fmt.Errorf("checkpoint: unlock: %w", uerr)
+	}
+	return nil
+}
+
+// Load returns the state of a stream, or nil when it has none. A missing
+// sluice schema counts as no state.
+func Load(ctx context.Context, q Querier, stream string) (*State, error) {
+	var st State
+	var src *time.Time
+	err := q.QueryRow(ctx, `SELECT binlog_file, binlog_pos, gtid_set, flavor, schema_version, source_time, updated_at
+		FROM sluice.checkpoint WHERE stream = $1`, stream).Scan(
+		&st.Position.File, &st.Position.Pos, &st.Position.GTIDSet, &st.Position.Flavor,
+		&st.SchemaVersion, &src, &st.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000") {
+		return nil, nil // undefined table / schema: nothing was ever recorded
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: load stream %q: %w", stream, err)
+	}
+	if src != nil {
+		st.SourceTime = *src
+	}
+	return &st, nil
+}
+
+// Save records the state of a stream. Call it inside the transaction that
+// applies the data the position covers.
+func Save(ctx context.Context, q Querier, stream string, st State) error {
+	var src any
+	if !st.SourceTime.IsZero() {
+		src = st.SourceTime
+	}
+	_, err := q.Exec(ctx, `INSERT INTO sluice.checkpoint
+		(stream, binlog_file, binlog_pos, gtid_set, flavor, schema_version, source_time, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+		ON CONFLICT (stream) DO UPDATE SET binlog_file = EXCLUDED.binlog_file,
+			binlog_pos = EXCLUDED.binlog_pos, gtid_set = EXCLUDED.gtid_set, flavor = EXCLUDED.flavor,
+			schema_version = EXCLUDED.schema_version, source_time = EXCLUDED.source_time, updated_at = now()`,
+		stream, st.Position.File, int64(st.Position.Pos), st.Position.GTIDSet, st.Position.Flavor,
+		st.SchemaVersion, src)
+	if err != nil {
+		return fmt.Errorf("checkpoint: save stream %q at %s: %w", stream, st.Position, err)
+	}
+	return nil
+}
+
+// Delete forgets a stream's checkpoint and schema history (snapshot --restart).
+func Delete(ctx context.Context, q Querier, stream string) error {
+	if _, err := q.Exec(ctx, `DELETE FROM sluice.checkpoint WHERE stream = $1`, stream); err != nil {
+		return fmt.Errorf("checkpoint: delete stream %q: %w", stream, err)
+	}
+	if _, err := q.Exec(ctx, `DELETE FROM sluice.schema_history WHERE stream = $1`, stream); err != nil {
+		return fmt.Errorf("checkpoint: delete schema history of stream %q: %w", stream, err)
+	}
+	return nil
+}
