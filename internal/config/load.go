@@ -1,0 +1,75 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/knadh/koanf/parsers/yaml"
+	"github.com/knadh/koanf/providers/env/v2"
+	"github.com/knadh/koanf/providers/file"
+	"github.com/knadh/koanf/providers/posflag"
+	"github.com/knadh/koanf/v2"
+	"github.com/spf13/pflag"
+)
+
+// EnvPrefix is the prefix of environment variables: --max-txn-memory is
+// SLUICE_MAX_TXN_MEMORY.
+const EnvPrefix = "SLUICE_"
+
+// Load merges, lowest precedence first: flag defaults, the YAML file (keys are
+// the flag names, e.g. "source:", "max-txn-memory:"), SLUICE_* environment
+// variables, then flags given on the command line. It also returns the keys of
+// the file that are not settings of this command, so the caller can warn:
+// one file may serve several commands, so they are not an error.
+func Load(flags *pflag.FlagSet, path string) (*koanf.Koanf, []string, error) {
+	k := koanf.New(".")
+	// Defaults first, so that the file and env override them; set flags last.
+	if err := k.Load(posflag.ProviderWithFlag(flags, ".", nil, func(f *pflag.Flag) (string, any) {
+		return f.Name, posflag.FlagVal(flags, f)
+	}), nil); err != nil {
+		return nil, nil, fmt.Errorf("config: flag defaults: %w", err)
+	}
+	if path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return nil, nil, fmt.Errorf("config: file %s: %w", path, err)
+		}
+		if err := k.Load(file.Provider(path), yaml.Parser()); err != nil {
+			return nil, nil, fmt.Errorf("config: file %s: %w", path, err)
+		}
+	}
+	known := map[string]bool{}
+	flags.VisitAll(func(f *pflag.Flag) { known[f.Name] = true })
+	if err := k.Load(env.Provider(".", env.Opt{
+		Prefix: EnvPrefix,
+		TransformFunc: func(key, value string) (string, any) {
+			name := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(key, EnvPrefix)), "_", "-")
+			if !known[name] {
+				return "", nil // not a flag of this command: ignore
+			}
+			if f := flags.Lookup(name); f != nil && strings.HasSuffix(f.Value.Type(), "Slice") {
+				return name, strings.Split(value, ",")
+			}
+			return name, value
+		},
+	}), nil); err != nil {
+		return nil, nil, fmt.Errorf("config: environment: %w", err)
+	}
+	changed := map[string]bool{}
+	flags.Visit(func(f *pflag.Flag) { changed[f.Name] = true })
+	if err := k.Load(posflag.ProviderWithFlag(flags, ".", nil, func(f *pflag.Flag) (string, any) {
+		if !changed[f.Name] {
+			return "", nil
+		}
+		return f.Name, posflag.FlagVal(flags, f)
+	}), nil); err != nil {
+		return nil, nil, fmt.Errorf("config: flags: %w", err)
+	}
+	var unknown []string
+	for _, key := range k.Keys() {
+		if !known[key] {
+			unknown = append(unknown, key)
+		}
+	}
+	return k, unknown, nil
+}
