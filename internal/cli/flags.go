@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+)
+
+// Flag groups shared by several subcommands, so a flag means the same thing
+// everywhere.
+
+func addSourceFlag(cmd *cobra.Command) {
+	cmd.Flags().String("source", "", "source URL: mysql://user:password@host:3306/database (MySQL 5.7/8.0, MariaDB); env SLUICE_SOURCE")
+}
+
+func addTargetFlag(cmd *cobra.Command) {
+	cmd.Flags().String("target", "", "target URL: postgres://user:password@host:5432/database (PostgreSQL, openGauss); env SLUICE_TARGET")
+}
+
+func addScopeFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringSlice("include", nil, "tables to include as db.table patterns with * and ? (repeatable or comma-separated), e.g. --include 'shop.order*'; default: the source URL's database, or every non-system database")
+	f.StringSlice("exclude", nil, "tables to leave out, same patterns as --include, e.g. --exclude 'shop.tmp_*'")
+	f.StringSlice("schema-map", nil, "rename a MySQL database to a PostgreSQL schema: src=dst (repeatable), e.g. --schema-map shop=public")
+}
+
+func addTypeFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.String("zero-date", "null", "zero dates ('0000-00-00', '2020-00-15'): null (NULL in nullable columns, -infinity in NOT NULL ones), -infinity, or error")
+	f.String("nul-char", "strip", "U+0000 inside text, which PostgreSQL rejects: strip, replace (with U+FFFD) or error")
+}
+
+func addWorkersFlag(cmd *cobra.Command, what string) {
+	cmd.Flags().Int("workers", runtime.NumCPU(), "parallel "+what+", e.g. --workers 8")
+}
+
+func addStreamFlag(cmd *cobra.Command) {
+	cmd.Flags().String("stream", checkpoint.DefaultStream, "name of the replication stream whose state is kept in the target's sluice schema (one per source)")
+}
+
+func addMetricsFlag(cmd *cobra.Command) {
+	cmd.Flags().String("metrics-addr", "", "serve Prometheus /metrics and /healthz on this address, e.g. --metrics-addr 127.0.0.1:9187")
+}
+
+func addJSONFlag(cmd *cobra.Command) {
+	cmd.Flags().Bool("json", false, "print the final report as one JSON object on stdout")
+}

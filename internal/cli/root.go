@@ -1,0 +1,119 @@
+// Package cli binds flags to the engines: one file per subcommand, flag
+// binding and wiring only. Settings come from flags, SLUICE_* environment
+// variables and a YAML file (see internal/config).
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/knadh/koanf/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/logging"
+)
+
+// Execute runs the command line and returns the process exit code.
+func Execute() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := NewRootCmd(os.Stdout, os.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitcode.OK
+	}
+	code := exitcode.Of(err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		code = exitcode.Config
+	}
+	if !errors.Is(err, errSilent) {
+		fmt.Fprintln(os.Stderr, "sluice: "+strings.TrimSpace(err.Error()))
+	}
+	return code
+}
+
+// errSilent is returned by commands that already printed their outcome
+// (e.g. verify's report) and only need to set the exit code.
+var errSilent = errors.New("silent")
+
+type usageError struct{ error }
+
+// NewRootCmd builds the command tree; out/errOut are where commands print.
+func NewRootCmd(out, errOut io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "sluice",
+		Short: "Move a live MySQL/MariaDB database into PostgreSQL, and prove nothing was lost",
+		Long: `sluice copies a MySQL or MariaDB database into PostgreSQL (or openGauss) with
+near-zero downtime: a consistent parallel snapshot, then continuous row-binlog
+replication applied in parallel exactly once, and a built-in verification that
+compares both sides chunk by chunk.
+
+Connection settings come from --source/--target URLs, SLUICE_SOURCE/SLUICE_TARGET,
+or a YAML file given with --config (keys are the flag names). Flags win over
+environment variables, environment variables over the file.
+
+Exit codes: 0 success, 1 failure (verify: differences found), 2 configuration
+or pre-flight error.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(out)
+	root.SetErr(errOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	pf := root.PersistentFlags()
+	pf.String("config", "", "YAML file with settings; keys are flag names (e.g. `sluice.yaml` with \"source: mysql://...\")")
+	pf.String("log-format", "auto", "log format: auto (text on a terminal, JSON otherwise), text or json")
+	pf.String("log-level", "info", "log level: debug, info, warn or error")
+
+	root.AddCommand(
+		newSnapshotCmd(),
+		newReplicateCmd(),
+		newMigrateCmd(),
+		newVerifyCmd(),
+		newStatusCmd(),
+		newVersionCmd(),
+	)
+	return root
+}
+
+// Settings is what every subcommand gets: merged settings and a logger.
+type Settings struct {
+	K   *koanf.Koanf
+	Log *slog.Logger
+}
+
+// loadSettings merges flags, env and file for cmd and builds the logger.
+func loadSettings(cmd *cobra.Command) (*Settings, error) {
+	path, _ := cmd.Flags().GetString("config")
+	if path == "" {
+		path = os.Getenv(config.EnvPrefix + "CONFIG")
+	}
+	k, unknown, err := config.Load(cmd.Flags(), path)
+	if err != nil {
+		return nil, exitcode.ConfigError(err)
+	}
+	log, err := logging.New(cmd.ErrOrStderr(), k.String("log-format"), k.String("log-level"))
+	if err != nil {
+		return nil, exitcode.ConfigError(err)
+	}
+	if len(unknown) > 0 {
+		log.Debug("config file keys that are not settings of this command", "command", cmd.Name(), "keys", unknown)
+	}
+	return &Settings{K: k, Log: log}, nil
+}
+
+// notImplemented is what a subcommand does until its issue lands: it must
+// never pretend to work.
+func notImplemented(cmd *cobra.Command, _ []string) error {
+	return exitcode.ConfigError(fmt.Errorf("%s: not implemented yet", cmd.Name()))
+}
