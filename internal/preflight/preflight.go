@@ -1,0 +1,127 @@
+// Package preflight checks, before any work starts, that both databases are
+// reachable and configured for what a command needs, and reports every
+// problem at once with its fix.
+package preflight
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
+)
+
+// Needs says what a command requires of the servers.
+type Needs struct {
+	// Source must be reachable with SELECT on the tables in scope.
+	Source bool
+	// Binlog: log_bin on, binlog_format ROW, binlog_row_image FULL, and the
+	// privileges to read it (REPLICATION SLAVE, REPLICATION CLIENT).
+	Binlog bool
+	// Snapshot wants RELOAD for the brief global read lock of a parallel
+	// consistent snapshot (without it the snapshot reads with one session).
+	Snapshot bool
+	// ServerID is the server_id sluice will use to read the binlog (0 = none):
+	// it must differ from the source's and from every connected replica's.
+	ServerID uint32
+	// Target must be reachable; TargetCreate also needs CREATE on the database.
+	Target       bool
+	TargetCreate bool
+}
+
+// Problem is one finding. Warnings do not stop the command.
+type Problem struct {
+	Side    string `json:"side"` // "source" or "target"
+	Cause   string `json:"cause"`
+	Fix     string `json:"fix,omitempty"`
+	Warning bool   `json:"warning,omitempty"`
+}
+
+func (p Problem) String() string {
+	s := p.Side + ": " + p.Cause
+	if p.Fix != "" {
+		s += "; fix: " + p.Fix
+	}
+	return s
+}
+
+// Report is the outcome of the checks.
+type Report struct {
+	Source   SourceInfo
+	Target   TargetInfo
+	Problems []Problem
+}
+
+// Errors returns the problems that stop the command.
+func (r *Report) Errors() []Problem {
+	var out []Problem
+	for _, p := range r.Problems {
+		if !p.Warning {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Warnings returns the problems that do not stop the command.
+func (r *Report) Warnings() []Problem {
+	var out []Problem
+	for _, p := range r.Problems {
+		if p.Warning {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Err is nil when nothing stops the command, else a configuration error
+// (exit code 2) with one line per problem.
+func (r *Report) Err() error {
+	errs := r.Errors()
+	if len(errs) == 0 {
+		return nil
+	}
+	lines := make([]string, len(errs))
+	for i, p := range errs {
+		lines[i] = p.String()
+	}
+	return exitcode.ConfigError(errors.New("pre-flight failed:\n  " + strings.Join(lines, "\n  ")))
+}
+
+// Run checks both sides concurrently (so a dead server costs one connect
+// timeout, not two) and returns every problem found.
+func Run(ctx context.Context, src config.MySQL, dst config.Postgres, needs Needs) *Report {
+	r := &Report{}
+	var wg sync.WaitGroup
+	var srcProblems, dstProblems []Problem
+	if needs.Source {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.Source, srcProblems = checkSource(ctx, src, needs)
+		}()
+	}
+	if needs.Target {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.Target, dstProblems = checkTarget(ctx, dst, needs)
+		}()
+	}
+	wg.Wait()
+	r.Problems = append(srcProblems, dstProblems...)
+	return r
+}
+
+func problem(side, fix, format string, args ...any) Problem {
+	return Problem{Side: side, Cause: fmt.Sprintf(format, args...), Fix: fix}
+}
+
+func warning(side, fix, format string, args ...any) Problem {
+	p := problem(side, fix, format, args...)
+	p.Warning = true
+	return p
+}

@@ -1,0 +1,76 @@
+package preflight
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/sluice-db/sluice/internal/config"
+)
+
+// grantee is CURRENT_USER() in information_schema's 'user'@'host' form.
+const grantee = `CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')`
+
+func checkPrivileges(ctx context.Context, conn *sql.Conn, m config.MySQL, needs Needs) []Problem {
+	global, err := privilegeSet(ctx, conn, `SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = `+grantee)
+	if err != nil {
+		return []Problem{warning("source", "", "cannot read the user's privileges (%v); continuing, missing privileges will fail later", err)}
+	}
+	user := strings.Trim(strings.SplitN(currentUser(ctx, conn), "@", 2)[0], "'")
+	var probs []Problem
+	if !global["SELECT"] {
+		dbPriv := map[string]bool{}
+		if m.Database != "" {
+			dbPriv, _ = privilegeSet(ctx, conn, `SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES
+				WHERE GRANTEE = `+grantee+` AND TABLE_SCHEMA = ?`, m.Database)
+		}
+		if !dbPriv["SELECT"] {
+			scope := "*.*"
+			if m.Database != "" {
+				scope = "`" + m.Database + "`.*"
+			}
+			probs = append(probs, problem("source", fmt.Sprintf("GRANT SELECT ON %s TO '%s'", scope, user),
+				"user %q lacks the SELECT privilege on %s", user, scope))
+		}
+	}
+	if needs.Binlog {
+		if !global["REPLICATION SLAVE"] {
+			probs = append(probs, problem("source", fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'", user),
+				"user %q lacks REPLICATION SLAVE, needed to read the binlog", user))
+		}
+		// MariaDB 10.5 renamed REPLICATION CLIENT to BINLOG MONITOR.
+		if !global["REPLICATION CLIENT"] && !global["BINLOG MONITOR"] {
+			probs = append(probs, problem("source", fmt.Sprintf("GRANT REPLICATION CLIENT ON *.* TO '%s'", user),
+				"user %q lacks REPLICATION CLIENT (BINLOG MONITOR on MariaDB), needed to read binlog positions", user))
+		}
+	}
+	if needs.Snapshot && !global["RELOAD"] {
+		probs = append(probs, warning("source", fmt.Sprintf("GRANT RELOAD ON *.* TO '%s' for a parallel snapshot", user),
+			"user %q lacks RELOAD: the snapshot cannot take the brief global read lock and will read with one session", user))
+	}
+	return probs
+}
+
+func privilegeSet(ctx context.Context, conn *sql.Conn, query string, args ...any) (map[string]bool, error) {
+	rows, err := conn.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	set := map[string]bool{}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		set[strings.ToUpper(p)] = true
+	}
+	return set, rows.Err()
+}
+
+func currentUser(ctx context.Context, conn *sql.Conn) string {
+	var u string
+	_ = conn.QueryRowContext(ctx, "SELECT CURRENT_USER()").Scan(&u)
+	return u
+}

@@ -1,0 +1,174 @@
+package preflight
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/sluice-db/sluice/internal/config"
+)
+
+// SourceInfo is what the checks learned about the source.
+type SourceInfo struct {
+	Flavor   string `json:"flavor"` // "mariadb" or "mysql"
+	Version  string `json:"version"`
+	ServerID uint32 `json:"server_id"`
+	GTID     bool   `json:"gtid"` // GTID positioning is possible
+}
+
+func checkSource(ctx context.Context, m config.MySQL, needs Needs) (SourceInfo, []Problem) {
+	var info SourceInfo
+	db, err := sql.Open("mysql", m.DSN())
+	if err != nil {
+		return info, []Problem{problem("source", "check the --source URL", "invalid connection settings: %v", err)}
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	conn, err := db.Conn(ctx)
+	if err == nil {
+		err = conn.PingContext(ctx)
+	}
+	if err != nil {
+		return info, []Problem{sourceConnectProblem(m, err)}
+	}
+	defer conn.Close()
+
+	vars, err := globalVariables(ctx, conn)
+	if err != nil {
+		return info, []Problem{problem("source", "", "cannot read server variables: %v", err)}
+	}
+	info.Version = vars["version"]
+	info.Flavor = "mysql"
+	if strings.Contains(strings.ToLower(vars["version"]+vars["version_comment"]), "mariadb") {
+		info.Flavor = "mariadb"
+	}
+	id, _ := strconv.ParseUint(vars["server_id"], 10, 32)
+	info.ServerID = uint32(id)
+	info.GTID = info.Flavor == "mariadb" || strings.EqualFold(vars["gtid_mode"], "ON")
+
+	var probs []Problem
+	probs = append(probs, checkPrivileges(ctx, conn, m, needs)...)
+	if needs.Binlog {
+		probs = append(probs, checkBinlogSettings(vars, info)...)
+		probs = append(probs, checkServerID(ctx, conn, info, needs.ServerID)...)
+	}
+	return info, probs
+}
+
+func sourceConnectProblem(m config.MySQL, err error) Problem {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1045:
+			return problem("source", "check the user and password in --source",
+				"access denied for user %q at %s (wrong user or password)", m.User, m.Addr())
+		case 1049:
+			return problem("source", "check the database name in --source",
+				"database %q does not exist on %s", m.Database, m.Addr())
+		case 1044:
+			return problem("source", fmt.Sprintf("GRANT SELECT ON `%s`.* TO the sluice user", m.Database),
+				"user %q has no access to database %q", m.User, m.Database)
+		}
+		return problem("source", "", "cannot connect to %s: MySQL error %d: %s", m.Addr(), me.Number, me.Message)
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return problem("source", "check the host and port in --source and that the server runs",
+			"cannot reach %s: connection refused", m.Addr())
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return problem("source", "check the host, port and firewall", "cannot reach %s: connection timed out", m.Addr())
+	}
+	return problem("source", "check the --source URL and that the server runs", "cannot connect to %s: %v", m.Addr(), err)
+}
+
+func globalVariables(ctx context.Context, conn *sql.Conn) (map[string]string, error) {
+	rows, err := conn.QueryContext(ctx, `SHOW GLOBAL VARIABLES WHERE Variable_name IN
+		('version','version_comment','server_id','log_bin','binlog_format','binlog_row_image',
+		 'gtid_mode','binlog_row_value_options','gtid_strict_mode')`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	vars := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		vars[strings.ToLower(k)] = v
+	}
+	return vars, rows.Err()
+}
+
+func checkBinlogSettings(vars map[string]string, info SourceInfo) []Problem {
+	var probs []Problem
+	if !strings.EqualFold(vars["log_bin"], "ON") && vars["log_bin"] != "1" {
+		probs = append(probs, problem("source", "start the server with log_bin (e.g. log_bin=mysql-bin in my.cnf) and restart it",
+			"binary logging is off (log_bin=%s)", orNone(vars["log_bin"])))
+	}
+	if !strings.EqualFold(vars["binlog_format"], "ROW") {
+		probs = append(probs, problem("source", "SET GLOBAL binlog_format = 'ROW' and binlog_format=ROW in my.cnf; sessions that are already connected keep the old format until they reconnect",
+			"binlog_format is %s, sluice needs ROW", orNone(vars["binlog_format"])))
+	}
+	if !strings.EqualFold(vars["binlog_row_image"], "FULL") {
+		probs = append(probs, problem("source", "SET GLOBAL binlog_row_image = 'FULL' and binlog_row_image=FULL in my.cnf",
+			"binlog_row_image is %s, sluice needs FULL (complete before and after images)", orNone(vars["binlog_row_image"])))
+	}
+	if v := vars["binlog_row_value_options"]; strings.Contains(strings.ToUpper(v), "PARTIAL_JSON") {
+		probs = append(probs, problem("source", "SET GLOBAL binlog_row_value_options = ''",
+			"binlog_row_value_options is %s: partial JSON updates do not carry the whole value", v))
+	}
+	if info.ServerID == 0 {
+		probs = append(probs, problem("source", "set server_id to a non-zero value in my.cnf and restart",
+			"server_id is 0: the server does not write a usable binlog for replicas"))
+	}
+	return probs
+}
+
+func checkServerID(ctx context.Context, conn *sql.Conn, info SourceInfo, ours uint32) []Problem {
+	if ours == 0 {
+		return nil
+	}
+	if ours == info.ServerID {
+		return []Problem{problem("source", "pass another --server-id",
+			"--server-id %d is the source's own server_id", ours)}
+	}
+	rows, err := conn.QueryContext(ctx, "SHOW SLAVE HOSTS")
+	if err != nil {
+		return nil // needs a privilege we do not otherwise require; the dump would fail loudly anyway
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	vals := make([]sql.RawBytes, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if rows.Scan(ptrs...) != nil {
+			break
+		}
+		for i, c := range cols {
+			if strings.EqualFold(c, "Server_id") && string(vals[i]) == strconv.FormatUint(uint64(ours), 10) {
+				return []Problem{problem("source", "pass another --server-id, or stop the replica that uses it",
+					"--server-id %d is already used by a connected replica", ours)}
+			}
+		}
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(unset)"
+	}
+	return s
+}

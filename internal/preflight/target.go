@@ -1,0 +1,74 @@
+package preflight
+
+import (
+	"context"
+	"errors"
+	"net"
+	"syscall"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sluice-db/sluice/internal/config"
+)
+
+// TargetInfo is what the checks learned about the target.
+type TargetInfo struct {
+	Version  string `json:"version"`
+	WALLevel string `json:"wal_level"`
+	PostGIS  bool   `json:"postgis"` // the postgis extension is installed in the database
+}
+
+func checkTarget(ctx context.Context, p config.Postgres, needs Needs) (TargetInfo, []Problem) {
+	var info TargetInfo
+	cfg, err := pgx.ParseConfig(p.ConnString())
+	if err != nil {
+		return info, []Problem{problem("target", "check the --target URL", "invalid connection settings: %v", err)}
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return info, []Problem{targetConnectProblem(p, err)}
+	}
+	defer conn.Close(context.Background())
+	var canCreate bool
+	err = conn.QueryRow(ctx, `SELECT current_setting('server_version'), current_setting('wal_level'),
+		has_database_privilege(current_database(), 'CREATE'),
+		EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'postgis')`).Scan(&info.Version, &info.WALLevel, &canCreate, &info.PostGIS)
+	if err != nil {
+		return info, []Problem{problem("target", "", "cannot read server settings: %v", err)}
+	}
+	var probs []Problem
+	if needs.TargetCreate && !canCreate {
+		probs = append(probs, problem("target", "GRANT CREATE ON DATABASE \""+p.Database+"\" TO \""+p.User+"\"",
+			"user %q cannot create schemas in database %q", p.User, p.Database))
+	}
+	if info.WALLevel != "logical" {
+		probs = append(probs, warning("target", "set wal_level = logical in postgresql.conf (needs a restart) before using reverse replication",
+			"wal_level is %s: fine for migrating into PostgreSQL, but the rollback path (reverse replication) will need logical", info.WALLevel))
+	}
+	return info, probs
+}
+
+func targetConnectProblem(p config.Postgres, err error) Problem {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "28P01", "28000":
+			return problem("target", "check the user and password in --target and pg_hba.conf",
+				"authentication failed for user %q at %s", p.User, p.Addr())
+		case "3D000":
+			return problem("target", "create the database (CREATE DATABASE) or fix the name in --target",
+				"database %q does not exist on %s", p.Database, p.Addr())
+		}
+		return problem("target", "", "cannot connect to %s: %s (SQLSTATE %s)", p.Addr(), pe.Message, pe.Code)
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return problem("target", "check the host and port in --target and that the server runs",
+			"cannot reach %s: connection refused", p.Addr())
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		return problem("target", "check the host, port and firewall", "cannot reach %s: connection timed out", p.Addr())
+	}
+	return problem("target", "check the --target URL and that the server runs", "cannot connect to %s: %v", p.Addr(), err)
+}
