@@ -24,12 +24,6 @@ const EnvPrefix = "SLUICE_"
 // one file may serve several commands, so they are not an error.
 func Load(flags *pflag.FlagSet, path string) (*koanf.Koanf, []string, error) {
 	k := koanf.New(".")
-	// Defaults first, so that the file and env override them; set flags last.
-	if err := k.Load(posflag.ProviderWithFlag(flags, ".", nil, func(f *pflag.Flag) (string, any) {
-		return f.Name, posflag.FlagVal(flags, f)
-	}), nil); err != nil {
-		return nil, nil, fmt.Errorf("config: flag defaults: %w", err)
-	}
 	if path != "" {
 		if _, err := os.Stat(path); err != nil {
 			return nil, nil, fmt.Errorf("config: file %s: %w", path, err)
@@ -55,14 +49,9 @@ func Load(flags *pflag.FlagSet, path string) (*koanf.Koanf, []string, error) {
 	}), nil); err != nil {
 		return nil, nil, fmt.Errorf("config: environment: %w", err)
 	}
-	changed := map[string]bool{}
-	flags.Visit(func(f *pflag.Flag) { changed[f.Name] = true })
-	if err := k.Load(posflag.ProviderWithFlag(flags, ".", nil, func(f *pflag.Flag) (string, any) {
-		if !changed[f.Name] {
-			return "", nil
-		}
-		return f.Name, posflag.FlagVal(flags, f)
-	}), nil); err != nil {
+	// Flags last: a flag given on the command line overrides; a flag's default
+	// fills in only what neither the file nor the environment set.
+	if err := k.Load(posflag.Provider(flags, ".", k), nil); err != nil {
 		return nil, nil, fmt.Errorf("config: flags: %w", err)
 	}
 	var unknown []string
