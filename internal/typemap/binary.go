@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"net/netip"
-	"unicode/utf8"
 
 	"github.com/go-mysql-org/go-mysql/replication"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -203,11 +202,10 @@ func buildJSON(c *column, _ target) (convs, error) {
 	if err != nil {
 		return convs{}, err
 	}
-	decode, err := charsetDecoder(c.col.Charset)
+	decode, err := textDecoder(c)
 	if err != nil {
-		return convs{}, c.errorf("%v", err)
+		return convs{}, err
 	}
-	utf8Source := isUTF8Charset(c.col.Charset)
 	emptyN := c.counter("empty JSON→null")
 	conv := func(b []byte) (any, error) {
 		if len(b) == 0 {
@@ -216,11 +214,11 @@ func buildJSON(c *column, _ target) (convs, error) {
 			emptyN.Add(1)
 			return "null", nil
 		}
-		if !utf8.Valid(b) {
-			return nil, c.errorf("JSON is not valid UTF-8 at offset %d", invalidUTF8Offset(b))
-		}
-		b, err := jsonNul(c, nul, b)
+		b, err := decode(b)
 		if err != nil {
+			return nil, err
+		}
+		if b, err = jsonNul(c, nul, b); err != nil {
 			return nil, err
 		}
 		return string(b), nil
@@ -234,13 +232,6 @@ func buildJSON(c *column, _ target) (convs, error) {
 			b, ok := bytesOf(v)
 			if !ok {
 				return nil, c.unexpected(v)
-			}
-			if !utf8Source {
-				out, err := decode(nil, b)
-				if err != nil {
-					return nil, c.errorf("%v", err)
-				}
-				b = out
 			}
 			return conv(b)
 		},

@@ -9,18 +9,15 @@ import (
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
-	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/korean"
 	"golang.org/x/text/encoding/simplifiedchinese"
-	"golang.org/x/text/encoding/traditionalchinese"
 )
 
-// decodeFunc appends the UTF-8 form of src (bytes in a column's charset,
-// as the binlog carries them) to dst; it fails on bytes the charset does not
-// define instead of replacing them.
+// decodeFunc appends the UTF-8 form of src (bytes in a column's charset)
+// to dst; it fails on bytes the charset does not define instead of
+// replacing them.
 type decodeFunc func(dst, src []byte) ([]byte, error)
 
-// errInvalidBytes is wrapped with the column and offset by the caller.
 type invalidBytesError struct {
 	charset string
 	offset  int
@@ -33,46 +30,50 @@ func (e *invalidBytesError) Error() string {
 	return fmt.Sprintf("bytes invalid in charset %s at offset %d", e.charset, e.offset)
 }
 
-// singleByte lists the 8-bit charsets and the code page MySQL's table
-// matches (checked byte by byte against MariaDB in charset_integration_test.go).
-var singleByte = map[string]*charmap.Charmap{
-	"latin1": charmap.Windows1252, // MySQL latin1 is cp1252, see latin1Table
+// builtinSingleByte are the 8-bit charsets whose golang.org/x/text table is
+// identical to MariaDB 10.11's conversion to Unicode, byte for byte
+// (charset_integration_test.go checks it). Other 8-bit charsets differ in a
+// few bytes (greek, hebrew, latin2, koi8u, tis620, cp866, cp1256...) and are
+// decoded with tables read from the source server (LoadCharsets).
+var builtinSingleByte = map[string]*charmap.Charmap{
+	"latin1": charmap.Windows1252, // plus MySQL's five C1 bytes, see byteTable
 	"cp1250": charmap.Windows1250,
 	"cp1251": charmap.Windows1251,
-	"cp1256": charmap.Windows1256,
 	"cp1257": charmap.Windows1257,
-	"greek":  charmap.ISO8859_7,
-	"hebrew": charmap.ISO8859_8,
-	"koi8r":  charmap.KOI8R,
-	"koi8u":  charmap.KOI8U,
-	"latin2": charmap.ISO8859_2,
-	"latin5": charmap.ISO8859_9,
-	"latin7": charmap.ISO8859_13,
-	"tis620": charmap.Windows874,
 	"cp850":  charmap.CodePage850,
 	"cp852":  charmap.CodePage852,
-	"cp866":  charmap.CodePage866,
+	"koi8r":  charmap.KOI8R,
+	"latin5": charmap.ISO8859_9,
 }
 
-// multiByte lists the CJK charsets decoded with golang.org/x/text.
-var multiByte = map[string]encoding.Encoding{
-	"sjis":    japanese.ShiftJIS,
-	"cp932":   japanese.ShiftJIS,
-	"ujis":    japanese.EUCJP,
-	"eucjpms": japanese.EUCJP,
+// builtinMultiByte are CJK charsets whose x/text decoder gives MariaDB's
+// character for every sequence MariaDB converts (it also accepts a few
+// sequences MariaDB rejects). gb18030 (MySQL 8 only) follows the standard.
+var builtinMultiByte = map[string]encoding.Encoding{
 	"gbk":     simplifiedchinese.GBK,
-	"gb2312":  simplifiedchinese.GBK,
-	"gb18030": simplifiedchinese.GB18030,
-	"big5":    traditionalchinese.Big5,
 	"euckr":   korean.EUCKR,
+	"gb18030": simplifiedchinese.GB18030,
 }
 
-// charsetDecoder returns the decoder for a MySQL charset name.
-func charsetDecoder(name string) (decodeFunc, error) {
+// isUTF8Charset reports whether a text column's bytes are UTF-8 already.
+func isUTF8Charset(cs string) bool {
+	switch strings.ToLower(cs) {
+	case "utf8mb4", "utf8mb3", "utf8", "":
+		return true
+	}
+	return false
+}
+
+// charsetDecoder returns the decoder for a MySQL charset name: built in
+// for the Unicode charsets and ascii, else the table read from the source
+// server, else a built-in table known to match MariaDB's.
+func charsetDecoder(name string, loaded *Charsets) (decodeFunc, error) {
 	cs := strings.ToLower(name)
 	switch cs {
-	case "utf8mb4", "utf8mb3", "utf8", "binary", "":
-		// "binary" text columns hold whatever bytes; PostgreSQL text needs UTF-8.
+	case "utf8mb4", "utf8mb3", "utf8", "":
+		return decodeUTF8(cs), nil
+	case "binary":
+		// A text column declared with charset binary: its bytes must already be UTF-8.
 		return decodeUTF8(cs), nil
 	case "ascii":
 		return decodeASCII, nil
@@ -85,13 +86,17 @@ func charsetDecoder(name string) (decodeFunc, error) {
 	case "utf32":
 		return decodeUTF32, nil
 	}
-	if cm, ok := singleByte[cs]; ok {
+	if t := loaded.table(cs); t != nil {
+		return t.decode, nil
+	}
+	if cm, ok := builtinSingleByte[cs]; ok {
 		return decodeTable(byteTable(cs, cm), cs), nil
 	}
-	if enc, ok := multiByte[cs]; ok {
+	if enc, ok := builtinMultiByte[cs]; ok {
 		return decodeMulti(enc, cs), nil
 	}
-	return nil, fmt.Errorf("charset %q is not supported by sluice", name)
+	return nil, fmt.Errorf("charset %q: sluice decodes it with the source server's own conversion table, "+
+		"which was not loaded (typemap.LoadCharsets; an unknown charset is not supported)", name)
 }
 
 func decodeUTF8(cs string) decodeFunc {
@@ -142,15 +147,15 @@ func byteTable(cs string, cm *charmap.Charmap) *[256]rune {
 func decodeTable(t *[256]rune, cs string) decodeFunc {
 	return func(dst, src []byte) ([]byte, error) {
 		for i, ch := range src {
-			if ch < 0x80 && t[ch] == rune(ch) {
-				dst = append(dst, ch)
-				continue
-			}
 			r := t[ch]
-			if r == utf8.RuneError {
+			switch {
+			case r < utf8.RuneSelf && r == rune(ch):
+				dst = append(dst, ch)
+			case r == utf8.RuneError:
 				return nil, &invalidBytesError{cs, i}
+			default:
+				dst = utf8.AppendRune(dst, r)
 			}
-			dst = utf8.AppendRune(dst, r)
 		}
 		return dst, nil
 	}

@@ -82,7 +82,12 @@ var e2eColumns = []e2eColumn{
 	{"ch", "CHAR(5) CHARACTER SET latin1", [][2]string{{"'ab  '", "ab"}, {"'é€'", "é€"}, {"x'81'", "\u0081"}}},
 	{"tx", "TEXT CHARACTER SET utf8mb4", [][2]string{{"'a\\0b'", "ab"}, {"REPEAT('x', 1000)", strings.Repeat("x", 1000)}}},
 	{"t16", "TEXT CHARACTER SET utf16", [][2]string{{"'a😀'", "a😀"}}},
-	{"tsj", "VARCHAR(10) CHARACTER SET sjis", [][2]string{{"'日本'", "日本"}}},
+	{"tsj", "VARCHAR(10) CHARACTER SET sjis", [][2]string{{"'日本'", "日本"}, {"'ｱ\\\\'", "ｱ\\"}}},
+	{"c16", "CHAR(4) CHARACTER SET utf16", [][2]string{{"'ab  '", "ab"}, {"'😀'", "😀"}}},
+	{"tis", "VARCHAR(10) CHARACTER SET tis620", [][2]string{{"'ภาษาไทย'", "ภาษาไทย"}}},
+	{"uj", "VARCHAR(10) CHARACTER SET ujis", [][2]string{{"'丂日本'", "丂日本"}}},
+	{"gr", "VARCHAR(10) CHARACTER SET greek", [][2]string{{"'αβγ'", "αβγ"}}},
+	{"b5", "TEXT CHARACTER SET big5", [][2]string{{"'中文'", "中文"}}},
 	{"bn", "BINARY(4)", [][2]string{{"'a\\0'", `\x61000000`}, {"x'00000000'", `\x00000000`}, {"x'00ff0001'", `\x00ff0001`}}},
 	{"vb", "VARBINARY(10)", [][2]string{{"x'00ff00'", `\x00ff00`}, {"''", `\x`}}},
 	{"lb", "LONGBLOB", [][2]string{{"x'610062'", `\x610062`}}},
@@ -130,8 +135,14 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl := loadTable(t, my, dbName, "rt", "j")
+	charsets, err := LoadCharsets(ctx, my)
+	if err != nil {
+		t.Fatal(err)
+	}
 	changes := NewChanges()
-	conv, err := New(DefaultOptions(), changes).Compile(tbl)
+	opts := DefaultOptions()
+	opts.Charsets = charsets
+	conv, err := New(opts, changes).Compile(tbl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,12 +16,20 @@ import (
 //     rounds back to the same float32, bit-identical to the binlog's bytes.
 //   - DOUBLE(M,D) and FLOAT(M,D): printed rounded to D decimals; the cast
 //     prints the stored double instead.
+//   - Text and JSON columns in a charset other than utf8mb4/utf8mb3: the
+//     server would convert them to utf8mb4 and silently print '?' for bytes
+//     it cannot convert. CAST(col AS BINARY) returns the stored bytes, which
+//     FromText decodes with the same table as the binlog path, so both paths
+//     agree and invalid bytes are an error on both.
 //
 // Every other type is selected as is: MariaDB prints DOUBLE exactly and
 // returns BIT, BINARY, GEOMETRY, UUID and INET values in a form FromText
 // parses. The result is an expression without an alias, usable in a select
 // list or inside other expressions.
 func SelectExpr(c schema.Column, quotedName string) string {
+	if needsRawBytes(c) {
+		return "CAST(" + quotedName + " AS BINARY)"
+	}
 	switch dataType(c) {
 	case "float":
 		return "CAST(" + quotedName + " AS DOUBLE)"
@@ -31,4 +39,17 @@ func SelectExpr(c schema.Column, quotedName string) string {
 		}
 	}
 	return quotedName
+}
+
+// needsRawBytes reports whether a column is text in a charset other than
+// UTF-8, which FromText expects as raw bytes.
+func needsRawBytes(c schema.Column) bool {
+	if isUTF8Charset(c.Charset) || dataType(c) == "json" {
+		return false
+	}
+	switch dataType(c) {
+	case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
+		return true
+	}
+	return c.IsJSON
 }

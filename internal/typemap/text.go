@@ -51,58 +51,62 @@ func (f *nulFilter) apply(c *column, b []byte) ([]byte, error) {
 	return out, nil
 }
 
-// buildText converts CHAR, VARCHAR and the TEXT family. Text comes in the
-// connection charset (utf8mb4); the binlog carries the column's charset.
+// buildText converts CHAR, VARCHAR and the TEXT family. UTF-8 columns are
+// read as text; other charsets are selected as their raw bytes (SelectExpr)
+// and, like the binlog's raw bytes, decoded here with the same table.
 func buildText(c *column, _ target) (convs, error) {
 	nul, err := newNulFilter(c)
 	if err != nil {
 		return convs{}, err
 	}
-	decode, err := charsetDecoder(c.col.Charset)
+	decode, err := textDecoder(c)
 	if err != nil {
-		return convs{}, c.errorf("%v", err)
+		return convs{}, err
 	}
-	utf8Source := isUTF8Charset(c.col.Charset)
-	finish := func(b []byte) (any, error) {
-		b, err := nul.apply(c, b)
+	conv := func(b []byte) (any, error) {
+		b, err := decode(b)
 		if err != nil {
+			return nil, err
+		}
+		if b, err = nul.apply(c, b); err != nil {
 			return nil, err
 		}
 		return string(b), nil
 	}
 	return convs{
-		text: func(b []byte) (any, error) {
-			if !utf8.Valid(b) {
-				return nil, c.errorf("text is not valid UTF-8 at offset %d", invalidUTF8Offset(b))
-			}
-			return finish(b)
-		},
+		text: conv,
 		binlog: func(v any) (any, error) {
 			b, ok := bytesOf(v)
 			if !ok {
 				return nil, c.unexpected(v)
 			}
-			if utf8Source {
-				if !utf8.Valid(b) {
-					return nil, c.errorf("text is not valid UTF-8 at offset %d", invalidUTF8Offset(b))
-				}
-				return finish(b)
-			}
-			out, err := decode(make([]byte, 0, len(b)+len(b)/2), b)
-			if err != nil {
-				return nil, c.errorf("%v", err)
-			}
-			return finish(out)
+			return conv(b)
 		},
 	}, nil
 }
 
-func isUTF8Charset(cs string) bool {
-	switch strings.ToLower(cs) {
-	case "utf8mb4", "utf8mb3", "utf8", "binary", "":
-		return true
+// textDecoder returns a function giving the UTF-8 bytes of a text value in
+// the column's charset. The result may alias its input for UTF-8 columns.
+func textDecoder(c *column) (func([]byte) ([]byte, error), error) {
+	if isUTF8Charset(c.col.Charset) {
+		return func(b []byte) ([]byte, error) {
+			if !utf8.Valid(b) {
+				return nil, c.errorf("text is not valid UTF-8 at offset %d", invalidUTF8Offset(b))
+			}
+			return b, nil
+		}, nil
 	}
-	return false
+	decode, err := charsetDecoder(c.col.Charset, c.m.opts.Charsets)
+	if err != nil {
+		return nil, c.errorf("%v", err)
+	}
+	return func(b []byte) ([]byte, error) {
+		out, err := decode(make([]byte, 0, len(b)+len(b)/2), b)
+		if err != nil {
+			return nil, c.errorf("%v", err)
+		}
+		return out, nil
+	}, nil
 }
 
 // buildEnum converts ENUM into its label; the binlog gives the 1-based

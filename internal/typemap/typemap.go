@@ -36,6 +36,10 @@ type Options struct {
 	// PostGIS is true when the target has the postgis extension; geometry
 	// columns then become geometry, else bytea holding MySQL's SRID+WKB bytes.
 	PostGIS bool
+	// Charsets are the source server's conversion tables (LoadCharsets) for
+	// text columns in 8-bit and CJK charsets. Without one, only the charsets
+	// whose built-in table is known to match MariaDB's can be compiled.
+	Charsets *Charsets
 }
 
 // DefaultOptions returns the documented defaults.
