@@ -3,6 +3,7 @@ package typemap
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"net/netip"
 
 	"github.com/go-mysql-org/go-mysql/replication"
@@ -53,7 +54,7 @@ func buildGeometry(c *column, _ target) (convs, error) {
 		if err != nil {
 			return nil, c.errorf("%v", err)
 		}
-		return e, nil
+		return EWKB(e), nil
 	}
 	return convs{
 		text: conv,
@@ -65,6 +66,17 @@ func buildGeometry(c *column, _ target) (convs, error) {
 			return conv(b)
 		},
 	}, nil
+}
+
+// EWKB is a PostGIS geometry in extended WKB. pgx does not know the
+// geometry type (an extension's OID), so it sends the bytes as they are in
+// binary format (COPY: geometry_recv reads EWKB) and TextValue's hex in
+// text format (query parameters: geometry_in reads hex EWKB).
+type EWKB []byte
+
+// TextValue implements pgtype.TextValuer.
+func (g EWKB) TextValue() (pgtype.Text, error) {
+	return pgtype.Text{String: hex.EncodeToString(g), Valid: true}, nil
 }
 
 // ewkbSRIDFlag marks an EWKB geometry type word that is followed by an SRID.

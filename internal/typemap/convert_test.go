@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/go-mysql-org/go-mysql/replication"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
@@ -374,7 +375,7 @@ func TestBinaryAndOthers(t *testing.T) {
 			both(point, []byte(point), "bytes:e61000000101000000000000000000f03f0000000000000040"),
 		}},
 		{"geometry postgis", col("point", "point"), gis, "geometry", KindGeometry, []vcase{
-			both(point, []byte(point), "bytes:0101000020e6100000000000000000f03f0000000000000040"),
+			both(point, []byte(point), "ewkb:0101000020e6100000000000000000f03f0000000000000040"),
 		}},
 		{"uuid", col("uuid", "uuid"), nil, "uuid", KindUUID, []vcase{
 			both("123e4567-e89b-12d3-a456-426655440000", "\x12\x3e\x45\x67\xe8\x9b\x12\xd3\xa4\x56\x42\x66\x55\x44", "uuid:123e4567e89b12d3a456426655440000"),
@@ -391,6 +392,39 @@ func TestBinaryAndOthers(t *testing.T) {
 			both("255.255.255.255", "\xff\xff\xff\xff", "inet:255.255.255.255/32"),
 		}},
 	})
+}
+
+// TestEWKBEncodesForPGX checks how pgx sends a PostGIS value, whose type
+// OID it does not know: raw EWKB in binary format (COPY), hex in text
+// format (query parameters), as geometry_recv and geometry_in read them.
+func TestEWKBEncodesForPGX(t *testing.T) {
+	m := pgtype.NewMap()
+	const unknownOID = 99999
+	v := EWKB{0x01, 0x01, 0x00, 0x00, 0x20}
+	b, err := m.Encode(unknownOID, pgtype.BinaryFormatCode, v, nil)
+	if err != nil || string(b) != string(v) {
+		t.Errorf("binary: %x, %v", b, err)
+	}
+	b, err = m.Encode(unknownOID, pgtype.TextFormatCode, v, nil)
+	if err != nil || string(b) != "0101000020" {
+		t.Errorf("text: %q, %v", b, err)
+	}
+}
+
+func TestEWKBBigEndianAndNoSRID(t *testing.T) {
+	// SRID 0: plain WKB without the SRID flag.
+	e, err := ewkb([]byte{0, 0, 0, 0, 1, 1, 0, 0, 0, 9})
+	if err != nil || string(e) != string([]byte{1, 1, 0, 0, 0, 9}) {
+		t.Errorf("srid 0: %x %v", e, err)
+	}
+	// Big-endian WKB keeps its byte order.
+	e, err = ewkb([]byte{0x10, 0, 0, 0, 0, 0, 0, 0, 1, 9})
+	if err != nil || string(e) != string([]byte{0, 0x20, 0, 0, 1, 0, 0, 0, 0x10, 9}) {
+		t.Errorf("big endian: %x %v", e, err)
+	}
+	if _, err := ewkb([]byte{1, 2, 3}); err == nil {
+		t.Error("short value accepted")
+	}
 }
 
 func TestJSONPartialAndMySQL8(t *testing.T) {

@@ -39,6 +39,8 @@ func show(v any) string {
 		return "text:" + strconv.Quote(x)
 	case []byte:
 		return "bytes:" + hex.EncodeToString(x)
+	case EWKB:
+		return "ewkb:" + hex.EncodeToString(x)
 	case pgtype.UUID:
 		return "uuid:" + hex.EncodeToString(x.Bytes[:])
 	case netip.Prefix:
