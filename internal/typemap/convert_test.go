@@ -446,6 +446,10 @@ func TestUnknownTypeAndCharset(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "db.t") || !strings.Contains(err.Error(), "column v") || !strings.Contains(err.Error(), `"vector"`) {
 		t.Errorf("unknown type error = %v, want it to name table, column and type", err)
 	}
+	_, err = m.CompileColumn(id, schema.Column{Name: "y", DataType: "year", ColumnType: "year(2)"})
+	if err == nil || !strings.Contains(err.Error(), "YEAR(2)") || !strings.Contains(err.Error(), "column y") {
+		t.Errorf("YEAR(2) error = %v", err)
+	}
 	for _, cs := range []string{"sjis", "nosuchcharset"} {
 		_, err = m.CompileColumn(id, schema.Column{Name: "s", DataType: "varchar", ColumnType: "varchar(3)", CharMaxLength: 3, Charset: cs})
 		if err == nil || !strings.Contains(err.Error(), cs) || !strings.Contains(err.Error(), "column s") || !strings.Contains(err.Error(), "LoadCharsets") {

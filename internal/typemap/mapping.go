@@ -104,6 +104,11 @@ func (m *Mapper) target(c schema.Column) (target, error) {
 	case "bit":
 		return target{"bit(" + strconv.Itoa(bitWidth(c)) + ")", KindBit, 0}, nil
 	case "year":
+		if strings.Contains(strings.ToLower(c.ColumnType), "year(2)") {
+			// Its text form ("05") loses the century the binlog carries (2005).
+			return target{}, fmt.Errorf("column %s: YEAR(2) is ambiguous in MySQL's text output; "+
+				"convert it on the source first (ALTER TABLE ... MODIFY %s YEAR)", c.Name, c.Name)
+		}
 		return target{"smallint", KindYear, 16}, nil
 	case "date":
 		return target{"date", KindDate, 0}, nil
