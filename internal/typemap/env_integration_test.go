@@ -1,16 +1,11 @@
 package typemap
 
-// Sandbox access for this package's integration tests. It follows the
-// internal/testenv contract (admin URLs from SLUICE_TEST_MYSQL_ADMIN and
-// SLUICE_TEST_PG_ADMIN, skip unless CI=true, a uniquely named database and
-// schema per test) with only what these tests need.
+// Sandbox access for this package's integration tests, on top of
+// internal/testenv (which skips without servers, and fails under CI=true).
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"os"
 	"strings"
 	"testing"
 
@@ -19,45 +14,30 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 type sandboxEnv struct {
+	env        *testenv.Env
 	mysqlAdmin config.MySQL
-	pgAdmin    string
 }
 
 func sandboxOrSkip(t *testing.T) *sandboxEnv {
 	t.Helper()
-	my, pg := os.Getenv("SLUICE_TEST_MYSQL_ADMIN"), os.Getenv("SLUICE_TEST_PG_ADMIN")
-	if my == "" || pg == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("SLUICE_TEST_MYSQL_ADMIN and SLUICE_TEST_PG_ADMIN must be set in CI (eval \"$(scripts/sandbox env)\")")
-		}
-		t.Skip("no sandbox: run eval \"$(scripts/sandbox start)\" to run integration tests")
-	}
-	src, err := config.ParseSource(my)
+	env := testenv.Get(t)
+	src, err := config.ParseSource(env.MySQLAdminURL(""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &sandboxEnv{mysqlAdmin: src, pgAdmin: pg}
+	return &sandboxEnv{env: env, mysqlAdmin: src}
 }
 
-func uniqueName(prefix string) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return prefix + "_" + hex.EncodeToString(b[:])
-}
-
-// mysqlDB creates a fresh database and returns a connection to it with
-// sluice's session settings (utf8mb4, time_zone +00:00, no time parsing).
+// mysqlDB creates a fresh database (dropped with its same-named PostgreSQL
+// schemas at cleanup) and returns a connection to it with sluice's session
+// settings (utf8mb4, time_zone +00:00, no time parsing).
 func (e *sandboxEnv) mysqlDB(t *testing.T, prefix string) (*sql.DB, string) {
 	t.Helper()
-	name := uniqueName(prefix)
-	admin := e.open(t, "")
-	if _, err := admin.Exec("CREATE DATABASE `" + name + "` CHARACTER SET utf8mb4"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = admin.Exec("DROP DATABASE IF EXISTS `" + name + "`") })
+	name := e.env.NewDatabase(t, prefix)
 	return e.open(t, name), name
 }
 
@@ -74,12 +54,12 @@ func (e *sandboxEnv) open(t *testing.T, db string) *sql.DB {
 	return d
 }
 
-// pgSchema creates a fresh schema and returns a pool whose sessions use it
-// and show timestamps in UTC.
-func (e *sandboxEnv) pgSchema(t *testing.T, prefix string) (*pgxpool.Pool, string) {
+// pgSchema creates the schema name (name it after a NewDatabase database so
+// testenv drops it) and returns a pool whose sessions use it and show
+// timestamps in UTC.
+func (e *sandboxEnv) pgSchema(t *testing.T, name string) *pgxpool.Pool {
 	t.Helper()
-	name := uniqueName(prefix)
-	cfg, err := pgxpool.ParseConfig(e.pgAdmin)
+	cfg, err := pgxpool.ParseConfig(e.env.PGAdminURL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,14 +71,11 @@ func (e *sandboxEnv) pgSchema(t *testing.T, prefix string) (*pgxpool.Pool, strin
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(pool.Close)
 	if _, err := pool.Exec(context.Background(), "CREATE SCHEMA "+pgx.Identifier{name}.Sanitize()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_, _ = pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE")
-		pool.Close()
-	})
-	return pool, name
+	return pool
 }
 
 // mysqlAdminHostPort returns the admin endpoint for the binlog syncer.

@@ -165,7 +165,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 
-	pool, _ := env.pgSchema(t, "typemap_rt")
+	pool := env.pgSchema(t, dbName+"_pg")
 	for _, name := range []string{"via_copy", "via_insert"} {
 		var cols []string
 		for _, cc := range conv.Columns {
