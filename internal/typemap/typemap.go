@@ -90,9 +90,11 @@ type ColumnConv struct {
 	nulPolicy  NulPolicy
 }
 
-// FromText converts a value as the MySQL text protocol returns it (what
-// database/sql with go-sql-driver/mysql yields as []byte, connection charset
-// utf8mb4, session time_zone '+00:00') into a value pgx encodes for PGType.
+// FromText converts a value as the MySQL text protocol returns it for the
+// column selected with SelectExpr (what database/sql with go-sql-driver/mysql
+// yields as []byte, connection charset utf8mb4, session time_zone '+00:00';
+// text in other charsets arrives as its raw bytes) into a value pgx encodes
+// for PGType. The result never aliases b, so b may be a reused sql.RawBytes.
 func (c *ColumnConv) FromText(b []byte) (any, error) {
 	if b == nil {
 		return nil, nil
@@ -102,7 +104,8 @@ func (c *ColumnConv) FromText(b []byte) (any, error) {
 
 // FromBinlog converts a value as go-mysql's replication package decodes it
 // from a row event (ParseTime=false, TimestampStringLocation=UTC, decimals as
-// strings) into the same value FromText gives for the same data.
+// strings) into the same value FromText gives for the same data. The result
+// never aliases v (go-mysql's values may point into the event buffer).
 func (c *ColumnConv) FromBinlog(v any) (any, error) {
 	if v == nil {
 		return nil, nil
