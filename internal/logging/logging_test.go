@@ -1,0 +1,37 @@
+package logging
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestFormats(t *testing.T) {
+	var buf bytes.Buffer
+	log, err := New(&buf, "auto", "info") // a buffer is not a terminal: JSON
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Debug("hidden")
+	log.Info("hello", "table", "shop.orders")
+	var rec map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+		t.Fatalf("auto on a non-terminal must be JSON: %q", buf.String())
+	}
+	if rec["msg"] != "hello" || rec["table"] != "shop.orders" {
+		t.Fatalf("record: %v", rec)
+	}
+	buf.Reset()
+	log, _ = New(&buf, "text", "debug")
+	log.Debug("visible")
+	if !strings.Contains(buf.String(), "msg=visible") {
+		t.Fatalf("text/debug: %q", buf.String())
+	}
+	if _, err := New(&buf, "xml", "info"); err == nil {
+		t.Error("unknown format must fail")
+	}
+	if _, err := New(&buf, "json", "loud"); err == nil {
+		t.Error("unknown level must fail")
+	}
+}
