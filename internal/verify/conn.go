@@ -1,0 +1,60 @@
+package verify
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluice-db/sluice/internal/config"
+)
+
+// targetSessionParams fix how PostgreSQL prints values, so the texts of the
+// normalisation expressions never depend on server or role defaults.
+var targetSessionParams = map[string]string{
+	"datestyle":          "ISO, YMD",
+	"intervalstyle":      "postgres",
+	"timezone":           "UTC",
+	"extra_float_digits": "1", // shortest round-trip output of float4/float8
+	"application_name":   "sluice verify",
+}
+
+// openSource opens a pool of source sessions with sluice's settings
+// (utf8mb4, time_zone '+00:00', no time parsing), at most n connections.
+func openSource(ctx context.Context, src config.MySQL, n int) (*sql.DB, error) {
+	conn, err := mysql.NewConnector(src.Config())
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", src.Redacted(), err)
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("source %s: %w", src.Redacted(), err)
+	}
+	return db, nil
+}
+
+// openTarget opens a pool of target sessions with targetSessionParams.
+func openTarget(ctx context.Context, tgt config.Postgres, n int) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(tgt.ConnString())
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", tgt.Redacted(), err)
+	}
+	for k, v := range targetSessionParams {
+		cfg.ConnConfig.RuntimeParams[k] = v
+	}
+	cfg.MaxConns = int32(max(n, 1))
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", tgt.Redacted(), err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("target %s: %w", tgt.Redacted(), err)
+	}
+	return pool, nil
+}
