@@ -17,7 +17,7 @@ TEST_PARALLEL ?= 4
 TEST_TIMEOUT ?= 25m
 TEST_FLAGS ?=
 
-.PHONY: help build test deps fmt-check vet sandbox sandbox-stop demo bench clean
+.PHONY: help build test deps fmt-check vet sandbox sandbox-up sandbox-stop demo bench clean
 
 help:
 	@echo "make build         build $(BIN)"
@@ -47,9 +47,14 @@ sandbox:
 sandbox-stop:
 	bash scripts/sandbox stop
 
+# sandbox-up: start the sandbox (installing the Debian packages if needed), without printing the
+# export lines.
+sandbox-up:
+	bash scripts/sandbox start >/dev/null
+
 # The test binaries get the sandbox's admin URLs through the environment (internal/testenv).
 # SLUICE_SOURCE/SLUICE_TARGET are removed so that no test depends on the caller's shell.
-test: deps sandbox fmt-check vet
+test: deps sandbox-up fmt-check vet
 	eval "$$(bash scripts/sandbox env | grep '^export SLUICE_TEST_')"; \
 	unset SLUICE_SOURCE SLUICE_TARGET; \
 	CI="$${CI:-true}" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -p $(TEST_P) -parallel $(TEST_PARALLEL) $(TEST_FLAGS) ./...
