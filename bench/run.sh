@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# bench/run.sh: one command for sluice's benchmarks (`make bench` runs `bench/run.sh all`).
+#
+#   bench/run.sh snapshot     full migration vs pgloader, pg_chameleon and the COPY limit
+#   bench/run.sh replicate    live replication and catch-up (bench/replicate.sh)
+#   bench/run.sh verify       verification vs a plain full scan (bench/verify.sh)
+#   bench/run.sh all          all of the above, in that order
+#
+# Each part is the script bench/<part>.sh; it writes its "## <part>" section of docs/benchmarks.md.
+# A part whose script does not exist yet is reported and makes the exit code 1; `all` still runs
+# the other parts. Knobs: see the top of each script (BENCH_REPS, BENCH_WORK, ...).
+set -uo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+PARTS=(snapshot replicate verify)
+
+usage() {
+	sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+run_part() {
+	local part=$1 script="$BENCH_DIR/$1.sh"
+	if [[ ! -f $script ]]; then
+		echo "bench: $part: $script does not exist yet; nothing measured" >&2
+		return 1
+	fi
+	echo "bench: ==== $part ====" >&2
+	bash "$script"
+}
+
+main() {
+	[[ $# -eq 1 ]] || usage
+	local rc=0 part
+	case $1 in
+	all)
+		for part in "${PARTS[@]}"; do
+			run_part "$part" || {
+				echo "bench: $part failed or is missing" >&2
+				rc=1
+			}
+		done
+		;;
+	snapshot | replicate | verify) run_part "$1" || rc=1 ;;
+	*) usage ;;
+	esac
+	exit $rc
+}
+
+main "$@"

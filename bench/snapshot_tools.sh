@@ -1,0 +1,258 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034,SC2154 # SKIPPED is declared by bench/snapshot.sh
+# bench/snapshot_tools.sh: the contenders of bench/snapshot.sh (sourced by it; uses its DB, TABLES,
+# ROWS, TIMEOUT, COPY_SESSIONS, CHAMELEON_USER, CHAMELEON_VERSION and SKIPPED).
+#
+# For each TOOL: setup_TOOL (once; fails, with SKIPPED[TOOL] set to the reason, when the tool
+# cannot run) and run_TOOL REP (one measured run into the fresh PostgreSQL database bench_TOOL,
+# schema $DB). prepare_run and check_run are the untimed steps around every run.
+
+SRC_URL() { echo "mysql://sluice:sluice@$BENCH_MY_HOST:$BENCH_MY_PORT/$DB"; }
+DST_URL() { echo "postgres://sluice:sluice@$BENCH_PG_HOST:$BENCH_PG_PORT/bench_$1"; }
+
+# prepare_run TOOL: a fresh target database and a checkpoint, so that no run pays for the
+# previous run's dirty pages. Not timed.
+prepare_run() {
+	local tool=$1
+	bench_pg_recreate_db "bench_$tool" >/dev/null || bench_die "cannot recreate PG database bench_$tool"
+	bench_pg_checkpoint >/dev/null
+	"prepare_$tool" 2>/dev/null || true
+}
+
+# check_run TOOL REP: the run counts only when every source table has the same row count in
+# the target; otherwise it is marked failed in the results.
+check_run() {
+	local tool=$1 rep=$2
+	if bench_compare_counts "$DB" "bench_$tool" "$DB" 2>>"$BENCH_WORK/logs/$tool.$rep.log"; then
+		echo "$tool $rep ok" >>"$BENCH_WORK/checks.txt"
+	else
+		bench_log "$tool #$rep: row counts differ from the source, run not counted"
+		echo "$tool $rep mismatch" >>"$BENCH_WORK/checks.txt"
+		bench_mark_failed "$tool" "$rep"
+	fi
+}
+
+# ---------------------------------------------------------------- sluice
+
+SLUICE_ARGS=()
+
+setup_sluice() {
+	if ! bench_build_sluice; then
+		SKIPPED[sluice]="go build ./cmd/sluice failed (see $BENCH_WORK/logs/go-build.log)"
+		return 1
+	fi
+	if ! bench_sluice_has snapshot; then
+		SKIPPED[sluice]="\`sluice snapshot\` is not implemented yet in this build"
+		return 1
+	fi
+	SLUICE_ARGS=(snapshot --source "$(SRC_URL)" --target "$(DST_URL sluice)")
+	bench_have_flag snapshot include && SLUICE_ARGS+=(--include "$DB.*")
+	bench_have_flag snapshot drop-existing && SLUICE_ARGS+=(--drop-existing)
+	bench_have_flag snapshot restart && SLUICE_ARGS+=(--restart)
+	# shellcheck disable=SC2206 # word splitting of the extra arguments is intended
+	[[ -n ${BENCH_SLUICE_ARGS:-} ]] && SLUICE_ARGS+=($BENCH_SLUICE_ARGS)
+	bench_log "sluice: $BENCH_SLUICE ${SLUICE_ARGS[*]//sluice:sluice@/sluice:xxxxx@}"
+}
+
+prepare_sluice() { :; }
+
+run_sluice() {
+	local rep=$1
+	bench_measure sluice "$rep" "$BENCH_WORK/logs/sluice.$rep.log" -- \
+		timeout --kill-after=30 "$TIMEOUT" "$BENCH_SLUICE" "${SLUICE_ARGS[@]}"
+}
+
+# ---------------------------------------------------------------- pgloader
+
+setup_pgloader() {
+	if ! command -v pgloader >/dev/null; then
+		bench_log "installing the Debian package pgloader"
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+			--no-install-recommends pgloader >"$BENCH_WORK/logs/pgloader-install.log" 2>&1 || {
+			SKIPPED[pgloader]="apt-get install pgloader failed (see $BENCH_WORK/logs/pgloader-install.log)"
+			return 1
+		}
+	fi
+}
+
+prepare_pgloader() { :; }
+
+# pgloader with its defaults (4 workers, concurrency 1, its own type casts), except the heap:
+# the Debian build runs out of its default dynamic space on this data.
+run_pgloader() {
+	local rep=$1 log
+	log="$BENCH_WORK/logs/pgloader.$rep.log"
+	bench_measure pgloader "$rep" "$log" -- \
+		timeout --kill-after=30 "$TIMEOUT" pgloader --dynamic-space-size 8192 \
+		"$(SRC_URL)" "postgresql://sluice:sluice@$BENCH_PG_HOST:$BENCH_PG_PORT/bench_pgloader" || return 1
+	# pgloader can exit 0 after failing tables: its summary's error column tells.
+	if grep -Eq '^ *Total import time +[1-9]' "$log"; then
+		bench_log "pgloader #$rep reported errors (see $log)"
+		bench_mark_failed pgloader "$rep"
+	fi
+}
+
+# ---------------------------------------------------------------- pg_chameleon
+
+CHAMELEON_HOME="/home/$CHAMELEON_USER"
+
+as_chameleon() { (cd "$CHAMELEON_HOME" && runuser -u "$CHAMELEON_USER" -- "$@"); }
+
+# setup_chameleon: pg_chameleon refuses to run as root, so it runs as an unprivileged OS user
+# with a venv on Debian's python3 and its configuration for the sandbox.
+setup_chameleon() {
+	local log="$BENCH_WORK/logs/chameleon-setup.log"
+	{
+		id "$CHAMELEON_USER" >/dev/null 2>&1 || useradd -m -s /bin/bash "$CHAMELEON_USER"
+		dpkg -s python3-venv >/dev/null 2>&1 ||
+			DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq python3-venv
+		[[ -x $CHAMELEON_HOME/venv/bin/python ]] || as_chameleon /usr/bin/python3 -m venv "$CHAMELEON_HOME/venv"
+		as_chameleon "$CHAMELEON_HOME/venv/bin/pip" show pg-chameleon 2>/dev/null | grep -qx "Version: $CHAMELEON_VERSION" ||
+			as_chameleon "$CHAMELEON_HOME/venv/bin/pip" install -q "pg-chameleon==$CHAMELEON_VERSION"
+		[[ -d $CHAMELEON_HOME/.pg_chameleon/configuration ]] ||
+			as_chameleon "$CHAMELEON_HOME/venv/bin/chameleon" set_configuration_files
+	} >"$log" 2>&1 || {
+		SKIPPED[chameleon]="pg_chameleon setup failed (see $log)"
+		return 1
+	}
+	chameleon_config >"$CHAMELEON_HOME/.pg_chameleon/configuration/default.yml"
+	chown "$CHAMELEON_USER:" "$CHAMELEON_HOME/.pg_chameleon/configuration/default.yml"
+}
+
+# chameleon_config: pg_chameleon's example configuration with the sandbox's endpoints, source
+# database $DB into schema $DB of bench_chameleon, no type overrides (its example turns
+# tinyint(1) into boolean; sysbench has none). Copy settings are its defaults (copy_mode file,
+# copy_max_memory 300M).
+chameleon_config() {
+	cat <<EOF
+---
+pid_dir: '~/.pg_chameleon/pid/'
+log_dir: '~/.pg_chameleon/logs/'
+log_dest: file
+log_level: info
+log_days_keep: 10
+rollbar_key: ''
+rollbar_env: ''
+type_override: {}
+pg_conn:
+  host: "$BENCH_PG_HOST"
+  port: "$BENCH_PG_PORT"
+  user: "sluice"
+  password: "sluice"
+  database: "bench_chameleon"
+  charset: "utf8"
+sources:
+  mysql:
+    db_conn:
+      host: "$BENCH_MY_HOST"
+      port: "$BENCH_MY_PORT"
+      user: "sluice"
+      password: "sluice"
+      charset: 'utf8'
+      connect_timeout: 10
+    schema_mappings:
+      $DB: $DB
+    limit_tables:
+    skip_tables:
+    grant_select_to:
+    lock_timeout: "120s"
+    my_server_id: 100
+    replica_batch_size: 10000
+    replay_max_rows: 10000
+    batch_retention: '1 day'
+    copy_max_memory: "300M"
+    copy_mode: 'file'
+    out_dir: /tmp
+    sleep_loop: 1
+    on_error_replay: continue
+    on_error_read: continue
+    auto_maintenance: "disabled"
+    gtid_enable: false
+    type: mysql
+    skip_events:
+      insert:
+      delete:
+      update:
+    keep_existing_schema: No
+    net_read_timeout: 600
+EOF
+}
+
+# prepare_chameleon: its replica catalogue and source registration (not timed: only init_replica
+# copies data).
+prepare_chameleon() {
+	rm -f "$CHAMELEON_HOME"/.pg_chameleon/pid/*
+	local log="$BENCH_WORK/logs/chameleon-prepare.log"
+	{
+		as_chameleon "$CHAMELEON_HOME/venv/bin/chameleon" create_replica_schema --config default &&
+			as_chameleon "$CHAMELEON_HOME/venv/bin/chameleon" add_source --config default --source mysql
+	} >"$log" 2>&1 || bench_log "pg_chameleon create_replica_schema/add_source failed (see $log)"
+}
+
+run_chameleon() {
+	local rep=$1 log
+	log="$BENCH_WORK/logs/chameleon.$rep.log"
+	bench_measure chameleon "$rep" "$log" -- \
+		timeout --kill-after=30 "$TIMEOUT" runuser -u "$CHAMELEON_USER" -- \
+		bash -c "cd '$CHAMELEON_HOME' && exec venv/bin/chameleon init_replica --config default --source mysql --debug"
+}
+
+# ---------------------------------------------------------------- the COPY limit
+
+COPY_DIR=""
+
+# setup_copy: export the source rows once to local TSV files (mariadb --batch --raw: sysbench's
+# columns hold only digits and '-', so the raw form is valid COPY text; the row counts are
+# checked after every load anyway). Reused across runs when the counts still match.
+setup_copy() {
+	COPY_DIR="$BENCH_WORK/copy"
+	mkdir -p "$COPY_DIR"
+	local t n have
+	while read -r t n _; do
+		have="$(cat "$COPY_DIR/$t.count" 2>/dev/null || true)"
+		[[ $have == "$n" && -s $COPY_DIR/$t.tsv ]] && continue
+		bench_log "exporting $DB.$t to $COPY_DIR/$t.tsv"
+		bench_mysql --raw --quick -e "SELECT * FROM \`$DB\`.\`$t\`" >"$COPY_DIR/$t.tsv" || {
+			SKIPPED[copy]="exporting $DB.$t failed"
+			return 1
+		}
+		[[ "$(wc -l <"$COPY_DIR/$t.tsv")" -eq $n ]] || {
+			SKIPPED[copy]="export of $DB.$t has the wrong number of lines"
+			return 1
+		}
+		echo "$n" >"$COPY_DIR/$t.count"
+	done <"$BENCH_WORK/source-tables.txt"
+	chmod -R a+rX "$COPY_DIR"
+}
+
+prepare_copy() { :; }
+
+# copy_one_table TABLE: what the limit includes for one table, in one psql session: CREATE TABLE
+# with the column types sluice's type mapping gives sysbench's columns (int → integer,
+# char(120) → varchar(120), char(60) → varchar(60)), \copy from the local file (text format,
+# streamed through the client like a tool's COPY), then the primary key and index k, then ANALYZE.
+copy_one_table() {
+	local t=$1
+	PGPASSWORD=sluice psql -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" -U sluice -d bench_copy \
+		-c "CREATE TABLE \"$DB\".$t (id integer NOT NULL, k integer NOT NULL DEFAULT 0, c varchar(120) NOT NULL DEFAULT '', pad varchar(60) NOT NULL DEFAULT '')" \
+		-c "\\copy \"$DB\".$t FROM '$COPY_DIR/$t.tsv'" \
+		-c "ALTER TABLE \"$DB\".$t ADD PRIMARY KEY (id)" \
+		-c "CREATE INDEX ${t}_k_1 ON \"$DB\".$t (k)" \
+		-c "ANALYZE \"$DB\".$t"
+}
+
+# copy_limit: the schema, then the tables over COPY_SESSIONS parallel sessions.
+copy_limit() {
+	PGPASSWORD=sluice psql -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" -U sluice -d bench_copy \
+		-c "CREATE SCHEMA \"$DB\"" || return 1
+	export -f copy_one_table
+	export DB COPY_DIR BENCH_PG_HOST BENCH_PG_PORT
+	awk '{ print $1 }' "$BENCH_WORK/source-tables.txt" | xargs -P "$COPY_SESSIONS" -I{} bash -c 'copy_one_table "$1"' _ {}
+}
+
+run_copy() {
+	local rep=$1
+	export DB COPY_DIR COPY_SESSIONS BENCH_WORK BENCH_PG_HOST BENCH_PG_PORT
+	bench_measure copy "$rep" "$BENCH_WORK/logs/copy.$rep.log" -- \
+		timeout --kill-after=30 "$TIMEOUT" bash -c "$(declare -f copy_one_table copy_limit); copy_limit"
+}
