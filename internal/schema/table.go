@@ -40,13 +40,16 @@ type Column struct {
 	Unsigned   bool
 	Zerofill   bool
 	Nullable   bool
-	// Default is the column default as MySQL shows it in information_schema
-	// (MariaDB quotes string literals: "'abc'"; expressions are unquoted:
-	// "current_timestamp()"); nil when the column has no default.
+	// Default is the column default as MariaDB shows it in information_schema:
+	// string and temporal literals quoted with QuoteLiteral ("'abc'", "'it''s'"),
+	// numbers bare ("1.50"), bits as b'101', expressions formatted by
+	// CanonicalExpr ("current_timestamp()", "current_timestamp(3)", "uuid()").
+	// nil when the column has no default or defaults to NULL (a string
+	// default 'NULL' is "'NULL'"). MySQL's unquoted spellings are converted.
 	Default           *string
 	AutoIncrement     bool
 	OnUpdateCurrentTS bool   // ON UPDATE CURRENT_TIMESTAMP
-	GenerationExpr    string // non-empty for generated columns
+	GenerationExpr    string // non-empty for generated columns; formatted by CanonicalExpr
 	GeneratedStored   bool   // STORED (true) or VIRTUAL (false)
 	CharMaxLength     int64  // characters for text types, bytes for binary types
 	Precision         int    // DECIMAL precision, BIT width, FLOAT/DOUBLE precision when given
@@ -94,7 +97,7 @@ type ForeignKey struct {
 // Check is a CHECK constraint.
 type Check struct {
 	Name string
-	Expr string
+	Expr string // formatted by CanonicalExpr
 }
 
 // Column returns the column with the given name (case-insensitive, as MySQL

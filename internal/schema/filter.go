@@ -1,0 +1,185 @@
+package schema
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// SystemDatabases are never in scope unless an --include pattern names one
+// literally (a wildcard in the database part never matches them).
+var SystemDatabases = []string{"mysql", "information_schema", "performance_schema", "sys"}
+
+// IsSystemDatabase reports whether db is one of SystemDatabases.
+func IsSystemDatabase(db string) bool {
+	for _, s := range SystemDatabases {
+		if strings.EqualFold(db, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Pattern is one db.table pattern with * and ? wildcards (path.Match
+// syntax, so [abc] classes work too). Names compare case-sensitively, as
+// MySQL on Linux does.
+type Pattern struct {
+	DB    string
+	Table string
+}
+
+func (p Pattern) String() string { return p.DB + "." + p.Table }
+
+// Literal reports whether the pattern names exactly one table.
+func (p Pattern) Literal() bool { return !hasWildcard(p.DB) && !hasWildcard(p.Table) }
+
+func (p Pattern) matchDB(db string) bool {
+	if hasWildcard(p.DB) && IsSystemDatabase(db) {
+		return false
+	}
+	ok, _ := path.Match(p.DB, db)
+	return ok
+}
+
+func (p Pattern) match(db, table string) bool {
+	if !p.matchDB(db) {
+		return false
+	}
+	ok, _ := path.Match(p.Table, table)
+	return ok
+}
+
+func hasWildcard(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// ParsePattern parses "db.table", "db.*" or a bare "db" (= "db.*"). The
+// database part ends at the first dot: table names may contain dots.
+func ParsePattern(s string) (Pattern, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Pattern{}, fmt.Errorf("empty table pattern")
+	}
+	db, table, found := strings.Cut(s, ".")
+	if !found {
+		table = "*"
+	}
+	db, table = unquote(db), unquote(table)
+	if db == "" || table == "" {
+		return Pattern{}, fmt.Errorf("table pattern %q: want db.table, db.* or db (e.g. shop.order*)", s)
+	}
+	for _, part := range []string{db, table} {
+		if _, err := path.Match(part, ""); err != nil {
+			return Pattern{}, fmt.Errorf("table pattern %q: %w", s, err)
+		}
+	}
+	return Pattern{DB: db, Table: table}, nil
+}
+
+// unquote strips MySQL backquotes around one name part.
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '`' && s[len(s)-1] == '`' {
+		return strings.ReplaceAll(s[1:len(s)-1], "``", "`")
+	}
+	return s
+}
+
+// Filter decides which source tables are in scope: those matching an
+// include pattern and no exclude pattern. With no include patterns the
+// scope is the source URL's database, or every non-system database.
+type Filter struct {
+	Include []Pattern
+	Exclude []Pattern
+}
+
+// NewFilter builds the filter from --include and --exclude values and the
+// database named in the source URL (may be empty).
+func NewFilter(include, exclude []string, urlDatabase string) (Filter, error) {
+	var f Filter
+	for _, s := range include {
+		p, err := ParsePattern(s)
+		if err != nil {
+			return Filter{}, fmt.Errorf("--include: %w", err)
+		}
+		f.Include = append(f.Include, p)
+	}
+	for _, s := range exclude {
+		p, err := ParsePattern(s)
+		if err != nil {
+			return Filter{}, fmt.Errorf("--exclude: %w", err)
+		}
+		f.Exclude = append(f.Exclude, p)
+	}
+	if len(f.Include) == 0 {
+		if urlDatabase != "" {
+			f.Include = []Pattern{{DB: urlDatabase, Table: "*"}}
+		} else {
+			f.Include = []Pattern{{DB: "*", Table: "*"}}
+		}
+	}
+	return f, nil
+}
+
+// Match reports whether table db.table is in scope.
+func (f Filter) Match(db, table string) bool {
+	for _, p := range f.Exclude {
+		if p.match(db, table) {
+			return false
+		}
+	}
+	for _, p := range f.Include {
+		if p.match(db, table) {
+			return true
+		}
+	}
+	return false
+}
+
+// MatchDatabase reports whether some table of db may be in scope (used for
+// CREATE/DROP DATABASE and for the objects that belong to a database, such
+// as routines and events). A database excluded as a whole ("db" or "db.*")
+// is out of scope.
+func (f Filter) MatchDatabase(db string) bool {
+	for _, p := range f.Exclude {
+		if p.Table == "*" && p.matchDB(db) {
+			return false
+		}
+	}
+	for _, p := range f.Include {
+		if p.matchDB(db) {
+			return true
+		}
+	}
+	return false
+}
+
+// LiteralIncludes returns the include patterns that name exactly one table
+// (no wildcards): each must exist on the source.
+func (f Filter) LiteralIncludes() []TableID {
+	var ids []TableID
+	for _, p := range f.Include {
+		if p.Literal() {
+			ids = append(ids, TableID{Database: p.DB, Name: p.Table})
+		}
+	}
+	return ids
+}
+
+// String describes the scope for logs and reports.
+func (f Filter) String() string {
+	var b strings.Builder
+	for i, p := range f.Include {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(p.String())
+	}
+	if len(f.Exclude) > 0 {
+		b.WriteString(" except ")
+		for i, p := range f.Exclude {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(p.String())
+		}
+	}
+	return b.String()
+}
