@@ -8,14 +8,14 @@
 #   BENCH_SNAPSHOT_DB=sbtest      MariaDB database of the data set (reused when it already holds
 #                                 exactly TABLES x ROWS; otherwise dropped and re-prepared)
 #   BENCH_TABLES=8 BENCH_TABLE_SIZE=250000
-#   BENCH_TOOLS="sluice pgloader chameleon copy"   which contenders to run
+#   BENCH_TOOLS="sluice pgloader chameleon copy pipe"   which contenders to run
 #   BENCH_COPY_SESSIONS=2         parallel psql sessions of the COPY limit
 #   BENCH_TIMEOUT=1800            seconds before one run is killed
 #   BENCH_REPS=3  BENCH_WORK=/tmp/sluice-bench/snapshot  BENCH_NO_DOC=1 (do not touch docs/)
 #   BENCH_SLUICE_ARGS             extra arguments for `sluice snapshot` (e.g. "--workers 4")
 #
 # Each contender writes into its own PostgreSQL database, dropped and created before every run:
-# bench_sluice, bench_pgloader, bench_chameleon, bench_copy (owner: the sandbox role sluice).
+# bench_sluice, bench_pgloader, bench_chameleon, bench_copy, bench_pipe (owner: the sandbox role sluice).
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,7 +25,7 @@ source "$BENCH_DIR/lib.sh"
 DB="${BENCH_SNAPSHOT_DB:-sbtest}"
 TABLES="${BENCH_TABLES:-8}"
 ROWS="${BENCH_TABLE_SIZE:-250000}"
-TOOLS="${BENCH_TOOLS:-sluice pgloader chameleon copy}"
+TOOLS="${BENCH_TOOLS:-sluice pgloader chameleon copy pipe}"
 COPY_SESSIONS="${BENCH_COPY_SESSIONS:-2}"
 TIMEOUT="${BENCH_TIMEOUT:-1800}"
 CHAMELEON_USER=sluicebench
@@ -46,6 +46,7 @@ main() {
 	SRC_BYTES="$(awk '{ s += $3 } END { print s }' "$BENCH_WORK/source-tables.txt")"
 	bench_log "source $DB: $SRC_ROWS rows, $((SRC_BYTES / 1048576)) MB"
 	bench_machine_md >"$BENCH_WORK/machine.md"
+	: >"$BENCH_WORK/checks.txt"
 
 	local tool active=()
 	for tool in $TOOLS; do

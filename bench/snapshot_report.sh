@@ -8,6 +8,7 @@ tool_name() {
 	pgloader) echo "pgloader" ;;
 	chameleon) echo "pg_chameleon init_replica" ;;
 	copy) echo "COPY limit ($COPY_SESSIONS sessions)" ;;
+	pipe) echo "pipe mariadb → psql \\copy ($COPY_SESSIONS sessions)" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -134,6 +135,10 @@ after each run with \`count(*)\` on both sides; a run whose counts differ is not
   varchar(120), varchar(60)), \`\\copy … FROM file\` (text format, streamed through the client),
   ADD PRIMARY KEY, CREATE INDEX on k, ANALYZE. It is the target's side alone: no reading from
   MariaDB, no type conversion.
+- **pipe** (no tool, for reference): the same as the COPY limit, but each session pipes
+  \`mariadb --batch --raw -e 'SELECT * FROM t'\` straight into \`\\copy … FROM STDIN\`: the
+  source's read and the target's write on the same cores, without type conversion, checks or a
+  consistent snapshot. What any tool could reach on this box if its own work cost nothing.
 EOF
 	echo
 	if [[ -s $BENCH_DIR/snapshot-notes.md ]]; then

@@ -227,32 +227,59 @@ setup_copy() {
 
 prepare_copy() { :; }
 
-# copy_one_table TABLE: what the limit includes for one table, in one psql session: CREATE TABLE
-# with the column types sluice's type mapping gives sysbench's columns (int → integer,
-# char(120) → varchar(120), char(60) → varchar(60)), \copy from the local file (text format,
-# streamed through the client like a tool's COPY), then the primary key and index k, then ANALYZE.
+# copy_one_table TABLE DBNAME: what the limit includes for one table, in one psql session: CREATE
+# TABLE with the column types sluice's type mapping gives sysbench's columns (int → integer,
+# char(120) → varchar(120), char(60) → varchar(60)), \copy (text format, streamed through the
+# client like a tool's COPY) from the local file, or with COPY_FROM=pipe from `mariadb --batch --raw`
+# reading the source table, then the primary key and index k, then ANALYZE.
 copy_one_table() {
-	local t=$1
-	PGPASSWORD=sluice psql -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" -U sluice -d bench_copy \
+	local t=$1 pgdb=$2 from
+	if [[ ${COPY_FROM:-file} == pipe ]]; then
+		from=pstdin
+	else
+		from="'$COPY_DIR/$t.tsv'"
+	fi
+	{
+		[[ ${COPY_FROM:-file} == pipe ]] &&
+			mariadb --no-defaults -h"$BENCH_MY_HOST" -P"$BENCH_MY_PORT" -usluice -psluice --batch -N --raw --quick \
+				-e "SELECT * FROM \`$DB\`.\`$t\`"
+	} | PGPASSWORD=sluice psql -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" -U sluice -d "$pgdb" \
 		-c "CREATE TABLE \"$DB\".$t (id integer NOT NULL, k integer NOT NULL DEFAULT 0, c varchar(120) NOT NULL DEFAULT '', pad varchar(60) NOT NULL DEFAULT '')" \
-		-c "\\copy \"$DB\".$t FROM '$COPY_DIR/$t.tsv'" \
+		-c "\\copy \"$DB\".$t FROM $from" \
 		-c "ALTER TABLE \"$DB\".$t ADD PRIMARY KEY (id)" \
 		-c "CREATE INDEX ${t}_k_1 ON \"$DB\".$t (k)" \
 		-c "ANALYZE \"$DB\".$t"
 }
 
-# copy_limit: the schema, then the tables over COPY_SESSIONS parallel sessions.
+# copy_limit DBNAME: the schema, then the tables over COPY_SESSIONS parallel sessions.
 copy_limit() {
-	PGPASSWORD=sluice psql -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" -U sluice -d bench_copy \
+	local pgdb=$1
+	PGPASSWORD=sluice psql -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" -U sluice -d "$pgdb" \
 		-c "CREATE SCHEMA \"$DB\"" || return 1
 	export -f copy_one_table
-	export DB COPY_DIR BENCH_PG_HOST BENCH_PG_PORT
-	awk '{ print $1 }' "$BENCH_WORK/source-tables.txt" | xargs -P "$COPY_SESSIONS" -I{} bash -c 'copy_one_table "$1"' _ {}
+	awk '{ print $1 }' "$BENCH_WORK/source-tables.txt" |
+		xargs -P "$COPY_SESSIONS" -I{} bash -c 'copy_one_table "$1" "$2"' _ {} "$pgdb"
 }
 
 run_copy() {
 	local rep=$1
-	export DB COPY_DIR COPY_SESSIONS BENCH_WORK BENCH_PG_HOST BENCH_PG_PORT
+	export DB COPY_DIR COPY_SESSIONS BENCH_WORK BENCH_PG_HOST BENCH_PG_PORT BENCH_MY_HOST BENCH_MY_PORT
 	bench_measure copy "$rep" "$BENCH_WORK/logs/copy.$rep.log" -- \
-		timeout --kill-after=30 "$TIMEOUT" bash -c "$(declare -f copy_one_table copy_limit); copy_limit"
+		timeout --kill-after=30 "$TIMEOUT" bash -c "$(declare -f copy_one_table copy_limit); COPY_FROM=file copy_limit bench_copy"
+}
+
+# ---------------------------------------------------------------- the pipe (no tool)
+
+# The same as the COPY limit, but each table's rows come straight from the source through
+# `mariadb --batch --raw | psql \copy FROM STDIN`: reading MariaDB and writing PostgreSQL on the
+# same cores, no type conversion, no consistent snapshot. What a tool could reach on this box
+# if its own work cost nothing.
+setup_pipe() { :; }
+prepare_pipe() { :; }
+
+run_pipe() {
+	local rep=$1
+	export DB COPY_DIR COPY_SESSIONS BENCH_WORK BENCH_PG_HOST BENCH_PG_PORT BENCH_MY_HOST BENCH_MY_PORT
+	bench_measure pipe "$rep" "$BENCH_WORK/logs/pipe.$rep.log" -- \
+		timeout --kill-after=30 "$TIMEOUT" bash -c "$(declare -f copy_one_table copy_limit); COPY_FROM=pipe copy_limit bench_pipe"
 }
