@@ -1,0 +1,415 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/model"
+)
+
+// Method is how the reader sessions were brought to one instant.
+type Method string
+
+const (
+	// MethodAuto tries MethodLockFree (MariaDB), then MethodGlobalLock, then
+	// MethodSingle (MariaDB without RELOAD).
+	MethodAuto Method = "auto"
+	// MethodLockFree (MariaDB only): every session opens its consistent
+	// snapshot at once and reports the binlog position of its snapshot
+	// (binlog_snapshot_file/position); when all positions are equal no
+	// transaction committed between them, so all sessions see one instant.
+	// Retried a few times; no lock at all.
+	MethodLockFree Method = "lock-free"
+	// MethodGlobalLock: FLUSH TABLES WITH READ LOCK, open every session's
+	// snapshot, read the position, UNLOCK TABLES. Needs RELOAD.
+	MethodGlobalLock Method = "global-read-lock"
+	// MethodSingle (MariaDB only): one session, whose snapshot position
+	// MariaDB reports without any lock. All reads go through that session.
+	MethodSingle Method = "single-session"
+)
+
+// ParseMethod checks a --snapshot-method value.
+func ParseMethod(s string) (Method, error) {
+	switch m := Method(s); m {
+	case MethodAuto, MethodLockFree, MethodGlobalLock, MethodSingle:
+		return m, nil
+	case "":
+		return MethodAuto, nil
+	}
+	return "", fmt.Errorf("--snapshot-method %q: want auto, lock-free, global-read-lock or single-session", s)
+}
+
+// PointOptions configure OpenPoint.
+type PointOptions struct {
+	Sessions int
+	Method   Method
+	// LockWaitTimeout bounds how long FLUSH TABLES WITH READ LOCK may wait
+	// for running writes (while it waits, new writes queue behind it).
+	LockWaitTimeout time.Duration
+	// LockFreeAttempts is how often MethodLockFree is tried (0: 3 times;
+	// negative: MethodAuto skips it).
+	LockFreeAttempts int
+	Log              *slog.Logger
+}
+
+// Point is a set of reader sessions inside one consistent snapshot and the
+// binlog position of that snapshot: every transaction committed at or
+// before Position is visible to every session, none after it.
+type Point struct {
+	Sessions []*sql.Conn
+	Position model.Position
+	Method   Method
+	// LockHeld is how long the global read lock blocked writes (0 without lock).
+	LockHeld time.Duration
+	// Warnings explain degraded modes (one session, no binlog).
+	Warnings []string
+}
+
+// Close ends the snapshot transactions and returns the sessions.
+func (p *Point) Close() {
+	for _, c := range p.Sessions {
+		_, _ = c.ExecContext(context.Background(), "ROLLBACK")
+		_ = c.Close()
+	}
+	p.Sessions = nil
+}
+
+// OpenPoint opens the reader sessions and brings them to one instant.
+func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) {
+	if o.Sessions < 1 {
+		o.Sessions = 1
+	}
+	if o.LockWaitTimeout <= 0 {
+		o.LockWaitTimeout = 10 * time.Second
+	}
+	if o.LockFreeAttempts == 0 {
+		o.LockFreeAttempts = 3
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.Method == "" {
+		o.Method = MethodAuto
+	}
+	mariadb := s.Flavor == "mariadb"
+	if !mariadb && (o.Method == MethodLockFree || o.Method == MethodSingle) {
+		return nil, exitcode.ConfigError(fmt.Errorf("--snapshot-method %s needs MariaDB (it reads binlog_snapshot_position); "+
+			"on MySQL use global-read-lock", o.Method))
+	}
+	sessions, err := s.openSessions(ctx, o.Sessions)
+	if err != nil {
+		return nil, err
+	}
+	p := &Point{Sessions: sessions}
+	ok := false
+	defer func() {
+		if !ok {
+			p.Close()
+		}
+	}()
+	if o.Method == MethodAuto || o.Method == MethodLockFree {
+		if mariadb && o.LockFreeAttempts > 0 {
+			done, err := s.tryLockFree(ctx, p, o)
+			if err != nil {
+				return nil, err
+			}
+			if done {
+				ok = true
+				return p, nil
+			}
+		}
+		if o.Method == MethodLockFree {
+			return nil, fmt.Errorf("consistent point: the %d sessions saw different binlog positions in %d attempts "+
+				"(the source commits continuously); use --snapshot-method auto or global-read-lock", o.Sessions, o.LockFreeAttempts)
+		}
+	}
+	if o.Method == MethodAuto || o.Method == MethodGlobalLock {
+		err := s.globalLock(ctx, p, o)
+		if err == nil {
+			ok = true
+			return p, nil
+		}
+		if !isAccessDenied(err) || o.Method == MethodGlobalLock || !mariadb {
+			if isAccessDenied(err) {
+				return nil, exitcode.ConfigError(fmt.Errorf("consistent point: FLUSH TABLES WITH READ LOCK was refused (%v); "+
+					"fix: GRANT RELOAD ON *.* TO the sluice user", err))
+			}
+			return nil, err
+		}
+		o.Log.Warn("no RELOAD privilege for the global read lock: reading with one session", "error", err)
+	}
+	if err := s.single(ctx, p); err != nil {
+		return nil, err
+	}
+	ok = true
+	return p, nil
+}
+
+func (s *Source) openSessions(ctx context.Context, n int) ([]*sql.Conn, error) {
+	out := make([]*sql.Conn, 0, n)
+	for i := 0; i < n; i++ {
+		c, err := s.session(ctx)
+		if err != nil {
+			for _, o := range out {
+				o.Close()
+			}
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+const startSnapshot = "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"
+
+// startAll opens the snapshot transaction in every session at the same time
+// (concurrently, so the lock-free method sees as few commits in between as
+// possible and the global lock is held as briefly as possible).
+func startAll(ctx context.Context, sessions []*sql.Conn, after func(i int, c *sql.Conn) error) error {
+	errs := make([]error, len(sessions))
+	var wg sync.WaitGroup
+	for i, c := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.ExecContext(ctx, startSnapshot); err != nil {
+				errs[i] = fmt.Errorf("session %d: %s: %w", i, startSnapshot, err)
+				return
+			}
+			if after != nil {
+				errs[i] = after(i, c)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func rollbackAll(ctx context.Context, sessions []*sql.Conn) {
+	for _, c := range sessions {
+		_, _ = c.ExecContext(ctx, "ROLLBACK")
+	}
+}
+
+// tryLockFree implements MethodLockFree. It reports false (and leaves no
+// transaction open) when the sessions never agreed or binlogging is off
+// (then equal empty positions prove nothing).
+func (s *Source) tryLockFree(ctx context.Context, p *Point, o PointOptions) (bool, error) {
+	positions := make([]model.Position, len(p.Sessions))
+	for attempt := 1; attempt <= o.LockFreeAttempts; attempt++ {
+		err := startAll(ctx, p.Sessions, func(i int, c *sql.Conn) error {
+			var err error
+			positions[i], err = snapshotPosition(ctx, c)
+			return err
+		})
+		if err != nil {
+			rollbackAll(ctx, p.Sessions)
+			return false, fmt.Errorf("consistent point: %w", err)
+		}
+		if positions[0].File == "" {
+			rollbackAll(ctx, p.Sessions)
+			return false, nil
+		}
+		same := true
+		for _, q := range positions[1:] {
+			same = same && q == positions[0]
+		}
+		if same {
+			pos, err := withMariaDBGTID(ctx, p.Sessions[0], positions[0])
+			if err != nil {
+				rollbackAll(ctx, p.Sessions)
+				return false, err
+			}
+			p.Position, p.Method = pos, MethodLockFree
+			return true, nil
+		}
+		o.Log.Debug("lock-free consistent point: sessions disagree, retrying", "attempt", attempt)
+		rollbackAll(ctx, p.Sessions)
+	}
+	return false, nil
+}
+
+// snapshotPosition reads MariaDB's position of the session's snapshot.
+func snapshotPosition(ctx context.Context, c *sql.Conn) (model.Position, error) {
+	rows, err := c.QueryContext(ctx, "SHOW STATUS LIKE 'binlog_snapshot_%'")
+	if err != nil {
+		return model.Position{}, fmt.Errorf("read binlog_snapshot status: %w", err)
+	}
+	defer rows.Close()
+	var pos model.Position
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return model.Position{}, err
+		}
+		switch strings.ToLower(k) {
+		case "binlog_snapshot_file":
+			pos.File = v
+		case "binlog_snapshot_position":
+			var n uint64
+			if _, err := fmt.Sscan(v, &n); err != nil {
+				return model.Position{}, fmt.Errorf("binlog_snapshot_position %q: %w", v, err)
+			}
+			pos.Pos = uint32(n)
+		}
+	}
+	return pos, rows.Err()
+}
+
+// withMariaDBGTID adds the GTID position that corresponds to file:pos.
+func withMariaDBGTID(ctx context.Context, c *sql.Conn, pos model.Position) (model.Position, error) {
+	pos.Flavor = "mariadb"
+	var g sql.NullString
+	if err := c.QueryRowContext(ctx, "SELECT BINLOG_GTID_POS(?, ?)", pos.File, pos.Pos).Scan(&g); err != nil {
+		return pos, fmt.Errorf("consistent point: BINLOG_GTID_POS(%s): %w", pos, err)
+	}
+	pos.GTIDSet = g.String
+	return pos, nil
+}
+
+// globalLock implements MethodGlobalLock on a separate lock session.
+func (s *Source) globalLock(ctx context.Context, p *Point, o PointOptions) error {
+	lock, err := s.session(ctx)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	secs := max(1, int(o.LockWaitTimeout/time.Second))
+	if _, err := lock.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", secs)); err != nil {
+		return fmt.Errorf("consistent point: %w", err)
+	}
+	start := time.Now()
+	if _, err := lock.ExecContext(ctx, "FLUSH TABLES WITH READ LOCK"); err != nil {
+		if isLockTimeout(err) {
+			return fmt.Errorf("consistent point: FLUSH TABLES WITH READ LOCK waited %ds for running writes or "+
+				"table locks and gave up, so as not to stall the source's writers any longer (MySQL error 1205); "+
+				"find the long transaction with SHOW PROCESSLIST and retry when it is done, or raise --lock-wait-timeout", secs)
+		}
+		return fmt.Errorf("consistent point: FLUSH TABLES WITH READ LOCK: %w", err)
+	}
+	unlocked := false
+	defer func() {
+		if !unlocked {
+			_, _ = lock.ExecContext(context.Background(), "UNLOCK TABLES")
+		}
+	}()
+	// Debezium DBZ-9006: the snapshots must be open before UNLOCK, else a
+	// commit between UNLOCK and START TRANSACTION is both in the data and
+	// after the position.
+	if err := startAll(ctx, p.Sessions, nil); err != nil {
+		rollbackAll(ctx, p.Sessions)
+		return fmt.Errorf("consistent point: %w", err)
+	}
+	pos, err := s.masterStatus(ctx, lock)
+	if err != nil {
+		rollbackAll(ctx, p.Sessions)
+		return err
+	}
+	if _, err := lock.ExecContext(ctx, "UNLOCK TABLES"); err != nil {
+		rollbackAll(ctx, p.Sessions)
+		return fmt.Errorf("consistent point: UNLOCK TABLES: %w", err)
+	}
+	unlocked = true
+	p.LockHeld = time.Since(start)
+	p.Position, p.Method = pos, MethodGlobalLock
+	if pos.File == "" {
+		p.Warnings = append(p.Warnings, "the source has no binary log (log_bin=OFF): no position was recorded, replicate cannot continue from this snapshot")
+	}
+	return nil
+}
+
+// masterStatus reads the binlog position and executed GTID set (under the
+// global read lock, so both describe the same instant).
+func (s *Source) masterStatus(ctx context.Context, c *sql.Conn) (model.Position, error) {
+	pos := model.Position{Flavor: s.Flavor}
+	rows, err := c.QueryContext(ctx, "SHOW MASTER STATUS")
+	if err != nil {
+		// MySQL 8.4 removed SHOW MASTER STATUS.
+		rows, err = c.QueryContext(ctx, "SHOW BINARY LOG STATUS")
+	}
+	if err != nil {
+		return pos, fmt.Errorf("consistent point: read binlog position: %w", err)
+	}
+	cols, _ := rows.Columns()
+	vals := make([]sql.NullString, len(cols))
+	dest := make([]any, len(cols))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	if rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			rows.Close()
+			return pos, fmt.Errorf("consistent point: read binlog position: %w", err)
+		}
+		pos.File = vals[0].String
+		var n uint64
+		fmt.Sscan(vals[1].String, &n)
+		pos.Pos = uint32(n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return pos, fmt.Errorf("consistent point: read binlog position: %w", err)
+	}
+	if pos.File == "" {
+		return pos, nil
+	}
+	q := "SELECT @@GLOBAL.gtid_executed"
+	if s.Flavor == "mariadb" {
+		q = "SELECT @@GLOBAL.gtid_binlog_pos"
+	}
+	var g sql.NullString
+	if err := c.QueryRowContext(ctx, q).Scan(&g); err != nil {
+		return pos, fmt.Errorf("consistent point: read GTID set: %w", err)
+	}
+	// MySQL prints long GTID sets over several lines.
+	pos.GTIDSet = strings.ReplaceAll(g.String, "\n", "")
+	return pos, nil
+}
+
+// single implements MethodSingle: the first session alone.
+func (s *Source) single(ctx context.Context, p *Point) error {
+	for _, c := range p.Sessions[1:] {
+		c.Close()
+	}
+	p.Sessions = p.Sessions[:1]
+	c := p.Sessions[0]
+	if _, err := c.ExecContext(ctx, startSnapshot); err != nil {
+		return fmt.Errorf("consistent point: %s: %w", startSnapshot, err)
+	}
+	pos, err := snapshotPosition(ctx, c)
+	if err != nil {
+		return fmt.Errorf("consistent point: %w", err)
+	}
+	if pos.File != "" {
+		if pos, err = withMariaDBGTID(ctx, c, pos); err != nil {
+			return err
+		}
+	}
+	p.Position, p.Method = pos, MethodSingle
+	p.Warnings = append(p.Warnings, "the snapshot read with ONE session (the sluice user lacks RELOAD for the brief global read lock "+
+		"and the source committed too often for the lock-free method): reads are not parallel; "+
+		"GRANT RELOAD ON *.* to the sluice user for a parallel snapshot")
+	if pos.File == "" {
+		p.Warnings = append(p.Warnings, "the source has no binary log (log_bin=OFF): no position was recorded, replicate cannot continue from this snapshot")
+	}
+	return nil
+}
+
+func isAccessDenied(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1227 || me.Number == 1044 || me.Number == 1045)
+}
+
+func isLockTimeout(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1205
+}

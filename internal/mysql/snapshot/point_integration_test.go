@@ -1,0 +1,230 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+// writer inserts rows one transaction at a time and records the GTID
+// sequence number of each commit (@@last_gtid), so a test can tell which
+// rows a snapshot at a given GTID position must contain.
+type writer struct {
+	mu     sync.Mutex
+	seq    map[int64]uint64 // id → GTID sequence number of its commit
+	domain string
+}
+
+func (w *writer) run(ctx context.Context, t *testing.T, db *sql.DB, pause time.Duration, stop <-chan struct{}) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer conn.Close()
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		res, err := conn.ExecContext(ctx, "INSERT INTO t (v) VALUES ('x')")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		id, _ := res.LastInsertId()
+		var g string
+		if err := conn.QueryRowContext(ctx, "SELECT @@last_gtid").Scan(&g); err != nil {
+			t.Error(err)
+			return
+		}
+		parts := strings.Split(g, "-")
+		n, _ := strconv.ParseUint(parts[2], 10, 64)
+		w.mu.Lock()
+		w.seq[id], w.domain = n, parts[0]
+		w.mu.Unlock()
+		time.Sleep(pause)
+	}
+}
+
+func (w *writer) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.seq)
+}
+
+// visible returns the ids a snapshot at GTID set gtid must contain.
+func (w *writer) visible(t *testing.T, gtid string) map[int64]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var upTo uint64
+	found := false
+	for _, part := range strings.Split(gtid, ",") {
+		f := strings.Split(strings.TrimSpace(part), "-")
+		if len(f) == 3 && f[0] == w.domain {
+			upTo, _ = strconv.ParseUint(f[2], 10, 64)
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("GTID set %q has no domain %s", gtid, w.domain)
+	}
+	out := map[int64]bool{}
+	for id, s := range w.seq {
+		if s <= upTo {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+func waitRows(t *testing.T, w *writer, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for w.count() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("writer made %d rows in 20s", w.count())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestPointIsConsistentUnderWrites opens the reader sessions with each
+// method while a writer commits rows, and checks that every session sees
+// exactly the rows committed at or before the recorded GTID position.
+func TestPointIsConsistentUnderWrites(t *testing.T) {
+	env := testenv.Get(t)
+	cases := []struct {
+		method Method
+		pause  time.Duration
+	}{
+		{MethodGlobalLock, 0},
+		{MethodSingle, 0},
+		{MethodLockFree, 30 * time.Millisecond},
+		{MethodAuto, 0},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.method), func(t *testing.T) {
+			db := env.NewDatabase(t, "snap_point")
+			my := env.MySQL(t, db)
+			ctx := context.Background()
+			if _, err := my.ExecContext(ctx, "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10))"); err != nil {
+				t.Fatal(err)
+			}
+			w := &writer{seq: map[int64]uint64{}}
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			go func() { defer close(done); w.run(ctx, t, my, tc.pause, stop) }()
+			waitRows(t, w, 30)
+			src := openSource(t, env, db, 4)
+			p, err := src.OpenPoint(ctx, PointOptions{Sessions: 3, Method: tc.method, LockFreeAttempts: 20})
+			if err != nil {
+				close(stop)
+				<-done
+				t.Fatal(err)
+			}
+			defer p.Close()
+			waitRows(t, w, w.count()+20)
+			close(stop)
+			<-done
+			if p.Position.File == "" || p.Position.GTIDSet == "" || p.Position.Flavor != "mariadb" {
+				t.Fatalf("position %+v: want file, pos and GTID set", p.Position)
+			}
+			want := w.visible(t, p.Position.GTIDSet)
+			if len(want) == 0 || len(want) == w.count() {
+				t.Fatalf("%d of %d rows before the position: the test needs rows on both sides", len(want), w.count())
+			}
+			wantSessions := 3
+			if tc.method == MethodSingle {
+				wantSessions = 1
+			}
+			if len(p.Sessions) != wantSessions {
+				t.Errorf("%d sessions, want %d", len(p.Sessions), wantSessions)
+			}
+			if tc.method != MethodAuto && p.Method != tc.method {
+				t.Errorf("method %s, want %s", p.Method, tc.method)
+			}
+			if p.Method == MethodGlobalLock && (p.LockHeld <= 0 || p.LockHeld > 2*time.Second) {
+				t.Errorf("lock held %v", p.LockHeld)
+			}
+			if p.Method != MethodGlobalLock && p.LockHeld != 0 {
+				t.Errorf("lock held %v without a lock", p.LockHeld)
+			}
+			for i, s := range p.Sessions {
+				got := map[int64]bool{}
+				rows, err := s.QueryContext(ctx, "SELECT id FROM t")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for rows.Next() {
+					var id int64
+					rows.Scan(&id)
+					got[id] = true
+				}
+				rows.Close()
+				if len(got) != len(want) {
+					t.Errorf("session %d sees %d rows, the position %s covers %d", i, len(got), p.Position, len(want))
+				}
+				for id := range want {
+					if !got[id] {
+						t.Errorf("session %d misses row %d committed before the position", i, id)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPointWithoutReload checks the fallbacks of a user without RELOAD:
+// auto reads with one session (with a warning), a forced global lock is a
+// configuration error that names the fix.
+func TestPointWithoutReload(t *testing.T) {
+	env := testenv.Get(t)
+	db := env.NewDatabase(t, "snap_noreload")
+	admin := env.MySQL(t, db)
+	ctx := context.Background()
+	user := testenv.UniqueName("noreload")
+	if _, err := admin.ExecContext(ctx, "CREATE USER '"+user+"'@'%' IDENTIFIED BY 'pw'; GRANT SELECT, REPLICATION CLIENT ON *.* TO '"+user+"'@'%'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.ExecContext(context.Background(), "DROP USER '"+user+"'@'%'") })
+	if _, err := admin.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY); INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	base, err := config.ParseSource(env.SourceURL(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.User, base.Password = user, "pw"
+	src, err := OpenSource(ctx, base, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+
+	_, err = src.OpenPoint(ctx, PointOptions{Sessions: 2, Method: MethodGlobalLock})
+	if err == nil || exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "GRANT RELOAD") {
+		t.Fatalf("forced global lock without RELOAD: %v (code %d), want a config error naming GRANT RELOAD", err, exitcode.Of(err))
+	}
+	p, err := src.OpenPoint(ctx, PointOptions{Sessions: 2, Method: MethodAuto, LockFreeAttempts: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.Method != MethodSingle || len(p.Sessions) != 1 || len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], "ONE session") {
+		t.Errorf("method %s, %d sessions, warnings %q: want single-session with a warning", p.Method, len(p.Sessions), p.Warnings)
+	}
+	var n int
+	if err := p.Sessions[0].QueryRowContext(ctx, "SELECT COUNT(*) FROM t").Scan(&n); err != nil || n < 1 {
+		t.Errorf("count = %d, %v", n, err)
+	}
+}
