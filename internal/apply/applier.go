@@ -1,0 +1,233 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+)
+
+// Applier applies a stream of source transactions to PostgreSQL. Create it
+// with New, then call Run once; the accessors may be called concurrently
+// with Run (metrics, status line).
+type Applier struct {
+	cfg    Config
+	pool   *pgxpool.Pool
+	naming schema.Naming
+	seed   maphash.Seed
+
+	tr      *tracker
+	caus    *causality
+	workers []*worker
+	stats   counters
+
+	// gen counts schema changes; workers drop their plans and prepared
+	// statements when it moves.
+	gen atomic.Uint64
+
+	// ckMu serialises every write of the checkpoint row (the periodic
+	// checkpointer, DDL and large transactions), so a slower writer can
+	// never store an older position over a newer one.
+	ckMu  sync.Mutex
+	saved mark // last checkpoint written (under ckMu)
+
+	// rowsMu guards applied: keys of sluice.applied rows not yet covered
+	// by a saved checkpoint.
+	rowsMu  sync.Mutex
+	applied []model.Position
+
+	// skip holds end positions of source transactions that a previous run
+	// committed above its checkpoint (dispatcher only).
+	skip map[model.Position]struct{}
+
+	started atomic.Bool
+}
+
+// New returns an applier writing through pool (which must allow
+// PoolConns(cfg.Workers) connections) with target names from naming.
+func New(cfg Config, pool *pgxpool.Pool, naming schema.Naming) (*Applier, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(pool.Config().MaxConns); err != nil {
+		return nil, err
+	}
+	return &Applier{cfg: cfg, pool: pool, naming: naming, seed: maphash.MakeSeed(),
+		caus: newCausality(), tr: newTracker(mark{})}, nil
+}
+
+// item is one source transaction on its way to a worker.
+type item struct {
+	txn *model.Txn
+	e   *entry
+	// keys is the deduplicated union of the conflict keys of all changes.
+	keys []uint64
+	// flat[off[i]:off[i+1]] are the conflict keys of change i.
+	flat []uint64
+	off  []int32
+	// ident[i] is the row-identity key of change i's before image.
+	ident    []uint64
+	hasIdent []bool
+}
+
+// Run loads the checkpoint and the applied set, then applies every
+// transaction from in until in is closed (returns nil once all are committed
+// and the checkpoint saved) or ctx is cancelled (returns ctx's error after a
+// best-effort checkpoint). Transactions must arrive in Seq order, starting
+// at the checkpoint position of the stream. Run may be called only once.
+func (a *Applier) Run(ctx context.Context, in <-chan *model.Txn) error {
+	if !a.started.CompareAndSwap(false, true) {
+		return errors.New("apply: Run called twice (create a new Applier: it reloads the checkpoint)")
+	}
+	if err := a.load(ctx); err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	var workersDone sync.WaitGroup
+	a.workers = make([]*worker, a.cfg.Workers)
+	for i := range a.workers {
+		w := newWorker(i, a)
+		a.workers[i] = w
+		workersDone.Add(1)
+		g.Go(func() error {
+			defer workersDone.Done()
+			return w.run(gctx)
+		})
+	}
+	drained := make(chan struct{})
+	g.Go(func() error { return a.checkpointLoop(gctx, drained) })
+	g.Go(func() error {
+		err := a.dispatch(gctx, in)
+		for _, w := range a.workers {
+			close(w.queue)
+		}
+		workersDone.Wait()
+		close(drained)
+		return err
+	})
+	err := g.Wait()
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// load reads the checkpoint and the applied rows above it.
+func (a *Applier) load(ctx context.Context) error {
+	if err := checkpoint.Ensure(ctx, a.pool); err != nil {
+		return err
+	}
+	if err := checkpoint.EnsureApplied(ctx, a.pool); err != nil {
+		return err
+	}
+	st, err := checkpoint.Load(ctx, a.pool, a.cfg.Stream)
+	if err != nil {
+		return err
+	}
+	start := mark{}
+	if st != nil {
+		start = mark{pos: st.Position, ts: st.SourceTime, schemaVersion: st.SchemaVersion}
+	}
+	rows, err := checkpoint.LoadApplied(ctx, a.pool, a.cfg.Stream)
+	if err != nil {
+		return err
+	}
+	a.skip = map[model.Position]struct{}{}
+	for _, r := range rows {
+		a.applied = append(a.applied, r.Last)
+		for _, e := range r.Ends {
+			if st == nil || e.Compare(st.Position) > 0 {
+				a.skip[posKey(e)] = struct{}{}
+			}
+		}
+	}
+	a.tr = newTracker(start)
+	a.saved = start
+	a.cfg.Log.Info("apply: resuming", "stream", a.cfg.Stream, "checkpoint", start.pos.String(),
+		"schema_version", start.schemaVersion, "applied_above_checkpoint", len(a.skip), "workers", a.cfg.Workers)
+	return nil
+}
+
+// posKey is the identity of a source transaction: its end file and offset
+// (the GTID set is left out: it is derived from them).
+func posKey(p model.Position) model.Position { return model.Position{File: p.File, Pos: p.Pos} }
+
+// alreadyApplied reports whether a transaction ending at end is in the
+// target already, and forgets it (it is seen once per run).
+func (a *Applier) alreadyApplied(end model.Position) bool {
+	if end.IsZero() {
+		return false
+	}
+	if k := posKey(end); len(a.skip) > 0 {
+		if _, ok := a.skip[k]; ok {
+			delete(a.skip, k)
+			return true
+		}
+	}
+	return false
+}
+
+// Position returns the low watermark: every source transaction up to it is
+// committed in the target.
+func (a *Applier) Position() model.Position { return a.tr.watermark().pos }
+
+// SourceTime returns the source commit time of the low watermark's
+// transaction (heartbeats included): lag = now - SourceTime.
+func (a *Applier) SourceTime() time.Time { return a.tr.watermark().ts }
+
+// QueueDepth returns the number of received, not yet committed transactions.
+func (a *Applier) QueueDepth() int {
+	n, _ := a.tr.pending()
+	return n
+}
+
+// SavedPosition returns the position last written to sluice.checkpoint.
+func (a *Applier) SavedPosition() model.Position {
+	a.ckMu.Lock()
+	defer a.ckMu.Unlock()
+	return a.saved.pos
+}
+
+// noteApplied remembers the key of a committed sluice.applied row.
+func (a *Applier) noteApplied(last model.Position) {
+	a.rowsMu.Lock()
+	a.applied = append(a.applied, last)
+	a.rowsMu.Unlock()
+}
+
+// takeCovered removes and returns the applied-row keys at or below pos.
+func (a *Applier) takeCovered(pos model.Position) []model.Position {
+	a.rowsMu.Lock()
+	defer a.rowsMu.Unlock()
+	var covered []model.Position
+	keep := a.applied[:0]
+	for _, p := range a.applied {
+		if p.Compare(pos) <= 0 {
+			covered = append(covered, p)
+		} else {
+			keep = append(keep, p)
+		}
+	}
+	clear(a.applied[len(keep):])
+	a.applied = keep
+	return covered
+}
+
+// restoreCovered puts keys back after a failed checkpoint transaction.
+func (a *Applier) restoreCovered(keys []model.Position) {
+	a.rowsMu.Lock()
+	a.applied = append(a.applied, keys...)
+	a.rowsMu.Unlock()
+}
+
+func (a *Applier) errorf(format string, args ...any) error {
+	return fmt.Errorf("apply: "+format, args...)
+}

@@ -1,0 +1,174 @@
+package apply
+
+import (
+	"bytes"
+	"reflect"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/sluice-db/sluice/internal/model"
+)
+
+// change is one row change inside a target transaction, with the conflict
+// keys the dispatcher computed for it.
+type change struct {
+	rc   model.RowChange
+	keys []uint64 // conflict keys of this change (a merged change: of both)
+	// ident is the row-identity key of the before image (updates, deletes).
+	ident    uint64
+	hasIdent bool
+	src      *item // the source transaction it came from (first one if merged)
+	dead     bool
+}
+
+// compact folds consecutive changes of one row inside a group, as TiDB DM's
+// compactor does, but only where the result is exactly equivalent:
+//
+//	insert + update → insert of the new image
+//	insert + delete → nothing
+//	update + update → one update from the first before to the last after image
+//	update + delete → delete of the first before image
+//
+// A later change j folds into an earlier change i only when j's before image
+// is exactly i's after image (the same row state) and no change between them
+// touched any conflict key of either: then nothing in between can observe
+// the intermediate row or collide with its unique values, and applying the
+// merged change at i's place leaves the same rows. Delete followed by insert
+// is never folded into an update, because with ON DELETE CASCADE foreign keys
+// in the target the two differ.
+//
+// It rewrites cs in place and returns the live changes in order.
+func compact(cs []change) []change {
+	if len(cs) < 2 {
+		return cs
+	}
+	lastTouch := make(map[uint64]int, len(cs)*2)
+	for j := range cs {
+		cj := &cs[j]
+		if i, ok := foldTarget(cs, lastTouch, j); ok {
+			merge(&cs[i], cj)
+			for _, k := range cj.keys {
+				lastTouch[k] = i
+			}
+			continue
+		}
+		for _, k := range cj.keys {
+			lastTouch[k] = j
+		}
+	}
+	out := cs[:0]
+	for _, c := range cs {
+		if !c.dead {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// foldTarget returns the earlier change that change j can fold into.
+func foldTarget(cs []change, lastTouch map[uint64]int, j int) (int, bool) {
+	cj := &cs[j]
+	if !cj.hasIdent || (cj.rc.Op != model.Update && cj.rc.Op != model.Delete) {
+		return 0, false
+	}
+	i, ok := lastTouch[cj.ident]
+	if !ok {
+		return 0, false
+	}
+	ci := &cs[i]
+	if ci.dead || ci.rc.Table != cj.rc.Table || (ci.rc.Op != model.Insert && ci.rc.Op != model.Update) {
+		return 0, false
+	}
+	for _, k := range ci.keys {
+		if lastTouch[k] != i {
+			return 0, false
+		}
+	}
+	for _, k := range cj.keys {
+		if t, ok := lastTouch[k]; ok && t > i {
+			return 0, false
+		}
+	}
+	if !rowsEqual(ci.rc.After, cj.rc.Before) {
+		return 0, false
+	}
+	return i, true
+}
+
+// merge folds cj into ci and marks cj dead.
+func merge(ci, cj *change) {
+	cj.dead = true
+	switch {
+	case ci.rc.Op == model.Insert && cj.rc.Op == model.Update:
+		ci.rc.After = cj.rc.After
+	case ci.rc.Op == model.Insert && cj.rc.Op == model.Delete:
+		ci.dead = true
+	case ci.rc.Op == model.Update && cj.rc.Op == model.Update:
+		ci.rc.After = cj.rc.After
+	case ci.rc.Op == model.Update && cj.rc.Op == model.Delete:
+		ci.rc.Op = model.Delete
+		ci.rc.After = nil
+	}
+	keys := make([]uint64, 0, len(ci.keys)+len(cj.keys))
+	keys = append(append(keys, ci.keys...), cj.keys...)
+	ci.keys = dedupe(keys)
+}
+
+// rowsEqual compares two row images exactly.
+func rowsEqual(a, b []any) bool {
+	if len(a) != len(b) || a == nil || b == nil {
+		return false
+	}
+	for i := range a {
+		if !valueEqual(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// valueEqual reports whether two converted values are the same value of the
+// same type. It may say false for equal values (merely skipping a fold), but
+// never true for different ones.
+func valueEqual(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	switch x := a.(type) {
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case int32:
+		y, ok := b.(int32)
+		return ok && x == y
+	case int16:
+		y, ok := b.(int16)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case []byte:
+		y, ok := b.([]byte)
+		return ok && bytes.Equal(x, y)
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case float32:
+		y, ok := b.(float32)
+		return ok && x == y
+	case time.Time:
+		y, ok := b.(time.Time)
+		return ok && x.Equal(y) && x.Location().String() == y.Location().String()
+	case pgtype.Numeric:
+		y, ok := b.(pgtype.Numeric)
+		if !ok || x.Valid != y.Valid || x.NaN != y.NaN || x.InfinityModifier != y.InfinityModifier || x.Exp != y.Exp {
+			return false
+		}
+		if x.Int == nil || y.Int == nil {
+			return x.Int == nil && y.Int == nil
+		}
+		return x.Int.Cmp(y.Int) == 0
+	}
+	return reflect.TypeOf(a) == reflect.TypeOf(b) && reflect.DeepEqual(a, b)
+}
