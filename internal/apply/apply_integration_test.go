@@ -171,7 +171,9 @@ func TestApplyKeylessDuplicates(t *testing.T) {
 func TestApplyDDLBarrier(t *testing.T) {
 	f := newFixture(t, 3)
 	f.exec(`CREATE TABLE $S.t (id bigint PRIMARY KEY, v text)`)
-	c := func(name, typ string) schema.Column { return schema.Column{Name: name, DataType: typ, Nullable: name != "id"} }
+	c := func(name, typ string) schema.Column {
+		return schema.Column{Name: name, DataType: typ, Nullable: name != "id"}
+	}
 	v1 := &schema.Table{TableID: schema.TableID{Database: f.db, Name: "t"},
 		Columns: []schema.Column{c("id", "bigint"), c("v", "text")}, PrimaryKey: []string{"id"}}
 	v2 := &schema.Table{TableID: v1.TableID,
