@@ -18,6 +18,7 @@
 #   SLUICE_SOURCE, SLUICE_TARGET, SLUICE_TEST_MYSQL_ADMIN, SLUICE_TEST_PG_ADMIN  (scripts/sandbox env)
 #   BENCH_MY_HOST/PORT, BENCH_PG_HOST/PORT   sandbox endpoints (127.0.0.1:13306, 127.0.0.1:15432)
 #   BENCH_MY_PIDFILE, BENCH_PG_PIDFILE        the sandbox servers' pid files (CPU accounting)
+#   BENCH_PSQL       the psql binary itself (not Debian's Perl wrapper /usr/bin/psql)
 #
 # Functions (all print errors to stderr; the ones returning data print it on stdout):
 #   bench_log MSG... / bench_die MSG...        progress to stderr / abort
@@ -65,6 +66,9 @@ BENCH_SANDBOX_DIR="${SLUICE_SANDBOX_DIR:-/tmp/sluice-sandbox}"
 BENCH_MY_PIDFILE="$BENCH_SANDBOX_DIR/mysql/mariadbd.pid"
 BENCH_PG_PIDFILE="$BENCH_SANDBOX_DIR/pg/data/postmaster.pid"
 BENCH_CLK_TCK="$(getconf CLK_TCK)"
+# The real psql binary: Debian's /usr/bin/psql is a Perl wrapper that costs ~50 ms per start.
+BENCH_PSQL="${BENCH_PSQL:-$(find /usr/lib/postgresql/*/bin/psql 2>/dev/null | sort -V | tail -n1)}"
+BENCH_PSQL="${BENCH_PSQL:-psql}"
 
 bench_log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 bench_die() {
@@ -114,7 +118,7 @@ bench_mysql() {
 bench_psql() {
 	local db=$1
 	shift
-	PGPASSWORD=postgres PGOPTIONS='-c client_min_messages=warning' psql -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" \
+	PGPASSWORD=postgres PGOPTIONS='-c client_min_messages=warning' "$BENCH_PSQL" -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" \
 		-U postgres -d "$db" "$@"
 }
 
@@ -289,7 +293,7 @@ bench_machine_md() {
 - machine: $(nproc) cores ($cpu), $(free -g | awk '/^Mem:/ { print $2 }') GiB RAM, kernel $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME")
 - load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (the box is shared with other work; ratios come from interleaved runs)
 - MariaDB: $(bench_mysql -e 'SELECT VERSION()' 2>/dev/null || echo unknown); PostgreSQL: $(bench_psql postgres -At -c 'SHOW server_version' 2>/dev/null || echo unknown)
-- sysbench: $(_bench_version sysbench --version); Go: $(_bench_version go version); sluice: $(_bench_version "$BENCH_SLUICE" version)
+- sysbench: $(_bench_version sysbench --version); Go: $(_bench_version go version); sluice: $(_bench_version "$BENCH_SLUICE" version), work tree at commit $(git -C "$BENCH_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 EOF
 }
 

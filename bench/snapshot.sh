@@ -13,6 +13,8 @@
 #   BENCH_TIMEOUT=1800            seconds before one run is killed
 #   BENCH_REPS=3  BENCH_WORK=/tmp/sluice-bench/snapshot  BENCH_NO_DOC=1 (do not touch docs/)
 #   BENCH_SLUICE_ARGS             extra arguments for `sluice snapshot` (e.g. "--workers 4")
+#   BENCH_PROFILE=1               after the measured runs, one extra sluice run under
+#                                 `perf record -a -g` (not counted); its top symbols go in the report
 #
 # Each contender writes into its own PostgreSQL database, dropped and created before every run:
 # bench_sluice, bench_pgloader, bench_chameleon, bench_copy, bench_pipe (owner: the sandbox role sluice).
@@ -69,6 +71,12 @@ main() {
 			fi
 		done
 	done
+
+	rm -rf "$BENCH_WORK/profile"
+	if [[ ${BENCH_PROFILE:-1} != 0 && " ${active[*]} " == *" sluice "* ]]; then
+		bench_log "profiling one extra sluice run with perf (not counted)"
+		profile_run sluice || true
+	fi
 
 	write_report >"$BENCH_WORK/section.md"
 	cat "$BENCH_WORK/section.md"

@@ -56,8 +56,8 @@ bottleneck_line() {
 	w="$(median_of "$tool" wall)"
 	[[ $w == - ]] && return
 	t="$(median_of "$tool" tool)" m="$(median_of "$tool" my)" p="$(median_of "$tool" pg)"
-	awk -v name="$(tool_name "$tool")" -v w="$w" -v t="$t" -v m="$m" -v p="$p" -v cores="$(nproc)" 'BEGIN {
-		tot = t + m + p; avail = w * cores
+	NAME="$(tool_name "$tool")" awk -v w="$w" -v t="$t" -v m="$m" -v p="$p" -v cores="$(nproc)" 'BEGIN {
+		name = ENVIRON["NAME"]; tot = t + m + p; avail = w * cores
 		top = "the tool"; v = t
 		if (m > v) { top = "mariadbd"; v = m }
 		if (p > v) { top = "postgres"; v = p }
@@ -143,6 +143,28 @@ EOF
 	echo
 	if [[ -s $BENCH_DIR/snapshot-notes.md ]]; then
 		cat "$BENCH_DIR/snapshot-notes.md"
+		echo
+	fi
+	if [[ -s $BENCH_WORK/profile/by-command.txt ]]; then
+		echo "<details><summary>CPU profile of one extra sluice run (perf record -a -g, 499 Hz, whole machine; % of all samples)</summary>"
+		echo
+		echo "By process:"
+		echo
+		echo '```'
+		cat "$BENCH_WORK/profile/by-command.txt"
+		echo '```'
+		local comm
+		for comm in sluice postgres mariadbd; do
+			[[ -s $BENCH_WORK/profile/$comm.txt ]] || continue
+			echo
+			echo "Top symbols of $comm:"
+			echo
+			echo '```'
+			sed 's/ *- *- *$//' "$BENCH_WORK/profile/$comm.txt"
+			echo '```'
+		done
+		echo
+		echo "</details>"
 		echo
 	fi
 	echo "<details><summary>Every run (label, run, exit, seconds, peak RSS kB, CPU s tool, mariadbd, postgres)</summary>"

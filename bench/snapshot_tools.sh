@@ -243,7 +243,7 @@ copy_one_table() {
 		[[ ${COPY_FROM:-file} == pipe ]] &&
 			mariadb --no-defaults -h"$BENCH_MY_HOST" -P"$BENCH_MY_PORT" -usluice -psluice --batch -N --raw --quick \
 				-e "SELECT * FROM \`$DB\`.\`$t\`"
-	} | PGPASSWORD=sluice psql -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" -U sluice -d "$pgdb" \
+	} | PGPASSWORD=sluice "$BENCH_PSQL" -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" -U sluice -d "$pgdb" \
 		-c "CREATE TABLE \"$DB\".$t (id integer NOT NULL, k integer NOT NULL DEFAULT 0, c varchar(120) NOT NULL DEFAULT '', pad varchar(60) NOT NULL DEFAULT '')" \
 		-c "\\copy \"$DB\".$t FROM $from" \
 		-c "ALTER TABLE \"$DB\".$t ADD PRIMARY KEY (id)" \
@@ -254,7 +254,7 @@ copy_one_table() {
 # copy_limit DBNAME: the schema, then the tables over COPY_SESSIONS parallel sessions.
 copy_limit() {
 	local pgdb=$1
-	PGPASSWORD=sluice psql -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" -U sluice -d "$pgdb" \
+	PGPASSWORD=sluice "$BENCH_PSQL" -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" -U sluice -d "$pgdb" \
 		-c "CREATE SCHEMA \"$DB\"" || return 1
 	export -f copy_one_table
 	awk '{ print $1 }' "$BENCH_WORK/source-tables.txt" |
@@ -263,7 +263,7 @@ copy_limit() {
 
 run_copy() {
 	local rep=$1
-	export DB COPY_DIR COPY_SESSIONS BENCH_WORK BENCH_PG_HOST BENCH_PG_PORT BENCH_MY_HOST BENCH_MY_PORT
+	export DB COPY_DIR COPY_SESSIONS BENCH_WORK BENCH_PSQL BENCH_PG_HOST BENCH_PG_PORT BENCH_MY_HOST BENCH_MY_PORT
 	bench_measure copy "$rep" "$BENCH_WORK/logs/copy.$rep.log" -- \
 		timeout --kill-after=30 "$TIMEOUT" bash -c "$(declare -f copy_one_table copy_limit); COPY_FROM=file copy_limit bench_copy"
 }
@@ -279,7 +279,50 @@ prepare_pipe() { :; }
 
 run_pipe() {
 	local rep=$1
-	export DB COPY_DIR COPY_SESSIONS BENCH_WORK BENCH_PG_HOST BENCH_PG_PORT BENCH_MY_HOST BENCH_MY_PORT
+	export DB COPY_DIR COPY_SESSIONS BENCH_WORK BENCH_PSQL BENCH_PG_HOST BENCH_PG_PORT BENCH_MY_HOST BENCH_MY_PORT
 	bench_measure pipe "$rep" "$BENCH_WORK/logs/pipe.$rep.log" -- \
 		timeout --kill-after=30 "$TIMEOUT" bash -c "$(declare -f copy_one_table copy_limit); COPY_FROM=pipe copy_limit bench_pipe"
+}
+
+# ---------------------------------------------------------------- profile (untimed)
+
+# profile_run TOOL: one extra, uncounted run of TOOL under `perf record -a -g` (whole machine, so
+# mariadbd and postgres are in it too); writes $BENCH_WORK/profile/{by-command,TOOL,postgres,
+# mariadbd}.txt. Needs perf (Debian linux-perf) and perf_event access (root).
+profile_run() {
+	local tool=$1 dir="$BENCH_WORK/profile" comm
+	command -v perf >/dev/null || {
+		bench_log "perf not installed: no profile (apt-get install linux-perf)"
+		return 1
+	}
+	mkdir -p "$dir"
+	prepare_run "$tool"
+	perf record -q -a -g -F 499 -o "$dir/perf.data" >"$dir/perf-record.log" 2>&1 &
+	local perf_pid=$! saved=$BENCH_RESULTS
+	sleep 1
+	BENCH_RESULTS="$dir/results.tsv"
+	"run_$tool" profile || bench_log "$tool failed under perf (see $BENCH_WORK/logs/$tool.profile.log)"
+	BENCH_RESULTS=$saved
+	kill -INT "$perf_pid"
+	wait "$perf_pid" || true
+	[[ -s $dir/perf.data ]] || {
+		bench_log "perf record wrote nothing (see $dir/perf-record.log)"
+		return 1
+	}
+	perf report -i "$dir/perf.data" --no-children --sort comm --stdio -g none 2>/dev/null |
+		awk '$1 ~ /%$/' | head -n 12 >"$dir/by-command.txt" || true
+	for comm in "$(tool_comm "$tool")" postgres mariadbd; do
+		perf report -i "$dir/perf.data" --no-children --comms "$comm" --sort dso,symbol --stdio -g none 2>/dev/null |
+			awk '$1 ~ /%$/' | head -n 25 >"$dir/$comm.txt" || true
+	done
+}
+
+# tool_comm TOOL: the process name perf shows for TOOL.
+tool_comm() {
+	case $1 in
+	sluice) echo sluice ;;
+	pgloader) echo pgloader ;;
+	chameleon) echo chameleon ;;
+	*) echo psql ;;
+	esac
 }
