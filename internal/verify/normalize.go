@@ -232,6 +232,7 @@ type dialect struct {
 	trimTrailing0 func(x string) string
 	length        func(x string) string // characters (the texts here are ASCII)
 	ifThen        func(cond, a, b string) string
+	bytes         func(x string) string // a string as bytes (MySQL: binary, so no collation applies)
 }
 
 var mysqlDialect = dialect{
@@ -248,6 +249,7 @@ var mysqlDialect = dialect{
 	trimTrailing0: func(x string) string { return "TRIM(TRAILING '0' FROM " + x + ")" },
 	length:        func(x string) string { return "LENGTH(" + x + ")" },
 	ifThen:        func(c, a, b string) string { return "IF(" + c + ", " + a + ", " + b + ")" },
+	bytes:         func(x string) string { return "CAST(" + x + " AS BINARY)" },
 }
 
 var pgDialect = dialect{
@@ -264,6 +266,7 @@ var pgDialect = dialect{
 	trimTrailing0: func(x string) string { return "rtrim(" + x + ", '0')" },
 	length:        func(x string) string { return "length(" + x + ")" },
 	ifThen:        func(c, a, b string) string { return "(CASE WHEN " + c + " THEN " + a + " ELSE " + b + " END)" },
+	bytes:         func(x string) string { return x },
 }
 
 // lengthPrefixed is "<octet length>:<value>".

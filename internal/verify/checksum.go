@@ -1,0 +1,279 @@
+package verify
+
+import (
+	"context"
+	"crypto/md5"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"math/big"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// scope is a set of rows of one table, selected alike on both sides: a key
+// range (modeRange), some hash buckets (modeBucket) or everything.
+type scope struct {
+	lo, hi   keyBound // modeRange; nil = open
+	nBuckets int      // modeBucket: number of buckets, 0 = no bucketing
+	buckets  []int    // modeBucket: only these (nil = all)
+}
+
+func (s scope) String() string {
+	switch {
+	case s.nBuckets > 0 && s.buckets != nil:
+		return fmt.Sprintf("buckets %v of %d", s.buckets, s.nBuckets)
+	case s.lo == nil && s.hi == nil:
+		return "all rows"
+	}
+	return fmt.Sprintf("keys (%s, %s]", boundString(s.lo), boundString(s.hi))
+}
+
+func boundString(b keyBound) string {
+	if b == nil {
+		return "∞"
+	}
+	parts := make([]string, len(b))
+	for i, v := range b {
+		parts[i] = string(v)
+	}
+	return strings.Join(parts, ",")
+}
+
+func bucketList(b []int) string {
+	s := make([]string, len(b))
+	for i, n := range b {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+// myWhere is the MySQL condition of a scope.
+func (p *tablePlan) myWhere(s scope) (string, []any, error) {
+	if s.nBuckets > 0 {
+		if s.buckets == nil {
+			return "TRUE", nil, nil
+		}
+		return myBucket(p.myKeyText, s.nBuckets) + " IN (" + bucketList(s.buckets) + ")", nil, nil
+	}
+	return p.myRangeWhere(s.lo, s.hi)
+}
+
+// pgWhere is the PostgreSQL condition of a scope.
+func (p *tablePlan) pgWhere(s scope) (string, []any, error) {
+	if s.nBuckets > 0 {
+		if s.buckets == nil {
+			return "TRUE", nil, nil
+		}
+		return pgBucket(p.pgKeyText, s.nBuckets) + " IN (" + bucketList(s.buckets) + ")", nil, nil
+	}
+	return p.pgRangeWhere(s.lo, s.hi, 0)
+}
+
+// agg is the checksum of a set of rows: its size and the sum of its row hashes.
+type agg struct {
+	Count int64
+	Sum   string // decimal
+}
+
+// hashSum adds 60-bit row hashes exactly (128-bit accumulator).
+type hashSum struct {
+	hi, lo uint64
+	n      int64
+}
+
+func (h *hashSum) add(v uint64) {
+	var c uint64
+	h.lo, c = bits.Add64(h.lo, v, 0)
+	h.hi += c
+	h.n++
+}
+
+func (h *hashSum) agg() agg {
+	x := new(big.Int).SetUint64(h.hi)
+	x.Lsh(x, 64)
+	x.Add(x, new(big.Int).SetUint64(h.lo))
+	return agg{Count: h.n, Sum: x.String()}
+}
+
+// rowHashOf combines a server-side row digest with the canonical JSON
+// values (tables with JSON columns): the first 60 bits of
+// MD5(digest|json1|json2...) as the SQL row hashes use.
+func rowHashOf(digest []byte, jsons []string) uint64 {
+	h := md5.New()
+	h.Write(digest)
+	for _, j := range jsons {
+		h.Write([]byte(colSep))
+		h.Write([]byte(j))
+	}
+	sum := h.Sum(nil)
+	return first60(sum)
+}
+
+// first60 is the integer of the first 15 hex digits of an MD5.
+func first60(sum []byte) uint64 {
+	var v uint64
+	for _, b := range sum[:8] {
+		v = v<<8 | uint64(b)
+	}
+	return v >> 4
+}
+
+// first60Hex is first60 of an MD5 given in hex.
+func first60Hex(s []byte) (uint64, error) {
+	var raw [16]byte
+	if _, err := hex.Decode(raw[:], s); err != nil {
+		return 0, fmt.Errorf("row digest %q: %w", s, err)
+	}
+	return first60(raw[:]), nil
+}
+
+// sourceChecksum computes the checksum of a scope on the source, per
+// bucket when byBucket (else under key 0).
+func (p *tablePlan) sourceChecksum(ctx context.Context, db *sql.DB, s scope, byBucket bool) (map[int]agg, error) {
+	where, args, err := p.myWhere(s)
+	if err != nil {
+		return nil, err
+	}
+	bucket := "0"
+	if byBucket {
+		bucket = myBucket(p.myKeyText, s.nBuckets)
+	}
+	if len(p.json) > 0 {
+		sel := []string{bucket, "MD5(" + p.myRowText + ")"}
+		for _, i := range p.json {
+			sel = append(sel, p.cols[i].MySQLRaw)
+		}
+		q := "SELECT " + strings.Join(sel, ", ") + " FROM " + p.myTable + " WHERE " + where
+		rows, err := db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("source checksum of %s: %w", p.name, err)
+		}
+		return p.goChecksum(sqlRows{rows}, true)
+	}
+	q := "SELECT " + bucket + ", COUNT(*), CAST(COALESCE(SUM(" + myHash(p.myRowText) + "), 0) AS CHAR) FROM " +
+		p.myTable + " WHERE " + where
+	if byBucket {
+		q += " GROUP BY 1"
+	}
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("source checksum of %s: %w", p.name, err)
+	}
+	defer rows.Close()
+	out := map[int]agg{}
+	for rows.Next() {
+		var b int
+		var a agg
+		if err := rows.Scan(&b, &a.Count, &a.Sum); err != nil {
+			return nil, fmt.Errorf("source checksum of %s: %w", p.name, err)
+		}
+		if a.Count > 0 {
+			out[b] = a
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("source checksum of %s: %w", p.name, err)
+	}
+	return out, nil
+}
+
+// targetChecksum is sourceChecksum on the target.
+func (p *tablePlan) targetChecksum(ctx context.Context, pool *pgxpool.Pool, s scope, byBucket bool) (map[int]agg, error) {
+	where, args, err := p.pgWhere(s)
+	if err != nil {
+		return nil, err
+	}
+	bucket := "0"
+	if byBucket {
+		bucket = pgBucket(p.pgKeyText, s.nBuckets)
+	}
+	if len(p.json) > 0 {
+		sel := []string{bucket + "::text", "md5(" + p.pgRowText + ")"}
+		for _, i := range p.json {
+			sel = append(sel, p.cols[i].PGRaw)
+		}
+		q := "SELECT " + strings.Join(sel, ", ") + " FROM " + p.pgTable + " WHERE " + where
+		rows, err := pool.Query(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("target checksum of %s: %w", p.target, err)
+		}
+		return p.goChecksum(pgRows{rows}, false)
+	}
+	q := "SELECT " + bucket + "::int, count(*), COALESCE(sum(" + pgHash(p.pgRowText) + "), 0)::text FROM " +
+		p.pgTable + " WHERE " + where
+	if byBucket {
+		q += " GROUP BY 1"
+	}
+	rows, err := pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("target checksum of %s: %w", p.target, err)
+	}
+	defer rows.Close()
+	out := map[int]agg{}
+	for rows.Next() {
+		var b int
+		var a agg
+		if err := rows.Scan(&b, &a.Count, &a.Sum); err != nil {
+			return nil, fmt.Errorf("target checksum of %s: %w", p.target, err)
+		}
+		if a.Count > 0 {
+			out[b] = a
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("target checksum of %s: %w", p.target, err)
+	}
+	return out, nil
+}
+
+// goChecksum aggregates rows of (bucket, row digest, JSON texts...) in Go.
+func (p *tablePlan) goChecksum(rows rowSource, source bool) (map[int]agg, error) {
+	defer rows.Close()
+	n := 2 + len(p.json)
+	sums := map[int]*hashSum{}
+	jsons := make([]string, len(p.json))
+	for rows.Next() {
+		vals, err := rows.Values(n)
+		if err != nil {
+			return nil, fmt.Errorf("checksum of %s: %w", p.name, err)
+		}
+		b, err := strconv.Atoi(string(vals[0]))
+		if err != nil {
+			return nil, fmt.Errorf("checksum of %s: bucket %q", p.name, vals[0])
+		}
+		for k := range p.json {
+			jsons[k] = p.jsonText(vals[2+k], source)
+		}
+		h := sums[b]
+		if h == nil {
+			h = &hashSum{}
+			sums[b] = h
+		}
+		h.add(rowHashOf(vals[1], jsons))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("checksum of %s: %w", p.name, err)
+	}
+	out := make(map[int]agg, len(sums))
+	for b, h := range sums {
+		out[b] = h.agg()
+	}
+	return out, nil
+}
+
+// jsonText is the canonical form of a JSON value (nullText for NULL); a
+// value that does not parse is compared by its raw text.
+func (p *tablePlan) jsonText(raw []byte, source bool) string {
+	if raw == nil {
+		return nullText
+	}
+	c, err := canonicalJSON(raw, source, p.opts.Nul)
+	if err != nil {
+		return "invalid JSON " + string(raw)
+	}
+	return c
+}

@@ -1,0 +1,106 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+)
+
+// diffScope finds the differing rows of a scope (re-checking them in
+// online mode), records them and repairs them when asked.
+func (e *engine) diffScope(ctx context.Context, r *tableRun, s scope) error {
+	p := r.plan
+	diffs, err := e.rowDiffs(ctx, p, s)
+	if err != nil {
+		return err
+	}
+	var rechecked int64
+	if e.online && len(diffs) > 0 {
+		first := len(diffs)
+		for round := 0; round < e.o.Recheck && len(diffs) > 0; round++ {
+			again, err := e.rowDiffs(ctx, p, s)
+			if err != nil {
+				return err
+			}
+			diffs = stillDiffering(diffs, again)
+		}
+		rechecked = int64(first - len(diffs))
+		if rechecked > 0 {
+			e.o.Log.Debug("differences resolved on re-check (in flight)", "table", p.name, "rows", rechecked)
+		}
+	}
+	if len(diffs) == 0 {
+		if rechecked > 0 {
+			r.addDiffs(nil, rechecked, e.o.MaxDiffs)
+		}
+		return nil
+	}
+	sortDiffs(diffs)
+	r.addDiffs(diffs, rechecked, e.o.MaxDiffs)
+	if !e.o.Repair && e.o.RepairSQL == nil {
+		return nil
+	}
+	if err := e.repair(ctx, p, diffs); err != nil {
+		r.mu.Lock()
+		r.repairedAll = false
+		r.mu.Unlock()
+		return fmt.Errorf("repair: %w", err)
+	}
+	if e.o.RepairSQL != nil {
+		return nil
+	}
+	// Re-read the repaired rows: a repair counts only when they now match.
+	after, err := e.rowDiffs(ctx, p, s)
+	if err != nil {
+		return err
+	}
+	left := stillDiffering(diffs, after)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rep.Repaired += int64(len(diffs) - len(left))
+	if len(left) > 0 {
+		r.repairedAll = false
+		e.o.Log.Warn("rows still differ after repair", "table", p.name, "rows", len(left))
+	}
+	return nil
+}
+
+// rowDiffs reads a scope on both sides and merges the rows. In online mode
+// the target is read only after the replicator has applied everything the
+// source read saw.
+func (e *engine) rowDiffs(ctx context.Context, p *tablePlan, s scope) ([]rowDiff, error) {
+	src, err := p.fetchSource(ctx, e.src, s)
+	if err != nil {
+		return nil, err
+	}
+	if e.online {
+		pos, err := sourcePosition(ctx, e.src)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := waitApplied(ctx, e.tgt, e.o.Stream, pos, e.o.RecheckWait)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			e.o.Log.Warn("replicator did not reach the source position in time; comparing anyway",
+				"table", p.name, "position", pos.String(), "waited", e.o.RecheckWait)
+		}
+	}
+	return p.diffTarget(ctx, e.tgt, s, src)
+}
+
+// stillDiffering keeps the differences of before whose row also differs
+// in after (a row that now matches was a change in flight).
+func stillDiffering(before, after []rowDiff) []rowDiff {
+	now := make(map[string]int, len(after))
+	for i, d := range after {
+		now[d.keyText()] = i
+	}
+	var out []rowDiff
+	for _, d := range before {
+		if i, ok := now[d.keyText()]; ok {
+			out = append(out, after[i]) // the latest reading of the row
+		}
+	}
+	return out
+}

@@ -1,0 +1,145 @@
+package verify
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+// keyBound is a position in key order: the raw source values (as the text
+// protocol returns them for SelectExpr) of the first rangeN key columns.
+type keyBound [][]byte
+
+// myArg converts a raw key value into the parameter MySQL compares
+// exactly: integers as integers (a string would be compared as a double,
+// losing precision above 2^53), everything else as the string MySQL
+// converts to the column's type.
+func (p *tablePlan) myArg(k int, raw []byte) (any, error) {
+	c := p.cols[p.key[k]]
+	switch c.Kind {
+	case typemap.KindInt, typemap.KindYear:
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("key %s value %q: %w", c.Name, raw, err)
+		}
+		return n, nil
+	case typemap.KindUint64:
+		n, err := strconv.ParseUint(string(raw), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("key %s value %q: %w", c.Name, raw, err)
+		}
+		return n, nil
+	case typemap.KindBinary:
+		return raw, nil
+	}
+	return string(raw), nil
+}
+
+// myPlaceholder is the parameter marker for key column k: DECIMAL values
+// are cast to the column's type so they compare as decimals.
+func (p *tablePlan) myPlaceholder(k int) string {
+	cc := p.convs[p.key[k]]
+	if cc.Kind == typemap.KindDecimal {
+		prec := cc.Column.Precision
+		if prec == 0 {
+			prec = 10
+		}
+		return fmt.Sprintf("CAST(? AS DECIMAL(%d,%d))", prec, cc.Column.Scale)
+	}
+	return "?"
+}
+
+// pgArg converts a raw key value with typemap, as the snapshot wrote it.
+func (p *tablePlan) pgArg(k int, raw []byte) (any, error) {
+	v, err := p.convs[p.key[k]].FromText(raw)
+	if err != nil {
+		return nil, fmt.Errorf("key bound: %w", err)
+	}
+	return v, nil
+}
+
+// myRangeWhere is the MySQL condition lo < key[:rangeN] <= hi (nil bounds
+// are open), written with OR/AND so that MariaDB's range optimizer uses the
+// index (it does not for row constructors).
+func (p *tablePlan) myRangeWhere(lo, hi keyBound) (string, []any, error) {
+	var conds []string
+	var args []any
+	for _, b := range []struct {
+		bound keyBound
+		op    string
+	}{{lo, ">"}, {hi, "<"}} {
+		if b.bound == nil {
+			continue
+		}
+		vals := make([]any, len(b.bound))
+		for k, raw := range b.bound {
+			v, err := p.myArg(k, raw)
+			if err != nil {
+				return "", nil, err
+			}
+			vals[k] = v
+		}
+		var ors []string
+		for k := range b.bound {
+			var ands []string
+			for j := 0; j < k; j++ {
+				ands = append(ands, quoteMy(p.cols[p.key[j]].Name)+" = "+p.myPlaceholder(j))
+				args = append(args, vals[j])
+			}
+			op := b.op
+			if b.op == "<" && k == len(b.bound)-1 {
+				op = "<="
+			}
+			ands = append(ands, quoteMy(p.cols[p.key[k]].Name)+" "+op+" "+p.myPlaceholder(k))
+			args = append(args, vals[k])
+			ors = append(ors, "("+strings.Join(ands, " AND ")+")")
+		}
+		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+	}
+	if len(conds) == 0 {
+		return "TRUE", nil, nil
+	}
+	return strings.Join(conds, " AND "), args, nil
+}
+
+// pgRangeWhere is the same condition for PostgreSQL, with row comparisons
+// (which PostgreSQL runs as index ranges); parameters start at $(first+1).
+func (p *tablePlan) pgRangeWhere(lo, hi keyBound, first int) (string, []any, error) {
+	var conds []string
+	var args []any
+	for _, b := range []struct {
+		bound keyBound
+		op    string
+	}{{lo, ">"}, {hi, "<="}} {
+		if b.bound == nil {
+			continue
+		}
+		cols := make([]string, len(b.bound))
+		ph := make([]string, len(b.bound))
+		for k, raw := range b.bound {
+			v, err := p.pgArg(k, raw)
+			if err != nil {
+				return "", nil, err
+			}
+			args = append(args, v)
+			cols[k] = quotePG(p.cols[p.key[k]].PGName)
+			ph[k] = "$" + strconv.Itoa(first+len(args))
+		}
+		conds = append(conds, "("+strings.Join(cols, ", ")+") "+b.op+" ("+strings.Join(ph, ", ")+")")
+	}
+	if len(conds) == 0 {
+		return "TRUE", nil, nil
+	}
+	return strings.Join(conds, " AND "), args, nil
+}
+
+// keyOrder is the ORDER BY list of the first n key columns on MySQL.
+func (p *tablePlan) myKeyOrder(n int) string {
+	parts := make([]string, n)
+	for k := range n {
+		parts[k] = quoteMy(p.cols[p.key[k]].Name)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,342 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Tables without a key are compared as multisets of rows: the count and
+// the sum of the row hashes of the whole table on each side; when they
+// differ, each side's rows grouped by row hash with their counts, which
+// tells how many copies of which row are missing or extra.
+
+// hashCount is a row hash with the number of rows that have it.
+type hashCount struct {
+	hash  uint64
+	count int64
+}
+
+func (e *engine) compareMultiset(ctx context.Context, r *tableRun) error {
+	p := r.plan
+	src, tgt, err := e.multisetChecksums(ctx, p)
+	if err != nil {
+		return err
+	}
+	rows := src[0].Count
+	bytes := p.bytesFor(rows)
+	r.addChunk(rows, bytes)
+	e.o.Progress.Advance(bytes)
+	if src[0] == tgt[0] {
+		return nil
+	}
+	srcGroups, err := p.sourceGroups(ctx, e)
+	if err != nil {
+		return err
+	}
+	if e.online {
+		if err := e.waitForSource(ctx, p); err != nil {
+			return err
+		}
+	}
+	tgtGroups, err := p.targetGroups(ctx, e)
+	if err != nil {
+		return err
+	}
+	diffs := mergeGroups(srcGroups, tgtGroups)
+	r.mu.Lock()
+	for i, d := range diffs {
+		if d.SourceCount > d.TargetCount {
+			r.rep.OnlyInSource += d.SourceCount - d.TargetCount
+		} else {
+			r.rep.OnlyInTarget += d.TargetCount - d.SourceCount
+		}
+		if i < e.o.MaxDiffs {
+			r.rep.Multiset = append(r.rep.Multiset, d)
+		} else {
+			r.rep.Truncated = true
+		}
+	}
+	r.mu.Unlock()
+	if len(p.json) == 0 {
+		e.sampleRows(ctx, r)
+	}
+	if e.o.Repair || e.o.RepairSQL != nil {
+		return e.repairMultiset(ctx, r, diffs)
+	}
+	return nil
+}
+
+// multisetChecksums compares whole-table checksums; online, the target is
+// read after the replicator applied what the source read saw, a few times.
+func (e *engine) multisetChecksums(ctx context.Context, p *tablePlan) (src, tgt map[int]agg, err error) {
+	if !e.online {
+		return e.checksums(ctx, p, scope{}, false)
+	}
+	for round := 0; round <= e.o.Recheck; round++ {
+		if src, err = p.sourceChecksum(ctx, e.src, scope{}, false); err != nil {
+			return nil, nil, err
+		}
+		if err := e.waitForSource(ctx, p); err != nil {
+			return nil, nil, err
+		}
+		if tgt, err = p.targetChecksum(ctx, e.tgt, scope{}, false); err != nil {
+			return nil, nil, err
+		}
+		if src[0] == tgt[0] {
+			break
+		}
+	}
+	return src, tgt, nil
+}
+
+// waitForSource waits until the replicator applied the source's current position.
+func (e *engine) waitForSource(ctx context.Context, p *tablePlan) error {
+	pos, err := sourcePosition(ctx, e.src)
+	if err != nil {
+		return err
+	}
+	ok, err := waitApplied(ctx, e.tgt, e.o.Stream, pos, e.o.RecheckWait)
+	if err == nil && !ok {
+		e.o.Log.Warn("replicator did not reach the source position in time; comparing anyway", "table", p.name, "position", pos.String())
+	}
+	return err
+}
+
+// sourceGroups returns the source's row hashes with counts, sorted.
+func (p *tablePlan) sourceGroups(ctx context.Context, e *engine) ([]hashCount, error) {
+	if len(p.json) > 0 {
+		return p.goGroups(ctx, e, true)
+	}
+	q := "SELECT CAST(h AS CHAR), COUNT(*) FROM (SELECT " + myHash(p.myRowText) + " AS h FROM " + p.myTable + ") x GROUP BY h ORDER BY h"
+	rows, err := e.src.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("source row hashes of %s: %w", p.name, err)
+	}
+	return readGroups(sqlRows{rows})
+}
+
+func (p *tablePlan) targetGroups(ctx context.Context, e *engine) ([]hashCount, error) {
+	if len(p.json) > 0 {
+		return p.goGroups(ctx, e, false)
+	}
+	q := "SELECT h::text, count(*)::text FROM (SELECT " + pgHash(p.pgRowText) + " AS h FROM " + p.pgTable + ") x GROUP BY h ORDER BY h"
+	rows, err := e.tgt.Query(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("target row hashes of %s: %w", p.target, err)
+	}
+	return readGroups(pgRows{rows})
+}
+
+func readGroups(rows rowSource) ([]hashCount, error) {
+	defer rows.Close()
+	var out []hashCount
+	for rows.Next() {
+		v, err := rows.Values(2)
+		if err != nil {
+			return nil, err
+		}
+		h, err1 := strconv.ParseUint(string(v[0]), 10, 64)
+		n, err2 := strconv.ParseInt(string(v[1]), 10, 64)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, fmt.Errorf("row hash: %w", err)
+		}
+		out = append(out, hashCount{h, n})
+	}
+	return out, rows.Err()
+}
+
+// goGroups hashes rows with JSON columns in Go (memory: one entry per
+// distinct row).
+func (p *tablePlan) goGroups(ctx context.Context, e *engine, source bool) ([]hashCount, error) {
+	var rows rowSource
+	if source {
+		sel := []string{"MD5(" + p.myRowText + ")"}
+		for _, i := range p.json {
+			sel = append(sel, p.cols[i].MySQLRaw)
+		}
+		r, err := e.src.QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+p.myTable)
+		if err != nil {
+			return nil, fmt.Errorf("source rows of %s: %w", p.name, err)
+		}
+		rows = sqlRows{r}
+	} else {
+		sel := []string{"md5(" + p.pgRowText + ")"}
+		for _, i := range p.json {
+			sel = append(sel, p.cols[i].PGRaw)
+		}
+		r, err := e.tgt.Query(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+p.pgTable)
+		if err != nil {
+			return nil, fmt.Errorf("target rows of %s: %w", p.target, err)
+		}
+		rows = pgRows{r}
+	}
+	defer rows.Close()
+	counts := map[uint64]int64{}
+	jsons := make([]string, len(p.json))
+	for rows.Next() {
+		v, err := rows.Values(1 + len(p.json))
+		if err != nil {
+			return nil, err
+		}
+		for k := range p.json {
+			jsons[k] = p.jsonText(v[1+k], source)
+		}
+		counts[rowHashOf(v[0], jsons)]++
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]hashCount, 0, len(counts))
+	for h, n := range counts {
+		out = append(out, hashCount{h, n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].hash < out[j].hash })
+	return out, nil
+}
+
+// mergeGroups lists the hashes whose counts differ.
+func mergeGroups(src, tgt []hashCount) []MultisetDiff {
+	var out []MultisetDiff
+	i, j := 0, 0
+	for i < len(src) || j < len(tgt) {
+		var d MultisetDiff
+		var h uint64
+		switch {
+		case j >= len(tgt) || (i < len(src) && src[i].hash < tgt[j].hash):
+			h, d.SourceCount = src[i].hash, src[i].count
+			i++
+		case i >= len(src) || tgt[j].hash < src[i].hash:
+			h, d.TargetCount = tgt[j].hash, tgt[j].count
+			j++
+		default:
+			h, d.SourceCount, d.TargetCount = src[i].hash, src[i].count, tgt[j].count
+			i++
+			j++
+		}
+		if d.SourceCount != d.TargetCount {
+			d.RowHash = fmt.Sprintf("%015x", h)
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// sampleRows shows the row text of the first few differing rows.
+func (e *engine) sampleRows(ctx context.Context, r *tableRun) {
+	p := r.plan
+	const samples = 5
+	for i := 0; i < len(r.rep.Multiset) && i < samples; i++ {
+		d := &r.rep.Multiset[i]
+		h, err := strconv.ParseUint(d.RowHash, 16, 64)
+		if err != nil {
+			continue
+		}
+		var text []byte
+		if d.SourceCount > d.TargetCount {
+			err = e.src.QueryRowContext(ctx, "SELECT "+p.myRowText+" FROM "+p.myTable+" WHERE "+myHash(p.myRowText)+" = ? LIMIT 1", h).Scan(&text)
+		} else {
+			err = e.tgt.QueryRow(ctx, "SELECT "+p.pgRowText+" FROM "+p.pgTable+" WHERE "+pgHash(p.pgRowText)+" = $1 LIMIT 1", int64(h)).Scan(&text)
+		}
+		if err == nil {
+			d.SampleSource = truncate(string(text))
+		}
+	}
+}
+
+// repairMultiset deletes surplus copies from the target and inserts
+// missing ones read fresh from the source.
+func (e *engine) repairMultiset(ctx context.Context, r *tableRun, diffs []MultisetDiff) error {
+	p := r.plan
+	if len(p.json) > 0 {
+		return fmt.Errorf("table %s has no key and JSON columns: sluice cannot select its rows by hash in SQL to repair them; "+
+			"add a primary key, or re-copy the table with sluice snapshot", p.name)
+	}
+	var stmts []stmt
+	for _, d := range diffs {
+		h, _ := strconv.ParseUint(d.RowHash, 16, 64)
+		if d.TargetCount > d.SourceCount {
+			stmts = append(stmts, stmt{
+				sql: "DELETE FROM " + p.pgTable + " WHERE ctid IN (SELECT ctid FROM " + p.pgTable + " WHERE " +
+					pgHash(p.pgRowText) + " = $1 LIMIT " + strconv.FormatInt(d.TargetCount-d.SourceCount, 10) + ")",
+				args: []any{int64(h)}})
+			continue
+		}
+		ins, err := p.freshInserts(ctx, e, h, d.SourceCount-d.TargetCount)
+		if err != nil {
+			return err
+		}
+		stmts = append(stmts, ins...)
+	}
+	if e.o.RepairSQL != nil {
+		e.repairMu.Lock()
+		defer e.repairMu.Unlock()
+		return p.writeSQL(ctx, e.tgt, e.o.RepairSQL, stmts)
+	}
+	err := pgx.BeginFunc(ctx, e.tgt, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL sluice.apply = 'on'"); err != nil {
+			return err
+		}
+		for _, s := range stmts {
+			if _, err := tx.Exec(ctx, s.sql, s.args...); err != nil {
+				return fmt.Errorf("%s: %w", p.target, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
+	src, tgt, err := e.checksums(ctx, p, scope{}, false)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if src[0] == tgt[0] {
+		r.rep.Repaired = r.rep.Differences()
+	} else {
+		r.repairedAll = false
+	}
+	return nil
+}
+
+// freshInserts reads n source rows with row hash h and returns their inserts.
+func (p *tablePlan) freshInserts(ctx context.Context, e *engine, h uint64, n int64) ([]stmt, error) {
+	sel := make([]string, len(p.cols))
+	cols := make([]string, len(p.cols))
+	ph := make([]string, len(p.cols))
+	for i, c := range p.cols {
+		sel[i] = selectExprOf(p, i)
+		cols[i] = quotePG(c.PGName)
+		ph[i] = "$" + strconv.Itoa(i+1)
+	}
+	q := "SELECT " + strings.Join(sel, ", ") + " FROM " + p.myTable + " WHERE " + myHash(p.myRowText) + " = ? LIMIT " + strconv.FormatInt(n, 10)
+	rows, err := e.src.QueryContext(ctx, q, h)
+	if err != nil {
+		return nil, fmt.Errorf("repair: read %s: %w", p.name, err)
+	}
+	src := sqlRows{rows}
+	defer src.Close()
+	ins := "INSERT INTO " + p.pgTable + " (" + strings.Join(cols, ", ") + ") OVERRIDING SYSTEM VALUE VALUES (" + strings.Join(ph, ", ") + ")"
+	var out []stmt
+	for src.Next() {
+		vals, err := src.Values(len(sel))
+		if err != nil {
+			return nil, err
+		}
+		row := make([]any, len(p.cols))
+		for i, cc := range p.convs {
+			if row[i], err = cc.FromText(vals[i]); err != nil {
+				return nil, fmt.Errorf("repair: %w", err)
+			}
+		}
+		out = append(out, stmt{sql: ins, args: row})
+	}
+	return out, src.Err()
+}

@@ -1,0 +1,168 @@
+package verify
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/model"
+)
+
+// Online mode: while `sluice replicate` runs, a row can differ only because
+// its latest change is still on its way. Verify then reads the source rows,
+// takes the source's binlog position right after that read, waits until
+// the replicator's checkpoint (saved in the same target transaction as the
+// rows it covers) has reached that position, and only then reads the target
+// rows: every change the source read saw is then applied. Rows that still
+// differ are read again the same way, up to --recheck times; only rows
+// that differ in every round are reported. docs/verify.md has the details.
+
+// Online modes.
+const (
+	OnlineAuto = "auto" // on when the stream's checkpoint moved recently
+	OnlineOn   = "on"
+	OnlineOff  = "off"
+)
+
+// activeCheckpointAge is how recent a checkpoint must be for OnlineAuto.
+const activeCheckpointAge = 2 * time.Minute
+
+// resolveOnline decides whether a run is online.
+func resolveOnline(ctx context.Context, pool *pgxpool.Pool, mode, stream string) (bool, error) {
+	switch mode {
+	case OnlineOn:
+		return true, nil
+	case OnlineOff:
+		return false, nil
+	case OnlineAuto, "":
+	default:
+		return false, fmt.Errorf("--online %q: want auto, on or off", mode)
+	}
+	st, err := checkpoint.Load(ctx, pool, stream)
+	if err != nil || st == nil {
+		return false, err
+	}
+	var age time.Duration
+	if err := pool.QueryRow(ctx, "SELECT now() - $1::timestamptz", st.UpdatedAt).Scan(&age); err != nil {
+		return false, fmt.Errorf("checkpoint age: %w", err)
+	}
+	return age < activeCheckpointAge, nil
+}
+
+// sourcePosition returns the source's current binlog position (the end of
+// the last committed transaction) and, on MariaDB, its GTID position.
+func sourcePosition(ctx context.Context, db *sql.DB) (model.Position, error) {
+	var pos model.Position
+	rows, err := db.QueryContext(ctx, "SHOW MASTER STATUS")
+	if err != nil {
+		rows, err = db.QueryContext(ctx, "SHOW BINARY LOG STATUS") // MySQL 8.4
+	}
+	if err != nil {
+		return pos, fmt.Errorf("source binlog position: %w (needs REPLICATION CLIENT or BINLOG MONITOR)", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return pos, err
+	}
+	if !rows.Next() {
+		return pos, errors.New("source binlog position: SHOW MASTER STATUS returned nothing (is log_bin on?)")
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return pos, err
+	}
+	for i, c := range cols {
+		switch strings.ToLower(c) {
+		case "file":
+			pos.File = vals[i].String
+		case "position":
+			n, _ := strconv.ParseUint(vals[i].String, 10, 32)
+			pos.Pos = uint32(n)
+		case "executed_gtid_set":
+			pos.GTIDSet, pos.Flavor = strings.ReplaceAll(vals[i].String, "\n", ""), "mysql"
+		}
+	}
+	rows.Close()
+	if pos.Flavor == "" {
+		var gtid sql.NullString
+		if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_binlog_pos").Scan(&gtid); err == nil {
+			pos.GTIDSet, pos.Flavor = gtid.String, "mariadb"
+		}
+	}
+	return pos, nil
+}
+
+// reached reports whether an applied position covers the source position
+// p: by binlog file and offset, or, for MariaDB GTIDs, when every domain of
+// p is applied up to its sequence number (a replicator that checkpoints
+// only at transactions it replicates can stay behind the file offset of
+// later transactions of other databases, never behind their GTIDs if it
+// records them).
+func reached(applied, p model.Position) bool {
+	if applied.File != "" && p.File != "" && applied.Compare(p) >= 0 {
+		return true
+	}
+	if applied.Flavor == "mariadb" && p.Flavor == "mariadb" && p.GTIDSet != "" && applied.GTIDSet != "" {
+		a, b := mariaDomains(applied.GTIDSet), mariaDomains(p.GTIDSet)
+		for d, seq := range b {
+			if a[d] < seq {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// mariaDomains parses "0-1-42,1-2-7" into domain → sequence number.
+func mariaDomains(set string) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, g := range strings.Split(set, ",") {
+		parts := strings.Split(strings.TrimSpace(g), "-")
+		if len(parts) != 3 {
+			continue
+		}
+		n, err := strconv.ParseUint(parts[2], 10, 64)
+		if err == nil && n > out[parts[0]] {
+			out[parts[0]] = n
+		}
+	}
+	return out
+}
+
+// waitApplied waits until the stream's checkpoint reaches p, at most limit.
+// It returns false when the limit passed first.
+func waitApplied(ctx context.Context, pool *pgxpool.Pool, stream string, p model.Position, limit time.Duration) (bool, error) {
+	deadline := time.Now().Add(limit)
+	delay := 20 * time.Millisecond
+	for {
+		st, err := checkpoint.Load(ctx, pool, stream)
+		if err != nil {
+			return false, err
+		}
+		if st != nil && reached(st.Position, p) {
+			return true, nil
+		}
+		if time.Now().After(deadline) {
+			return false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 500*time.Millisecond)
+	}
+}

@@ -1,0 +1,285 @@
+// Package verify proves that the target equals the source: it compares
+// every selected table chunk by chunk with checksums computed inside both
+// databases, narrows differing chunks down to rows, reports them, and on
+// request repairs the target. docs/verify.md describes the method.
+package verify
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+// Options configure a verify run.
+type Options struct {
+	Source config.MySQL
+	Target config.Postgres
+	Tables []*schema.Table // source tables to compare (schema.Load)
+	Naming schema.Naming
+	Mapper *typemap.Mapper // the snapshot's policies (--zero-date, --nul-char)
+
+	Workers int // parallel chunk comparisons (each uses one connection per side)
+	// ChunkRows fixes the rows per chunk; 0 adapts it so that a chunk takes
+	// about ChunkTime.
+	ChunkRows int
+	ChunkTime time.Duration
+	// FetchRows is the size up to which a differing chunk is fetched row
+	// by row instead of being split further.
+	FetchRows int
+	MaxRateMB float64 // source MB/s over all workers; 0 = unlimited
+	MaxDiffs  int     // rows listed per table in the report
+
+	Repair    bool      // write the differing rows into the target
+	RepairSQL io.Writer // or write the statements here instead
+
+	Online      string // OnlineAuto, OnlineOn or OnlineOff
+	Stream      string // replication stream whose checkpoint online mode waits for
+	Recheck     int    // online re-reads of rows that still differ
+	RecheckWait time.Duration
+
+	Progress Progress // nil: none
+	Log      *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.Workers <= 0 {
+		o.Workers = 1
+	}
+	if o.ChunkTime <= 0 {
+		o.ChunkTime = 500 * time.Millisecond
+	}
+	if o.FetchRows <= 0 {
+		o.FetchRows = 1000
+	}
+	if o.MaxDiffs <= 0 {
+		o.MaxDiffs = 100
+	}
+	if o.Recheck <= 0 {
+		o.Recheck = 3
+	}
+	if o.RecheckWait <= 0 {
+		o.RecheckWait = 30 * time.Second
+	}
+	if o.Stream == "" {
+		o.Stream = checkpoint.DefaultStream
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Progress == nil {
+		o.Progress = noProgress{}
+	}
+	if o.Mapper == nil {
+		o.Mapper = typemap.New(typemap.DefaultOptions(), nil)
+	}
+}
+
+// engine is one run's shared state.
+type engine struct {
+	o        Options
+	src      *sql.DB
+	tgt      *pgxpool.Pool
+	online   bool
+	throttle *throttle
+	repairMu sync.Mutex // serialises writes to RepairSQL
+}
+
+// Run compares the tables and returns the report. An error is returned
+// only when nothing could be compared (connections, options); a table that
+// fails is reported with ResultError and the others still run.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	o.defaults()
+	start := time.Now()
+	// Each worker may hold a checksum query on both sides at once, plus the
+	// producers' boundary queries and the online position/checkpoint reads.
+	src, err := openSource(ctx, o.Source, o.Workers+producers(o.Workers)+1)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	tgt, err := openTarget(ctx, o.Target, o.Workers+2)
+	if err != nil {
+		return nil, err
+	}
+	defer tgt.Close()
+	e := &engine{o: o, src: src, tgt: tgt, throttle: newThrottle(o.MaxRateMB * 1e6)}
+	if e.online, err = resolveOnline(ctx, tgt, o.Online, o.Stream); err != nil {
+		return nil, err
+	}
+	if e.online {
+		o.Log.Info("online mode: differing rows are re-checked after the replicator's checkpoint passes them",
+			"stream", o.Stream, "recheck", o.Recheck)
+	}
+	runs, rep := e.planTables(ctx)
+	rep.Online = e.online
+	switch {
+	case o.RepairSQL != nil:
+		rep.Repair = "sql"
+	case o.Repair:
+		rep.Repair = "applied"
+	}
+	e.runTables(ctx, runs)
+	for _, r := range runs {
+		rep.Tables = append(rep.Tables, r.rep)
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	rep.finish()
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// planTables compiles every table; tables that cannot be compared are
+// reported as errors right away.
+func (e *engine) planTables(ctx context.Context) ([]*tableRun, *Report) {
+	rep := &Report{}
+	var runs []*tableRun
+	var totalBytes int64
+	for _, t := range e.o.Tables {
+		pgSchema := e.o.Naming.Schema(t.Database)
+		r := &tableRun{rep: TableReport{Table: t.Database + "." + t.Name, Target: pgSchema + "." + t.Name}}
+		err := e.planTable(ctx, r, t, pgSchema)
+		if err != nil {
+			r.rep.Result, r.rep.Error = ResultError, err.Error()
+			e.o.Log.Error("verify", "table", r.rep.Table, "error", err)
+			rep.Tables = append(rep.Tables, r.rep)
+			continue
+		}
+		totalBytes += r.plan.estBytes
+		runs = append(runs, r)
+	}
+	e.o.Progress.Start(len(runs), totalBytes)
+	return runs, rep
+}
+
+func (e *engine) planTable(ctx context.Context, r *tableRun, t *schema.Table, pgSchema string) error {
+	cols, err := targetColumns(ctx, e.tgt, pgSchema, t.Name)
+	if err != nil {
+		return err
+	}
+	if cols == nil {
+		return fmt.Errorf("target table %s.%s does not exist", pgSchema, t.Name)
+	}
+	p, err := newTablePlan(t, e.o.Mapper, pgSchema, cols)
+	if err != nil {
+		return err
+	}
+	if err := p.loadStats(ctx, e.src); err != nil {
+		return err
+	}
+	r.plan = p
+	r.rep.Mode = p.mode
+	r.repairedAll = e.o.Repair && e.o.RepairSQL == nil
+	r.chunkRows.Store(int64(e.initialChunkRows()))
+	return nil
+}
+
+func (e *engine) initialChunkRows() int {
+	if e.o.ChunkRows > 0 {
+		return e.o.ChunkRows
+	}
+	return 10_000
+}
+
+// producers is how many tables are split into chunks at the same time.
+func producers(workers int) int { return min(max(workers/4, 1), 4) }
+
+// runTables feeds chunk tasks of all tables to the workers.
+func (e *engine) runTables(ctx context.Context, runs []*tableRun) {
+	tasks := make(chan task, e.o.Workers*2)
+	var workers sync.WaitGroup
+	for range e.o.Workers {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for t := range tasks {
+				e.runTask(ctx, t)
+			}
+		}()
+	}
+	queue := make(chan *tableRun, len(runs))
+	for _, r := range runs {
+		queue <- r
+	}
+	close(queue)
+	var prod, done sync.WaitGroup
+	for range producers(e.o.Workers) {
+		prod.Add(1)
+		go func() {
+			defer prod.Done()
+			for r := range queue {
+				r.start = time.Now()
+				e.produce(ctx, r, tasks)
+				done.Add(1)
+				go func() {
+					defer done.Done()
+					r.pending.Wait()
+					e.finishTable(r)
+				}()
+			}
+		}()
+	}
+	prod.Wait()
+	close(tasks)
+	workers.Wait()
+	done.Wait()
+}
+
+// task is one unit of work for a worker.
+type task struct {
+	run *tableRun
+	s   scope
+}
+
+func (e *engine) runTask(ctx context.Context, t task) {
+	defer t.run.pending.Done()
+	if t.run.failed() || ctx.Err() != nil {
+		return
+	}
+	var err error
+	switch t.run.plan.mode {
+	case modeRange:
+		err = e.compareChunk(ctx, t.run, t.s)
+	case modeBucket:
+		err = e.compareBuckets(ctx, t.run)
+	case modeKeyless:
+		err = e.compareMultiset(ctx, t.run)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.run.fail(err)
+		e.o.Log.Error("verify", "table", t.run.rep.Table, "error", err)
+	}
+}
+
+// finishTable closes a table's report.
+func (e *engine) finishTable(r *tableRun) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rep.Seconds = time.Since(r.start).Seconds()
+	switch {
+	case r.rep.Error != "":
+		r.rep.Result = ResultError
+	case r.rep.Differences() > 0 && r.repairedAll:
+		r.rep.Result = ResultRepaired
+	case r.rep.Differences() > 0:
+		r.rep.Result = ResultDifferences
+	default:
+		r.rep.Result = ResultEqual
+	}
+	e.o.Progress.TableDone(r.rep)
+	e.o.Log.Info("table verified", "table", r.rep.Table, "rows", r.rep.Rows, "chunks", r.rep.Chunks,
+		"seconds", fmt.Sprintf("%.1f", r.rep.Seconds), "result", r.rep.Result, "differences", r.rep.Differences())
+}
