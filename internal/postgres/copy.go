@@ -1,0 +1,176 @@
+// Package postgres writes to the PostgreSQL target: binary COPY for the
+// snapshot (copy*.go), small catalog helpers (conn*.go) and the compiled
+// per-table apply plans of replicate (apply_plan*.go).
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// CopyOptions change how CopyFrom loads.
+type CopyOptions struct {
+	// Freeze loads the rows already frozen (COPY ... FREEZE): no later
+	// VACUUM has to rewrite every page to set hint bits and freeze them.
+	// PostgreSQL allows it only when the table was created or truncated in
+	// the same transaction.
+	Freeze bool
+}
+
+// copyBatch is how many encoded bytes are handed to the connection at a time
+// (pgconn sends COPY data in messages of up to 64 KiB).
+const copyBatch = 64 << 10
+
+// CopyFrom streams the rows of src into table with the binary COPY
+// protocol and returns the number of rows PostgreSQL loaded. Unlike
+// pgx.Conn.CopyFrom it can load with FREEZE. Memory: one batch of about
+// 64 KiB, or one row when a row is larger; src's values are encoded before
+// src.Next is called again, so they may alias a buffer src reuses.
+func CopyFrom(ctx context.Context, conn *pgx.Conn, table pgx.Identifier, columns []string,
+	src pgx.CopyFromSource, opts CopyOptions) (int64, error) {
+	cols := make([]string, len(columns))
+	for i, c := range columns {
+		cols[i] = pgx.Identifier{c}.Sanitize()
+	}
+	colList := strings.Join(cols, ", ")
+	sd, err := conn.PgConn().Prepare(ctx, "", "SELECT "+colList+" FROM "+table.Sanitize(), nil)
+	if err != nil {
+		return 0, fmt.Errorf("copy into %s: describe columns: %w", table.Sanitize(), err)
+	}
+	if len(sd.Fields) != len(columns) {
+		return 0, fmt.Errorf("copy into %s: %d columns described, want %d", table.Sanitize(), len(sd.Fields), len(columns))
+	}
+	r := &copyReader{src: src, m: conn.TypeMap(), oids: make([]uint32, len(sd.Fields))}
+	for i, f := range sd.Fields {
+		r.oids[i] = f.DataTypeOID
+	}
+	with := "FORMAT binary"
+	if opts.Freeze {
+		with += ", FREEZE"
+	}
+	tag, err := conn.PgConn().CopyFrom(ctx, r, "COPY "+table.Sanitize()+" ("+colList+") FROM STDIN WITH ("+with+")")
+	if r.err != nil {
+		// The source's own error (a MySQL read or a conversion), not the
+		// server's echo of it.
+		return 0, r.err
+	}
+	if err != nil {
+		return 0, fmt.Errorf("copy into %s: %w", table.Sanitize(), err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// copyReader encodes rows into the binary COPY format on demand.
+type copyReader struct {
+	src    pgx.CopyFromSource
+	m      *pgtype.Map
+	oids   []uint32
+	buf    []byte
+	off    int
+	header bool
+	done   bool
+	err    error
+}
+
+var copyHeader = []byte("PGCOPY\n\377\r\n\000\x00\x00\x00\x00\x00\x00\x00\x00")
+
+func (r *copyReader) Read(p []byte) (int, error) {
+	if r.off >= len(r.buf) {
+		if r.done {
+			return 0, io.EOF
+		}
+		if err := r.fill(); err != nil {
+			r.err = err
+			return 0, err
+		}
+	}
+	n := copy(p, r.buf[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// fill encodes rows until a batch is full or the source ends.
+func (r *copyReader) fill() error {
+	if cap(r.buf) > 4*copyBatch {
+		r.buf = nil // do not keep a huge row's buffer for the rest of the copy
+	}
+	r.buf, r.off = r.buf[:0], 0
+	if !r.header {
+		r.buf = append(r.buf, copyHeader...)
+		r.header = true
+	}
+	for len(r.buf) < copyBatch {
+		if !r.src.Next() {
+			if err := r.src.Err(); err != nil {
+				return err
+			}
+			r.buf = binary.BigEndian.AppendUint16(r.buf, 0xffff) // trailer: -1 fields
+			r.done = true
+			return nil
+		}
+		vals, err := r.src.Values()
+		if err != nil {
+			return err
+		}
+		if len(vals) != len(r.oids) {
+			return fmt.Errorf("copy: row has %d values, want %d", len(vals), len(r.oids))
+		}
+		r.buf = binary.BigEndian.AppendUint16(r.buf, uint16(len(vals)))
+		for i, v := range vals {
+			if r.buf, err = encodeValue(r.m, r.buf, r.oids[i], v); err != nil {
+				return fmt.Errorf("copy: column %d: %w", i+1, err)
+			}
+		}
+	}
+	return nil
+}
+
+// encodeValue appends one length-prefixed binary value (-1 for NULL), like
+// pgx's own CopyFrom: a value pgx cannot encode in binary directly is parsed
+// from its text form first.
+func encodeValue(m *pgtype.Map, buf []byte, oid uint32, v any) ([]byte, error) {
+	sp := len(buf)
+	buf = binary.BigEndian.AppendUint32(buf, 0xffffffff)
+	out, err := m.Encode(oid, pgtype.BinaryFormatCode, v, buf)
+	if err != nil {
+		out, err = encodeViaText(m, buf, oid, v)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if out == nil { // NULL
+		return buf, nil
+	}
+	binary.BigEndian.PutUint32(out[sp:], uint32(len(out)-sp-4))
+	return out, nil
+}
+
+func encodeViaText(m *pgtype.Map, buf []byte, oid uint32, v any) ([]byte, error) {
+	s, ok := v.(string)
+	if !ok {
+		text, err := m.Encode(oid, pgtype.TextFormatCode, v, nil)
+		if err != nil {
+			return nil, fmt.Errorf("cannot encode %T for type oid %d", v, oid)
+		}
+		s = string(text)
+	}
+	var parsed any
+	if err := m.Scan(oid, pgtype.TextFormatCode, []byte(s), &parsed); err != nil {
+		return nil, err
+	}
+	return m.Encode(oid, pgtype.BinaryFormatCode, parsed, buf)
+}
+
+// IsSQLState reports whether err is a PostgreSQL error with the given code.
+func IsSQLState(err error, code string) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == code
+}

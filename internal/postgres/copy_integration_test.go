@@ -1,0 +1,121 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+type sliceSource struct {
+	rows [][]any
+	i    int
+	err  error // returned once the rows are used up
+}
+
+func (s *sliceSource) Next() bool {
+	if s.i >= len(s.rows) {
+		return false
+	}
+	s.i++
+	return true
+}
+func (s *sliceSource) Values() ([]any, error) { return s.rows[s.i-1], nil }
+func (s *sliceSource) Err() error {
+	if s.i >= len(s.rows) {
+		return s.err
+	}
+	return nil
+}
+
+func TestCopyFromBinaryFreezeAndErrors(t *testing.T) {
+	env := testenv.Get(t)
+	pool := env.PG(t)
+	ctx := context.Background()
+	name := testenv.UniqueName("copytest")
+	if _, err := pool.Exec(ctx, "CREATE SCHEMA "+name+"; CREATE TABLE "+name+
+		".t (id int PRIMARY KEY, b bytea, s text, n numeric(65,30), ts timestamptz, j jsonb)"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Exec(context.Background(), "DROP SCHEMA "+name+" CASCADE") })
+	big := bytes.Repeat([]byte{0, 1, 2, 0xff}, 4<<20) // 16 MiB
+	ts := time.Date(2024, 2, 29, 23, 59, 59, 999999000, time.UTC)
+	rows := [][]any{
+		{int32(1), []byte{0, 'a', 0}, "ünïcödé 😀", "-99999999999999999999999999999999999.999999999999999999999999999999", ts, `{"a": [1, {"b": "é"}]}`},
+		{int32(2), big, "", "0", nil, nil},
+		{int32(3), []byte{}, nil, nil, ts, "[]"},
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	tbl := pgx.Identifier{name, "t"}
+	cols := []string{"id", "b", "s", "n", "ts", "j"}
+
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "TRUNCATE "+tbl.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	n, err := CopyFrom(ctx, tx.Conn(), tbl, cols, &sliceSource{rows: rows}, CopyOptions{Freeze: true})
+	if err != nil || n != 3 {
+		t.Fatalf("copy: %d rows, %v", n, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var b []byte
+	var s *string
+	var num string
+	var gotTS time.Time
+	var j string
+	if err := pool.QueryRow(ctx, "SELECT b, s, n::text, ts, j::text FROM "+tbl.Sanitize()+" WHERE id = 1").Scan(&b, &s, &num, &gotTS, &j); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, []byte{0, 'a', 0}) || s == nil || *s != "ünïcödé 😀" || num != rows[0][3] || !gotTS.Equal(ts) || j != `{"a": [1, {"b": "é"}]}` {
+		t.Errorf("row 1 = %x %v %s %v %s", b, s, num, gotTS, j)
+	}
+	if err := pool.QueryRow(ctx, "SELECT b, s FROM "+tbl.Sanitize()+" WHERE id = 2").Scan(&b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, big) || s == nil || *s != "" {
+		t.Errorf("row 2: %d bytes (want %d), s=%v", len(b), len(big), s)
+	}
+	if err := pool.QueryRow(ctx, "SELECT b, s FROM "+tbl.Sanitize()+" WHERE id = 3").Scan(&b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if b == nil || len(b) != 0 || s != nil {
+		t.Errorf("row 3: b=%v s=%v, want empty bytes and NULL", b, s)
+	}
+
+	// Without TRUNCATE in the same transaction, FREEZE is refused.
+	_, err = CopyFrom(ctx, conn.Conn(), tbl, cols, &sliceSource{rows: [][]any{{int32(9), nil, nil, nil, nil, nil}}}, CopyOptions{Freeze: true})
+	if err == nil {
+		t.Error("COPY FREEZE outside the creating transaction succeeded")
+	}
+	// A source error surfaces as itself and nothing is loaded.
+	boom := errors.New("mysql read failed")
+	_, err = CopyFrom(ctx, conn.Conn(), tbl, cols, &sliceSource{rows: [][]any{{int32(10), nil, nil, nil, nil, nil}}, err: boom}, CopyOptions{})
+	if !errors.Is(err, boom) {
+		t.Errorf("source error = %v, want %v", err, boom)
+	}
+	var count int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+tbl.Sanitize()).Scan(&count); err != nil || count != 3 {
+		t.Errorf("count = %d, %v; want 3", count, err)
+	}
+	cs, err := TableColumns(ctx, pool, name, "t")
+	if err != nil || len(cs) != 6 || cs[3].Type != "numeric(65,30)" {
+		t.Errorf("columns = %+v, %v", cs, err)
+	}
+	if cs, err := TableColumns(ctx, pool, name, "missing"); cs != nil || err != nil {
+		t.Errorf("missing table: %+v, %v", cs, err)
+	}
+}
