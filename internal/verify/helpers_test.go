@@ -72,7 +72,7 @@ func (s *side) mustPG(t *testing.T, q string, args ...any) {
 	}
 }
 
-// parseElements reads ENUM/SET members from COLUMN_TYPE ("enum('a','b”c')").
+// parseElements reads ENUM/SET members from COLUMN_TYPE, e.g. enum('a','b').
 func parseElements(columnType string) []string {
 	open := strings.IndexByte(columnType, '(')
 	if open < 0 || !strings.HasSuffix(columnType, ")") {

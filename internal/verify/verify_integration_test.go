@@ -124,7 +124,7 @@ func (s *side) charsetOptions(t *testing.T) typemap.Options {
 // way the snapshot does, requires verify to find it equal, then injects a
 // missing row, an extra row, a changed value in every column (one ulp, one
 // digit, one bit, one microsecond, one SET member, one JSON value, NULL
-// becoming '') and requires exactly those to be reported, repaired, and
+// becoming the empty string) and requires exactly those to be reported, repaired, and
 // the table to verify equal afterwards.
 func TestVerifyFindsEveryDifference(t *testing.T) {
 	s := newSide(t, "verify_types")
@@ -195,4 +195,3 @@ func TestVerifyFindsEveryDifference(t *testing.T) {
 		t.Errorf("after repair: %s: %v", rep.Result, found(rep))
 	}
 }
-
