@@ -36,6 +36,8 @@
 #   bench_my_total DB rows|bytes               sum of the above
 #   bench_pg_counts DB SCHEMA                  lines "table rows" (exact count(*)) of the PG tables
 #   bench_compare_counts MYDB PGDB PGSCHEMA    0 when every source table has the same row count in PG
+#   bench_compare_hashes MYDB PGDB PGSCHEMA COLS  0 when every source table has the same content
+#                                              hash (md5 of concat_ws('#', COLS), XORed) in PG
 #   bench_cpu_mariadbd / bench_cpu_postgres    cumulative CPU seconds of the sandbox servers (postgres:
 #                                              postmaster + reaped children + live children)
 #   bench_measure LABEL REP LOG -- CMD...      run CMD (stdout+stderr to LOG), append one TSV line to
@@ -154,6 +156,7 @@ bench_sysbench_prepare() {
 		return 0
 	fi
 	bench_log "sysbench prepare $db: $tables tables x $rows rows (a few minutes)"
+	rm -f "$BENCH_WORK/hash-$db.txt"
 	bench_mysql -e "DROP DATABASE IF EXISTS \`$db\`; CREATE DATABASE \`$db\`" || return 1
 	local t0=$SECONDS
 	sysbench oltp_common --db-driver=mysql --mysql-host="$BENCH_MY_HOST" --mysql-port="$BENCH_MY_PORT" \
@@ -205,6 +208,42 @@ bench_compare_counts() {
 		fi
 	done < <(bench_mysql -e "SELECT table_name FROM information_schema.tables WHERE table_schema='$mydb' AND table_type='BASE TABLE'" |
 		while read -r t; do printf '%s %s\n' "$t" "$(bench_mysql -e "SELECT COUNT(*) FROM \`$mydb\`.\`$t\`" </dev/null)"; done)
+	return $rc
+}
+
+# bench_hash_my DB TABLE COLS / bench_hash_pg DB SCHEMA TABLE COLS: an order-independent hash of
+# the rows (XOR of the first 64 bits of md5(concat_ws('#', COLS))), as 16 hex digits, computed
+# inside each server. Equal only if both sides render every column to the same text: fine for
+# integers and trailing-space-free strings such as sysbench's (COLS like "id,k,c,pad").
+bench_hash_my() {
+	bench_mysql -e "SELECT LPAD(LOWER(HEX(BIT_XOR(CAST(CONV(LEFT(MD5(CONCAT_WS('#',$3)),16),16,10) AS UNSIGNED)))),16,'0') FROM \`$1\`.\`$2\`"
+}
+
+bench_hash_pg() {
+	# Each column as ::text: concat_ws would keep the blank padding of a char(n) (bpchar) column,
+	# which MySQL strips when it reads CHAR, and a tool may map CHAR(n) to char(n).
+	local cols
+	cols="$(sed 's/ *, */::text,/g; s/$/::text/' <<<"$4")"
+	bench_psql "$1" -At -c "SELECT lpad(to_hex(coalesce(bit_xor(('x' || left(md5(concat_ws('#',$cols)),16))::bit(64)::bigint),0)),16,'0') FROM \"$2\".\"$3\""
+}
+
+# bench_compare_hashes MYDB PGDB SCHEMA COLS: every table of MYDB hashes the same in PGDB.SCHEMA.
+# The source's hashes are cached in $BENCH_WORK/hash-MYDB.txt (delete it when the data changes;
+# bench_sysbench_prepare does).
+bench_compare_hashes() {
+	local mydb=$1 pgdb=$2 schema=$3 cols=$4 cache="$BENCH_WORK/hash-$1.txt" t h pgh rc=0
+	if [[ ! -s $cache ]]; then
+		for t in $(bench_mysql -e "SELECT table_name FROM information_schema.tables WHERE table_schema='$mydb' AND table_type='BASE TABLE' ORDER BY 1"); do
+			printf '%s %s\n' "$t" "$(bench_hash_my "$mydb" "$t" "$cols" </dev/null)"
+		done >"$cache.tmp" && mv "$cache.tmp" "$cache"
+	fi
+	while read -r t h; do
+		pgh="$(bench_hash_pg "$pgdb" "$schema" "$t" "$cols" </dev/null 2>/dev/null)" || pgh=missing
+		if [[ $pgh != "$h" ]]; then
+			bench_log "content hash mismatch: $mydb.$t is $h, $pgdb $schema.$t is $pgh"
+			rc=1
+		fi
+	done <"$cache"
 	return $rc
 }
 

@@ -11,6 +11,7 @@
 #   BENCH_TOOLS="sluice pgloader chameleon copy pipe"   which contenders to run
 #   BENCH_COPY_SESSIONS=2         parallel psql sessions of the COPY limit
 #   BENCH_TIMEOUT=1800            seconds before one run is killed
+#   BENCH_HASH_COLS=id,k,c,pad    columns of the per-table content hash checked after every run
 #   BENCH_REPS=3  BENCH_WORK=/tmp/sluice-bench/snapshot  BENCH_NO_DOC=1 (do not touch docs/)
 #   BENCH_SLUICE_ARGS             extra arguments for `sluice snapshot` (e.g. "--workers 4")
 #   BENCH_PROFILE=1               after the measured runs, one extra sluice run under
@@ -30,6 +31,7 @@ ROWS="${BENCH_TABLE_SIZE:-250000}"
 TOOLS="${BENCH_TOOLS:-sluice pgloader chameleon copy pipe}"
 COPY_SESSIONS="${BENCH_COPY_SESSIONS:-2}"
 TIMEOUT="${BENCH_TIMEOUT:-1800}"
+HASH_COLS="${BENCH_HASH_COLS:-id,k,c,pad}"
 CHAMELEON_USER=sluicebench
 CHAMELEON_VERSION=2.0.21
 # SKIPPED[tool] = why the tool was not measured (set by its setup_TOOL)
@@ -49,6 +51,7 @@ main() {
 	bench_log "source $DB: $SRC_ROWS rows, $((SRC_BYTES / 1048576)) MB"
 	bench_machine_md >"$BENCH_WORK/machine.md"
 	: >"$BENCH_WORK/checks.txt"
+	rm -f "$BENCH_WORK/hash-$DB.txt" # the source's hashes, recomputed once per script run
 
 	local tool active=()
 	for tool in $TOOLS; do

@@ -19,14 +19,16 @@ prepare_run() {
 	"prepare_$tool" 2>/dev/null || true
 }
 
-# check_run TOOL REP: the run counts only when every source table has the same row count in
-# the target; otherwise it is marked failed in the results.
+# check_run TOOL REP: the run counts only when every source table has the same row count and
+# the same content hash (all of sysbench's columns, see bench_compare_hashes) in the target;
+# otherwise it is marked failed in the results.
 check_run() {
-	local tool=$1 rep=$2
-	if bench_compare_counts "$DB" "bench_$tool" "$DB" 2>>"$BENCH_WORK/logs/$tool.$rep.log"; then
+	local tool=$1 rep=$2 log="$BENCH_WORK/logs/$1.$2.log"
+	if bench_compare_counts "$DB" "bench_$tool" "$DB" 2>>"$log" &&
+		bench_compare_hashes "$DB" "bench_$tool" "$DB" "$HASH_COLS" 2>>"$log"; then
 		echo "$tool $rep ok" >>"$BENCH_WORK/checks.txt"
 	else
-		bench_log "$tool #$rep: row counts differ from the source, run not counted"
+		bench_log "$tool #$rep: row counts or content differ from the source, run not counted (see $log)"
 		echo "$tool $rep mismatch" >>"$BENCH_WORK/checks.txt"
 		bench_mark_failed "$tool" "$rep"
 	fi
