@@ -1,16 +1,198 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
 
-// newVerifyCmd is a placeholder until its issue lands; the engineer who owns
-// the subcommand replaces this file.
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/preflight"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify"
+)
+
 func newVerifyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify",
-		Short: "verify (not implemented yet)",
-		RunE:  notImplemented,
+		Short: "Prove the target equals the source: chunked checksums, row diff, repair",
+		Long: `verify compares every selected table of the source with its copy in the target.
+Both databases compute checksums of key ranges (chunks) themselves, so only
+hashes cross the network; a differing chunk is narrowed down to its rows, which
+are listed: rows only in the source, rows only in the target, and rows whose
+columns differ (with both values). Tables without a key are compared as
+multisets of rows. Values are compared after the same conversions the snapshot
+applies (--zero-date, --nul-char must match the snapshot's).
+
+While 'sluice replicate' runs (--online, on by default when the stream's
+checkpoint moved in the last two minutes), a differing row is read again after
+the replicator has applied everything the source read saw, up to --recheck
+times, and only rows that still differ are reported.
+
+Exit codes: 0 equal (or every difference repaired), 1 differences found,
+2 error. See docs/verify.md.`,
+		Example: `  sluice verify --source mysql://sluice:pw@db1:3306/shop --target postgres://sluice:pw@pg1:5432/shop
+  sluice verify --include 'shop.orders' --json > report.json
+  sluice verify --repair-sql fix.sql        # write the statements, change nothing
+  sluice verify --repair --max-rate 50      # fix the target, read at most 50 MB/s`,
+		RunE: runVerify,
 	}
 	addSourceFlag(cmd)
 	addTargetFlag(cmd)
+	addScopeFlags(cmd)
+	addTypeFlags(cmd)
+	addWorkersFlag(cmd, "chunk comparisons (each holds one connection per side)")
+	addStreamFlag(cmd)
+	addJSONFlag(cmd)
+	f := cmd.Flags()
+	f.Int("chunk-rows", 0, "rows per chunk; 0 adapts the size so a chunk takes about half a second, e.g. --chunk-rows 50000")
+	f.Int("fetch-rows", 1000, "a differing chunk of at most this many rows is compared row by row, larger ones are split first, e.g. --fetch-rows 5000")
+	f.Float64("max-rate", 0, "read at most this many MB of source data per second over all workers (0 = no limit), e.g. --max-rate 50")
+	f.Int("max-diffs", 100, "differing rows listed per table in the report (all are counted and repaired), e.g. --max-diffs 1000")
+	f.Bool("repair", false, "make the target equal to the source for every differing row (delete, insert or update by key, in transactions), e.g. --repair")
+	f.String("repair-sql", "", "write the repair statements to this file instead of running them, e.g. --repair-sql fix.sql")
+	f.String("online", verify.OnlineAuto, "re-check differing rows after the replicator's checkpoint passed them: auto (when the stream's checkpoint is moving), on, off; --online alone means on")
+	f.Lookup("online").NoOptDefVal = verify.OnlineOn
+	f.Int("recheck", 3, "online mode: how many times a differing row is read again before it is reported, e.g. --recheck 5")
+	f.Duration("recheck-wait", 0, "online mode: longest wait for the replicator to reach the source position per re-check (default 30s), e.g. --recheck-wait 1m")
 	return cmd
+}
+
+func runVerify(cmd *cobra.Command, _ []string) error {
+	s, err := loadSettings(cmd)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	k := s.K
+	if k.Bool("repair") && k.String("repair-sql") != "" {
+		return exitcode.ConfigError(errors.New("--repair and --repair-sql exclude each other: run the statements, or write them"))
+	}
+	ep, err := checkEndpoints(ctx, s, preflight.Needs{Source: true, Target: true})
+	if err != nil {
+		return err
+	}
+	opts, err := verifyOptions(ctx, s, ep)
+	if err != nil {
+		return exitcode.WithCode(exitcode.Config, err)
+	}
+	if path := k.String("repair-sql"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return exitcode.ConfigError(fmt.Errorf("--repair-sql: %w", err))
+		}
+		defer f.Close()
+		opts.RepairSQL = f
+	}
+	errOut := cmd.ErrOrStderr()
+	if file, ok := errOut.(*os.File); ok && isatty.IsTerminal(file.Fd()) && !k.Bool("json") {
+		opts.Progress = &verify.BarProgress{Out: errOut}
+	} else {
+		opts.Progress = &verify.LogProgress{Log: s.Log}
+	}
+	rep, err := verify.Run(ctx, *opts)
+	opts.Progress.Stop()
+	if err != nil && rep == nil {
+		return exitcode.WithCode(exitcode.Config, err)
+	}
+	if perr := printVerifyReport(cmd.OutOrStdout(), rep, k.Bool("json")); perr != nil {
+		return perr
+	}
+	switch {
+	case err != nil:
+		return exitcode.WithCode(exitcode.Config, err)
+	case rep.Result == verify.ResultError:
+		return exitcode.WithCode(exitcode.Config, errSilent)
+	case rep.Result == verify.ResultDifferences:
+		return exitcode.WithCode(exitcode.Failure, errSilent)
+	}
+	return nil
+}
+
+func printVerifyReport(w io.Writer, rep *verify.Report, asJSON bool) error {
+	if !asJSON {
+		rep.WriteSummary(w)
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+// verifyOptions loads the tables in scope and the snapshot's conversion
+// policies.
+func verifyOptions(ctx context.Context, s *Settings, ep *Endpoints) (*verify.Options, error) {
+	k := s.K
+	filter, err := schema.NewFilter(k.Strings("include"), k.Strings("exclude"), ep.Source.Database)
+	if err != nil {
+		return nil, err
+	}
+	naming, err := schema.NewNaming(k.Strings("schema-map"))
+	if err != nil {
+		return nil, err
+	}
+	db, err := openMySQL(ep.Source)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	cat, err := schema.Load(ctx, db, filter)
+	if err != nil {
+		return nil, err
+	}
+	if len(cat.Tables) == 0 {
+		return nil, fmt.Errorf("no tables in scope on the source (filter %s)", filter)
+	}
+	topts := typemap.Options{
+		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")),
+		Nul:      typemap.NulPolicy(k.String("nul-char")),
+	}
+	if topts.Charsets, err = typemap.LoadCharsets(ctx, db); err != nil {
+		return nil, err
+	}
+	if topts.PostGIS, err = hasPostGIS(ctx, ep.Target); err != nil {
+		return nil, err
+	}
+	return &verify.Options{
+		Source: ep.Source, Target: ep.Target, Tables: cat.Tables, Naming: naming,
+		Mapper:    typemap.New(topts, nil),
+		Workers:   k.Int("workers"),
+		ChunkRows: k.Int("chunk-rows"), FetchRows: k.Int("fetch-rows"),
+		MaxRateMB: k.Float64("max-rate"), MaxDiffs: k.Int("max-diffs"),
+		Repair: k.Bool("repair"),
+		Online: k.String("online"), Stream: k.String("stream"),
+		Recheck: k.Int("recheck"), RecheckWait: k.Duration("recheck-wait"),
+		Log: s.Log,
+	}, nil
+}
+
+func openMySQL(src config.MySQL) (*sql.DB, error) {
+	conn, err := mysql.NewConnector(src.Config())
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", src.Redacted(), err)
+	}
+	return sql.OpenDB(conn), nil
+}
+
+// hasPostGIS reports whether the target has the postgis extension (the
+// snapshot then wrote geometry columns as PostGIS geometry).
+func hasPostGIS(ctx context.Context, tgt config.Postgres) (bool, error) {
+	conn, err := pgx.Connect(ctx, tgt.ConnString())
+	if err != nil {
+		return false, fmt.Errorf("target %s: %w", tgt.Redacted(), err)
+	}
+	defer conn.Close(ctx)
+	var ok bool
+	err = conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'postgis')").Scan(&ok)
+	return ok, err
 }
