@@ -72,98 +72,20 @@ func (s *side) mustPG(t *testing.T, q string, args ...any) {
 	}
 }
 
-// parseElements reads ENUM/SET members from COLUMN_TYPE, e.g. enum('a','b').
-func parseElements(columnType string) []string {
-	open := strings.IndexByte(columnType, '(')
-	if open < 0 || !strings.HasSuffix(columnType, ")") {
-		return nil
-	}
-	body := columnType[open+1 : len(columnType)-1]
-	var out []string
-	var cur strings.Builder
-	in := false
-	for i := 0; i < len(body); i++ {
-		ch := body[i]
-		switch {
-		case !in && ch == '\'':
-			in = true
-			cur.Reset()
-		case in && ch == '\'' && i+1 < len(body) && body[i+1] == '\'':
-			cur.WriteByte('\'')
-			i++
-		case in && ch == '\'':
-			in = false
-			out = append(out, cur.String())
-		case in:
-			cur.WriteByte(ch)
-		}
-	}
-	return out
-}
-
-// loadTable reads a table from information_schema into schema.Table: a
-// test-only stand-in for schema.Load (columns, primary key, unique keys).
-// jsonCols names MariaDB JSON (LONGTEXT) columns.
-func loadTable(t *testing.T, db *sql.DB, database, table string, jsonCols ...string) *schema.Table {
+// loadTable reads a source table with schema.Load, as the CLI does.
+func loadTable(t *testing.T, db *sql.DB, database, table string) *schema.Table {
 	t.Helper()
-	rows, err := db.Query(`SELECT COLUMN_NAME, ORDINAL_POSITION, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE,
-		COALESCE(CHARACTER_MAXIMUM_LENGTH, 0), COALESCE(NUMERIC_PRECISION, 0), COALESCE(NUMERIC_SCALE, 0),
-		COALESCE(DATETIME_PRECISION, 0), COALESCE(CHARACTER_SET_NAME, ''), COALESCE(COLLATION_NAME, ''),
-		COALESCE(GENERATION_EXPRESSION, '')
-		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, database, table)
+	f, err := schema.NewFilter([]string{database + "." + table}, nil, database)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	tb := &schema.Table{TableID: schema.TableID{Database: database, Name: table}}
-	for rows.Next() {
-		var c schema.Column
-		var nullable string
-		if err := rows.Scan(&c.Name, &c.Ordinal, &c.DataType, &c.ColumnType, &nullable, &c.CharMaxLength,
-			&c.Precision, &c.Scale, &c.FracDigits, &c.Charset, &c.Collation, &c.GenerationExpr); err != nil {
-			t.Fatal(err)
-		}
-		c.Nullable = nullable == "YES"
-		c.Unsigned = strings.Contains(c.ColumnType, "unsigned")
-		c.Zerofill = strings.Contains(c.ColumnType, "zerofill")
-		if c.DataType == "enum" || c.DataType == "set" {
-			c.Elements = parseElements(c.ColumnType)
-		}
-		if c.DataType == "bit" && c.Precision == 0 {
-			c.Precision = 1
-		}
-		for _, j := range jsonCols {
-			c.IsJSON = c.IsJSON || j == c.Name
-		}
-		tb.Columns = append(tb.Columns, c)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(tb.Columns) == 0 {
-		t.Fatalf("table %s.%s not found", database, table)
-	}
-	krows, err := db.Query(`SELECT INDEX_NAME, NON_UNIQUE, COLUMN_NAME FROM information_schema.STATISTICS
-		WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY INDEX_NAME = 'PRIMARY' DESC, INDEX_NAME, SEQ_IN_INDEX`, database, table)
+	cat, err := schema.Load(context.Background(), db, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer krows.Close()
-	for krows.Next() {
-		var name, col string
-		var nonUnique int
-		if err := krows.Scan(&name, &nonUnique, &col); err != nil {
-			t.Fatal(err)
-		}
-		if name == "PRIMARY" {
-			tb.PrimaryKey = append(tb.PrimaryKey, col)
-			continue
-		}
-		if n := len(tb.Indexes); n == 0 || tb.Indexes[n-1].Name != name {
-			tb.Indexes = append(tb.Indexes, schema.Index{Name: name, Unique: nonUnique == 0, Kind: "BTREE"})
-		}
-		ix := &tb.Indexes[len(tb.Indexes)-1]
-		ix.Columns = append(ix.Columns, schema.IndexColumn{Name: col})
+	tb := cat.Table(schema.TableID{Database: database, Name: table})
+	if tb == nil {
+		t.Fatalf("table %s.%s not loaded", database, table)
 	}
 	return tb
 }

@@ -104,7 +104,7 @@ INSERT INTO nk VALUES (1, 'x', '2020-01-01'), (1, 'x', '2020-01-01'), (1, 'x', '
 CREATE TABLE nj (a INT, j LONGTEXT CHECK (json_valid(j)));
 INSERT INTO nj VALUES (1, '{"x": 1, "y": [2]}'), (1, '{"x": 1, "y": [2]}'), (2, NULL);`)
 	nk := loadTable(t, s.my, s.db, "nk")
-	nj := loadTable(t, s.my, s.db, "nj", "j")
+	nj := loadTable(t, s.my, s.db, "nj")
 	s.copyTable(t, nk, opts)
 	s.copyTable(t, nj, opts)
 	tables := []*schema.Table{nk, nj}

@@ -106,7 +106,7 @@ func (s *side) createTypeTable(t *testing.T, name string) *schema.Table {
 		ins.WriteString(", " + j + ")")
 	}
 	s.mustMy(t, ins.String())
-	return loadTable(t, s.my, s.db, name, "j")
+	return loadTable(t, s.my, s.db, name)
 }
 
 func (s *side) charsetOptions(t *testing.T) typemap.Options {
