@@ -1,0 +1,234 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestOnlineWithReplicator is acceptance point 5 end to end with the built
+// binary: snapshot, `sluice replicate` running, a sysbench-like write load
+// on three tables; `sluice verify --online` during the load reports no
+// differences, and still finds a row changed directly on the target.
+//
+// It skips only when the binary says a command is "not implemented yet"
+// (exit 2): once snapshot and replicate exist the test runs, and any other
+// failure of theirs fails it, in CI too.
+func TestOnlineWithReplicator(t *testing.T) {
+	s := newSide(t, "verify_live")
+	bin := buildSluice(t)
+	const tables, rows = 3, 3000
+	for i := 1; i <= tables; i++ {
+		s.mustMy(t, fmt.Sprintf(`CREATE TABLE sb%d (id INT AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0,
+			c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_%d (k));
+			INSERT INTO sb%d (k, c, pad) SELECT seq %% 1000, MD5(seq), SHA1(seq) FROM seq_1_to_%d`, i, i, i, rows))
+	}
+	source := s.env.SourceURL(s.db)
+	target := s.env.TargetURL()
+	stream := s.db
+	common := []string{"--source", source, "--target", target, "--stream", stream, "--log-level", "warn"}
+	t.Cleanup(func() {
+		pg := s.pg
+		_, _ = pg.Exec(context.Background(), "DELETE FROM sluice.checkpoint WHERE stream = $1", stream)
+		_, _ = pg.Exec(context.Background(), "DELETE FROM sluice.schema_history WHERE stream = $1", stream)
+	})
+
+	// Placeholders exit 2 saying "not implemented yet" whatever the
+	// endpoints; real commands fail their pre-flight on these unreachable ones.
+	for _, command := range []string{"snapshot", "replicate"} {
+		out, code := runSluice(t, bin, time.Minute, command, "--source", "mysql://probe:x@127.0.0.1:1/probe",
+			"--target", "postgres://probe:x@127.0.0.1:1/probe")
+		skipIfNotImplemented(t, command, out, code)
+	}
+	out, code := runSluice(t, bin, 10*time.Minute, append([]string{"snapshot"}, common...)...)
+	if code != 0 {
+		t.Fatalf("sluice snapshot: exit %d\n%s", code, out)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	repl := exec.CommandContext(ctx, bin, append([]string{"replicate"}, common...)...)
+	var replOut syncBuffer
+	repl.Stdout, repl.Stderr = &replOut, &replOut
+	if err := repl.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- repl.Wait() }()
+	t.Cleanup(func() {
+		cancel() // kills the process this test started (by its PID, through exec)
+		<-exited
+	})
+	select {
+	case err := <-exited:
+		code := repl.ProcessState.ExitCode()
+		t.Fatalf("sluice replicate exited early (%v, exit %d):\n%s", err, code, replOut.String())
+	case <-time.After(3 * time.Second):
+	}
+
+	stopLoad := startWriteLoad(t, s.my, tables, rows)
+	defer stopLoad()
+	time.Sleep(2 * time.Second)
+
+	verifyArgs := append([]string{"verify", "--online", "--json", "--recheck", "5", "--recheck-wait", "60s",
+		"--chunk-rows", "500"}, common...)
+	out, code = runSluice(t, bin, 5*time.Minute, verifyArgs...)
+	rep := parseReport(t, out)
+	if code != 0 || rep.Result != ResultEqual {
+		t.Fatalf("verify --online under load: exit %d, %s, differences %v\nreplicate output:\n%s", code, rep.Result, found(rep), replOut.String())
+	}
+
+	s.mustPG(t, "UPDATE "+quotePG(s.pgSchm)+".sb2 SET c = 'tampered' WHERE id = 5") // the load never touches ids 1..10
+	out, code = runSluice(t, bin, 5*time.Minute, verifyArgs...)
+	rep = parseReport(t, out)
+	if code != 1 {
+		t.Errorf("verify --online after tampering: exit %d, want 1", code)
+	}
+	sameLines(t, "differences under load", found(rep), []string{"sb2 differs id=5 c"})
+}
+
+// startWriteLoad runs sysbench oltp_write_only-like transactions on ids
+// above 10 until the returned function is called.
+func startWriteLoad(t *testing.T, db *sql.DB, tables, rows int) func() {
+	t.Helper()
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	var errMu sync.Mutex
+	var loadErr error
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 42))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				tb := fmt.Sprintf("sb%d", 1+r.IntN(tables))
+				id := 11 + r.IntN(rows-10)
+				var err error
+				switch r.IntN(4) {
+				case 0:
+					_, err = db.Exec("UPDATE "+tb+" SET k = k + 1 WHERE id = ?", id)
+				case 1:
+					_, err = db.Exec("UPDATE "+tb+" SET c = ? WHERE id = ?", fmt.Sprintf("%x", r.Uint64()), id)
+				case 2:
+					_, err = db.Exec("DELETE FROM "+tb+" WHERE id = ?; INSERT IGNORE INTO "+tb+" (id, k, c, pad) VALUES (?, ?, 'x', 'y')", id, id, r.IntN(1000))
+				default:
+					_, err = db.Exec("INSERT INTO "+tb+" (k, c, pad) VALUES (?, 'new', 'row')", r.IntN(1000))
+				}
+				if err != nil {
+					errMu.Lock()
+					loadErr = err
+					errMu.Unlock()
+					return
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		}()
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(stop)
+			wg.Wait()
+			if loadErr != nil {
+				t.Errorf("write load: %v", loadErr)
+			}
+		})
+	}
+}
+
+// buildSluice builds the binary once per test binary run.
+func buildSluice(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "sluice-verify-test")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "sluice")
+		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/sluice-db/sluice/cmd/sluice").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+func runSluice(t *testing.T, bin string, limit time.Duration, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil && cmd.ProcessState == nil {
+		t.Fatalf("run sluice %s: %v", args[0], err)
+	}
+	return stdout.String() + stderr.String(), cmd.ProcessState.ExitCode()
+}
+
+// skipIfNotImplemented skips when a command is still the placeholder.
+func skipIfNotImplemented(t *testing.T, command, out string, code int) {
+	t.Helper()
+	if code == 2 && strings.Contains(out, command+": not implemented yet") {
+		t.Skipf("sluice %s is not implemented yet (its placeholder exited 2): the online test with a running replicator "+
+			"needs it; TestOnlineRecheck covers the re-check protocol meanwhile", command)
+	}
+}
+
+func parseReport(t *testing.T, out string) *Report {
+	t.Helper()
+	i := strings.Index(out, "{\n")
+	if i < 0 {
+		t.Fatalf("no JSON report in output:\n%s", out)
+	}
+	var rep Report
+	dec := json.NewDecoder(strings.NewReader(out[i:]))
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
+	}
+	return &rep
+}
+
+// syncBuffer is a bytes.Buffer safe for a process's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

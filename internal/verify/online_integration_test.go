@@ -1,0 +1,112 @@
+package verify
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+func TestReached(t *testing.T) {
+	p := model.Position{File: "bin.000002", Pos: 500, GTIDSet: "0-1-40,1-2-7", Flavor: "mariadb"}
+	cases := []struct {
+		applied model.Position
+		want    bool
+	}{
+		{model.Position{File: "bin.000002", Pos: 500}, true},
+		{model.Position{File: "bin.000002", Pos: 499}, false},
+		{model.Position{File: "bin.000003", Pos: 4}, true},
+		{model.Position{File: "bin.000001", Pos: 9000}, false},
+		// Behind by offset, but every GTID domain applied (filtered tail).
+		{model.Position{File: "bin.000002", Pos: 100, GTIDSet: "0-1-40,1-2-9", Flavor: "mariadb"}, true},
+		{model.Position{File: "bin.000002", Pos: 100, GTIDSet: "0-1-39,1-2-9", Flavor: "mariadb"}, false},
+		{model.Position{File: "bin.000002", Pos: 100, GTIDSet: "0-1-40", Flavor: "mariadb"}, false},
+		{model.Position{}, false},
+	}
+	for _, c := range cases {
+		if got := reached(c.applied, p); got != c.want {
+			t.Errorf("reached(%v, %v) = %v, want %v", c.applied, p, got, c.want)
+		}
+	}
+}
+
+// TestOnlineRecheck plays the replicator by hand: a row differs because
+// its change is "in flight" (the checkpoint is behind the source), and a
+// row was changed directly on the target. Verify in online mode must wait
+// for the checkpoint, re-read, drop the in-flight row and report the other.
+func TestOnlineRecheck(t *testing.T) {
+	s := newSide(t, "verify_online")
+	ctx := context.Background()
+	s.mustMy(t, `CREATE TABLE o (id INT PRIMARY KEY, v VARCHAR(20));
+INSERT INTO o SELECT seq, CONCAT('v', seq) FROM seq_1_to_500;`)
+	tb := loadTable(t, s.my, s.db, "o")
+	s.copyTable(t, tb, typemap.DefaultOptions())
+	stream := s.db
+	if err := checkpoint.Ensure(ctx, s.pg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = checkpoint.Delete(context.Background(), s.pg, stream) })
+	my, err := openSource(ctx, s.src, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer my.Close()
+	before, err := sourcePosition(ctx, my)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkpoint.Save(ctx, s.pg, stream, checkpoint.State{Position: before}); err != nil {
+		t.Fatal(err)
+	}
+	// In flight: changed on the source, not yet on the target.
+	s.mustMy(t, "UPDATE o SET v = 'changed' WHERE id = 7")
+	// Tampered: changed on the target only.
+	s.mustPG(t, "UPDATE "+quotePG(s.pgSchm)+".o SET v = 'tampered' WHERE id = 300")
+
+	// The "replicator" applies the change 1.5 s later and moves its checkpoint.
+	applied := make(chan error, 1)
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		pos, err := sourcePosition(ctx, my)
+		if err == nil {
+			_, err = s.pg.Exec(ctx, "UPDATE "+quotePG(s.pgSchm)+".o SET v = 'changed' WHERE id = 7")
+		}
+		if err == nil {
+			err = checkpoint.Save(ctx, s.pg, stream, checkpoint.State{Position: pos})
+		}
+		applied <- err
+	}()
+	start := time.Now()
+	rep := s.runVerify(t, []*schema.Table{tb}, func(o *Options) {
+		o.Online, o.Stream, o.Recheck, o.RecheckWait = OnlineOn, stream, 2, 10*time.Second
+	})
+	if err := <-applied; err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Online {
+		t.Error("report does not say online")
+	}
+	sameLines(t, "online differences", found(rep), []string{"o differs id=300 v"})
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("verify did not wait for the checkpoint (took %v)", took)
+	}
+
+	// Offline, the same situation reports both rows immediately.
+	s.mustMy(t, "UPDATE o SET v = 'again' WHERE id = 8")
+	rep = s.runVerify(t, []*schema.Table{tb}, nil)
+	sameLines(t, "offline differences", found(rep), []string{"o differs id=300 v", "o differs id=8 v"})
+
+	// auto: a checkpoint that moved recently turns online mode on.
+	online, err := resolveOnline(ctx, s.pg, OnlineAuto, stream)
+	if err != nil || !online {
+		t.Errorf("auto with a fresh checkpoint: online=%v err=%v", online, err)
+	}
+	online, err = resolveOnline(ctx, s.pg, OnlineAuto, stream+"_none")
+	if err != nil || online {
+		t.Errorf("auto without a checkpoint: online=%v err=%v", online, err)
+	}
+}
