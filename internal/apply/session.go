@@ -24,9 +24,9 @@ func (a *Applier) acquire(ctx context.Context) (*pgxpool.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apply: connect to the target: %w", err)
 	}
-	setup := []string{`SET sluice.apply = 'on'`}
-	if !a.cfg.SyncCommit {
-		setup = append(setup, `SET synchronous_commit = off`)
+	setup := []string{`SET sluice.apply = 'on'`, `SET synchronous_commit = off`}
+	if a.cfg.SyncCommit {
+		setup[1] = `SET synchronous_commit = on`
 	}
 	for _, s := range setup {
 		if _, err := conn.Exec(ctx, s); err != nil {
