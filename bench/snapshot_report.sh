@@ -134,9 +134,9 @@ column counts the runs where both were equal; a run that differs is not counted 
   (copy_mode file, copy_max_memory 300M).
 - **COPY limit**: the rows exported once beforehand to local TSV files (\`mariadb --batch --raw\`,
   not timed). Timed: CREATE SCHEMA, then $COPY_SESSIONS parallel psql sessions each taking the next
-  table: CREATE TABLE with the column types sluice creates for sysbench (integer, integer,
-  varchar(120), varchar(60)), \`\\copy … FROM file\` (text format, streamed through the client),
-  ADD PRIMARY KEY, CREATE INDEX on k, ANALYZE. It is the target's side alone: no reading from
+  table, in one transaction: CREATE TABLE with the column types sluice creates for sysbench
+  (integer, integer, varchar(120), varchar(60)), \`\\copy … FROM file WITH (FREEZE)\` (text
+  format, streamed through the client), ADD PRIMARY KEY, CREATE INDEX on k, ANALYZE. It is the target's side alone: no reading from
   MariaDB, no type conversion.
 - **pipe** (no tool, for reference): the same as the COPY limit, but each session pipes
   \`mariadb --batch --raw -e 'SELECT * FROM t'\` straight into \`\\copy … FROM STDIN\`: the

@@ -229,11 +229,12 @@ setup_copy() {
 
 prepare_copy() { :; }
 
-# copy_one_table TABLE DBNAME: what the limit includes for one table, in one psql session: CREATE
-# TABLE with the column types sluice's type mapping gives sysbench's columns (int → integer,
-# char(120) → varchar(120), char(60) → varchar(60)), \copy (text format, streamed through the
-# client like a tool's COPY) from the local file, or with COPY_FROM=pipe from `mariadb --batch --raw`
-# reading the source table, then the primary key and index k, then ANALYZE.
+# copy_one_table TABLE DBNAME: what the limit includes for one table, in one psql session and one
+# transaction: CREATE TABLE with the column types sluice's type mapping gives sysbench's columns
+# (int → integer, char(120) → varchar(120), char(60) → varchar(60)), \copy … WITH (FREEZE) (text
+# format, streamed through the client like a tool's COPY; FREEZE as sluice loads: no hint-bit
+# rewrite of every page by the index builds) from the local file, or with COPY_FROM=pipe from
+# `mariadb --batch --raw` reading the source table, then the primary key and index k, ANALYZE.
 copy_one_table() {
 	local t=$1 pgdb=$2 from
 	if [[ ${COPY_FROM:-file} == pipe ]]; then
@@ -245,9 +246,9 @@ copy_one_table() {
 		[[ ${COPY_FROM:-file} == pipe ]] &&
 			mariadb --no-defaults -h"$BENCH_MY_HOST" -P"$BENCH_MY_PORT" -usluice -psluice --batch -N --raw --quick \
 				-e "SELECT * FROM \`$DB\`.\`$t\`"
-	} | PGPASSWORD=sluice "$BENCH_PSQL" -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" -U sluice -d "$pgdb" \
+	} | PGPASSWORD=sluice "$BENCH_PSQL" -X -q -1 -v ON_ERROR_STOP=1 -h "$BENCH_PG_HOST" -p "$BENCH_PG_PORT" -U sluice -d "$pgdb" \
 		-c "CREATE TABLE \"$DB\".$t (id integer NOT NULL, k integer NOT NULL DEFAULT 0, c varchar(120) NOT NULL DEFAULT '', pad varchar(60) NOT NULL DEFAULT '')" \
-		-c "\\copy \"$DB\".$t FROM $from" \
+		-c "\\copy \"$DB\".$t FROM $from WITH (FREEZE)" \
 		-c "ALTER TABLE \"$DB\".$t ADD PRIMARY KEY (id)" \
 		-c "CREATE INDEX ${t}_k_1 ON \"$DB\".$t (k)" \
 		-c "ANALYZE \"$DB\".$t"
