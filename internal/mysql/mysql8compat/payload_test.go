@@ -111,6 +111,8 @@ func showValue(v any) string {
 		return "timestamptz:" + x.Time.UTC().Format("2006-01-02 15:04:05.999999")
 	case pgtype.Timestamp:
 		return "timestamp:" + x.Time.Format("2006-01-02 15:04:05.999999")
+	case pgtype.Numeric:
+		return fmt.Sprintf("numeric:%se%d", x.Int, x.Exp)
 	case pgtype.Interval:
 		return fmt.Sprintf("interval:%dus", x.Microseconds)
 	}
