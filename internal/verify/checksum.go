@@ -143,7 +143,7 @@ func (p *tablePlan) sourceChecksum(ctx context.Context, db *sql.DB, s scope, byB
 		bucket = myBucket(p.myKeyText, s.nBuckets)
 	}
 	if len(p.json) > 0 {
-		sel := []string{bucket, "MD5(" + p.myRowText + ")"}
+		sel := []string{bucket, "MD5(" + p.myRowFast + ")"}
 		for _, i := range p.json {
 			sel = append(sel, p.cols[i].MySQLRaw)
 		}
@@ -154,7 +154,7 @@ func (p *tablePlan) sourceChecksum(ctx context.Context, db *sql.DB, s scope, byB
 		}
 		return p.goChecksum(sqlRows{rows}, true)
 	}
-	q := "SELECT " + bucket + ", COUNT(*), CAST(COALESCE(SUM(" + myHash(p.myRowText) + "), 0) AS CHAR) FROM " +
+	q := "SELECT " + bucket + ", COUNT(*), CAST(COALESCE(SUM(" + myHash(p.myRowFast) + "), 0) AS CHAR) FROM " +
 		p.myTable + " WHERE " + where
 	if byBucket {
 		q += " GROUP BY 1"

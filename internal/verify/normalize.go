@@ -40,6 +40,14 @@ type normColumn struct {
 	// MySQL and PG are expressions yielding the normalised text or NULL;
 	// empty for JSON, which is canonicalised in Go from Raw*.
 	MySQL, PG string
+	// MySQLFast is the MySQL text used inside chunk checksums: the same as
+	// MySQL except that text is taken as it is, without the --nul-char
+	// policy, which costs a REPLACE per value. A row whose text holds NUL
+	// therefore makes its chunk differ, and the row diff, which uses MySQL,
+	// then finds it equal: exact, and cheaper for the common case.
+	MySQLFast string
+	// NotNull columns need no COALESCE on the source.
+	NotNull bool
 	// MySQLRaw and PGRaw select the stored value (JSON text) for Go-side work.
 	MySQLRaw, PGRaw string
 	// Large values (text, binary, geometry) are fetched for the row diff as a
@@ -65,6 +73,17 @@ func newNormColumn(cc *typemap.ColumnConv, pgName string, opts typemap.Options) 
 	n.MySQL, err = mysqlNorm(cc, my, opts)
 	if err != nil {
 		return nil, err
+	}
+	n.MySQLFast = n.MySQL
+	n.NotNull = !c.Nullable
+	switch cc.Kind {
+	case typemap.KindText, typemap.KindEnum, typemap.KindSet:
+		x := my
+		if !isUTF8mb4(c.Charset) {
+			x = "CONVERT(" + my + " USING utf8mb4)"
+		}
+		// CONCAT converts to utf8mb4 and does not mind differing collations.
+		n.MySQLFast = "CONCAT(LENGTH(" + x + "), ':', " + x + ")"
 	}
 	n.PG, err = pgNorm(cc, pg, opts)
 	if err != nil {
@@ -203,9 +222,7 @@ func mysqlZeroDate(cc *typemap.ColumnConv, q string, opts typemap.Options, text 
 // strings also keep CONCAT free of collation conflicts between columns.
 func mysqlUTF8Bytes(charset, q string, opts typemap.Options) string {
 	x := "CAST(" + q + " AS BINARY)"
-	switch strings.ToLower(charset) {
-	case "utf8mb4", "binary", "":
-	default:
+	if !isUTF8mb4(charset) {
 		x = "CAST(CONVERT(" + q + " USING utf8mb4) AS BINARY)"
 	}
 	switch opts.Nul {
@@ -215,6 +232,16 @@ func mysqlUTF8Bytes(charset, q string, opts typemap.Options) string {
 		x = "REPLACE(" + x + ", X'00', X'EFBFBD')"
 	}
 	return x
+}
+
+// isUTF8mb4 reports whether a column's bytes are already UTF-8 as MySQL
+// returns them on a utf8mb4 connection.
+func isUTF8mb4(charset string) bool {
+	switch strings.ToLower(charset) {
+	case "utf8mb4", "binary", "":
+		return true
+	}
+	return false
 }
 
 // dialect is what differs between the two SQL flavours in shared builders.

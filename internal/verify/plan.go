@@ -44,6 +44,7 @@ type tablePlan struct {
 	json    []int // indexes into cols of JSON columns (compared in Go)
 
 	myRowText, pgRowText string // '|'-joined normalised non-JSON columns
+	myRowFast            string // the same with MySQLFast, for chunk checksums
 	myKeyText, pgKeyText string // '|'-joined normalised key columns
 	myKeySel             []string
 	pgKeySel             []string
@@ -142,15 +143,21 @@ func (p *tablePlan) colIndex(name string) int {
 }
 
 func (p *tablePlan) buildSQL() {
-	var myRow, pgRow []string
+	var myRow, myFast, pgRow []string
 	for _, c := range p.cols {
 		if c.isJSON() {
 			continue
 		}
 		myRow = append(myRow, "COALESCE("+c.MySQL+", '"+nullText+"')")
+		fast := c.MySQLFast
+		if !c.NotNull {
+			fast = "COALESCE(" + fast + ", '" + nullText + "')"
+		}
+		myFast = append(myFast, fast)
 		pgRow = append(pgRow, "COALESCE("+c.PG+", '"+nullText+"')")
 	}
 	p.myRowText, p.pgRowText = joinText(mysqlDialect, myRow), joinText(pgDialect, pgRow)
+	p.myRowFast = mysqlDialect.concat(joinParts(myFast)...)
 	var myKey, pgKey []string
 	for _, i := range p.key {
 		c := p.cols[i]
@@ -168,6 +175,14 @@ func joinText(d dialect, parts []string) string {
 	if len(parts) == 0 {
 		return "''"
 	}
+	return d.bytes(d.concat(joinParts(parts)...))
+}
+
+// joinParts puts colSep between the parts.
+func joinParts(parts []string) []string {
+	if len(parts) == 0 {
+		return []string{"''"}
+	}
 	var args []string
 	for i, x := range parts {
 		if i > 0 {
@@ -175,7 +190,7 @@ func joinText(d dialect, parts []string) string {
 		}
 		args = append(args, x)
 	}
-	return d.bytes(d.concat(args...))
+	return args
 }
 
 // Row hashes: the first 15 hex digits (60 bits) of the MD5 of the row text
