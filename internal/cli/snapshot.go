@@ -1,16 +1,123 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
 
-// newSnapshotCmd is a placeholder until its issue lands; the engineer who owns
-// the subcommand replaces this file.
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/sluice-db/sluice/internal/exitcode"
+	mysnap "github.com/sluice-db/sluice/internal/mysql/snapshot"
+	"github.com/sluice-db/sluice/internal/preflight"
+	"github.com/sluice-db/sluice/internal/snapshot"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
 func newSnapshotCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "snapshot",
-		Short: "snapshot (not implemented yet)",
-		RunE:  notImplemented,
+		Short: "Copy schema and data from MySQL/MariaDB into PostgreSQL at one consistent instant",
+		Long: `snapshot creates the PostgreSQL tables for the selected MySQL/MariaDB tables and
+copies their rows as of one instant of the source, in parallel key-range chunks
+over binary COPY, without stopping writes on the source (a global read lock is
+held for milliseconds at most, or not at all on MariaDB). Indexes are built after
+each table's data, foreign keys after all data. The binlog position of that
+instant is recorded in the target's "sluice" schema, and 'sluice replicate'
+continues from exactly there.
+
+An interrupted snapshot (kill, lost connection) continues where it stopped when
+the same command runs again; --restart starts over. The report lists the values
+changed by --zero-date/--nul-char and the objects not migrated (views, triggers,
+routines, events). See docs/snapshot.md.
+
+Exit codes: 0 done, 1 failure while copying (the message names the table, chunk
+and cause), 2 configuration or pre-flight error (nothing copied).`,
+		Example: `  sluice snapshot --source mysql://sluice:pw@db1:3306/shop --target postgres://sluice:pw@pg1:5432/shop
+  sluice snapshot --include 'shop.order*' --exclude 'shop.order_archive' --workers 8
+  sluice snapshot --schema-only                      # tables, indexes, foreign keys; no rows
+  sluice snapshot --restart --drop-existing --json   # start over, replace what is there`,
+		RunE: runSnapshot,
 	}
 	addSourceFlag(cmd)
 	addTargetFlag(cmd)
+	addScopeFlags(cmd)
+	addTypeFlags(cmd)
+	addWorkersFlag(cmd, "reader sessions and COPY streams")
+	addStreamFlag(cmd)
+	addJSONFlag(cmd)
+	addSnapshotFlags(cmd)
 	return cmd
+}
+
+// addSnapshotFlags adds the flags of the copy itself (migrate reuses them).
+func addSnapshotFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.Int64("chunk-rows", snapshot.DefaultChunkRows, "rows per key-range chunk (the unit of parallelism and of resuming), e.g. --chunk-rows 50000")
+	f.Bool("schema-only", false, "create tables, indexes, foreign keys and sequences, copy no rows, e.g. --schema-only")
+	f.Bool("data-only", false, "copy rows into tables that already exist (e.g. made by --schema-only), e.g. --data-only")
+	f.Bool("drop-existing", false, "replace target tables that exist with other columns or hold rows (with --data-only: empty them), e.g. --drop-existing")
+	f.Bool("restart", false, "forget an interrupted or finished snapshot of this stream: drop the tables it created and copy again, e.g. --restart")
+	f.String("snapshot-method", string(mysnap.MethodAuto), "how the readers reach one instant: auto, lock-free (MariaDB), global-read-lock (needs RELOAD) or single-session (MariaDB), e.g. --snapshot-method global-read-lock")
+	f.Duration("lock-wait-timeout", 10*time.Second, "longest wait of FLUSH TABLES WITH READ LOCK for running writes before giving up (writers queue behind it meanwhile), e.g. --lock-wait-timeout 5s")
+}
+
+func runSnapshot(cmd *cobra.Command, _ []string) error {
+	s, err := loadSettings(cmd)
+	if err != nil {
+		return err
+	}
+	opts, err := snapshotOptions(cmd, s)
+	if err != nil {
+		return err
+	}
+	rep, err := snapshot.Run(cmd.Context(), opts)
+	if err != nil {
+		return err
+	}
+	return printSnapshotReport(cmd.OutOrStdout(), rep, s.K.Bool("json"))
+}
+
+// snapshotOptions reads the settings and runs the pre-flight checks.
+func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) {
+	k := s.K
+	method, err := mysnap.ParseMethod(k.String("snapshot-method"))
+	if err != nil {
+		return snapshot.Options{}, exitcode.ConfigError(err)
+	}
+	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{
+		Source: true, Snapshot: true, Target: true, TargetCreate: !k.Bool("data-only"),
+	})
+	if err != nil {
+		return snapshot.Options{}, err
+	}
+	opts := snapshot.Options{
+		Source: ep.Source, Target: ep.Target,
+		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),
+		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
+		ChunkRows: k.Int64("chunk-rows"), Workers: k.Int("workers"), Stream: k.String("stream"),
+		SchemaOnly: k.Bool("schema-only"), DataOnly: k.Bool("data-only"),
+		DropExisting: k.Bool("drop-existing"), Restart: k.Bool("restart"),
+		Method: method, LockWaitTimeout: k.Duration("lock-wait-timeout"),
+		Log: s.Log, Progress: cmd.ErrOrStderr(),
+	}
+	if file, ok := cmd.ErrOrStderr().(*os.File); ok && isatty.IsTerminal(file.Fd()) && !k.Bool("json") {
+		opts.Terminal = true
+	}
+	return opts, nil
+}
+
+func printSnapshotReport(w io.Writer, rep *snapshot.Report, asJSON bool) error {
+	var err error
+	if asJSON {
+		err = rep.WriteJSON(w)
+	} else {
+		err = rep.WriteText(w)
+	}
+	if err != nil {
+		return fmt.Errorf("print report: %w", err)
+	}
+	return nil
 }

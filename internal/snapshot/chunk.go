@@ -1,0 +1,354 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	mysnap "github.com/sluice-db/sluice/internal/mysql/snapshot"
+	"github.com/sluice-db/sluice/internal/postgres"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+// copyChunk reads one chunk from the source session and loads it with
+// binary COPY; the chunk's done row is written in the same PostgreSQL
+// transaction, so a chunk is either fully in the target and recorded, or
+// neither. Converters are compiled per chunk so that the values a policy
+// changed are counted per chunk and survive a resume in the chunk's row.
+func (r *runner) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
+	j, c := t.job, *t.chunk
+	fail := func(err error) error { return fmt.Errorf("snapshot %s: %w", c, err) }
+	mapper := typemap.New(r.mopts, typemap.NewChanges())
+	conv, err := mapper.Compile(j.t)
+	if err != nil {
+		return fail(err)
+	}
+	q, err := mysnap.ChunkQuery(j.key, j.t.TableID, j.selects, c.Lo, c.Hi)
+	if err != nil {
+		return fail(err)
+	}
+	conn, err := r.pg.Acquire(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("target: %w", err))
+	}
+	defer conn.Release()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("target: %w", err))
+	}
+	defer tx.Rollback(ctx)
+	freeze, err := r.clearChunk(ctx, tx, j, c, t.recopy)
+	if err != nil {
+		return fail(err)
+	}
+	if r.replicaRole {
+		if _, err := tx.Exec(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
+			return fail(fmt.Errorf("target tables have foreign keys sluice did not create, and loading around them needs "+
+				"session_replication_role = replica (superuser): %w; drop those foreign keys or let sluice create the tables", err))
+		}
+	}
+	rows, err := mysnap.Read(ctx, sess, q)
+	if err != nil {
+		return fail(fmt.Errorf("source: %w", err))
+	}
+	defer rows.Close()
+	src := newRowSource(rows, j, conv, r.prog)
+	n, err := postgres.CopyFrom(ctx, tx.Conn(), j.ident, j.names, src, postgres.CopyOptions{Freeze: freeze})
+	src.flush()
+	if err != nil {
+		return fail(err)
+	}
+	if n != src.rows {
+		return fail(fmt.Errorf("PostgreSQL loaded %d rows, %d were read", n, src.rows))
+	}
+	st := chunkState{Rows: src.rows, Bytes: src.bytes, Hash: src.sum(), Changes: mapper.Changes().Counts(),
+		Pass: r.pass, Position: r.pos}
+	if err := markChunkDone(ctx, tx, r.o.Stream, j.t.TableID, c, st); err != nil {
+		return fail(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fail(fmt.Errorf("target: commit: %w", err))
+	}
+	r.chunkDone(j, t.recopy)
+	return nil
+}
+
+// clearChunk prepares the target for a chunk's rows. A chunk that is the
+// whole table is loaded after TRUNCATE in the same transaction, which lets
+// COPY write the rows frozen (no later VACUUM rewrite) and also clears
+// anything an earlier pass wrote. A re-copied range chunk deletes its range.
+func (r *runner) clearChunk(ctx context.Context, tx pgx.Tx, j *tableJob, c mysnap.Chunk, recopy bool) (freeze bool, err error) {
+	whole := c.Lo == nil && c.Hi == nil
+	switch {
+	case whole && !r.replicaRole:
+		_, err = tx.Exec(ctx, "TRUNCATE "+j.ident.Sanitize())
+		return err == nil, err
+	case whole && recopy:
+		_, err = tx.Exec(ctx, "DELETE FROM "+j.ident.Sanitize())
+		return false, err
+	case recopy:
+		return false, r.deleteRange(ctx, tx, j, c)
+	}
+	return false, nil
+}
+
+// deleteRange deletes the rows of a chunk's key range from the target. Only
+// for keys that order alike in both engines (rangeSafe).
+func (r *runner) deleteRange(ctx context.Context, tx pgx.Tx, j *tableJob, c mysnap.Chunk) error {
+	if !j.rangeSafe {
+		return fmt.Errorf("internal error: range delete on a key that PostgreSQL orders differently")
+	}
+	names := j.key.Names()
+	cols := make([]string, len(names))
+	for i, n := range names {
+		cols[i] = pgx.Identifier{n}.Sanitize()
+	}
+	tuple := "(" + strings.Join(cols, ", ") + ")"
+	conv, err := typemap.New(r.mopts, nil).Compile(j.t)
+	if err != nil {
+		return err
+	}
+	var where []string
+	var args []any
+	bound := func(b mysnap.Bound, op string) error {
+		marks := make([]string, len(b))
+		for i, v := range b {
+			pv, err := conv.Columns[j.t.ColumnIndex(names[i])].FromText(v)
+			if err != nil {
+				return err
+			}
+			args = append(args, pv)
+			marks[i] = fmt.Sprintf("$%d", len(args))
+		}
+		where = append(where, tuple+" "+op+" ("+strings.Join(marks, ", ")+")")
+		return nil
+	}
+	if c.Lo != nil {
+		if err := bound(c.Lo, ">"); err != nil {
+			return err
+		}
+	}
+	if c.Hi != nil {
+		if err := bound(c.Hi, "<="); err != nil {
+			return err
+		}
+	}
+	_, err = tx.Exec(ctx, "DELETE FROM "+j.ident.Sanitize()+" WHERE "+strings.Join(where, " AND "), args...)
+	return err
+}
+
+// rowSource feeds COPY from a chunk read: it converts each raw value with
+// the column's converter and folds the raw row into the chunk hash. It
+// keeps one row at a time: the raw values alias the driver's buffer and
+// are encoded by the COPY writer before the next row is read.
+type rowSource struct {
+	rd    *mysnap.Rows
+	job   *tableJob
+	conv  []*typemap.ColumnConv // per copied column
+	vals  []any
+	h     rowHasher
+	rows  int64
+	bytes int64
+	prog  *progress
+	// progress not yet added to prog
+	pRows, pBytes int64
+}
+
+func newRowSource(rd *mysnap.Rows, j *tableJob, tc *typemap.TableConv, prog *progress) *rowSource {
+	s := &rowSource{rd: rd, job: j, vals: make([]any, len(j.cols)), h: newRowHasher(), prog: prog}
+	for _, i := range j.cols {
+		s.conv = append(s.conv, tc.Columns[i])
+	}
+	return s
+}
+
+func (s *rowSource) Next() bool {
+	if !s.rd.Next() {
+		return false
+	}
+	raw := s.rd.Values()
+	n := s.h.add(raw)
+	s.rows++
+	s.bytes += n
+	s.pRows++
+	s.pBytes += n
+	if s.pRows >= 1024 {
+		s.flush()
+	}
+	return true
+}
+
+func (s *rowSource) Values() ([]any, error) {
+	raw := s.rd.Values()
+	for i, b := range raw {
+		v, err := s.conv[i].FromText(b)
+		if err != nil {
+			return nil, fmt.Errorf("row %d%s: %w", s.rows, s.keyText(raw), err)
+		}
+		s.vals[i] = v
+	}
+	return s.vals, nil
+}
+
+func (s *rowSource) Err() error {
+	if err := s.rd.Err(); err != nil {
+		return fmt.Errorf("source: read row %d: %w", s.rows+1, err)
+	}
+	return nil
+}
+
+// keyText names the row by its key for error messages.
+func (s *rowSource) keyText(raw [][]byte) string {
+	if len(s.job.keyPos) == 0 {
+		return ""
+	}
+	parts := make([]string, len(s.job.keyPos))
+	for i, p := range s.job.keyPos {
+		parts[i] = fmt.Sprintf("%q", raw[p])
+	}
+	return " with key (" + strings.Join(parts, ", ") + ")"
+}
+
+func (s *rowSource) flush() {
+	s.prog.add(s.pRows, s.pBytes)
+	s.pRows, s.pBytes = 0, 0
+}
+
+func (s *rowSource) sum() []byte { return s.h.sum() }
+
+// rowHasher is the chunk hash: SHA-256 over every raw value as the source
+// returned it, each as a NULL marker or a length-prefixed byte string, so
+// no two different chunks hash alike by accident of concatenation. A
+// resumed run compares it to decide whether a chunk copied at an earlier
+// instant still holds the same rows.
+type rowHasher struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func newRowHasher() rowHasher { return rowHasher{h: sha256.New(), buf: make([]byte, 0, 16)} }
+
+// add hashes one row and returns its size in bytes.
+func (h *rowHasher) add(raw [][]byte) int64 {
+	var n int64
+	for _, v := range raw {
+		h.buf = h.buf[:0]
+		if v == nil {
+			h.buf = append(h.buf, 0)
+			h.h.Write(h.buf)
+			continue
+		}
+		h.buf = append(h.buf, 1)
+		h.buf = binary.AppendUvarint(h.buf, uint64(len(v)))
+		h.h.Write(h.buf)
+		h.h.Write(v)
+		n += int64(len(v))
+	}
+	h.h.Write([]byte{'\n'})
+	return n
+}
+
+func (h *rowHasher) sum() []byte { return h.h.Sum(nil) }
+
+// hashChunk reads a chunk and returns its row count and hash, without
+// writing anything (resume: did the chunk change since it was copied?).
+func (r *runner) hashChunk(ctx context.Context, sess *sql.Conn, j *tableJob, c mysnap.Chunk) (int64, []byte, error) {
+	q, err := mysnap.ChunkQuery(j.key, j.t.TableID, j.selects, c.Lo, c.Hi)
+	if err != nil {
+		return 0, nil, err
+	}
+	rd, err := mysnap.Read(ctx, sess, q)
+	if err != nil {
+		return 0, nil, fmt.Errorf("source: %w", err)
+	}
+	defer rd.Close()
+	h := newRowHasher()
+	var n int64
+	for rd.Next() {
+		h.add(rd.Values())
+		n++
+	}
+	if err := rd.Err(); err != nil {
+		return 0, nil, fmt.Errorf("source: %w", err)
+	}
+	return n, h.sum(), nil
+}
+
+// revalidate runs when a resumed pass reads at a later instant than the
+// chunks an earlier pass copied. A chunk whose rows are the same now (same
+// count and hash) is as valid at the new instant as at the old one and is
+// kept; a chunk that changed is copied again (its range deleted first; for
+// keys PostgreSQL orders differently than MySQL the whole table is emptied
+// and copied again). Afterwards every copied chunk is as of this pass's
+// position, which is the one position the run records.
+func (r *runner) revalidate(ctx context.Context, sess *sql.Conn, j *tableJob, chunks []chunkState) ([]chunkState, error) {
+	for i, c := range chunks {
+		if !c.Done || c.Pass == r.pass {
+			continue
+		}
+		if c.Position.File != "" && c.Position == r.pos {
+			// No transaction committed between the two reads: nothing can differ.
+			if err := keepChunk(ctx, r.pg, r.o.Stream, j.t.TableID, c.Seq, r.pass, r.pos); err != nil {
+				return nil, err
+			}
+			r.countKept()
+			continue
+		}
+		mc := mysnap.Chunk{Table: j.t.TableID, Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}
+		n, sum, err := r.hashChunk(ctx, sess, j, mc)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot %s: re-check: %w", mc, err)
+		}
+		if n == c.Rows && bytes.Equal(sum, c.Hash) {
+			if err := keepChunk(ctx, r.pg, r.o.Stream, j.t.TableID, c.Seq, r.pass, r.pos); err != nil {
+				return nil, err
+			}
+			r.countKept()
+			continue
+		}
+		r.log.Info("chunk changed since it was copied: copying it again", "chunk", mc.String())
+		if j.rangeSafe || (c.Lo == nil && c.Hi == nil) {
+			chunks[i].Done = false
+			r.enqueue(j, &mc, true)
+			continue
+		}
+		if err := r.resetTable(ctx, j); err != nil {
+			return nil, err
+		}
+		return loadChunks(ctx, r.pg, r.o.Stream, j.t.TableID)
+	}
+	return chunks, nil
+}
+
+// resetTable empties a table and marks all its chunks as not copied, in one
+// transaction.
+func (r *runner) resetTable(ctx context.Context, j *tableJob) error {
+	tx, err := r.pg.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("target: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	clear := "TRUNCATE " + j.ident.Sanitize()
+	if r.replicaRole {
+		clear = "DELETE FROM " + j.ident.Sanitize()
+	}
+	if _, err := tx.Exec(ctx, clear); err != nil {
+		return fmt.Errorf("target: %s: %w", clear, err)
+	}
+	if err := resetChunks(ctx, tx, r.o.Stream, j.t.TableID); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("target: %w", err)
+	}
+	r.log.Info("table changed since it was partly copied and its key orders differently in PostgreSQL: copying it again",
+		"table", j.t.TableID.String())
+	return nil
+}

@@ -1,0 +1,215 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+
+	mysnap "github.com/sluice-db/sluice/internal/mysql/snapshot"
+)
+
+// openPoint opens the reader sessions at one instant and checks that the
+// schema read before still holds at that instant (a DDL in between would
+// make the tables sluice planned differ from the data it reads).
+func (r *runner) openPoint(ctx context.Context) (*mysnap.Point, error) {
+	p, err := r.src.OpenPoint(ctx, mysnap.PointOptions{
+		Sessions: r.o.Workers, Method: r.o.Method, LockWaitTimeout: r.o.LockWaitTimeout, Log: r.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	cat, err := r.loadCatalog(ctx)
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	if changed := changedTables(r.cat.Tables, cat.Tables); len(changed) > 0 {
+		p.Close()
+		return nil, fmt.Errorf("source: the schema of %s changed while the snapshot started (a DDL ran at the same time); "+
+			"nothing was copied, run the command again", strings.Join(changed, ", "))
+	}
+	r.log.Info("consistent point", "position", p.Position.String(), "method", p.Method, "sessions", len(p.Sessions),
+		"lock_held_ms", p.LockHeld.Milliseconds())
+	r.report.Method, r.report.LockHeldMS, r.report.Sessions = string(p.Method), p.LockHeld.Milliseconds(), len(p.Sessions)
+	r.report.Warnings = append(r.report.Warnings, p.Warnings...)
+	return p, nil
+}
+
+// copyAll runs one worker per reader session until every table is copied
+// and indexed.
+func (r *runner) copyAll(ctx context.Context, p *mysnap.Point) error {
+	r.pass++
+	r.pos = p.Position
+	r.report.Pass = r.pass
+	if err := startPass(ctx, r.pg, r.o.Stream, r.pass, r.pos, string(p.Method), p.LockHeld.Milliseconds()); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.sched = newScheduler(r.jobs)
+	r.postSem = make(chan struct{}, r.o.Workers)
+	r.postCtx = ctx
+	r.prog = r.newProgress(ctx)
+	var wg sync.WaitGroup
+	for _, s := range p.Sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.worker(ctx, cancel, s)
+		}()
+	}
+	wg.Wait()
+	r.postWG.Wait()
+	r.prog.stop()
+	if err := r.sched.failed(); err != nil {
+		return err
+	}
+	for _, j := range r.jobs {
+		if !j.finished {
+			return fmt.Errorf("internal error: table %s was not completed", j.t.TableID)
+		}
+	}
+	return ctx.Err()
+}
+
+func (r *runner) worker(ctx context.Context, cancel context.CancelFunc, sess *sql.Conn) {
+	for {
+		t := r.sched.next()
+		if t == nil {
+			return
+		}
+		var err error
+		if t.chunk == nil {
+			err = r.prepare(ctx, sess, t.job)
+		} else {
+			err = r.copyChunk(ctx, sess, t)
+		}
+		if err != nil {
+			if ctx.Err() != nil && r.sched.failed() != nil {
+				err = r.sched.failed() // a consequence of the first failure
+			}
+			r.sched.fail(err)
+			cancel()
+		}
+		r.sched.done()
+	}
+}
+
+// prepare makes a table's chunks known: on resume it re-checks chunks an
+// earlier pass copied, queues the ones not copied yet, and plans the rest
+// of the key space by stepping through the key's index in this session's
+// snapshot, queueing each chunk as soon as its upper bound is known.
+func (r *runner) prepare(ctx context.Context, sess *sql.Conn, j *tableJob) error {
+	chunks, err := loadChunks(ctx, r.pg, r.o.Stream, j.t.TableID)
+	if err != nil {
+		return err
+	}
+	if r.resumed {
+		if chunks, err = r.revalidate(ctx, sess, j, chunks); err != nil {
+			return err
+		}
+	}
+	var last *mysnap.Chunk
+	for _, c := range chunks {
+		mc := mysnap.Chunk{Table: j.t.TableID, Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}
+		last = &mc
+		if !c.Done {
+			r.enqueue(j, &mc, false)
+		}
+	}
+	if !j.state.Planned && last != nil && last.Hi == nil {
+		// The last chunk was recorded but the run stopped before marking the plan complete.
+		if err := setTableFlag(ctx, r.pg, r.o.Stream, j.t.TableID, "planned", true); err != nil {
+			return err
+		}
+		j.state.Planned = true
+	}
+	if j.state.Planned {
+		r.planned(j)
+		return nil
+	}
+	lo, seq := mysnap.Bound(nil), 1
+	if last != nil {
+		lo, seq = last.Hi, last.Seq+1
+	}
+	for {
+		var hi mysnap.Bound
+		if j.key != nil {
+			if hi, err = j.key.NextBound(ctx, sess, j.t.TableID, lo, r.o.ChunkRows); err != nil {
+				return fmt.Errorf("snapshot %s: %w", j.t.TableID, err)
+			}
+		}
+		c := mysnap.Chunk{Table: j.t.TableID, Seq: seq, Lo: lo, Hi: hi}
+		if err := insertChunk(ctx, r.pg, r.o.Stream, j.t.TableID, c); err != nil {
+			return err
+		}
+		r.enqueue(j, &c, false)
+		if hi == nil {
+			break
+		}
+		lo, seq = hi, seq+1
+	}
+	if err := setTableFlag(ctx, r.pg, r.o.Stream, j.t.TableID, "planned", true); err != nil {
+		return err
+	}
+	j.state.Planned = true
+	r.planned(j)
+	return nil
+}
+
+func (r *runner) enqueue(j *tableJob, c *mysnap.Chunk, recopy bool) {
+	j.mu.Lock()
+	j.pending++
+	j.mu.Unlock()
+	r.sched.push(&task{job: j, chunk: c, recopy: recopy})
+}
+
+// planned notes that all of j's chunks are known.
+func (r *runner) planned(j *tableJob) {
+	j.mu.Lock()
+	j.planned = true
+	j.mu.Unlock()
+	r.maybeFinishTable(j)
+}
+
+// chunkDone notes a copied chunk.
+func (r *runner) chunkDone(j *tableJob, recopy bool) {
+	r.statsMu.Lock()
+	if recopy {
+		r.recopied++
+	} else {
+		r.copied++
+	}
+	r.statsMu.Unlock()
+	j.mu.Lock()
+	j.pending--
+	j.mu.Unlock()
+	r.maybeFinishTable(j)
+}
+
+// maybeFinishTable starts the post-data work of a table whose chunks are
+// all copied: its indexes, sequences and ANALYZE, in parallel with the
+// copy of other tables.
+func (r *runner) maybeFinishTable(j *tableJob) {
+	j.mu.Lock()
+	ready := j.planned && j.pending == 0 && !j.finished
+	if ready {
+		j.finished = true
+	}
+	j.mu.Unlock()
+	if !ready {
+		return
+	}
+	r.prog.tableDone()
+	r.postWG.Add(1)
+	go func() {
+		defer r.postWG.Done()
+		r.postSem <- struct{}{}
+		defer func() { <-r.postSem }()
+		if err := r.postData(r.postCtx, j); err != nil {
+			r.sched.fail(err)
+		}
+	}()
+}

@@ -1,0 +1,183 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/postgres"
+)
+
+// postData builds a table's indexes, moves its sequences past the copied
+// values and ANALYZEs it, in one transaction marked in the table's state, so
+// a resumed run neither skips nor repeats it. --data-only runs only the
+// sequence and ANALYZE part (the indexes came with --schema-only).
+func (r *runner) postData(ctx context.Context, j *tableJob) error {
+	if j.state.Indexed {
+		return nil
+	}
+	stmts := j.plan.Finish
+	if !r.o.DataOnly {
+		stmts = append(append([]string{}, j.plan.PostData...), j.plan.Finish...)
+	}
+	start := time.Now()
+	conn, err := r.pg.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("snapshot %s: indexes: %w", j.t.TableID, err)
+	}
+	defer conn.Release()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("snapshot %s: indexes: %w", j.t.TableID, err)
+	}
+	defer tx.Rollback(ctx)
+	// Index builds sort in memory up to maintenance_work_mem.
+	if _, err := tx.Exec(ctx, "SET LOCAL maintenance_work_mem = '256MB'"); err != nil {
+		return fmt.Errorf("snapshot %s: indexes: %w", j.t.TableID, err)
+	}
+	for _, s := range stmts {
+		if _, err := tx.Exec(ctx, s); err != nil {
+			return fmt.Errorf("snapshot %s: %s: %w", j.t.TableID, firstLine(s), err)
+		}
+	}
+	if err := setTableFlag(ctx, tx, r.o.Stream, j.t.TableID, "indexed", true); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("snapshot %s: indexes: %w", j.t.TableID, err)
+	}
+	j.state.Indexed = true
+	r.log.Debug("indexes built", "table", j.t.TableID.String(), "statements", len(stmts), "seconds", since(start))
+	return nil
+}
+
+// addForeignKeys adds every planned foreign key, each in a savepoint: one
+// that exists already is fine, one the data violates (the source allowed it
+// with foreign_key_checks=0) is left out with a warning naming the cause.
+func (r *runner) addForeignKeys(ctx context.Context, tx pgx.Tx) error {
+	for _, j := range r.jobs {
+		for _, s := range j.plan.ForeignKeys {
+			if _, err := tx.Exec(ctx, "SAVEPOINT sluice_fk"); err != nil {
+				return fmt.Errorf("target: %w", err)
+			}
+			_, err := tx.Exec(ctx, s)
+			if err == nil {
+				if _, err := tx.Exec(ctx, "RELEASE SAVEPOINT sluice_fk"); err != nil {
+					return fmt.Errorf("target: %w", err)
+				}
+				continue
+			}
+			if _, rerr := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT sluice_fk"); rerr != nil {
+				return fmt.Errorf("target: %w", rerr)
+			}
+			if postgres.IsSQLState(err, "42710") { // duplicate_object: already there
+				continue
+			}
+			j.plan.Warnings = append(j.plan.Warnings, fmt.Sprintf("%s: foreign key not created: %s: %v",
+				j.t.TableID, firstLine(s), err))
+		}
+	}
+	return nil
+}
+
+// finish adds the foreign keys and records the position: the checkpoint
+// and the schema history that replicate starts from, and the run's
+// completion, all in one transaction with the foreign keys.
+func (r *runner) finish(ctx context.Context) error {
+	tx, err := r.pg.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("target: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	if err := r.addForeignKeys(ctx, tx); err != nil {
+		return err
+	}
+	if !r.pos.IsZero() {
+		if err := checkpoint.Save(ctx, tx, r.o.Stream, checkpoint.State{Position: r.pos, SchemaVersion: 1}); err != nil {
+			return err
+		}
+		if err := checkpoint.SaveSchema(ctx, tx, r.o.Stream, 1, r.pos, "", r.cat.Tables, nil); err != nil {
+			return err
+		}
+	}
+	if err := completeRun(ctx, tx, r.o.Stream); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("target: record the snapshot position: %w", err)
+	}
+	return nil
+}
+
+// finalReport sums the run state over all passes.
+func (r *runner) finalReport(ctx context.Context) (*Report, error) {
+	rep := r.report
+	rep.Position = r.pos
+	rep.Resumed = r.resumed
+	rep.ChunksCopied, rep.ChunksKept, rep.ChunksRecopied = r.copied, r.kept, r.recopied
+	rep.Seconds = since(r.start)
+	rep.CopiedRows, rep.CopiedBytes = r.prog.totals()
+	if rep.Seconds > 0 {
+		rep.MBPerSec = float64(rep.CopiedBytes) / 1e6 / rep.Seconds
+	}
+	if err := r.sumChunks(ctx, rep); err != nil {
+		return nil, err
+	}
+	r.collectWarnings()
+	return rep, nil
+}
+
+// alreadyComplete reports a finished run without touching anything.
+func (r *runner) alreadyComplete(ctx context.Context, run *runState) (*Report, error) {
+	rep := r.report
+	rep.AlreadyComplete = true
+	rep.Position, rep.Pass, rep.Method, rep.LockHeldMS = run.Position, run.Pass, run.Method, run.LockHeldMS
+	rep.Seconds = since(r.start)
+	if err := r.sumChunks(ctx, rep); err != nil {
+		return nil, err
+	}
+	r.collectWarnings()
+	return rep, nil
+}
+
+// sumChunks fills the totals, per-table lines and policy counts from the
+// chunk rows (which cover every pass of the run).
+func (r *runner) sumChunks(ctx context.Context, rep *Report) error {
+	changes := map[[3]string]int64{}
+	rep.Tables, rep.Rows, rep.Bytes, rep.PerTable = len(r.jobs), 0, 0, nil
+	for _, j := range r.jobs {
+		chunks, err := loadChunks(ctx, r.pg, r.o.Stream, j.t.TableID)
+		if err != nil {
+			return err
+		}
+		tr := TableReport{Source: j.t.TableID.String(), Target: j.plan.QName, Chunks: len(chunks)}
+		for _, c := range chunks {
+			tr.Rows += c.Rows
+			tr.Bytes += c.Bytes
+			mergeChanges(changes, c.Changes)
+		}
+		rep.Rows += tr.Rows
+		rep.Bytes += tr.Bytes
+		rep.PerTable = append(rep.PerTable, tr)
+	}
+	rep.Changes = changeList(changes)
+	return nil
+}
+
+// collectWarnings adds the DDL plan warnings to the report.
+func (r *runner) collectWarnings() {
+	for _, j := range r.jobs {
+		r.report.Warnings = append(r.report.Warnings, j.plan.Warnings...)
+	}
+}
+
+func (r *runner) countKept() {
+	r.statsMu.Lock()
+	r.kept++
+	r.statsMu.Unlock()
+}
+
+func since(t time.Time) float64 { return time.Since(t).Seconds() }

@@ -1,0 +1,160 @@
+package snapshot
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+// Report is the outcome of a snapshot run, printed as text or as one JSON
+// object (--json).
+type Report struct {
+	Stream string `json:"stream"`
+	// Position is the source binlog position the target now matches; replicate
+	// continues from it. Zero with --schema-only or without a source binlog.
+	Position model.Position `json:"position"`
+	Mode     string         `json:"mode"` // "full", "schema-only" or "data-only"
+	// Method is how the reader sessions were brought to one instant.
+	Method     string `json:"method,omitempty"`
+	LockHeldMS int64  `json:"lock_held_ms"`
+	Sessions   int    `json:"sessions,omitempty"`
+
+	Tables int   `json:"tables"`
+	Rows   int64 `json:"rows"`  // rows in the target, over all runs of this snapshot
+	Bytes  int64 `json:"bytes"` // source text bytes, over all runs
+	// Seconds, CopiedBytes and MBPerSec describe this run only.
+	Seconds     float64 `json:"seconds"`
+	CopiedRows  int64   `json:"copied_rows"`
+	CopiedBytes int64   `json:"copied_bytes"`
+	MBPerSec    float64 `json:"mb_per_sec"`
+
+	// Resume bookkeeping: a resumed run re-reads the chunks an earlier run
+	// copied at another instant and copies them again if they changed.
+	Resumed         bool `json:"resumed"`
+	AlreadyComplete bool `json:"already_complete,omitempty"`
+	Pass            int  `json:"pass,omitempty"`
+	ChunksCopied    int  `json:"chunks_copied"`
+	ChunksKept      int  `json:"chunks_kept"`
+	ChunksRecopied  int  `json:"chunks_recopied"`
+
+	Warnings    []string              `json:"warnings"`
+	Changes     []typemap.ChangeCount `json:"values_changed"`
+	NotMigrated []string              `json:"not_migrated"`
+	PerTable    []TableReport         `json:"per_table"`
+}
+
+// TableReport is one table's line.
+type TableReport struct {
+	Source string `json:"source"`
+	Target string `json:"target"`
+	Rows   int64  `json:"rows"`
+	Bytes  int64  `json:"bytes"`
+	Chunks int    `json:"chunks"`
+}
+
+// ChangedValues is the total of values a policy changed.
+func (r *Report) ChangedValues() int64 {
+	var n int64
+	for _, c := range r.Changes {
+		n += c.Count
+	}
+	return n
+}
+
+// WriteJSON prints the report as one JSON object.
+func (r *Report) WriteJSON(w io.Writer) error {
+	cp := *r
+	if cp.Warnings == nil {
+		cp.Warnings = []string{}
+	}
+	if cp.Changes == nil {
+		cp.Changes = []typemap.ChangeCount{}
+	}
+	if cp.NotMigrated == nil {
+		cp.NotMigrated = []string{}
+	}
+	if cp.PerTable == nil {
+		cp.PerTable = []TableReport{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(cp)
+}
+
+// WriteText prints the report for people.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	switch {
+	case r.AlreadyComplete:
+		fmt.Fprintf(&b, "snapshot of stream %q was already complete; nothing copied (use --restart to copy again)\n", r.Stream)
+	case r.Mode == "schema-only":
+		fmt.Fprintf(&b, "schema created for %d tables (no data copied)\n", r.Tables)
+	default:
+		fmt.Fprintf(&b, "snapshot complete: %d tables, %d rows, %s in %.1fs (%.1f MB/s this run)\n",
+			r.Tables, r.Rows, megabytes(r.Bytes), r.Seconds, r.MBPerSec)
+	}
+	if !r.Position.IsZero() {
+		fmt.Fprintf(&b, "position: %s (replicate continues from here, stream %q)\n", r.Position, r.Stream)
+	}
+	if r.Method != "" {
+		fmt.Fprintf(&b, "consistent read: %s, %d sessions, global read lock held %d ms\n", r.Method, r.Sessions, r.LockHeldMS)
+	}
+	if r.Resumed {
+		fmt.Fprintf(&b, "resumed (pass %d): %d chunks copied, %d earlier chunks unchanged and kept, %d re-copied because the source changed\n",
+			r.Pass, r.ChunksCopied, r.ChunksKept, r.ChunksRecopied)
+	}
+	if len(r.Changes) > 0 {
+		fmt.Fprintf(&b, "values changed by policy (%d):\n", r.ChangedValues())
+		for _, c := range r.Changes {
+			fmt.Fprintf(&b, "  %s.%s: %d × %s\n", c.Table, c.Column, c.Count, c.Policy)
+		}
+	}
+	if len(r.NotMigrated) > 0 {
+		fmt.Fprintf(&b, "not migrated (%d):\n", len(r.NotMigrated))
+		for _, o := range r.NotMigrated {
+			fmt.Fprintf(&b, "  %s\n", o)
+		}
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintf(&b, "warnings (%d):\n", len(r.Warnings))
+		for _, wn := range r.Warnings {
+			fmt.Fprintf(&b, "  %s\n", wn)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+
+// addChanges merges counts into the report's list.
+func mergeChanges(into map[[3]string]int64, counts []typemap.ChangeCount) {
+	for _, c := range counts {
+		into[[3]string{c.Table, c.Column, c.Policy}] += c.Count
+	}
+}
+
+func changeList(m map[[3]string]int64) []typemap.ChangeCount {
+	out := make([]typemap.ChangeCount, 0, len(m))
+	for k, n := range m {
+		if n > 0 {
+			out = append(out, typemap.ChangeCount{Table: k[0], Column: k[1], Policy: k[2], Count: n})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Table != b.Table {
+			return a.Table < b.Table
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.Policy < b.Policy
+	})
+	return out
+}

@@ -1,0 +1,320 @@
+package snapshot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/model"
+	mysnap "github.com/sluice-db/sluice/internal/mysql/snapshot"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+// The run state lives in the target next to the checkpoint. A chunk's COPY
+// and its done row commit in one transaction, so the state never counts a
+// chunk the target does not fully hold.
+const stateDDL = `
+CREATE TABLE IF NOT EXISTS sluice.snapshot_run (
+	stream       text PRIMARY KEY,
+	status       text NOT NULL,              -- copying | complete
+	fingerprint  jsonb NOT NULL,             -- options a resumed run must share
+	tables       jsonb NOT NULL,             -- the source tables (schema.Table) at the first pass
+	pass         int NOT NULL DEFAULT 0,     -- 1 for the first consistent read, +1 per resume
+	binlog_file  text NOT NULL DEFAULT '',   -- position of the current pass's consistent read
+	binlog_pos   bigint NOT NULL DEFAULT 0,
+	gtid_set     text NOT NULL DEFAULT '',
+	flavor       text NOT NULL DEFAULT '',
+	method       text NOT NULL DEFAULT '',
+	lock_held_ms bigint NOT NULL DEFAULT 0,
+	started_at   timestamptz NOT NULL DEFAULT now(),
+	updated_at   timestamptz NOT NULL DEFAULT now(),
+	finished_at  timestamptz
+);
+CREATE TABLE IF NOT EXISTS sluice.snapshot_table (
+	stream        text NOT NULL,
+	database      text NOT NULL,
+	table_name    text NOT NULL,
+	target_schema text NOT NULL,
+	created       boolean NOT NULL,              -- this run created the target table
+	planned       boolean NOT NULL DEFAULT false, -- every chunk is in snapshot_chunk
+	indexed       boolean NOT NULL DEFAULT false, -- indexes built, sequences set, analyzed
+	PRIMARY KEY (stream, database, table_name)
+);
+CREATE TABLE IF NOT EXISTS sluice.snapshot_chunk (
+	stream      text NOT NULL,
+	database    text NOT NULL,
+	table_name  text NOT NULL,
+	chunk       int NOT NULL,                 -- 1, 2, ... in key order
+	lower_key   bytea[],                      -- exclusive; NULL = from the first row
+	upper_key   bytea[],                      -- inclusive; NULL = to the last row
+	done        boolean NOT NULL DEFAULT false,
+	rows        bigint NOT NULL DEFAULT 0,
+	bytes       bigint NOT NULL DEFAULT 0,
+	hash        bytea,                        -- SHA-256 of the rows as read from the source
+	changes     jsonb,                        -- values changed by policy in this chunk
+	pass        int NOT NULL DEFAULT 0,       -- the pass whose consistent read the rows are as of
+	binlog_file text NOT NULL DEFAULT '',
+	binlog_pos  bigint NOT NULL DEFAULT 0,
+	gtid_set    text NOT NULL DEFAULT '',
+	copied_at   timestamptz,
+	PRIMARY KEY (stream, database, table_name, chunk)
+);`
+
+// ensureState creates the sluice schema (checkpoint.Ensure) and the
+// snapshot state tables, serialised like checkpoint.Ensure.
+func ensureState(ctx context.Context, q checkpoint.Querier) error {
+	if err := checkpoint.Ensure(ctx, q); err != nil {
+		return err
+	}
+	if _, err := q.Exec(ctx, `SELECT pg_advisory_lock(7371727)`); err != nil {
+		return fmt.Errorf("snapshot state: lock for schema creation: %w", err)
+	}
+	_, err := q.Exec(ctx, stateDDL)
+	_, uerr := q.Exec(ctx, `SELECT pg_advisory_unlock(7371727)`)
+	if err != nil {
+		return fmt.Errorf("snapshot state: create tables in schema sluice: %w", err)
+	}
+	return uerr
+}
+
+// runState is the row of sluice.snapshot_run.
+type runState struct {
+	Status      string
+	Fingerprint fingerprint
+	Tables      []*schema.Table
+	Pass        int
+	Position    model.Position
+	Method      string
+	LockHeldMS  int64
+	StartedAt   time.Time
+}
+
+func loadRun(ctx context.Context, q checkpoint.Querier, stream string) (*runState, error) {
+	var r runState
+	var fp, tables []byte
+	var pos int64
+	err := q.QueryRow(ctx, `SELECT status, fingerprint, tables, pass, binlog_file, binlog_pos, gtid_set, flavor,
+		method, lock_held_ms, started_at FROM sluice.snapshot_run WHERE stream = $1`, stream).Scan(
+		&r.Status, &fp, &tables, &r.Pass, &r.Position.File, &pos, &r.Position.GTIDSet, &r.Position.Flavor,
+		&r.Method, &r.LockHeldMS, &r.StartedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("snapshot state: load run of stream %q: %w", stream, err)
+	}
+	r.Position.Pos = uint32(pos)
+	if err := json.Unmarshal(fp, &r.Fingerprint); err != nil {
+		return nil, fmt.Errorf("snapshot state: decode run options: %w", err)
+	}
+	if err := json.Unmarshal(tables, &r.Tables); err != nil {
+		return nil, fmt.Errorf("snapshot state: decode run tables: %w", err)
+	}
+	return &r, nil
+}
+
+func insertRun(ctx context.Context, q checkpoint.Querier, stream string, fp fingerprint, tables []*schema.Table) error {
+	fpj, err := json.Marshal(fp)
+	if err != nil {
+		return err
+	}
+	tj, err := json.Marshal(tables)
+	if err != nil {
+		return err
+	}
+	_, err = q.Exec(ctx, `INSERT INTO sluice.snapshot_run (stream, status, fingerprint, tables) VALUES ($1, 'copying', $2, $3)`,
+		stream, string(fpj), string(tj))
+	if err != nil {
+		return fmt.Errorf("snapshot state: record run: %w", err)
+	}
+	return nil
+}
+
+// startPass records the consistent read a pass copies from.
+func startPass(ctx context.Context, q checkpoint.Querier, stream string, pass int, pos model.Position, method string, lockMS int64) error {
+	_, err := q.Exec(ctx, `UPDATE sluice.snapshot_run SET pass = $2, binlog_file = $3, binlog_pos = $4, gtid_set = $5,
+		flavor = $6, method = $7, lock_held_ms = $8, updated_at = now() WHERE stream = $1`,
+		stream, pass, pos.File, int64(pos.Pos), pos.GTIDSet, pos.Flavor, method, lockMS)
+	if err != nil {
+		return fmt.Errorf("snapshot state: record pass %d at %s: %w", pass, pos, err)
+	}
+	return nil
+}
+
+func completeRun(ctx context.Context, q checkpoint.Querier, stream string) error {
+	_, err := q.Exec(ctx, `UPDATE sluice.snapshot_run SET status = 'complete', finished_at = now(), updated_at = now()
+		WHERE stream = $1`, stream)
+	if err != nil {
+		return fmt.Errorf("snapshot state: complete run: %w", err)
+	}
+	return nil
+}
+
+func deleteRun(ctx context.Context, q checkpoint.Querier, stream string) error {
+	for _, t := range []string{"snapshot_chunk", "snapshot_table", "snapshot_run"} {
+		if _, err := q.Exec(ctx, "DELETE FROM sluice."+t+" WHERE stream = $1", stream); err != nil {
+			return fmt.Errorf("snapshot state: delete %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// tableState is a row of sluice.snapshot_table.
+type tableState struct {
+	ID           schema.TableID
+	TargetSchema string
+	Created      bool
+	Planned      bool
+	Indexed      bool
+}
+
+func insertTable(ctx context.Context, q checkpoint.Querier, stream string, ts tableState) error {
+	_, err := q.Exec(ctx, `INSERT INTO sluice.snapshot_table (stream, database, table_name, target_schema, created)
+		VALUES ($1, $2, $3, $4, $5)`, stream, ts.ID.Database, ts.ID.Name, ts.TargetSchema, ts.Created)
+	if err != nil {
+		return fmt.Errorf("snapshot state: record table %s: %w", ts.ID, err)
+	}
+	return nil
+}
+
+func loadTableStates(ctx context.Context, q checkpoint.Querier, stream string) (map[schema.TableID]*tableState, error) {
+	rows, err := q.Query(ctx, `SELECT database, table_name, target_schema, created, planned, indexed
+		FROM sluice.snapshot_table WHERE stream = $1`, stream)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot state: load tables: %w", err)
+	}
+	defer rows.Close()
+	out := map[schema.TableID]*tableState{}
+	for rows.Next() {
+		ts := &tableState{}
+		if err := rows.Scan(&ts.ID.Database, &ts.ID.Name, &ts.TargetSchema, &ts.Created, &ts.Planned, &ts.Indexed); err != nil {
+			return nil, fmt.Errorf("snapshot state: load tables: %w", err)
+		}
+		out[ts.ID] = ts
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("snapshot state: load tables: %w", err)
+	}
+	return out, nil
+}
+
+func setTableFlag(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID, flag string, v bool) error {
+	_, err := q.Exec(ctx, "UPDATE sluice.snapshot_table SET "+flag+" = $4 WHERE stream = $1 AND database = $2 AND table_name = $3",
+		stream, id.Database, id.Name, v)
+	if err != nil {
+		return fmt.Errorf("snapshot state: mark %s %s: %w", id, flag, err)
+	}
+	return nil
+}
+
+// chunkState is a row of sluice.snapshot_chunk.
+type chunkState struct {
+	Seq      int
+	Lo, Hi   mysnap.Bound
+	Done     bool
+	Rows     int64
+	Bytes    int64
+	Hash     []byte
+	Changes  []typemap.ChangeCount
+	Pass     int
+	Position model.Position
+}
+
+func boundArg(b mysnap.Bound) any {
+	if b == nil {
+		return nil
+	}
+	return [][]byte(b)
+}
+
+// insertChunk records a planned chunk (idempotent: a resumed plan may
+// record a chunk again).
+func insertChunk(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID, c mysnap.Chunk) error {
+	_, err := q.Exec(ctx, `INSERT INTO sluice.snapshot_chunk (stream, database, table_name, chunk, lower_key, upper_key)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+		stream, id.Database, id.Name, c.Seq, boundArg(c.Lo), boundArg(c.Hi))
+	if err != nil {
+		return fmt.Errorf("snapshot state: record %s: %w", c, err)
+	}
+	return nil
+}
+
+func loadChunks(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID) ([]chunkState, error) {
+	rows, err := q.Query(ctx, `SELECT chunk, lower_key, upper_key, done, rows, bytes, hash, changes, pass,
+		binlog_file, binlog_pos, gtid_set FROM sluice.snapshot_chunk
+		WHERE stream = $1 AND database = $2 AND table_name = $3 ORDER BY chunk`, stream, id.Database, id.Name)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot state: load chunks of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []chunkState
+	for rows.Next() {
+		var c chunkState
+		var lo, hi [][]byte
+		var changes []byte
+		var pos int64
+		if err := rows.Scan(&c.Seq, &lo, &hi, &c.Done, &c.Rows, &c.Bytes, &c.Hash, &changes, &c.Pass,
+			&c.Position.File, &pos, &c.Position.GTIDSet); err != nil {
+			return nil, fmt.Errorf("snapshot state: load chunks of %s: %w", id, err)
+		}
+		c.Lo, c.Hi, c.Position.Pos = lo, hi, uint32(pos)
+		if len(changes) > 0 {
+			if err := json.Unmarshal(changes, &c.Changes); err != nil {
+				return nil, fmt.Errorf("snapshot state: chunk %d of %s: %w", c.Seq, id, err)
+			}
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("snapshot state: load chunks of %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// markChunkDone records a copied chunk; it runs in the COPY's transaction.
+func markChunkDone(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID, c mysnap.Chunk, st chunkState) error {
+	changes, err := json.Marshal(st.Changes)
+	if err != nil {
+		return err
+	}
+	_, err = q.Exec(ctx, `INSERT INTO sluice.snapshot_chunk (stream, database, table_name, chunk, lower_key, upper_key,
+			done, rows, bytes, hash, changes, pass, binlog_file, binlog_pos, gtid_set, copied_at)
+		VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $10, $11, $12, $13, $14, now())
+		ON CONFLICT (stream, database, table_name, chunk) DO UPDATE SET done = true, rows = EXCLUDED.rows,
+			bytes = EXCLUDED.bytes, hash = EXCLUDED.hash, changes = EXCLUDED.changes, pass = EXCLUDED.pass,
+			binlog_file = EXCLUDED.binlog_file, binlog_pos = EXCLUDED.binlog_pos, gtid_set = EXCLUDED.gtid_set,
+			copied_at = now()`,
+		stream, id.Database, id.Name, c.Seq, boundArg(c.Lo), boundArg(c.Hi), st.Rows, st.Bytes, st.Hash, string(changes),
+		st.Pass, st.Position.File, int64(st.Position.Pos), st.Position.GTIDSet)
+	if err != nil {
+		return fmt.Errorf("snapshot state: record %s done: %w", c, err)
+	}
+	return nil
+}
+
+// keepChunk moves a chunk that did not change to a later pass.
+func keepChunk(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID, seq, pass int, pos model.Position) error {
+	_, err := q.Exec(ctx, `UPDATE sluice.snapshot_chunk SET pass = $5, binlog_file = $6, binlog_pos = $7, gtid_set = $8
+		WHERE stream = $1 AND database = $2 AND table_name = $3 AND chunk = $4`,
+		stream, id.Database, id.Name, seq, pass, pos.File, int64(pos.Pos), pos.GTIDSet)
+	if err != nil {
+		return fmt.Errorf("snapshot state: keep chunk %d of %s: %w", seq, id, err)
+	}
+	return nil
+}
+
+// resetChunks marks every chunk of a table as not copied (the table was truncated).
+func resetChunks(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID) error {
+	_, err := q.Exec(ctx, `UPDATE sluice.snapshot_chunk SET done = false, rows = 0, bytes = 0, hash = NULL, changes = NULL,
+		pass = 0 WHERE stream = $1 AND database = $2 AND table_name = $3`, stream, id.Database, id.Name)
+	if err != nil {
+		return fmt.Errorf("snapshot state: reset chunks of %s: %w", id, err)
+	}
+	return nil
+}
