@@ -1,0 +1,111 @@
+// Package binlog reads the row binlog of MySQL or MariaDB and turns it into
+// model.Txn values in source order: row images converted by typemap (the
+// same converters the snapshot uses), schema changes translated and applied
+// to an in-memory schema history so every event is decoded with the table
+// definition of its time, and positions (file:pos and GTID set) after each
+// transaction.
+package binlog
+
+import (
+	"errors"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+// DDLResult is what a schema-changing statement does, as the translator
+// (internal/ddl) reports it.
+type DDLResult struct {
+	PG      []string        // statements to run on the target, in order
+	Tables  []*schema.Table // new versions of created or altered tables
+	Dropped []schema.TableID
+	// Ignored statements change nothing sluice replicates (out of scope,
+	// GRANT, ANALYZE, ...); Reason says why.
+	Ignored bool
+	Reason  string
+}
+
+// Translator parses one statement of a QUERY event against the tables in
+// force (cur must not be modified) and the statement's default database.
+// Any error stops the stream; the message names the statement, its binlog
+// position and --skip-ddl.
+type Translator func(cur map[schema.TableID]*schema.Table, stmt, defaultDB string) (*DDLResult, error)
+
+// Config says where to read from and how to decode.
+type Config struct {
+	Source   config.MySQL
+	Info     SourceInfo // from Source.Info
+	ServerID uint32
+	// Stream names the replication stream; it is registered as the replica's
+	// host name ("sluice:<stream>") so that a stale connection of an earlier
+	// run is recognised as ours and not as a server-id clash.
+	Stream string
+	// Start is where reading begins: the End of the last applied Txn. With a
+	// GTID set and a source with GTIDs the dump is positioned by GTID, else
+	// by file:pos.
+	Start model.Position
+	// Tables is the schema in force at Start, SchemaVersion its version.
+	Tables        map[schema.TableID]*schema.Table
+	SchemaVersion int64
+	Mapper        *typemap.Mapper
+	// InScope says which tables are replicated; rows of other tables are not
+	// even decoded. It is called from go-mysql's reader goroutine too.
+	InScope   func(schema.TableID) bool
+	Translate Translator
+	// SkipDDL: statements matching it are skipped knowingly (WARN log).
+	SkipDDL *regexp.Regexp
+	// FragmentBytes: a transaction whose buffered changes reach this size is
+	// emitted in fragments (Partial=true) so that memory stays bounded.
+	// Default 32 MiB.
+	FragmentBytes int64
+	// Heartbeat is the source's heartbeat period while idle (default 1s): it
+	// lets an idle stream report its position and zero lag.
+	Heartbeat time.Duration
+	// MaxBackoff caps the wait between reconnect attempts (default 30s).
+	MaxBackoff time.Duration
+	Log        *slog.Logger
+	// OnIdle, when set, is called from the stream goroutine each time the
+	// source reports it has nothing more to send (a heartbeat), with the
+	// position the stream has read up to.
+	OnIdle func(model.Position)
+}
+
+func (c *Config) withDefaults() (Config, error) {
+	out := *c
+	if out.Mapper == nil {
+		return out, errors.New("binlog: no type mapper")
+	}
+	if out.Translate == nil {
+		return out, errors.New("binlog: no DDL translator")
+	}
+	if out.ServerID == 0 {
+		return out, errors.New("binlog: server id 0 is not allowed")
+	}
+	if out.Start.IsZero() {
+		return out, errors.New("binlog: no start position")
+	}
+	if out.InScope == nil {
+		out.InScope = func(schema.TableID) bool { return true }
+	}
+	if out.FragmentBytes <= 0 {
+		out.FragmentBytes = 32 << 20
+	}
+	if out.Heartbeat <= 0 {
+		out.Heartbeat = time.Second
+	}
+	if out.MaxBackoff <= 0 {
+		out.MaxBackoff = 30 * time.Second
+	}
+	if out.Log == nil {
+		out.Log = slog.New(slog.DiscardHandler)
+	}
+	if out.Stream == "" {
+		out.Stream = "default"
+	}
+	return out, nil
+}

@@ -1,0 +1,102 @@
+package binlog
+
+import (
+	"fmt"
+
+	"github.com/go-mysql-org/go-mysql/mysql"
+	"github.com/go-mysql-org/go-mysql/replication"
+	"github.com/google/uuid"
+)
+
+// gtidTracker keeps the executed GTID set as of the last complete
+// transaction, so that every Txn.End carries the set a restart by GTID
+// continues from. It is a no-op when the source has no GTIDs.
+type gtidTracker struct {
+	flavor string
+	set    mysql.GTIDSet // nil when GTIDs are not tracked
+	// pending is the GTID of the transaction being read, added to set at commit.
+	pendingMaria *mysql.MariadbGTID
+	pendingSID   uuid.UUID
+	pendingGNO   int64
+	pendingTag   mysql.Tag
+	hasPending   bool
+}
+
+// newGTIDTracker starts from a GTID set ("" = do not track GTIDs).
+func newGTIDTracker(flavor, start string, enabled bool) (*gtidTracker, error) {
+	g := &gtidTracker{flavor: flavor}
+	if !enabled {
+		return g, nil
+	}
+	set, err := mysql.ParseGTIDSet(flavor, start)
+	if err != nil {
+		return nil, fmt.Errorf("GTID set %q (%s): %w", start, flavor, err)
+	}
+	g.set = set
+	return g, nil
+}
+
+func (g *gtidTracker) enabled() bool { return g.set != nil }
+
+// String is the executed set as of the last commit ("" when not tracked).
+func (g *gtidTracker) String() string {
+	if g.set == nil {
+		return ""
+	}
+	return g.set.String()
+}
+
+// clone returns the set for a reconnect.
+func (g *gtidTracker) clone() mysql.GTIDSet {
+	if g.set == nil {
+		return nil
+	}
+	return g.set.Clone()
+}
+
+// begin records the GTID of a transaction that starts; it returns the GTID
+// in text form ("" for anonymous transactions).
+func (g *gtidTracker) begin(ev replication.Event) string {
+	g.hasPending = false
+	switch e := ev.(type) {
+	case *replication.MariadbGTIDEvent:
+		gt := e.GTID
+		g.pendingMaria, g.hasPending = &gt, true
+		return gt.String()
+	case *replication.GTIDEvent:
+		return g.beginMySQL(e)
+	case *replication.GtidTaggedLogEvent:
+		return g.beginMySQL(&e.GTIDEvent)
+	}
+	return ""
+}
+
+func (g *gtidTracker) beginMySQL(e *replication.GTIDEvent) string {
+	sid, err := uuid.FromBytes(e.SID)
+	if err != nil || sid == uuid.Nil || e.GNO == 0 {
+		return "" // ANONYMOUS_GTID_EVENT: gtid_mode is OFF
+	}
+	g.pendingSID, g.pendingGNO, g.pendingTag, g.hasPending = sid, e.GNO, e.Tag, true
+	if tag := e.Tag.String(); tag != "" {
+		return fmt.Sprintf("%s:%s:%d", sid, tag, e.GNO)
+	}
+	return fmt.Sprintf("%s:%d", sid, e.GNO)
+}
+
+// commit adds the pending GTID to the executed set.
+func (g *gtidTracker) commit() error {
+	if !g.hasPending || g.set == nil {
+		g.hasPending = false
+		return nil
+	}
+	g.hasPending = false
+	switch s := g.set.(type) {
+	case *mysql.MariadbGTIDSet:
+		if err := s.AddSet(g.pendingMaria); err != nil {
+			return fmt.Errorf("GTID %s: %w", g.pendingMaria, err)
+		}
+	case *mysql.MysqlGTIDSet:
+		s.AddGTIDWithTag(g.pendingSID, g.pendingTag, g.pendingGNO)
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package binlog
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-mysql-org/go-mysql/replication"
+
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+// rows converts the row images of a rows event and adds them to the open
+// transaction, emitting a fragment first when the buffer is full.
+func (s *Stream) rows(ctx context.Context, e *replication.RowsEvent, h *replication.EventHeader, logPos uint32) error {
+	mt, err := s.tables.resolve(e.Table)
+	if err != nil {
+		return s.errorf(s.statementAt(h, logPos), "%v", err)
+	}
+	if mt.skip {
+		return nil
+	}
+	if s.txn == nil {
+		// Row events always sit inside a group; a source that logs one
+		// without BEGIN still commits it with the next XID/COMMIT.
+		s.openTxn(h)
+	}
+	op, err := rowsOp(h.EventType)
+	if err != nil {
+		return s.errorf(s.statementAt(h, logPos), "%v", err)
+	}
+	for _, skipped := range e.SkippedColumns {
+		if len(skipped) > 0 {
+			return s.errorf(s.statementAt(h, logPos), "table %s: the row image lacks columns %v: sluice needs binlog_row_image=FULL "+
+				"(SET GLOBAL binlog_row_image='FULL' and restart the writing sessions)", mt.conv.Table.TableID, skipped)
+		}
+	}
+	changes, bytes, err := s.convertRows(mt.conv, op, e.Rows)
+	if err != nil {
+		return s.errorf(s.statementAt(h, logPos), "%v%s", err, s.statementHint())
+	}
+	return s.add(ctx, changes, bytes)
+}
+
+func (s *Stream) statementHint() string {
+	if s.txn != nil && s.txn.stmt != "" {
+		return " (statement: " + clip(s.txn.stmt) + ")"
+	}
+	return ""
+}
+
+func rowsOp(t replication.EventType) (model.Op, error) {
+	switch t {
+	case replication.WRITE_ROWS_EVENTv0, replication.WRITE_ROWS_EVENTv1, replication.WRITE_ROWS_EVENTv2,
+		replication.MARIADB_WRITE_ROWS_COMPRESSED_EVENT_V1:
+		return model.Insert, nil
+	case replication.UPDATE_ROWS_EVENTv0, replication.UPDATE_ROWS_EVENTv1, replication.UPDATE_ROWS_EVENTv2,
+		replication.MARIADB_UPDATE_ROWS_COMPRESSED_EVENT_V1, replication.PARTIAL_UPDATE_ROWS_EVENT:
+		return model.Update, nil
+	case replication.DELETE_ROWS_EVENTv0, replication.DELETE_ROWS_EVENTv1, replication.DELETE_ROWS_EVENTv2,
+		replication.MARIADB_DELETE_ROWS_COMPRESSED_EVENT_V1:
+		return model.Delete, nil
+	}
+	return 0, fmt.Errorf("unknown rows event type %s", t)
+}
+
+// convertRows turns go-mysql row images into model changes. Update events
+// hold before and after images alternately.
+func (s *Stream) convertRows(conv *typemap.TableConv, op model.Op, rows [][]any) ([]model.RowChange, int64, error) {
+	step := 1
+	if op == model.Update {
+		step = 2
+		if len(rows)%2 != 0 {
+			return nil, 0, fmt.Errorf("table %s: update event with %d images, want pairs", conv.Table.TableID, len(rows))
+		}
+	}
+	changes := make([]model.RowChange, 0, len(rows)/step)
+	var bytes int64
+	for i := 0; i < len(rows); i += step {
+		c := model.RowChange{Op: op, Table: conv.Table}
+		var err error
+		var n int64
+		switch op {
+		case model.Insert:
+			c.After, n, err = convertImage(conv, rows[i])
+		case model.Delete:
+			c.Before, n, err = convertImage(conv, rows[i])
+		case model.Update:
+			c.Before, n, err = convertImage(conv, rows[i])
+			if err == nil {
+				var m int64
+				c.After, m, err = convertImage(conv, rows[i+1])
+				n += m
+			}
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s row %d: %w", op, i/step+1, err)
+		}
+		bytes += n + rowChangeOverhead
+		changes = append(changes, c)
+	}
+	return changes, bytes, nil
+}
+
+// rowChangeOverhead approximates the memory of a RowChange besides its
+// values: the struct, two slice headers and allocator rounding.
+const rowChangeOverhead = 96
+
+// convertImage converts one row image with the table's converters and
+// returns the approximate memory it holds.
+func convertImage(conv *typemap.TableConv, row []any) ([]any, int64, error) {
+	if len(row) != len(conv.Columns) {
+		return nil, 0, fmt.Errorf("table %s: row image has %d values, the schema has %d columns",
+			conv.Table.TableID, len(row), len(conv.Columns))
+	}
+	out := make([]any, len(row))
+	size := int64(16 * len(row))
+	for i, v := range row {
+		x, err := conv.Columns[i].FromBinlog(v)
+		if err != nil {
+			return nil, 0, err
+		}
+		out[i] = x
+		size += valueSize(x)
+	}
+	return out, size, nil
+}
+
+// valueSize approximates the heap memory behind one converted value.
+func valueSize(v any) int64 {
+	switch x := v.(type) {
+	case nil:
+		return 0
+	case string:
+		return int64(len(x)) + 16
+	case []byte:
+		return int64(cap(x)) + 24
+	}
+	return 16
+}
+
+// add appends changes to the open transaction. When the buffer has reached
+// the fragment size it is emitted first, so the last fragment of a
+// transaction always carries changes.
+func (s *Stream) add(ctx context.Context, changes []model.RowChange, bytes int64) error {
+	t := s.txn
+	if t.skip > t.seen {
+		// Re-reading a fragmented transaction after a reconnect: drop the
+		// changes apply already has.
+		drop := min(t.skip-t.seen, len(changes))
+		t.seen += drop
+		changes = changes[drop:]
+		if len(changes) == 0 {
+			return nil
+		}
+		bytes = bytes * int64(len(changes)) / int64(len(changes)+drop)
+	}
+	t.seen += len(changes)
+	if len(changes) == 0 {
+		return nil
+	}
+	if t.bytes >= s.cfg.FragmentBytes && len(t.changes) > 0 {
+		if err := s.emitFragment(ctx); err != nil {
+			return err
+		}
+	}
+	t.changes = append(t.changes, changes...)
+	t.bytes += bytes
+	return nil
+}
+
+// emitFragment hands the buffered part of a large transaction to apply.
+func (s *Stream) emitFragment(ctx context.Context) error {
+	t := s.txn
+	if t.seq == 0 {
+		t.seq = s.nextSeq()
+	}
+	frag := &model.Txn{GTID: t.gtid, Timestamp: t.ts, Changes: t.changes, Bytes: t.bytes, Seq: t.seq, Partial: true}
+	if err := s.emit(ctx, frag); err != nil {
+		return err
+	}
+	t.emitted += len(t.changes)
+	t.changes, t.bytes = nil, 0
+	return nil
+}

@@ -1,0 +1,214 @@
+package binlog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	gomysql "github.com/go-mysql-org/go-mysql/mysql"
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/model"
+)
+
+// Flavors, as model.Position.Flavor and go-mysql name them.
+const (
+	FlavorMySQL   = gomysql.MySQLFlavor
+	FlavorMariaDB = gomysql.MariaDBFlavor
+)
+
+// SourceInfo is what the stream needs to know about the source server.
+type SourceInfo struct {
+	Flavor   string // FlavorMySQL or FlavorMariaDB
+	Version  string
+	ServerID uint32
+	// GTID is true when GTID positioning works: always on MariaDB 10+,
+	// gtid_mode=ON on MySQL.
+	GTID bool
+}
+
+// Source is a plain SQL connection to the source for the questions a
+// replication stream asks besides the binlog itself (positions, binlog
+// files, replicas).
+type Source struct {
+	db *sql.DB
+}
+
+// OpenSource opens a small connection pool to the source.
+func OpenSource(m config.MySQL) (*Source, error) {
+	db, err := sql.Open("mysql", m.DSN())
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", m.Redacted(), err)
+	}
+	db.SetMaxOpenConns(2)
+	return &Source{db: db}, nil
+}
+
+// Close closes the pool.
+func (s *Source) Close() error { return s.db.Close() }
+
+// Info detects the flavor, version, server_id and GTID mode.
+func (s *Source) Info(ctx context.Context) (SourceInfo, error) {
+	var info SourceInfo
+	var comment, gtidMode sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT VERSION(), @@version_comment, @@server_id`).Scan(&info.Version, &comment, &info.ServerID)
+	if err != nil {
+		return info, fmt.Errorf("source: read version and server_id: %w", err)
+	}
+	info.Flavor = FlavorMySQL
+	if strings.Contains(strings.ToLower(info.Version+" "+comment.String), "mariadb") {
+		info.Flavor = FlavorMariaDB
+		info.GTID = true
+		return info, nil
+	}
+	// gtid_mode exists from MySQL 5.6 on; an error means an older server.
+	if err := s.db.QueryRowContext(ctx, `SELECT @@gtid_mode`).Scan(&gtidMode); err == nil {
+		info.GTID = strings.EqualFold(gtidMode.String, "ON")
+	}
+	return info, nil
+}
+
+// MasterStatus returns the source's current binlog position (SHOW MASTER
+// STATUS) with its executed GTID set.
+func (s *Source) MasterStatus(ctx context.Context, info SourceInfo) (model.Position, error) {
+	pos := model.Position{Flavor: info.Flavor}
+	rows, err := s.db.QueryContext(ctx, "SHOW MASTER STATUS")
+	if err != nil {
+		return pos, fmt.Errorf("source: SHOW MASTER STATUS: %w", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return pos, err
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return pos, fmt.Errorf("source: SHOW MASTER STATUS: %w", err)
+		}
+		return pos, exitcode.ConfigError(errors.New("source: SHOW MASTER STATUS is empty: binary logging is off (start the server with log_bin)"))
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return pos, fmt.Errorf("source: SHOW MASTER STATUS: %w", err)
+	}
+	for i, c := range cols {
+		switch strings.ToLower(c) {
+		case "file":
+			pos.File = vals[i].String
+		case "position":
+			p, _ := strconv.ParseUint(vals[i].String, 10, 32)
+			pos.Pos = uint32(p)
+		case "executed_gtid_set":
+			pos.GTIDSet = strings.ReplaceAll(vals[i].String, "\n", "")
+		}
+	}
+	if info.Flavor == FlavorMariaDB {
+		var g sql.NullString
+		if err := s.db.QueryRowContext(ctx, `SELECT @@gtid_binlog_pos`).Scan(&g); err != nil {
+			return pos, fmt.Errorf("source: read gtid_binlog_pos: %w", err)
+		}
+		pos.GTIDSet = g.String
+	}
+	if !info.GTID {
+		pos.GTIDSet = ""
+	}
+	return pos, nil
+}
+
+// BinaryLogs lists the binlog files the source still has (SHOW BINARY LOGS).
+func (s *Source) BinaryLogs(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SHOW BINARY LOGS")
+	if err != nil {
+		return nil, fmt.Errorf("source: SHOW BINARY LOGS: %w", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	vals := make([]sql.RawBytes, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("source: SHOW BINARY LOGS: %w", err)
+		}
+		files = append(files, string(vals[0]))
+	}
+	return files, rows.Err()
+}
+
+// GTIDAt converts a file:pos into the MariaDB GTID position at that point
+// (BINLOG_GTID_POS), so that a stream started from a file position can still
+// record GTIDs. It returns "" on MySQL.
+func (s *Source) GTIDAt(ctx context.Context, info SourceInfo, pos model.Position) (string, error) {
+	if info.Flavor != FlavorMariaDB {
+		return "", nil
+	}
+	var g sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT BINLOG_GTID_POS(?, ?)`, pos.File, pos.Pos).Scan(&g)
+	if err != nil {
+		return "", fmt.Errorf("source: BINLOG_GTID_POS(%s): %w", pos, err)
+	}
+	return g.String, nil
+}
+
+// Replica is a server registered as a replica of the source.
+type Replica struct {
+	ServerID uint32
+	Host     string
+}
+
+// Replicas lists the registered replicas (SHOW SLAVE HOSTS). A server that
+// refuses the statement yields no replicas and no error: the binlog dump
+// itself fails loudly on a real clash.
+func (s *Source) Replicas(ctx context.Context) ([]Replica, error) {
+	rows, err := s.db.QueryContext(ctx, "SHOW SLAVE HOSTS")
+	if err != nil {
+		var me *mysql.MySQLError
+		if errors.As(err, &me) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("source: SHOW SLAVE HOSTS: %w", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var out []Replica
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("source: SHOW SLAVE HOSTS: %w", err)
+		}
+		var r Replica
+		for i, c := range cols {
+			switch strings.ToLower(c) {
+			case "server_id":
+				id, _ := strconv.ParseUint(vals[i].String, 10, 32)
+				r.ServerID = uint32(id)
+			case "host":
+				r.Host = vals[i].String
+			}
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,312 @@
+package binlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	gomysql "github.com/go-mysql-org/go-mysql/mysql"
+	"github.com/go-mysql-org/go-mysql/replication"
+
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+)
+
+// Stream reads the binlog from a start position and emits model.Txn values.
+//
+// Ownership: Run is the only sender on out and closes it when it returns.
+// Every emitted Txn has a Seq (1, 2, ... in stream order); the fragments of a
+// transaction larger than FragmentBytes share one Seq, all but the last have
+// Partial=true and no End, and the last one always carries at least one
+// change. A Txn with no Changes and no DDL is a position-only marker: a
+// transaction with nothing in scope, a skipped statement, or a heartbeat of
+// the idle source (then Timestamp is the time it arrived, so lag reads 0).
+//
+// After a network error the stream reconnects with backoff and continues
+// from the end of the last transaction it emitted completely, with the
+// schema of that point (the in-memory schema never runs ahead of it). A
+// transaction whose first fragments were already emitted is read again from
+// its start and the changes already emitted are skipped, so apply sees every
+// change exactly once and never has to drop a half-received transaction.
+type Stream struct {
+	cfg    Config
+	tables *tableSet
+	gtid   *gtidTracker
+	out    chan<- *model.Txn
+
+	file     string         // binlog file being read
+	boundary model.Position // end of the last complete transaction: where a reconnect resumes
+	seq      uint64         // last Seq handed out
+	txn      *openTxn       // transaction being read, nil between transactions
+	resume   *resumeState   // set after a reconnect in the middle of a fragmented transaction
+	// pendingGTID is the GTID of the group being read; a statement outside
+	// a transaction (DDL) commits it.
+	pendingGTID string
+	groupTime   time.Time // commit time announced by the group's GTID event
+
+	stats Stats
+	mu    sync.Mutex // guards readPos for Position
+	read  model.Position
+}
+
+// openTxn is the transaction being assembled.
+type openTxn struct {
+	seq     uint64 // 0 until its first fragment is emitted
+	gtid    string
+	ts      time.Time
+	changes []model.RowChange
+	bytes   int64
+	seen    int // changes decoded so far (including the skipped ones)
+	skip    int // changes already emitted before a reconnect
+	emitted int // changes emitted in fragments
+	stmt    string
+}
+
+// resumeState carries a fragmented transaction across a reconnect.
+type resumeState struct {
+	seq     uint64
+	gtid    string
+	emitted int
+}
+
+// Stats are counters for metrics and status lines; safe to read concurrently.
+type Stats struct {
+	Events    atomic.Int64 // binlog events read
+	Bytes     atomic.Int64 // binlog bytes read
+	Txns      atomic.Int64 // transactions emitted (fragments count once)
+	Changes   atomic.Int64 // row changes emitted
+	Reconnect atomic.Int64 // reconnects after a connection loss
+}
+
+// New validates the configuration and prepares the schema state. It does
+// not connect.
+func New(cfg Config) (*Stream, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	useGTID := c.Info.GTID && c.Start.GTIDSet != ""
+	g, err := newGTIDTracker(c.Info.Flavor, c.Start.GTIDSet, useGTID)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stream{
+		cfg:      c,
+		tables:   newTableSet(c.Tables, c.SchemaVersion, c.Mapper, c.InScope),
+		gtid:     g,
+		boundary: c.Start,
+		file:     c.Start.File,
+		read:     c.Start,
+	}
+	s.boundary.Flavor = c.Info.Flavor
+	return s, nil
+}
+
+// Stats returns the stream's counters.
+func (s *Stream) Stats() *Stats { return &s.stats }
+
+// Position returns the end of the last complete transaction read.
+func (s *Stream) Position() model.Position {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.read
+}
+
+// SchemaVersion returns the schema-history version at the read position.
+// Only meaningful from the stream goroutine or after Run returned.
+func (s *Stream) SchemaVersion() int64 { return s.tables.version }
+
+// Run reads until ctx is cancelled (then it returns nil) or a permanent
+// error. It closes out when it returns.
+func (s *Stream) Run(ctx context.Context, out chan<- *model.Txn) error {
+	defer close(out)
+	s.out = out
+	src, err := OpenSource(s.cfg.Source)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	backoff := time.Second
+	for {
+		progressed, err := s.session(ctx, src)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if isPermanent(err) {
+			return errors.Unwrap(err)
+		}
+		if progressed {
+			backoff = time.Second
+		}
+		s.stats.Reconnect.Add(1)
+		s.cfg.Log.Warn("binlog connection lost, reconnecting", "err", err, "in", backoff, "from", s.boundary.String())
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, s.cfg.MaxBackoff)
+	}
+}
+
+// session runs one binlog dump connection. It reports whether any event was
+// read, so that the backoff restarts after a connection that worked.
+func (s *Stream) session(ctx context.Context, src *Source) (bool, error) {
+	s.prepareResume()
+	if err := s.checkAvailable(ctx, src); err != nil {
+		return false, err
+	}
+	syncer := replication.NewBinlogSyncer(s.syncerConfig())
+	defer syncer.Close()
+	streamer, err := s.startDump(syncer)
+	if err != nil {
+		return false, classify(err, s.boundary)
+	}
+	s.cfg.Log.Info("reading the binlog", "from", s.boundary.String(), "by", s.positioning(),
+		"server_id", s.cfg.ServerID, "schema_version", s.tables.version)
+	progressed := false
+	for {
+		ev, err := streamer.GetEvent(ctx)
+		if err != nil {
+			return progressed, classify(err, s.boundary)
+		}
+		progressed = true
+		if err := s.handle(ctx, ev, ev.Header.LogPos); err != nil {
+			if ctx.Err() != nil {
+				return progressed, ctx.Err()
+			}
+			return progressed, stop(err)
+		}
+	}
+}
+
+// prepareResume drops a half-read transaction before a (re)connect. Its
+// emitted fragments are remembered so that reading it again skips them.
+func (s *Stream) prepareResume() {
+	s.tables.forget()
+	s.pendingGTID = ""
+	if s.txn != nil && s.txn.seq != 0 {
+		s.resume = &resumeState{seq: s.txn.seq, gtid: s.txn.gtid, emitted: s.txn.emitted}
+	}
+	s.txn = nil
+	s.file = s.boundary.File
+}
+
+func (s *Stream) positioning() string {
+	if s.gtid.enabled() {
+		return "gtid"
+	}
+	return "file"
+}
+
+// checkAvailable fails with the purged-binlog error when the start file is
+// no longer on the source (positioning by GTID, the server says so itself).
+func (s *Stream) checkAvailable(ctx context.Context, src *Source) error {
+	if s.gtid.enabled() || s.boundary.File == "" {
+		return nil
+	}
+	files, err := src.BinaryLogs(ctx)
+	if err != nil {
+		return err // network: retried
+	}
+	if !slices.Contains(files, s.boundary.File) {
+		return stop(purged(s.boundary, ""))
+	}
+	return nil
+}
+
+func (s *Stream) syncerConfig() replication.BinlogSyncerConfig {
+	m := s.cfg.Source
+	return replication.BinlogSyncerConfig{
+		ServerID:                s.cfg.ServerID,
+		Flavor:                  s.cfg.Info.Flavor,
+		Host:                    m.Host,
+		Port:                    uint16(m.Port),
+		User:                    m.User,
+		Password:                m.Password,
+		Localhost:               ReplicaHost(s.cfg.Stream),
+		Charset:                 "utf8mb4",
+		ParseTime:               false,
+		TimestampStringLocation: time.UTC,
+		UseDecimal:              false,
+		HeartbeatPeriod:         s.cfg.Heartbeat,
+		// A dead connection shows as missing heartbeats.
+		ReadTimeout:      3*s.cfg.Heartbeat + 10*time.Second,
+		DisableRetrySync: true, // reconnects resume from our own boundary, see Stream
+		DumpCommandFlag:  dumpFlags(s.cfg.Info.Flavor),
+		// The event queue between go-mysql's reader and the stream; rows
+		// events are ~8 KB, so this bounds read-ahead to a few MB.
+		EventCacheCount:     1024,
+		RowsEventDecodeFunc: s.decodeRows,
+		Logger:              s.cfg.Log.With("component", "go-mysql"),
+		Dialer:              nil,
+	}
+}
+
+func dumpFlags(flavor string) uint16 {
+	if flavor == FlavorMariaDB {
+		// Annotate events carry the statement of each row event, which
+		// makes decode errors point at the statement that caused them.
+		return replication.BINLOG_SEND_ANNOTATE_ROWS_EVENT
+	}
+	return 0
+}
+
+func (s *Stream) startDump(syncer *replication.BinlogSyncer) (*replication.BinlogStreamer, error) {
+	if s.gtid.enabled() {
+		return syncer.StartSyncGTID(s.gtid.clone())
+	}
+	return syncer.StartSync(gomysql.Position{Name: s.boundary.File, Pos: s.boundary.Pos})
+}
+
+// decodeRows decodes a rows event only when its table is in scope: rows of
+// other tables are never converted. It runs on go-mysql's reader goroutine.
+func (s *Stream) decodeRows(e *replication.RowsEvent, data []byte) error {
+	pos, err := e.DecodeHeader(data)
+	if err != nil {
+		return err
+	}
+	if !s.cfg.InScope(schema.TableID{Database: string(e.Table.Schema), Name: string(e.Table.Table)}) {
+		return nil
+	}
+	return e.DecodeData(pos, data)
+}
+
+// emit hands a Txn to the consumer.
+func (s *Stream) emit(ctx context.Context, t *model.Txn) error {
+	select {
+	case s.out <- t:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if !t.Partial {
+		s.stats.Txns.Add(1)
+	}
+	s.stats.Changes.Add(int64(len(t.Changes)))
+	return nil
+}
+
+// nextSeq hands out the next sequence number.
+func (s *Stream) nextSeq() uint64 {
+	s.seq++
+	return s.seq
+}
+
+// setBoundary records the end of a complete transaction.
+func (s *Stream) setBoundary(p model.Position) {
+	s.boundary = p
+	s.mu.Lock()
+	s.read = p
+	s.mu.Unlock()
+}
+
+func (s *Stream) logger() *slog.Logger { return s.cfg.Log }
+
+func (s *Stream) errorf(at model.Position, format string, a ...any) error {
+	return fmt.Errorf("binlog %s: %s", at, fmt.Sprintf(format, a...))
+}
