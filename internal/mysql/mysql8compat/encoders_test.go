@@ -8,11 +8,12 @@ import (
 	"github.com/go-mysql-org/go-mysql/replication"
 )
 
-// TestEncodersMatchPublicVectors checks the DECIMAL and temporal encoders
-// against byte vectors recorded from MySQL servers, published in go-mysql
-// v1.16.0 replication/row_event_test.go (decimalData, TestDecodeDatetime2,
+// The encoder tests below check the DECIMAL and temporal encoders against
+// byte vectors recorded from MySQL servers, published in go-mysql v1.16.0
+// replication/row_event_test.go (decimalData, TestDecodeDatetime2,
 // TestDecodeTime2).
-func TestEncodersMatchPublicVectors(t *testing.T) {
+
+func TestDecimalEncoderMatchesPublicVectors(t *testing.T) {
 	decimals := []struct {
 		value            string
 		precision, scale int
@@ -33,7 +34,9 @@ func TestEncodersMatchPublicVectors(t *testing.T) {
 			t.Errorf("decimalBin(%s, %d, %d) = %v, MySQL wrote %v", d.value, d.precision, d.scale, got, d.want)
 		}
 	}
+}
 
+func TestDatetime2EncoderMatchesPublicVectors(t *testing.T) {
 	datetimes := []struct {
 		v    civilTime
 		fsp  int
@@ -55,7 +58,9 @@ func TestEncodersMatchPublicVectors(t *testing.T) {
 			t.Errorf("datetime2Bin(%+v, fsp %d) = %s, MySQL wrote %s", d.v, d.fsp, got, d.want)
 		}
 	}
+}
 
+func TestTime2EncoderMatchesPublicVectors(t *testing.T) {
 	times := []struct {
 		neg                         bool
 		hour, minute, second, micro int

@@ -267,6 +267,15 @@ func TestMySQLGTIDSetArithmetic(t *testing.T) {
 			t.Errorf("checkpoint %s contains %s = %v, want %v", set, next, !c.applied, c.applied)
 		}
 	}
+}
+
+// TestMySQLGTIDSetCheckpointRoundTrip: a GTID set survives what a
+// checkpoint does to it — cloning, the model.Position string through JSON,
+// and the binary form sent in COM_BINLOG_DUMP_GTID.
+func TestMySQLGTIDSetCheckpointRoundTrip(t *testing.T) {
+	const a = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+	const want = a + ":1-6,8f2a1c3b-0000-11ee-8000-0242ac120002:1-110,c0ffee00-1111-2222-3333-444455556666:7"
+	set := mustGTIDSet(t, want)
 
 	// Clones are independent.
 	clone := set.Clone().(*mysql.MysqlGTIDSet)

@@ -45,11 +45,9 @@ func partialAfterImage(partial bool, values ...[]byte) []byte {
 	return append([]byte{1, bits}, rowImage(values...)...)
 }
 
-// TestPartialJSONUpdateIsRefused feeds a PARTIAL_UPDATE_ROWS_EVENT
-// (binlog_row_value_options=PARTIAL_JSON) on shop.docs (id INT, doc JSON)
-// and checks that go-mysql hands over *replication.JsonDiff values and
-// that typemap refuses them with an error telling the user what to change.
-func TestPartialJSONUpdateIsRefused(t *testing.T) {
+// partialUpdateRows are the row image pairs of the PARTIAL_UPDATE_ROWS_EVENT
+// on shop.docs: every before image is the full {"a":1,"b":"x"}.
+func partialUpdateRows() []byte {
 	before := jsonb(jObject{{"a", 1}, {"b", "x"}})
 	var rows []byte
 	// 1: JSON_REPLACE(doc, '$.a', 5)
@@ -72,9 +70,17 @@ func TestPartialJSONUpdateIsRefused(t *testing.T) {
 	rows = append(rows, partialAfterImage(true, int32Value(5),
 		partialJSONValue(jsonDiff{replication.JsonDiffOperationRemove, "$.b", nil}))...)
 
+	return rows
+}
+
+// TestPartialJSONUpdateIsRefused feeds a PARTIAL_UPDATE_ROWS_EVENT
+// (binlog_row_value_options=PARTIAL_JSON) on shop.docs (id INT, doc JSON)
+// and checks that go-mysql hands over *replication.JsonDiff values and
+// that typemap refuses them with an error telling the user what to change.
+func TestPartialJSONUpdateIsRefused(t *testing.T) {
 	s := newBinlogStream()
 	s.add(replication.TABLE_MAP_EVENT, docsTableMap())
-	s.add(replication.PARTIAL_UPDATE_ROWS_EVENT, rowsBody(2, true, rows))
+	s.add(replication.PARTIAL_UPDATE_ROWS_EVENT, rowsBody(2, true, partialUpdateRows()))
 	events := parseStream(t, newParser(parserOptions{}), s)
 	if events[1].Header.EventType != replication.PARTIAL_UPDATE_ROWS_EVENT {
 		t.Fatalf("event type %s", events[1].Header.EventType)

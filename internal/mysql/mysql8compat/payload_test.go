@@ -184,6 +184,13 @@ func TestTransactionPayloadFromMySQL(t *testing.T) {
 		t.Errorf("XID %d, want 84", xid)
 	}
 
+	checkLargeDataRows(t, inner)
+}
+
+// checkLargeDataRows checks the row images of the captured payload and
+// their typemap conversions.
+func checkLargeDataRows(t *testing.T, inner []*replication.BinlogEvent) {
+	t.Helper()
 	cols := []schema.Column{
 		{Name: "id", DataType: "int"},
 		{Name: "data", DataType: "longtext", Charset: "utf8mb4", Nullable: true},
