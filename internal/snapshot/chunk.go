@@ -289,7 +289,7 @@ func (r *runner) hashChunk(ctx context.Context, sess *sql.Conn, j *tableJob, c m
 // and copied again). Afterwards every copied chunk is as of this pass's
 // position, which is the one position the run records.
 func (r *runner) revalidate(ctx context.Context, sess *sql.Conn, j *tableJob, chunks []chunkState) ([]chunkState, error) {
-	for i, c := range chunks {
+	for _, c := range chunks {
 		if !c.Done || c.Pass == r.pass {
 			continue
 		}
@@ -315,7 +315,7 @@ func (r *runner) revalidate(ctx context.Context, sess *sql.Conn, j *tableJob, ch
 		}
 		r.log.Info("chunk changed since it was copied: copying it again", "chunk", mc.String())
 		if j.rangeSafe || (c.Lo == nil && c.Hi == nil) {
-			chunks[i].Done = false
+			// Stays "done" (as of its old pass) until the re-copy commits.
 			r.enqueue(j, &mc, true)
 			continue
 		}
