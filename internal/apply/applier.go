@@ -87,7 +87,12 @@ func (a *Applier) Run(ctx context.Context, in <-chan *model.Txn) error {
 	if !a.started.CompareAndSwap(false, true) {
 		return errors.New("apply: Run called twice (create a new Applier: it reloads the checkpoint)")
 	}
-	if err := a.load(ctx); err != nil {
+	leader, err := a.fence(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.release(leader)
+	if err := a.load(ctx, leader); err != nil {
 		return err
 	}
 	g, gctx := errgroup.WithContext(ctx)
@@ -103,7 +108,7 @@ func (a *Applier) Run(ctx context.Context, in <-chan *model.Txn) error {
 		})
 	}
 	drained := make(chan struct{})
-	g.Go(func() error { return a.checkpointLoop(gctx, drained) })
+	g.Go(func() error { return a.checkpointLoop(gctx, leader, drained) })
 	g.Go(func() error {
 		err := a.dispatch(gctx, in)
 		for _, w := range a.workers {
@@ -113,7 +118,7 @@ func (a *Applier) Run(ctx context.Context, in <-chan *model.Txn) error {
 		close(drained)
 		return err
 	})
-	err := g.Wait()
+	err = g.Wait()
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -121,14 +126,14 @@ func (a *Applier) Run(ctx context.Context, in <-chan *model.Txn) error {
 }
 
 // load reads the checkpoint and the applied rows above it.
-func (a *Applier) load(ctx context.Context) error {
-	if err := checkpoint.Ensure(ctx, a.pool); err != nil {
+func (a *Applier) load(ctx context.Context, conn *pgxpool.Conn) error {
+	if err := checkpoint.Ensure(ctx, conn); err != nil {
 		return err
 	}
-	if err := checkpoint.EnsureApplied(ctx, a.pool); err != nil {
+	if err := checkpoint.EnsureApplied(ctx, conn); err != nil {
 		return err
 	}
-	st, err := checkpoint.Load(ctx, a.pool, a.cfg.Stream)
+	st, err := checkpoint.Load(ctx, conn, a.cfg.Stream)
 	if err != nil {
 		return err
 	}
@@ -136,7 +141,7 @@ func (a *Applier) load(ctx context.Context) error {
 	if st != nil {
 		start = mark{pos: st.Position, ts: st.SourceTime, schemaVersion: st.SchemaVersion}
 	}
-	rows, err := checkpoint.LoadApplied(ctx, a.pool, a.cfg.Stream)
+	rows, err := checkpoint.LoadApplied(ctx, conn, a.cfg.Stream)
 	if err != nil {
 		return err
 	}
