@@ -107,7 +107,8 @@ func ParseExpr(s string) (sqlparser.Expr, error) {
 // loader and the DDL parser store the same text for the same definition:
 // formatted by the vitess parser, identifiers quoted only when needed,
 // charset introducers (_utf8mb4'x', which MySQL 8 adds) removed, and
-// now()/localtimestamp/CURRENT_TIMESTAMP written current_timestamp(n).
+// now()/localtimestamp/CURRENT_TIMESTAMP written current_timestamp(n),
+// function names in lower case.
 // Text the parser cannot read is returned trimmed but otherwise unchanged.
 func CanonicalExpr(s string) string {
 	s = strings.TrimSpace(s)
@@ -124,6 +125,8 @@ func FormatExpr(e sqlparser.Expr) string {
 		switch n := c.Node().(type) {
 		case *sqlparser.IntroducerExpr:
 			c.Replace(n.Expr)
+		case *sqlparser.FuncExpr:
+			n.Name = sqlparser.NewIdentifierCI(n.Name.Lowered()) // MariaDB prints function names in lower case
 		case *sqlparser.CurTimeFuncExpr:
 			if isCurrentTimestamp(n.Name.Lowered()) {
 				c.Replace(&sqlparser.CurTimeFuncExpr{Name: sqlparser.NewIdentifierCI("current_timestamp"), Fsp: n.Fsp})

@@ -21,6 +21,10 @@ type Catalog struct {
 	Collations map[string]string
 	Flavor     string // "mariadb" or "mysql"
 	Version    string // VERSION() of the source
+	// ExplicitDefaultsForTimestamp is the server's
+	// explicit_defaults_for_timestamp: when off, a TIMESTAMP column declared
+	// without NULL is NOT NULL (the DDL parser needs it).
+	ExplicitDefaultsForTimestamp bool
 }
 
 // Object is a source object that sluice does not migrate.
@@ -122,6 +126,10 @@ func (l *loader) probe(ctx context.Context) error {
 
 func (l *loader) load(ctx context.Context) (*Catalog, error) {
 	cat := &Catalog{Flavor: l.flavor, Version: l.version}
+	var explicit sql.NullString
+	if err := l.conn.QueryRowContext(ctx, "SELECT @@global.explicit_defaults_for_timestamp").Scan(&explicit); err == nil {
+		cat.ExplicitDefaultsForTimestamp = explicit.String == "1" || strings.EqualFold(explicit.String, "ON")
+	}
 	var err error
 	if cat.Collations, err = l.loadCollations(ctx); err != nil {
 		return nil, err

@@ -1,0 +1,32 @@
+package ddl
+
+import "testing"
+
+func TestPrepareRewrites(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"CREATE TABLE t (a INT1, b DOUBLE PRECISION, c NCHAR(3) NOT NULL, d LONG VARCHAR, e uuid DEFAULT uuid())",
+			"CREATE TABLE t (a tinyint , b double , c char(3) character set utf8mb3 NOT NULL , d mediumtext , " +
+				"e varchar(1) character set sluice_type_uuid DEFAULT ( uuid() ))"},
+		{"CREATE TABLE t (a INT CHECK (a > 0), b JSON, c BIT DEFAULT b'1', d FLOAT DEFAULT 1.25e-5)",
+			"CREATE TABLE t (a INT , b longtext character set utf8mb4 collate utf8mb4_bin , c BIT DEFAULT b'1' , " +
+				"d FLOAT DEFAULT 1.25e-5 , constraint a check (a > 0) , constraint b check ( json_valid ( b ) ))"},
+		{"CREATE OR REPLACE TABLE t (a int AS (b) PERSISTENT) PAGE_CHECKSUM=1",
+			"CREATE TABLE t (a int AS (b) stored)"},
+		{"ALTER TABLE t ADD COLUMN IF NOT EXISTS j JSON, DROP COLUMN IF EXISTS c, ADD PRIMARY KEY USING BTREE (a)",
+			"ALTER TABLE t ADD COLUMN j longtext character set utf8mb4 collate utf8mb4_bin , " +
+				"add constraint j check ( json_valid ( j ) ) , DROP COLUMN c , ADD PRIMARY KEY (a)"},
+	}
+	for _, tc := range cases {
+		got := prepare(tc.in, "mariadb")
+		if got.sql != tc.want {
+			t.Errorf("prepare(%s)\n got %s\nwant %s", tc.in, got.sql, tc.want)
+		}
+	}
+	p := prepare("ALTER TABLE t ADD COLUMN IF NOT EXISTS j INT, DROP INDEX IF EXISTS `Ix`", "mariadb")
+	if !p.ifNotExists["j"] || !p.ifExists["ix"] {
+		t.Errorf("conditions not recorded: %+v", p)
+	}
+	if !prepare("CREATE OR REPLACE TABLE t (a int)", "mariadb").orReplace {
+		t.Error("orReplace not recorded")
+	}
+}
