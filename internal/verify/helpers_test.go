@@ -2,15 +2,16 @@ package verify
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"database/sql"
-	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/snapshot"
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -90,73 +91,28 @@ func loadTable(t *testing.T, db *sql.DB, database, table string) *schema.Table {
 	return tb
 }
 
-// copyTable is a minimal stand-in for the snapshot: it creates the
-// PostgreSQL table with typemap's types (and the key as primary key) and
-// copies every row through SelectExpr and FromText, as the snapshot does.
-func (s *side) copyTable(t *testing.T, tb *schema.Table, opts typemap.Options) *typemap.TableConv {
+// snapshot copies the given source tables into the target with the
+// snapshot engine, as `sluice snapshot` does, into a stream of their own
+// that is forgotten when the test ends.
+func (s *side) snapshot(t *testing.T, opts typemap.Options, tables ...string) {
 	t.Helper()
-	ctx := context.Background()
-	conv, err := typemap.New(opts, nil).Compile(tb)
+	stream := testenv.UniqueName("vst")
+	t.Cleanup(func() {
+		for _, tbl := range []string{"snapshot_chunk", "snapshot_table", "snapshot_run", "checkpoint", "schema_history"} {
+			_, _ = s.pg.Exec(context.Background(), "DELETE FROM sluice."+tbl+" WHERE stream = $1", stream)
+		}
+	})
+	include := make([]string, len(tables))
+	for i, tb := range tables {
+		include[i] = s.db + "." + tb
+	}
+	rep, err := snapshot.Run(context.Background(), snapshot.Options{
+		Source: s.src, Target: s.tgt, Include: include, Stream: stream, Workers: 2,
+		ZeroDate: opts.ZeroDate, Nul: opts.Nul,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("snapshot of %v: %v", tables, err)
 	}
-	var defs, names, exprs []string
-	for _, cc := range conv.Columns {
-		if cc.Column.GenerationExpr != "" {
-			continue
-		}
-		d := quotePG(cc.Column.Name) + " " + cc.PGType
-		if !cc.Column.Nullable {
-			d += " NOT NULL"
-		}
-		defs = append(defs, d)
-		names = append(names, cc.Column.Name)
-		exprs = append(exprs, typemap.SelectExpr(cc.Column, quoteMy(cc.Column.Name)))
-	}
-	if key := tb.KeyColumns(); len(key) > 0 {
-		q := make([]string, len(key))
-		for i, k := range key {
-			q[i] = quotePG(k)
-		}
-		defs = append(defs, "PRIMARY KEY ("+strings.Join(q, ", ")+")")
-	}
-	target := quotePG(s.pgSchm) + "." + quotePG(tb.Name)
-	s.mustPG(t, "DROP TABLE IF EXISTS "+target)
-	s.mustPG(t, "CREATE TABLE "+target+" ("+strings.Join(defs, ", ")+")")
-	rows, err := s.my.Query("SELECT " + strings.Join(exprs, ", ") + " FROM " + quoteMy(tb.Database) + "." + quoteMy(tb.Name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var data [][]any
-	raw := make([]sql.RawBytes, len(exprs))
-	ptrs := make([]any, len(raw))
-	for i := range raw {
-		ptrs[i] = &raw[i]
-	}
-	var convs []*typemap.ColumnConv
-	for _, cc := range conv.Columns {
-		if cc.Column.GenerationExpr == "" {
-			convs = append(convs, cc)
-		}
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		row := make([]any, len(raw))
-		for i, b := range raw {
-			if row[i], err = convs[i].FromText(b); err != nil {
-				t.Fatal(err)
-			}
-		}
-		data = append(data, row)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.pg.CopyFrom(ctx, pgx.Identifier{s.pgSchm, tb.Name}, names, pgx.CopyFromRows(data)); err != nil {
-		t.Fatalf("copy %s: %v", tb.Name, err)
-	}
-	return conv
+	_ = rep
 }

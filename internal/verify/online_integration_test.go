@@ -44,7 +44,7 @@ func TestOnlineRecheck(t *testing.T) {
 	s.mustMy(t, `CREATE TABLE o (id INT PRIMARY KEY, v VARCHAR(20));
 INSERT INTO o SELECT seq, CONCAT('v', seq) FROM seq_1_to_500;`)
 	tb := loadTable(t, s.my, s.db, "o")
-	s.copyTable(t, tb, typemap.DefaultOptions())
+	s.snapshot(t, typemap.DefaultOptions(), "o")
 	stream := s.db
 	if err := checkpoint.Ensure(ctx, s.pg); err != nil {
 		t.Fatal(err)

@@ -30,10 +30,9 @@ CREATE TABLE big (id INT UNSIGNED PRIMARY KEY, v INT, d DECIMAL(10,2));
 INSERT INTO big SELECT seq, seq * 3, seq / 100 FROM seq_1_to_20000;`)
 	var tables []*schema.Table
 	for _, n := range []string{"tk", "ck", "uk", "bk", "big"} {
-		tb := loadTable(t, s.my, s.db, n)
-		s.copyTable(t, tb, opts)
-		tables = append(tables, tb)
+		tables = append(tables, loadTable(t, s.my, s.db, n))
 	}
+	s.snapshot(t, opts, "tk", "ck", "uk", "bk", "big")
 	rep := s.runVerify(t, tables, func(o *Options) { o.ChunkRows = 700; o.FetchRows = 100 })
 	if rep.Result != ResultEqual {
 		t.Fatalf("fresh copy: %s %v", rep.Result, found(rep))
@@ -105,8 +104,7 @@ CREATE TABLE nj (a INT, j LONGTEXT CHECK (json_valid(j)));
 INSERT INTO nj VALUES (1, '{"x": 1, "y": [2]}'), (1, '{"x": 1, "y": [2]}'), (2, NULL);`)
 	nk := loadTable(t, s.my, s.db, "nk")
 	nj := loadTable(t, s.my, s.db, "nj")
-	s.copyTable(t, nk, opts)
-	s.copyTable(t, nj, opts)
+	s.snapshot(t, opts, "nk", "nj")
 	tables := []*schema.Table{nk, nj}
 	rep := s.runVerify(t, tables, nil)
 	if rep.Result != ResultEqual || rep.Tables[0].Mode != modeKeyless || rep.Rows != 9 {
@@ -149,7 +147,7 @@ INSERT INTO z VALUES (1, '0000-00-00', '0000-00-00 00:00:00'), (2, '2020-00-15',
 	tb := loadTable(t, s.my, s.db, "z")
 	inf := typemap.DefaultOptions()
 	inf.ZeroDate = typemap.ZeroDateInfinity
-	s.copyTable(t, tb, inf)
+	s.snapshot(t, inf, "z")
 	rep := s.runVerify(t, []*schema.Table{tb}, func(o *Options) { o.Mapper = typemap.New(inf, nil) })
 	if rep.Result != ResultEqual {
 		t.Errorf("-infinity policy: %s %v", rep.Result, found(rep))

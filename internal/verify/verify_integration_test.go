@@ -130,7 +130,7 @@ func TestVerifyFindsEveryDifference(t *testing.T) {
 	s := newSide(t, "verify_types")
 	tb := s.createTypeTable(t, "types")
 	opts := s.charsetOptions(t)
-	s.copyTable(t, tb, opts)
+	s.snapshot(t, opts, "types")
 	withOpts := func(chunk, fetch int) func(*Options) {
 		return func(o *Options) {
 			o.Mapper = typemap.New(opts, nil)
