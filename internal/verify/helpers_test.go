@@ -2,9 +2,9 @@ package verify
 
 import (
 	"context"
+	"database/sql"
 	"io"
 	"log/slog"
-	"database/sql"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
