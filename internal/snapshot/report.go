@@ -101,7 +101,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if !r.Position.IsZero() {
 		fmt.Fprintf(&b, "position: %s (replicate continues from here, stream %q)\n", r.Position, r.Stream)
 	}
-	if r.Method != "" {
+	if r.Method != "" && r.Sessions > 0 {
 		fmt.Fprintf(&b, "consistent read: %s, %d sessions, global read lock held %d ms\n", r.Method, r.Sessions, r.LockHeldMS)
 	}
 	if r.Resumed {
