@@ -109,7 +109,7 @@ func TestResumeAfterSourceChanges(t *testing.T) {
 	pg := env.PG(t)
 	opts := testOptions(t, env, db)
 	opts.ChunkRows = 20
-	opts.Workers = 1 // one table at a time: some tables are untouched at the interruption
+	opts.Workers = 1                // one table at a time: some tables are untouched at the interruption
 	interruptAfter(t, opts, pg, 25) // ints has 21 chunks, strs 16: all of ints and part of strs
 
 	ints := doneChunks(t, pg, opts.Stream, db, "ints")
