@@ -50,6 +50,11 @@ type Applier struct {
 	// committed above its checkpoint (dispatcher only).
 	skip map[model.Position]struct{}
 
+	// leader is the fenced session held for the whole run (see fence); the
+	// checkpointer writes through it.
+	leader *pgxpool.Conn
+	state  *checkpoint.State
+
 	started atomic.Bool
 }
 
@@ -87,14 +92,13 @@ func (a *Applier) Run(ctx context.Context, in <-chan *model.Txn) error {
 	if !a.started.CompareAndSwap(false, true) {
 		return errors.New("apply: Run called twice (create a new Applier: it reloads the checkpoint)")
 	}
-	leader, err := a.fence(ctx)
-	if err != nil {
-		return err
+	if a.leader == nil {
+		if _, err := a.Open(ctx); err != nil {
+			return err
+		}
 	}
-	defer a.release(leader)
-	if err := a.load(ctx, leader); err != nil {
-		return err
-	}
+	leader := a.leader
+	defer a.Close()
 	g, gctx := errgroup.WithContext(ctx)
 	var workersDone sync.WaitGroup
 	a.workers = make([]*worker, a.cfg.Workers)
@@ -118,11 +122,41 @@ func (a *Applier) Run(ctx context.Context, in <-chan *model.Txn) error {
 		close(drained)
 		return err
 	})
-	err = g.Wait()
+	err := g.Wait()
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	return err
+}
+
+// Open waits until no session of an earlier run of the stream is left in
+// PostgreSQL (a killed sluice's last batch may still be committing), then
+// loads the checkpoint (nil when the stream has none) and the applied
+// records above it. Start the binlog stream at the returned position and
+// schema version; Run calls Open itself when the caller did not.
+func (a *Applier) Open(ctx context.Context) (*checkpoint.State, error) {
+	if a.leader != nil {
+		return a.state, nil
+	}
+	leader, err := a.fence(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.load(ctx, leader); err != nil {
+		a.release(leader)
+		return nil, err
+	}
+	a.leader = leader
+	return a.state, nil
+}
+
+// Close releases the session Open took; Run closes it itself. Safe to call
+// more than once.
+func (a *Applier) Close() {
+	if a.leader != nil {
+		a.release(a.leader)
+		a.leader = nil
+	}
 }
 
 // load reads the checkpoint and the applied rows above it.
@@ -156,6 +190,7 @@ func (a *Applier) load(ctx context.Context, conn *pgxpool.Conn) error {
 	}
 	a.tr = newTracker(start)
 	a.saved = start
+	a.state = st
 	a.cfg.Log.Info("apply: resuming", "stream", a.cfg.Stream, "checkpoint", start.pos.String(),
 		"schema_version", start.schemaVersion, "applied_above_checkpoint", len(a.skip), "workers", a.cfg.Workers)
 	return nil

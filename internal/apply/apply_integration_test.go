@@ -132,6 +132,33 @@ func TestApplyRestartExactlyOnce(t *testing.T) {
 		t.Fatalf("final checkpoint %v, want %v", st.Position, pos(2000))
 	}
 	t.Logf("transactions skipped as already applied across restarts: %d", skippedTotal)
+
+	// A stream that starts before the checkpoint (the whole input again):
+	// everything is covered, nothing is applied twice, the checkpoint stays.
+	a, err := New(f.config(4), f.pool, f.naming)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.Open(context.Background())
+	if err != nil || st == nil || st.Position != pos(2000) {
+		t.Fatalf("Open: state %+v, error %v; want position %v", st, err, pos(2000))
+	}
+	in := make(chan *model.Txn, len(txns))
+	for i, tx := range txns {
+		tx.Seq = uint64(i + 1)
+		in <- tx
+	}
+	close(in)
+	if err := a.Run(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	if a.Stats().Skipped != int64(len(txns)) || a.Stats().Txns != 0 {
+		t.Fatalf("replay from the start: skipped %d applied %d, want %d and 0", a.Stats().Skipped, a.Stats().Txns, len(txns))
+	}
+	w.check(f)
+	if st := f.checkpoint(); st.Position != pos(2000) {
+		t.Fatalf("checkpoint moved to %v", st.Position)
+	}
 }
 
 // TestApplyKeylessDuplicates: update and delete change exactly one of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
@@ -50,11 +51,13 @@ func (d *dispatcher) handle(ctx context.Context, t *model.Txn, in <-chan *model.
 	}
 	d.lastSeq = t.Seq
 	heartbeat := len(t.Changes) == 0 && t.DDL == nil && !t.Partial
-	if !heartbeat && !t.Partial && !d.start.IsZero() && t.End.Compare(d.start) <= 0 {
-		return fmt.Errorf("apply: source transaction ending at %s is at or before the checkpoint %s: "+
-			"the stream must start at the checkpoint (was the source's binary log reset? then re-run snapshot)", t.End, d.start)
-	}
 	switch {
+	case !heartbeat && !t.Partial && d.covered(t.End):
+		// Covered by the checkpoint, so committed: a stream started before
+		// the checkpoint (e.g. from a position read before Open) re-reads it.
+		d.a.stats.skipped.Add(1)
+		d.a.tr.add(d.coveredEntry(t))
+		return nil
 	case t.Partial:
 		return d.applyLarge(ctx, t, in)
 	case t.DDL != nil:
@@ -77,6 +80,20 @@ func (d *dispatcher) handle(ctx context.Context, t *model.Txn, in <-chan *model.
 func (d *dispatcher) entry(t *model.Txn, done bool) *entry {
 	return &entry{seq: t.Seq, end: t.End, ts: t.Timestamp, bytes: t.Bytes, rows: len(t.Changes),
 		schemaVersion: d.version, done: done}
+}
+
+// coveredEntry is a done entry for a transaction at or below the
+// checkpoint: it must not move the watermark back.
+func (d *dispatcher) coveredEntry(t *model.Txn) *entry {
+	e := d.entry(t, true)
+	e.end, e.ts = model.Position{}, time.Time{}
+	return e
+}
+
+// covered reports whether a transaction ending at end is at or below the
+// checkpoint the run started from.
+func (d *dispatcher) covered(end model.Position) bool {
+	return !d.start.IsZero() && !end.IsZero() && end.Compare(d.start) <= 0
 }
 
 // newItem computes the conflict keys of a transaction.

@@ -55,6 +55,11 @@ func (d *dispatcher) applyLarge(ctx context.Context, first *model.Txn, in <-chan
 		}
 	}
 	end := frag
+	if d.covered(end.End) {
+		a.rollback(conn)
+		a.tr.add(d.coveredEntry(end))
+		return nil
+	}
 	if a.alreadyApplied(end.End) {
 		a.rollback(conn)
 		a.tr.add(d.entry(end, true))
