@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -74,10 +75,12 @@ func newTablePlan(t *schema.Table, m *typemap.Mapper, pgSchema string, targetCol
 		pgTable: quotePG(pgSchema) + "." + quotePG(t.Name),
 	}
 	var missing []string
-	for _, cc := range conv.Columns {
-		if cc.Column.GenerationExpr != "" {
-			continue // computed by each engine from the compared columns
-		}
+	// The columns sluice writes: a generated column PostgreSQL computes
+	// itself is not compared (each engine derives it from the compared
+	// columns); one whose expression could not be translated is a plain
+	// column on the target, copied, and compared.
+	for _, i := range ddl.WritableColumns(t) {
+		cc := conv.Columns[i]
 		if !targetCols[cc.Column.Name] {
 			missing = append(missing, cc.Column.Name)
 			continue
