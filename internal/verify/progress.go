@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
@@ -114,10 +115,14 @@ func (l *LogProgress) Advance(n int64) {
 		"mb", float64(l.bytes)/1e6, "total_mb", float64(l.total)/1e6, "mb_per_s", mbps(l.bytes, secs))
 }
 
-func (l *LogProgress) TableDone(TableReport) {
+func (l *LogProgress) TableDone(t TableReport) {
 	l.mu.Lock()
 	l.done++
+	done := l.done
 	l.mu.Unlock()
+	l.Log.Info("table verified", "table", t.Table, "rows", t.Rows, "chunks", t.Chunks,
+		"seconds", fmt.Sprintf("%.1f", t.Seconds), "result", t.Result, "differences", t.Differences(),
+		"tables_done", done, "tables", l.tables)
 }
 
 func (l *LogProgress) Stop() {}

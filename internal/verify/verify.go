@@ -280,6 +280,6 @@ func (e *engine) finishTable(r *tableRun) {
 		r.rep.Result = ResultEqual
 	}
 	e.o.Progress.TableDone(r.rep)
-	e.o.Log.Info("table verified", "table", r.rep.Table, "rows", r.rep.Rows, "chunks", r.rep.Chunks,
+	e.o.Log.Debug("table verified", "table", r.rep.Table, "rows", r.rep.Rows, "chunks", r.rep.Chunks,
 		"seconds", fmt.Sprintf("%.1f", r.rep.Seconds), "result", r.rep.Result, "differences", r.rep.Differences())
 }
