@@ -1,0 +1,119 @@
+package crashtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+// TestOneGigabyteTransaction replicates one 1 GB source transaction (a
+// million 1 KB rows inserted by a single statement) with
+// --max-txn-memory 256MB, and checks that the sluice process's peak RSS
+// (getrusage maxrss of the child, the same figure as VmHWM) stays under
+// 512 MB and that every row arrived. It takes a few minutes; set
+// SLUICE_TEST_LARGE=1 to run it.
+func TestOneGigabyteTransaction(t *testing.T) {
+	if os.Getenv("SLUICE_TEST_LARGE") == "" {
+		t.Skip("set SLUICE_TEST_LARGE=1 to replicate a 1 GB transaction (several minutes)")
+	}
+	requireImplemented(t, "replicate")
+	env := testenv.Get(t)
+	pg := startPG(t)
+	db := env.NewDatabase(t, "big")
+	my := env.MySQL(t, db)
+	mustExec(t, my, `CREATE TABLE big (id BIGINT PRIMARY KEY, grp INT NOT NULL, payload VARCHAR(1100) NOT NULL)`)
+	const stream = "big"
+	logPath := filepath.Join(t.TempDir(), "sluice.log")
+	t.Logf("sluice output: %s", logPath)
+	common := []string{"--source", env.SourceURL(db), "--target", pg.URL(), "--include", db,
+		"--stream", stream, "--log-format", "text"}
+	if code := runToEnd(t, logPath, 3*time.Minute, append([]string{"snapshot"}, common...)...); code != 0 {
+		t.Fatalf("snapshot: exit %d\n%s", code, logTail(logPath, 30))
+	}
+
+	const rows = 1_000_000
+	start := time.Now()
+	mustExec(t, my, `INSERT INTO big SELECT seq, seq % 1000, RPAD(CONCAT(seq, ':'), 1000, CHAR(65 + seq % 26))
+		FROM seq_1_to_`+strconv.Itoa(rows))
+	var binlogBytes int64
+	if err := my.QueryRow(`SELECT SUM(data_length) FROM information_schema.tables
+		WHERE table_schema = DATABASE() AND table_name = 'big'`).Scan(&binlogBytes); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("source: %d rows, %d MB of table data, inserted in one transaction in %s",
+		rows, binlogBytes>>20, time.Since(start).Round(time.Second))
+
+	start = time.Now()
+	cmd := sluiceCmd(t, logPath, append([]string{"replicate", "--until-caught-up", "--max-txn-memory", "256MB"}, common...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	hwm := watchHWM(cmd.Process.Pid, exited, 20*time.Minute)
+	if cmd.ProcessState == nil {
+		killAndWait(t, cmd, exited)
+		t.Fatalf("replicate did not finish in 20 minutes\n%s", logTail(logPath, 30))
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("replicate --until-caught-up: exit %d\n%s", code, logTail(logPath, 40))
+	}
+	maxRSS := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB → bytes
+	t.Logf("replicated in %s; peak RSS %d MB (getrusage), last VmHWM seen %d MB",
+		time.Since(start).Round(time.Second), maxRSS>>20, hwm>>20)
+	if maxRSS >= 512<<20 {
+		t.Errorf("peak RSS %d MB, want under 512 MB with --max-txn-memory 256MB", maxRSS>>20)
+	}
+
+	conn, err := pgx.Connect(context.Background(), pg.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n, sumID, sumLen int64
+	if err := conn.QueryRow(context.Background(), `SELECT count(*), sum(id), sum(length(payload)) FROM `+
+		pgx.Identifier{db, "big"}.Sanitize()).Scan(&n, &sumID, &sumLen); err != nil {
+		t.Fatal(err)
+	}
+	if n != rows || sumID != rows*(rows+1)/2 || sumLen != rows*1000 {
+		t.Fatalf("target: %d rows, sum(id) %d, sum(length) %d; want %d, %d, %d", n, sumID, sumLen, rows, rows*(rows+1)/2, rows*1000)
+	}
+}
+
+// watchHWM polls /proc/<pid>/status for VmHWM until the process exits (or
+// the limit passes) and returns the last value seen, in bytes.
+func watchHWM(pid int, exited <-chan error, limit time.Duration) int64 {
+	var last int64
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(limit)
+	for {
+		select {
+		case <-exited:
+			return last
+		case <-deadline:
+			return last
+		case <-tick.C:
+			b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+					if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+						last = kb << 10
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package crashtest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// pgBin is where Debian's PostgreSQL 15 server binaries live (the sandbox uses the same).
+const pgBin = "/usr/lib/postgresql/15/bin"
+
+// throwawayPG is a PostgreSQL 15 instance private to one test, run as the
+// postgres OS user from a temporary directory, so the test may kill it
+// without touching the shared sandbox servers.
+type throwawayPG struct {
+	t    *testing.T
+	dir  string
+	port int
+}
+
+// startPG initialises and starts a private PostgreSQL; it is stopped and
+// removed at cleanup.
+func startPG(t *testing.T) *throwawayPG {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the throwaway PostgreSQL runs as the postgres user: needs root (as the sandbox does)")
+	}
+	if _, err := os.Stat(filepath.Join(pgBin, "initdb")); err != nil {
+		t.Skipf("no PostgreSQL 15 server binaries in %s", pgBin)
+	}
+	dir, err := os.MkdirTemp("", "sluice-crash-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &throwawayPG{t: t, dir: dir, port: freePort(t)}
+	t.Cleanup(func() {
+		_ = p.asPostgres("pg_ctl", "-D", p.data(), "-m", "immediate", "-w", "-t", "30", "stop").Run()
+		os.RemoveAll(dir)
+	})
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("chown", "postgres:postgres", dir).CombinedOutput(); err != nil {
+		t.Fatalf("chown %s: %v %s", dir, err, out)
+	}
+	if out, err := p.asPostgres("initdb", "-D", p.data(), "-U", "postgres", "--auth=trust",
+		"--encoding=UTF8", "--locale=C.UTF-8").CombinedOutput(); err != nil {
+		t.Fatalf("initdb: %v\n%s", err, out)
+	}
+	conf := fmt.Sprintf("\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = '%s'\n"+
+		"shared_buffers = 128MB\nmax_connections = 60\nfsync = on\nsynchronous_commit = on\n", p.port, dir)
+	f, err := os.OpenFile(filepath.Join(p.data(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(conf); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	p.start()
+	return p
+}
+
+func (p *throwawayPG) data() string { return filepath.Join(p.dir, "data") }
+
+// URL is a superuser connection URL (trust authentication on 127.0.0.1).
+func (p *throwawayPG) URL() string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", p.port)
+}
+
+func (p *throwawayPG) asPostgres(bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command("runuser", append([]string{"-u", "postgres", "--", filepath.Join(pgBin, bin)}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // not in the test's process group
+	return cmd
+}
+
+func (p *throwawayPG) start() {
+	p.t.Helper()
+	logFile := filepath.Join(p.dir, "postgres.log")
+	if out, err := p.asPostgres("pg_ctl", "-D", p.data(), "-l", logFile, "-w", "-t", "120", "start").CombinedOutput(); err != nil {
+		log, _ := os.ReadFile(logFile)
+		p.t.Fatalf("pg_ctl start: %v\n%s\n%s", err, out, tailLines(string(log), 20))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for {
+		conn, err := pgx.Connect(ctx, p.URL())
+		if err == nil {
+			conn.Close(ctx)
+			return
+		}
+		if ctx.Err() != nil {
+			p.t.Fatalf("throwaway PostgreSQL does not accept connections: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// kill9 SIGKILLs the postmaster and every process it started (all of them
+// started by this test), waits until they are gone, and starts the server
+// again: PostgreSQL recovers from its WAL as after a machine crash.
+func (p *throwawayPG) kill9AndRestart() {
+	p.t.Helper()
+	b, err := os.ReadFile(filepath.Join(p.data(), "postmaster.pid"))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	victims := append([]int{pid}, childrenOf(pid)...)
+	for _, v := range victims {
+		_ = syscall.Kill(v, syscall.SIGKILL)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, v := range victims {
+		for syscall.Kill(v, 0) == nil {
+			if time.Now().After(deadline) {
+				p.t.Fatalf("PostgreSQL process %d survived SIGKILL", v)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	p.start()
+}
+
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// Fields after the command, which is in parentheses and may contain spaces.
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
