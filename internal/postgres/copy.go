@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -78,26 +79,43 @@ type copyReader struct {
 	header bool
 	done   bool
 	err    error
+	// row is the row being encoded (nil between rows) and col the next of
+	// its columns; big is a large value handed to PostgreSQL straight from
+	// the source's memory after buf, without copying it into buf.
+	row []any
+	col int
+	big []byte
 }
+
+// bigValue is the size from which a bytea or text value is sent from the
+// source's memory instead of being copied into the batch buffer.
+const bigValue = 32 << 10
 
 var copyHeader = []byte("PGCOPY\n\377\r\n\000\x00\x00\x00\x00\x00\x00\x00\x00")
 
 func (r *copyReader) Read(p []byte) (int, error) {
-	if r.off >= len(r.buf) {
-		if r.done {
-			return 0, io.EOF
-		}
-		if err := r.fill(); err != nil {
-			r.err = err
-			return 0, err
-		}
+	switch {
+	case r.off < len(r.buf):
+		n := copy(p, r.buf[r.off:])
+		r.off += n
+		return n, nil
+	case len(r.big) > 0:
+		n := copy(p, r.big)
+		r.big = r.big[n:]
+		return n, nil
+	case r.done:
+		return 0, io.EOF
 	}
-	n := copy(p, r.buf[r.off:])
-	r.off += n
-	return n, nil
+	if err := r.fill(); err != nil {
+		r.err = err
+		return 0, err
+	}
+	return r.Read(p)
 }
 
-// fill encodes rows until a batch is full or the source ends.
+// fill encodes rows until a batch is full, a large value is next, or the
+// source ends. The source's current row stays valid until fill asks for
+// the next one, which happens only after everything before was read.
 func (r *copyReader) fill() error {
 	if cap(r.buf) > 4*copyBatch {
 		r.buf = nil // do not keep a huge row's buffer for the rest of the copy
@@ -108,29 +126,57 @@ func (r *copyReader) fill() error {
 		r.header = true
 	}
 	for len(r.buf) < copyBatch {
-		if !r.src.Next() {
-			if err := r.src.Err(); err != nil {
+		if r.row == nil {
+			if !r.src.Next() {
+				if err := r.src.Err(); err != nil {
+					return err
+				}
+				r.buf = binary.BigEndian.AppendUint16(r.buf, 0xffff) // trailer: -1 fields
+				r.done = true
+				return nil
+			}
+			vals, err := r.src.Values()
+			if err != nil {
 				return err
 			}
-			r.buf = binary.BigEndian.AppendUint16(r.buf, 0xffff) // trailer: -1 fields
-			r.done = true
-			return nil
+			if len(vals) != len(r.oids) {
+				return fmt.Errorf("copy: row has %d values, want %d", len(vals), len(r.oids))
+			}
+			r.row, r.col = vals, 0
+			r.buf = binary.BigEndian.AppendUint16(r.buf, uint16(len(vals)))
 		}
-		vals, err := r.src.Values()
-		if err != nil {
-			return err
-		}
-		if len(vals) != len(r.oids) {
-			return fmt.Errorf("copy: row has %d values, want %d", len(vals), len(r.oids))
-		}
-		r.buf = binary.BigEndian.AppendUint16(r.buf, uint16(len(vals)))
-		for i, v := range vals {
-			if r.buf, err = encodeValue(r.m, r.buf, r.oids[i], v); err != nil {
-				return fmt.Errorf("copy: column %d: %w", i+1, err)
+		for r.col < len(r.row) {
+			v, oid := r.row[r.col], r.oids[r.col]
+			r.col++
+			if b, ok := rawBinary(v, oid); ok && len(b) >= bigValue {
+				r.buf = binary.BigEndian.AppendUint32(r.buf, uint32(len(b)))
+				r.big = b
+				return nil
+			}
+			var err error
+			if r.buf, err = encodeValue(r.m, r.buf, oid, v); err != nil {
+				return fmt.Errorf("copy: column %d: %w", r.col, err)
 			}
 		}
+		r.row = nil
 	}
 	return nil
+}
+
+// rawBinary returns the bytes of a value whose binary COPY form is those
+// bytes as they are: bytea from []byte, text and varchar from a string.
+func rawBinary(v any, oid uint32) ([]byte, bool) {
+	switch x := v.(type) {
+	case []byte:
+		if oid == pgtype.ByteaOID && x != nil {
+			return x, true
+		}
+	case string:
+		if oid == pgtype.TextOID || oid == pgtype.VarcharOID {
+			return unsafe.Slice(unsafe.StringData(x), len(x)), true // read only
+		}
+	}
+	return nil, false
 }
 
 // encodeValue appends one length-prefixed binary value (-1 for NULL), like

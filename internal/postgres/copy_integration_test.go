@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,6 +50,7 @@ func TestCopyFromBinaryFreezeAndErrors(t *testing.T) {
 		{int32(1), []byte{0, 'a', 0}, "ünïcödé 😀", "-99999999999999999999999999999999999.999999999999999999999999999999", ts, `{"a": [1, {"b": "é"}]}`},
 		{int32(2), big, "", "0", nil, nil},
 		{int32(3), []byte{}, nil, nil, ts, "[]"},
+		{int32(4), big[:bigValue], strings.Repeat("é😀", bigValue), "1", ts, `{"k": "` + strings.Repeat("x", 2*bigValue) + `"}`},
 	}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -66,7 +68,7 @@ func TestCopyFromBinaryFreezeAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := CopyFrom(ctx, tx.Conn(), tbl, cols, &sliceSource{rows: rows}, CopyOptions{Freeze: true})
-	if err != nil || n != 3 {
+	if err != nil || n != 4 {
 		t.Fatalf("copy: %d rows, %v", n, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -96,6 +98,13 @@ func TestCopyFromBinaryFreezeAndErrors(t *testing.T) {
 		t.Errorf("row 3: b=%v s=%v, want empty bytes and NULL", b, s)
 	}
 
+	var s4 string
+	if err := pool.QueryRow(ctx, "SELECT b, s, j->>'k' FROM "+tbl.Sanitize()+" WHERE id = 4").Scan(&b, &s4, &j); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, big[:bigValue]) || s4 != rows[3][2] || len(j) != 2*bigValue {
+		t.Errorf("row 4 (large values sent from the source's memory): %d bytes, text ok=%v, json %d", len(b), s4 == rows[3][2], len(j))
+	}
 	// Without TRUNCATE in the same transaction, FREEZE is refused.
 	_, err = CopyFrom(ctx, conn.Conn(), tbl, cols, &sliceSource{rows: [][]any{{int32(9), nil, nil, nil, nil, nil}}}, CopyOptions{Freeze: true})
 	if err == nil {
@@ -108,8 +117,8 @@ func TestCopyFromBinaryFreezeAndErrors(t *testing.T) {
 		t.Errorf("source error = %v, want %v", err, boom)
 	}
 	var count int
-	if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+tbl.Sanitize()).Scan(&count); err != nil || count != 3 {
-		t.Errorf("count = %d, %v; want 3", count, err)
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+tbl.Sanitize()).Scan(&count); err != nil || count != 4 {
+		t.Errorf("count = %d, %v; want 4", count, err)
 	}
 	cs, err := TableColumns(ctx, pool, name, "t")
 	if err != nil || len(cs) != 6 || cs[3].Type != "numeric(65,30)" {

@@ -149,9 +149,13 @@ func (r *runner) deleteRange(ctx context.Context, tx pgx.Tx, j *tableJob, c mysn
 // keeps one row at a time: the raw values alias the driver's buffer and
 // are encoded by the COPY writer before the next row is read.
 type rowSource struct {
-	rd    *mysnap.Rows
-	job   *tableJob
-	conv  []*typemap.ColumnConv // per copied column
+	rd   *mysnap.Rows
+	job  *tableJob
+	conv []*typemap.ColumnConv // per copied column
+	// same marks binary columns whose text-protocol value is the bytea value
+	// itself: passed on without FromText's copy (COPY encodes it before the
+	// next row replaces the driver's buffer).
+	same  []bool
 	vals  []any
 	h     rowHasher
 	rows  int64
@@ -164,7 +168,9 @@ type rowSource struct {
 func newRowSource(rd *mysnap.Rows, j *tableJob, tc *typemap.TableConv, prog *progress) *rowSource {
 	s := &rowSource{rd: rd, job: j, vals: make([]any, len(j.cols)), h: newRowHasher(), prog: prog}
 	for _, i := range j.cols {
-		s.conv = append(s.conv, tc.Columns[i])
+		cc := tc.Columns[i]
+		s.conv = append(s.conv, cc)
+		s.same = append(s.same, cc.Kind == typemap.KindBinary && cc.PGType == "bytea")
 	}
 	return s
 }
@@ -188,6 +194,13 @@ func (s *rowSource) Next() bool {
 func (s *rowSource) Values() ([]any, error) {
 	raw := s.rd.Values()
 	for i, b := range raw {
+		if s.same[i] {
+			s.vals[i] = nil
+			if b != nil {
+				s.vals[i] = b
+			}
+			continue
+		}
 		v, err := s.conv[i].FromText(b)
 		if err != nil {
 			return nil, fmt.Errorf("row %d%s: %w", s.rows, s.keyText(raw), err)
