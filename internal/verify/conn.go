@@ -19,6 +19,9 @@ var targetSessionParams = map[string]string{
 	"timezone":           "UTC",
 	"extra_float_digits": "1", // shortest round-trip output of float4/float8
 	"application_name":   "sluice verify",
+	// Chunks are short and verify runs its own workers: parallel query
+	// workers would only add process start-ups and compete for the CPUs.
+	"max_parallel_workers_per_gather": "0",
 }
 
 // openSource opens a pool of source sessions with sluice's settings

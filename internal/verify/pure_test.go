@@ -104,3 +104,25 @@ func TestThrottle(t *testing.T) {
 		t.Error("cancelled wait returned nil")
 	}
 }
+
+func TestDenseKeyChunks(t *testing.T) {
+	d := &denseKey{min: 1, max: 25, perRow: 1}
+	var bounds []string
+	var lo keyBound
+	for {
+		hi := d.next(lo, 10)
+		if hi == nil {
+			bounds = append(bounds, "∞")
+			break
+		}
+		bounds = append(bounds, string(hi[0]))
+		lo = hi
+	}
+	// (-∞,10] (10,20] (20,∞): every key, and target rows outside 1..25, in a chunk.
+	if got := strings.Join(bounds, " "); got != "10 20 ∞" {
+		t.Errorf("bounds = %s", got)
+	}
+	if hi := (&denseKey{min: -5, max: -5, perRow: 1}).next(nil, 1000); hi != nil {
+		t.Errorf("one-row table: bound %s, want one open chunk", hi)
+	}
+}

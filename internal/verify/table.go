@@ -6,10 +6,13 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // tableRun is the state of one table during a run.
@@ -107,9 +110,19 @@ func (e *engine) produce(ctx context.Context, r *tableRun, tasks chan<- task) {
 		send(scope{})
 		return
 	}
+	dense, err := r.plan.denseIntKey(ctx, e.src)
+	if err != nil {
+		r.fail(err)
+		return
+	}
 	var lo keyBound
 	for !r.failed() {
-		hi, err := r.plan.stepBound(ctx, e.src, lo, nil, int(r.chunkRows.Load()))
+		var hi keyBound
+		if dense != nil {
+			hi = dense.next(lo, r.chunkRows.Load())
+		} else {
+			hi, err = r.plan.stepBound(ctx, e.src, lo, nil, int(r.chunkRows.Load()))
+		}
 		if err != nil {
 			r.fail(err)
 			return
@@ -119,6 +132,55 @@ func (e *engine) produce(ctx context.Context, r *tableRun, tasks chan<- task) {
 		}
 		lo = hi
 	}
+}
+
+// denseKey describes a single integer key whose values fill their range
+// (auto-increment keys): chunk boundaries are then computed, not read.
+type denseKey struct {
+	min, max int64
+	perRow   float64 // key values per row
+}
+
+// denseIntKey returns the key's range when the key is one signed integer
+// column and its values are dense (at most 2 key values per row on
+// average), else nil: index stepping then keeps chunks even.
+func (p *tablePlan) denseIntKey(ctx context.Context, db *sql.DB) (*denseKey, error) {
+	if len(p.key) != 1 || p.cols[p.key[0]].Kind != typemap.KindInt {
+		return nil, nil
+	}
+	k := quoteMy(p.cols[p.key[0]].Name)
+	var lo, hi sql.NullInt64
+	// An exact count costs a scan of the key; the statistics' estimate is
+	// enough to choose the method (a wrong guess only makes chunks uneven).
+	if err := db.QueryRowContext(ctx, "SELECT MIN("+k+"), MAX("+k+") FROM "+p.myTable).Scan(&lo, &hi); err != nil {
+		return nil, fmt.Errorf("key range of %s: %w", p.name, err)
+	}
+	n := p.estRows
+	if !lo.Valid || n <= 0 {
+		return nil, nil
+	}
+	span := float64(hi.Int64) - float64(lo.Int64) + 1
+	if span > 2*float64(n) {
+		return nil, nil
+	}
+	return &denseKey{min: lo.Int64, max: hi.Int64, perRow: span / float64(n)}, nil
+}
+
+// next is the upper bound of the chunk after lo holding about n rows, or
+// nil for the last (open) chunk.
+func (d *denseKey) next(lo keyBound, n int64) keyBound {
+	start := d.min - 1
+	if lo != nil {
+		start, _ = strconv.ParseInt(string(lo[0]), 10, 64)
+	}
+	step := int64(float64(n) * d.perRow)
+	if step < 1 {
+		step = 1
+	}
+	if start >= d.max-step {
+		return nil
+	}
+	return keyBound{[]byte(strconv.FormatInt(start+step, 10))}
 }
 
 // stepBound returns the key prefix of the n-th row after lo (up to hi), or
