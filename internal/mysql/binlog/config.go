@@ -9,7 +9,6 @@ package binlog
 import (
 	"errors"
 	"log/slog"
-	"regexp"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/config"
@@ -57,8 +56,9 @@ type Config struct {
 	// even decoded. It is called from go-mysql's reader goroutine too.
 	InScope   func(schema.TableID) bool
 	Translate Translator
-	// SkipDDL: statements matching it are skipped knowingly (WARN log).
-	SkipDDL *regexp.Regexp
+	// SkipDDL reports statements to skip knowingly (--skip-ddl, see
+	// ddl.MatchSkip); each skip is logged at WARN.
+	SkipDDL func(stmt string) bool
 	// FragmentBytes: a transaction whose buffered changes reach this size is
 	// emitted in fragments (Partial=true) so that memory stays bounded.
 	// Default 32 MiB.
@@ -73,6 +73,10 @@ type Config struct {
 	// source reports it has nothing more to send (a heartbeat), with the
 	// position the stream has read up to.
 	OnIdle func(model.Position)
+
+	// eventCache is go-mysql's event queue length (default 1024); tests
+	// shrink it to provoke reconnects in the middle of a transaction.
+	eventCache int
 }
 
 func (c *Config) withDefaults() (Config, error) {
@@ -100,6 +104,9 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if out.MaxBackoff <= 0 {
 		out.MaxBackoff = 30 * time.Second
+	}
+	if out.eventCache <= 0 {
+		out.eventCache = 1024
 	}
 	if out.Log == nil {
 		out.Log = slog.New(slog.DiscardHandler)

@@ -149,12 +149,18 @@ type running struct {
 
 func startStream(t *testing.T, cfg Config) *running {
 	t.Helper()
+	return startStreamCap(t, cfg, 16)
+}
+
+// startStreamCap runs a stream whose output channel holds capacity Txns.
+func startStreamCap(t *testing.T, cfg Config, capacity int) *running {
+	t.Helper()
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{t: t, stream: s, out: make(chan *model.Txn, 16), cancel: cancel, done: make(chan error, 1)}
+	r := &running{t: t, stream: s, out: make(chan *model.Txn, capacity), cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- s.Run(ctx, r.out) }()
 	t.Cleanup(func() { r.stop() })
 	return r

@@ -3,7 +3,6 @@ package binlog
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -80,7 +79,7 @@ func (s *Stream) statement(ctx context.Context, e *replication.QueryEvent, h *re
 	q := string(e.Query)
 	db := string(e.Schema)
 	at := s.statementAt(h, logPos)
-	if s.cfg.SkipDDL != nil && s.cfg.SkipDDL.MatchString(q) {
+	if s.cfg.SkipDDL != nil && s.cfg.SkipDDL(q) {
 		s.logger().Warn("skipping a statement knowingly (--skip-ddl): if it changed a replicated table, "+
 			"later row events of that table may not match the schema sluice has, and sluice stops when they do not",
 			"statement", clip(q), "position", at.String(), "gtid", s.pendingGTID)
@@ -94,9 +93,14 @@ func (s *Stream) statement(ctx context.Context, e *replication.QueryEvent, h *re
 	}
 	res, err := s.cfg.Translate(s.tables.tables, q, db)
 	if err != nil {
-		return fmt.Errorf("cannot replicate the statement at binlog %s (gtid %s): %w\n  statement: %s\n"+
-			"  to skip it knowingly, re-run with --skip-ddl '%s' (rows of tables it changes may then not match the schema and stop replication later)",
-			at, orNone(s.pendingGTID), err, clip(q), suggestSkip(q))
+		hint := ""
+		if !strings.Contains(err.Error(), "--skip-ddl") {
+			hint = fmt.Sprintf("\n  to skip it knowingly, re-run with --skip-ddl '%s'", suggestSkip(q))
+		}
+		return fmt.Errorf("replication stopped at binlog %s (gtid %s): %w\n  statement: %s%s\n"+
+			"  a skipped statement is not applied to the target: make the equivalent change there yourself; "+
+			"row events of the tables it changed are checked against the schema sluice knows and stop replication if they no longer match",
+			at, orNone(s.pendingGTID), err, clip(q), hint)
 	}
 	if res.Ignored {
 		s.logger().Debug("statement ignored", "statement", clip(q), "reason", res.Reason, "position", at.String())
@@ -205,20 +209,15 @@ func statementTables(q, db string) ([]schema.TableID, error) {
 	return ids, err
 }
 
-// suggestSkip builds a --skip-ddl pattern matching the start of a
-// statement, whatever whitespace it was written with. Quotes become '.' so
-// the pattern fits in a single-quoted shell argument.
+// suggestSkip is a --skip-ddl pattern matching a statement: a glob of its
+// first words (the syntax of ddl.MatchSkip, spelled like ddl.SkipPattern;
+// kept here so the stream does not depend on the translator).
 func suggestSkip(q string) string {
-	var parts []string
-	n := 0
-	for _, f := range strings.Fields(q) {
-		if n > 40 {
-			break
-		}
-		parts = append(parts, strings.ReplaceAll(regexp.QuoteMeta(f), "'", "."))
-		n += len(f) + 1
+	words := strings.Fields(q)
+	if len(words) > 4 {
+		words = words[:4]
 	}
-	return `^\s*` + strings.Join(parts, `\s+`)
+	return strings.NewReplacer("'", "?", "[", "?", "]", "?").Replace(strings.Join(words, " ") + "*")
 }
 
 // clip shortens a statement for messages.

@@ -81,6 +81,10 @@ type Stats struct {
 	Txns      atomic.Int64 // transactions emitted (fragments count once)
 	Changes   atomic.Int64 // row changes emitted
 	Reconnect atomic.Int64 // reconnects after a connection loss
+	Sessions  atomic.Int64 // binlog dump connections started
+	// Resumed counts fragmented transactions read again from their start
+	// after a reconnect (the changes already emitted are skipped).
+	Resumed atomic.Int64
 }
 
 // New validates the configuration and prepares the schema state. It does
@@ -167,6 +171,7 @@ func (s *Stream) session(ctx context.Context, src *Source) (bool, error) {
 	if err != nil {
 		return false, classify(err, s.boundary)
 	}
+	s.stats.Sessions.Add(1)
 	s.cfg.Log.Info("reading the binlog", "from", s.boundary.String(), "by", s.positioning(),
 		"server_id", s.cfg.ServerID, "schema_version", s.tables.version)
 	progressed := false
@@ -192,6 +197,9 @@ func (s *Stream) prepareResume() {
 	s.pendingGTID = ""
 	if s.txn != nil && s.txn.seq != 0 {
 		s.resume = &resumeState{seq: s.txn.seq, gtid: s.txn.gtid, emitted: s.txn.emitted}
+		s.stats.Resumed.Add(1)
+		s.cfg.Log.Info("reading a large transaction again after the reconnect; its changes already handed to apply are skipped",
+			"seq", s.txn.seq, "gtid", s.txn.gtid, "emitted", s.txn.emitted)
 	}
 	s.txn = nil
 	s.file = s.boundary.File
@@ -241,7 +249,7 @@ func (s *Stream) syncerConfig() replication.BinlogSyncerConfig {
 		DumpCommandFlag:  dumpFlags(s.cfg.Info.Flavor),
 		// The event queue between go-mysql's reader and the stream; rows
 		// events are ~8 KB, so this bounds read-ahead to a few MB.
-		EventCacheCount:     1024,
+		EventCacheCount:     s.cfg.eventCache,
 		RowsEventDecodeFunc: s.decodeRows,
 		Logger:              s.cfg.Log.With("component", "go-mysql"),
 		Dialer:              nil,

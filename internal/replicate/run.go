@@ -1,0 +1,230 @@
+package replicate
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluice-db/sluice/internal/apply"
+	"github.com/sluice-db/sluice/internal/ddl"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/mysql/binlog"
+	"github.com/sluice-db/sluice/internal/postgres"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+// runner holds one Run's connections and parts.
+type runner struct {
+	o          Options
+	log        *slog.Logger
+	pool       *pgxpool.Pool
+	src        *binlog.Source
+	srcDB      *sql.DB
+	info       binlog.SourceInfo
+	filter     schema.Filter
+	naming     schema.Naming
+	cat        *schema.Catalog
+	mapper     *typemap.Mapper
+	stream     *binlog.Stream
+	applier    *apply.Applier
+	unregister func()
+	idle       chan struct{} // the stream went idle (OnIdle), for --until-caught-up
+}
+
+// Run replicates until ctx is cancelled (graceful stop: reading stops, apply
+// commits what it received, nil is returned), --until-caught-up is reached,
+// or an error. Errors carry exit codes: 2 for configuration, pre-flight, a
+// missing start position or a purged binlog; 1 for failures while running.
+func Run(ctx context.Context, opts Options) error {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return err
+	}
+	r := &runner{o: o, log: o.Log, idle: make(chan struct{}, 1)}
+	defer r.close()
+	if err := r.prepare(ctx); err != nil {
+		return err
+	}
+	return r.run(ctx)
+}
+
+// prepare connects, loads the scope and the schema, finds the start and
+// builds the stream and the applier.
+func (r *runner) prepare(ctx context.Context) error {
+	o := r.o
+	if err := r.connect(ctx); err != nil {
+		return err
+	}
+	if err := r.loadSource(ctx); err != nil {
+		return err
+	}
+	serverID := o.ServerID
+	if serverID == 0 {
+		serverID = binlog.DefaultServerID(o.Stream, o.Target.Redacted())
+	}
+	if err := binlog.CheckServerID(ctx, r.src, r.info, serverID, o.Stream); err != nil {
+		return err
+	}
+	start, err := r.resolveStart(ctx)
+	if err != nil {
+		return err
+	}
+	skip := func(stmt string) bool {
+		for _, p := range o.SkipDDL {
+			if ddl.MatchSkip(p, stmt) {
+				return true
+			}
+		}
+		return false
+	}
+	r.stream, err = binlog.New(binlog.Config{
+		Source: o.Source, Info: r.info, ServerID: serverID, Stream: o.Stream,
+		Start: start.pos, Tables: start.tables, SchemaVersion: start.version,
+		Mapper:        r.mapper,
+		InScope:       func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) },
+		Translate:     r.translator(start.tables),
+		SkipDDL:       skip,
+		FragmentBytes: o.MaxTxnMemory / 16,
+		Heartbeat:     o.Heartbeat,
+		Log:           r.log,
+		OnIdle:        r.noteIdle,
+	})
+	if err != nil {
+		return err
+	}
+	r.applier, err = apply.New(apply.Config{Stream: o.Stream, Workers: o.Workers,
+		MaxInflightBytes: o.MaxTxnMemory / 2, Log: r.log}, r.pool, r.naming)
+	if err != nil {
+		return err
+	}
+	return r.registerMetrics()
+}
+
+func (r *runner) connect(ctx context.Context) error {
+	var err error
+	if r.src, err = binlog.OpenSource(r.o.Source); err != nil {
+		return exitcode.ConfigError(err)
+	}
+	if r.info, err = r.src.Info(ctx); err != nil {
+		return exitcode.ConfigError(fmt.Errorf("source %s: %w", r.o.Source.Redacted(), err))
+	}
+	if r.srcDB, err = sql.Open("mysql", r.o.Source.DSN()); err != nil {
+		return exitcode.ConfigError(err)
+	}
+	r.srcDB.SetMaxOpenConns(2)
+	conns := apply.PoolConns(r.o.Workers) + 2
+	if r.pool, err = postgres.Connect(ctx, r.o.Target.ConnString(), conns); err != nil {
+		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", r.o.Target.Redacted(), err))
+	}
+	return nil
+}
+
+// loadSource builds the filter and naming, reads the current catalog (for
+// the DDL translator's database defaults, and as the schema of a start
+// without a snapshot) and the type mapper with the same policies and
+// server tables the snapshot uses.
+func (r *runner) loadSource(ctx context.Context) error {
+	var err error
+	if r.filter, err = schema.NewFilter(r.o.Include, r.o.Exclude, r.o.Source.Database); err != nil {
+		return exitcode.ConfigError(err)
+	}
+	if r.naming, err = schema.NewNaming(r.o.SchemaMap); err != nil {
+		return exitcode.ConfigError(err)
+	}
+	if r.cat, err = schema.Load(ctx, r.srcDB, r.filter); err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	opts := typemap.Options{ZeroDate: r.o.ZeroDate, Nul: r.o.Nul}
+	if opts.PostGIS, err = postgres.HasExtension(ctx, r.pool, "postgis"); err != nil {
+		return err
+	}
+	if opts.Charsets, err = typemap.LoadCharsets(ctx, r.srcDB); err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	r.mapper = typemap.New(opts, nil)
+	return nil
+}
+
+func (r *runner) close() {
+	if r.unregister != nil {
+		r.unregister()
+	}
+	if r.src != nil {
+		r.src.Close()
+	}
+	if r.srcDB != nil {
+		r.srcDB.Close()
+	}
+	if r.pool != nil {
+		r.pool.Close()
+	}
+}
+
+// run starts the stream and the applier and supervises them. The stream
+// stops first (signal, caught up, or apply failed); closing its channel lets
+// apply commit what it has and return, bounded by DrainTimeout.
+func (r *runner) run(ctx context.Context) error {
+	streamCtx, stopStream := context.WithCancel(ctx)
+	defer stopStream()
+	// apply must outlive a cancelled ctx to drain: it stops when its input closes.
+	applyCtx, stopApply := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopApply()
+	ch := make(chan *model.Txn, 4)
+	streamDone, applyDone := make(chan error, 1), make(chan error, 1)
+	go func() { streamDone <- r.stream.Run(streamCtx, ch) }()
+	go func() { applyDone <- r.applier.Run(applyCtx, ch) }()
+	statusCtx, stopStatus := context.WithCancel(ctx)
+	defer stopStatus()
+	go r.statusLoop(statusCtx)
+	caughtUp := make(chan struct{})
+	if r.o.UntilCaughtUp {
+		go r.watchCaughtUp(streamCtx, caughtUp)
+	}
+
+	var streamErr, applyErr error
+	streamRunning, applyRunning := true, true
+	var drain <-chan time.Time
+	stopping := func(why string) {
+		if drain == nil {
+			r.log.Info("stopping: no more reading, apply commits what it received", "why", why)
+			drain = time.After(r.o.DrainTimeout)
+		}
+		stopStream()
+	}
+	ctxDone := ctx.Done()
+	for streamRunning || applyRunning {
+		select {
+		case streamErr = <-streamDone:
+			streamRunning = false
+			if streamErr != nil {
+				stopping("binlog stream failed")
+			}
+		case applyErr = <-applyDone:
+			applyRunning = false
+			stopping("apply ended")
+		case <-ctxDone:
+			ctxDone = nil
+			stopping("signal")
+		case <-caughtUp:
+			caughtUp = nil
+			stopping("caught up")
+		case <-drain:
+			r.log.Warn("apply did not finish within the drain timeout; stopping it (the checkpoint stays at what is committed)",
+				"timeout", r.o.DrainTimeout)
+			stopApply()
+			drain = nil
+		}
+	}
+	r.log.Info("replication stopped", "applied", r.applier.Position().String(), "lag_s", roundLag(r.lagSeconds()))
+	if applyErr != nil && !errors.Is(applyErr, context.Canceled) {
+		return applyErr
+	}
+	return streamErr
+}

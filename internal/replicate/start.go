@@ -1,0 +1,144 @@
+package replicate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	gomysql "github.com/go-mysql-org/go-mysql/mysql"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+)
+
+// origin is where the stream starts and the schema in force there.
+type origin struct {
+	pos     model.Position
+	tables  map[schema.TableID]*schema.Table
+	version int64
+}
+
+// resolveStart finds the start: the target's checkpoint with its schema
+// history, or --start-gtid/--start-position with the current schema (then
+// recorded as schema version 1 with a checkpoint, so a restart continues
+// from the target like after a snapshot).
+func (r *runner) resolveStart(ctx context.Context) (*origin, error) {
+	o := r.o
+	st, err := checkpoint.Load(ctx, r.pool, o.Stream)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		return r.fromCheckpoint(ctx, st)
+	}
+	if o.StartGTID == "" && o.StartPosition == "" {
+		return nil, exitcode.ConfigError(fmt.Errorf("stream %q has no checkpoint in the target %s and neither --start-gtid nor --start-position was given: "+
+			"run `sluice snapshot` (or `sluice migrate`) first, or pass --start-gtid (e.g. 0-1-42) or --start-position (e.g. mysql-bin.000042:4)",
+			o.Stream, o.Target.Redacted()))
+	}
+	return r.fromFlags(ctx)
+}
+
+func (r *runner) fromCheckpoint(ctx context.Context, st *checkpoint.State) (*origin, error) {
+	o := r.o
+	if o.StartGTID != "" || o.StartPosition != "" {
+		r.log.Warn("the stream has a checkpoint: --start-gtid/--start-position only apply to a stream without one",
+			"stream", o.Stream, "checkpoint", st.Position.String())
+	}
+	if st.Position.Flavor != "" && st.Position.Flavor != r.info.Flavor {
+		return nil, exitcode.ConfigError(fmt.Errorf("the checkpoint of stream %q was recorded on a %s source, but %s is %s: wrong --source or --stream?",
+			o.Stream, st.Position.Flavor, o.Source.Redacted(), r.info.Flavor))
+	}
+	if st.Position.IsZero() {
+		return nil, exitcode.ConfigError(fmt.Errorf("the checkpoint of stream %q has no position; re-run `sluice snapshot --restart`", o.Stream))
+	}
+	pos := st.Position
+	pos.Flavor = r.info.Flavor
+	if !r.info.GTID {
+		pos.GTIDSet = ""
+	} else if pos.GTIDSet == "" && pos.File != "" {
+		pos.GTIDSet = r.gtidAt(ctx, pos)
+	}
+	if st.SchemaVersion <= 0 {
+		r.log.Warn("the checkpoint has no schema history: assuming the tables at the checkpoint are defined as they are now, and recording that as schema version 1",
+			"stream", o.Stream, "checkpoint", pos.String())
+		if err := r.recordStart(ctx, pos); err != nil {
+			return nil, err
+		}
+		return &origin{pos: pos, tables: r.catalogTables(), version: 1}, nil
+	}
+	tables, err := checkpoint.LoadSchema(ctx, r.pool, o.Stream, st.SchemaVersion)
+	if err != nil {
+		return nil, err
+	}
+	r.log.Info("continuing from the checkpoint", "stream", o.Stream, "position", pos.String(),
+		"schema_version", st.SchemaVersion, "tables", len(tables), "checkpoint_age", roundAge(st.UpdatedAt))
+	return &origin{pos: pos, tables: tables, version: st.SchemaVersion}, nil
+}
+
+func (r *runner) fromFlags(ctx context.Context) (*origin, error) {
+	o := r.o
+	var pos model.Position
+	if o.StartGTID != "" {
+		if !r.info.GTID {
+			return nil, exitcode.ConfigError(fmt.Errorf("--start-gtid: the source has no GTIDs (gtid_mode is not ON); use --start-position"))
+		}
+		if _, err := gomysql.ParseGTIDSet(r.info.Flavor, o.StartGTID); err != nil {
+			return nil, exitcode.ConfigError(fmt.Errorf("--start-gtid %q is not a %s GTID set: %v", o.StartGTID, r.info.Flavor, err))
+		}
+		pos = model.Position{GTIDSet: strings.TrimSpace(o.StartGTID)}
+	} else {
+		p, err := ParsePosition(o.StartPosition)
+		if err != nil {
+			return nil, exitcode.ConfigError(err)
+		}
+		pos = p
+		if r.info.GTID {
+			pos.GTIDSet = r.gtidAt(ctx, pos)
+		}
+	}
+	pos.Flavor = r.info.Flavor
+	r.log.Warn("starting without a snapshot: the tables at the start position are assumed to be defined as they are now "+
+		"(information_schema), and the target tables must hold the rows the source had at that position",
+		"stream", o.Stream, "start", pos.String(), "tables", len(r.cat.Tables))
+	if err := r.recordStart(ctx, pos); err != nil {
+		return nil, err
+	}
+	return &origin{pos: pos, tables: r.catalogTables(), version: 1}, nil
+}
+
+// gtidAt converts a file position into the GTID set there (MariaDB), so the
+// stream can record GTIDs; on failure it logs and tracks file:pos only.
+func (r *runner) gtidAt(ctx context.Context, pos model.Position) string {
+	g, err := r.src.GTIDAt(ctx, r.info, pos)
+	if err != nil {
+		r.log.Warn("cannot convert the start position into a GTID set; tracking file:pos only", "position", pos.String(), "err", err)
+		return ""
+	}
+	return g
+}
+
+// recordStart writes the start position and the current schema as version
+// 1 in one target transaction.
+func (r *runner) recordStart(ctx context.Context, pos model.Position) error {
+	if err := checkpoint.Ensure(ctx, r.pool); err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
+		if err := checkpoint.SaveSchema(ctx, tx, r.o.Stream, 1, pos, "", r.cat.Tables, nil); err != nil {
+			return err
+		}
+		return checkpoint.Save(ctx, tx, r.o.Stream, checkpoint.State{Position: pos, SchemaVersion: 1})
+	})
+}
+
+func (r *runner) catalogTables() map[schema.TableID]*schema.Table {
+	out := make(map[schema.TableID]*schema.Table, len(r.cat.Tables))
+	for _, t := range r.cat.Tables {
+		out[t.TableID] = t
+	}
+	return out
+}
