@@ -185,6 +185,7 @@ func (r *runner) chunkDone(j *tableJob, recopy bool) {
 	r.statsMu.Unlock()
 	j.mu.Lock()
 	j.pending--
+	j.touched = true
 	j.mu.Unlock()
 	r.maybeFinishTable(j)
 }

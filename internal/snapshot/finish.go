@@ -13,15 +13,22 @@ import (
 
 // postData builds a table's indexes, moves its sequences past the copied
 // values and ANALYZEs it, in one transaction marked in the table's state, so
-// a resumed run neither skips nor repeats it. --data-only runs only the
-// sequence and ANALYZE part (the indexes came with --schema-only).
+// a resumed run does not build the indexes twice. A table an earlier pass
+// finished gets only the sequence and ANALYZE again, and only if this pass
+// copied rows into it. --data-only never builds indexes (they came with
+// --schema-only).
 func (r *runner) postData(ctx context.Context, j *tableJob) error {
-	if j.state.Indexed {
+	j.mu.Lock()
+	touched := j.touched
+	j.mu.Unlock()
+	var stmts []string
+	switch {
+	case !j.state.Indexed && !r.o.DataOnly:
+		stmts = append(append(stmts, j.plan.PostData...), j.plan.Finish...)
+	case !j.state.Indexed || touched:
+		stmts = j.plan.Finish
+	default:
 		return nil
-	}
-	stmts := j.plan.Finish
-	if !r.o.DataOnly {
-		stmts = append(append([]string{}, j.plan.PostData...), j.plan.Finish...)
 	}
 	start := time.Now()
 	conn, err := r.pg.Acquire(ctx)

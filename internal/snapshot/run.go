@@ -47,6 +47,7 @@ type tableJob struct {
 	planned  bool
 	pending  int  // chunks known and not yet copied
 	finished bool // post-data started
+	touched  bool // a chunk was copied in this pass
 }
 
 // runner holds one Run's connections and shared state.
@@ -63,6 +64,7 @@ type runner struct {
 	jobs    []*tableJob
 	byID    map[schema.TableID]*tableJob
 	report  *Report
+	lock    *pgxpool.Conn // holds the stream's snapshot lock
 	pass    int
 	pos     model.Position
 	resumed bool
@@ -105,6 +107,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	if err := ensureState(ctx, r.pg); err != nil {
+		return nil, err
+	}
+	if err := r.lockStream(ctx); err != nil {
 		return nil, err
 	}
 	if o.Restart {
@@ -156,6 +161,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 func (r *runner) close() {
+	if r.lock != nil {
+		_, _ = r.lock.Exec(context.Background(), "SELECT pg_advisory_unlock(hashtext($1))", lockKey(r.o.Stream))
+		r.lock.Release()
+	}
 	if r.src != nil {
 		r.src.Close()
 	}
@@ -175,6 +184,31 @@ func (r *runner) connect(ctx context.Context) error {
 	if r.pg, err = postgres.Connect(ctx, r.o.Target.ConnString(), 2*r.o.Workers+2); err != nil {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", r.o.Target.Redacted(), err))
 	}
+	return nil
+}
+
+// lockKey names the advisory lock a snapshot of a stream holds:
+// pg_advisory_lock(hashtext('sluice snapshot <stream>')).
+func lockKey(stream string) string { return "sluice snapshot " + stream }
+
+// lockStream makes sure one snapshot per stream runs at a time: a session
+// advisory lock, released when the run ends or its connection dies.
+func (r *runner) lockStream(ctx context.Context) error {
+	c, err := r.pg.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("target: %w", err)
+	}
+	var ok bool
+	if err := c.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtext($1))", lockKey(r.o.Stream)).Scan(&ok); err != nil {
+		c.Release()
+		return fmt.Errorf("target: lock stream %q: %w", r.o.Stream, err)
+	}
+	if !ok {
+		c.Release()
+		return exitcode.ConfigError(fmt.Errorf("another sluice snapshot of stream %q is running against this target; "+
+			"wait for it to finish, or use another --stream", r.o.Stream))
+	}
+	r.lock = c
 	return nil
 }
 
