@@ -39,27 +39,37 @@ func (e *engine) diffScope(ctx context.Context, r *tableRun, s scope) error {
 	if !e.o.Repair && e.o.RepairSQL == nil {
 		return nil
 	}
-	if err := e.repair(ctx, p, diffs); err != nil {
-		r.mu.Lock()
-		r.repairedAll = false
-		r.mu.Unlock()
-		return fmt.Errorf("repair: %w", err)
-	}
 	if e.o.RepairSQL != nil {
-		return nil
+		return e.repair(ctx, p, diffs)
 	}
-	// Re-read the repaired rows: a repair counts only when they now match.
-	after, err := e.rowDiffs(ctx, p, s)
-	if err != nil {
-		return err
+	// Write, then read the rows again: a repair counts only when they now
+	// match. Online, the replicator may apply a newer change of a row
+	// between the fresh source read and the write, leaving the write
+	// stale; the re-read finds that, and the row is repaired again.
+	attempts := 1
+	if e.online {
+		attempts = 1 + e.o.Recheck
 	}
-	left := stillDiffering(diffs, after)
+	todo := diffs
+	for a := 0; a < attempts && len(todo) > 0; a++ {
+		if err := e.repair(ctx, p, todo); err != nil {
+			r.mu.Lock()
+			r.repairedAll = false
+			r.mu.Unlock()
+			return fmt.Errorf("repair: %w", err)
+		}
+		after, err := e.rowDiffs(ctx, p, s)
+		if err != nil {
+			return err
+		}
+		todo = stillDiffering(todo, after)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.rep.Repaired += int64(len(diffs) - len(left))
-	if len(left) > 0 {
+	r.rep.Repaired += int64(len(diffs) - len(todo))
+	if len(todo) > 0 {
 		r.repairedAll = false
-		e.o.Log.Warn("rows still differ after repair", "table", p.name, "rows", len(left))
+		e.o.Log.Warn("rows still differ after repair", "table", p.name, "rows", len(todo))
 	}
 	return nil
 }

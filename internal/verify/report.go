@@ -65,6 +65,7 @@ type TableReport struct {
 
 // RowDiff is one row that is missing on a side or differs.
 type RowDiff struct {
+	sortKey string       // normalised key text: the report lists rows in key order
 	Kind    string       `json:"kind"`
 	Key     []KeyValue   `json:"key,omitempty"`
 	Columns []ColumnDiff `json:"columns,omitempty"`

@@ -199,7 +199,7 @@ func differingCells(a, b *fetchedRow) []int {
 
 // report turns a row diff into its report form.
 func (p *tablePlan) report(d rowDiff) RowDiff {
-	r := RowDiff{Kind: d.kind}
+	r := RowDiff{Kind: d.kind, sortKey: d.keyText()}
 	row := d.src
 	if row == nil {
 		row = d.tgt

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sort"
 	"sync"
 	"time"
 
@@ -269,6 +270,7 @@ func (e *engine) finishTable(r *tableRun) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rep.Seconds = time.Since(r.start).Seconds()
+	sort.SliceStable(r.rep.Diffs, func(i, j int) bool { return r.rep.Diffs[i].sortKey < r.rep.Diffs[j].sortKey })
 	switch {
 	case r.rep.Error != "":
 		r.rep.Result = ResultError
