@@ -14,7 +14,8 @@
 #   BENCH_WORK       scratch dir (default /tmp/sluice-bench/NAME; override with BENCH_WORK)
 #   BENCH_RESULTS    TSV of measured runs ($BENCH_WORK/results.tsv, emptied by bench_init)
 #   BENCH_REPS       repetitions (default 3)
-#   BENCH_SLUICE     the sluice binary ($BENCH_ROOT/bin/sluice, built by bench_build_sluice)
+#   BENCH_SLUICE     the sluice binary under test (default $BENCH_WORK/sluice once bench_init ran,
+#                    built by bench_build_sluice; set BENCH_SLUICE to test another binary)
 #   SLUICE_SOURCE, SLUICE_TARGET, SLUICE_TEST_MYSQL_ADMIN, SLUICE_TEST_PG_ADMIN  (scripts/sandbox env)
 #   BENCH_MY_HOST/PORT, BENCH_PG_HOST/PORT   sandbox endpoints (127.0.0.1:13306, 127.0.0.1:15432)
 #   BENCH_MY_PIDFILE, BENCH_PG_PIDFILE        the sandbox servers' pid files (CPU accounting)
@@ -51,7 +52,9 @@
 #                                              with the heading "## NAME" + FILE's content (FILE has no
 #                                              "## " lines; use "### " inside); refreshes the header;
 #                                              keeps the other sections intact
-#   bench_build_sluice                         go build -o bin/sluice ./cmd/sluice (0 = built)
+#   bench_build_sluice                         build $BENCH_SLUICE from the committed HEAD (git archive;
+#                                              BENCH_SLUICE_FROM=tree: the work tree as it is); sets
+#                                              BENCH_SLUICE_COMMIT
 #   bench_sluice_has CMD                       0 when `sluice CMD --help` is implemented
 #   bench_have_flag CMD FLAG                   0 when `sluice CMD --help` lists --FLAG
 #
@@ -63,7 +66,6 @@ set -o pipefail
 BENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH_DOC="${BENCH_DOC:-$BENCH_ROOT/docs/benchmarks.md}"
 BENCH_REPS="${BENCH_REPS:-3}"
-BENCH_SLUICE="${BENCH_SLUICE:-$BENCH_ROOT/bin/sluice}"
 BENCH_SANDBOX_DIR="${SLUICE_SANDBOX_DIR:-/tmp/sluice-sandbox}"
 BENCH_MY_PIDFILE="$BENCH_SANDBOX_DIR/mysql/mariadbd.pid"
 BENCH_PG_PIDFILE="$BENCH_SANDBOX_DIR/pg/data/postmaster.pid"
@@ -85,6 +87,7 @@ bench_init() {
 	mkdir -p "$BENCH_WORK/logs"
 	BENCH_RESULTS="$BENCH_WORK/results.tsv"
 	: >"$BENCH_RESULTS"
+	BENCH_SLUICE="${BENCH_SLUICE:-$BENCH_WORK/sluice}"
 	bench_require_time
 	bench_sandbox_env
 }
@@ -332,7 +335,7 @@ bench_machine_md() {
 - machine: $(nproc) cores ($cpu), $(free -g | awk '/^Mem:/ { print $2 }') GiB RAM, kernel $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME")
 - load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (the box is shared with other work; ratios come from interleaved runs)
 - MariaDB: $(bench_mysql -e 'SELECT VERSION()' 2>/dev/null || echo unknown); PostgreSQL: $(bench_psql postgres -At -c 'SHOW server_version' 2>/dev/null || echo unknown)
-- sysbench: $(_bench_version sysbench --version); Go: $(_bench_version go version); sluice: $(_bench_version "$BENCH_SLUICE" version), work tree at commit $(git -C "$BENCH_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+- sysbench: $(_bench_version sysbench --version); Go: $(_bench_version go version); sluice: $(_bench_version "$BENCH_SLUICE" version), built from commit ${BENCH_SLUICE_COMMIT:-$(git -C "$BENCH_ROOT" rev-parse --short HEAD 2>/dev/null)}
 EOF
 }
 
@@ -386,11 +389,34 @@ bench_doc_section() {
 
 # ---------------------------------------------------------------- sluice binary
 
+# bench_build_sluice: by default (BENCH_SLUICE_FROM=head) builds the committed HEAD, exported with
+# git archive into $BENCH_WORK/src, so that other engineers' uncommitted edits in the shared work
+# tree neither break nor change the binary under test; BENCH_SLUICE_FROM=tree builds the work tree
+# as it is. Sets BENCH_SLUICE_COMMIT.
 bench_build_sluice() {
-	(cd "$BENCH_ROOT" && go build -o bin/sluice ./cmd/sluice) >"${BENCH_WORK:-/tmp}/logs/go-build.log" 2>&1 || {
-		bench_log "go build ./cmd/sluice failed: $(head -n 5 "${BENCH_WORK:-/tmp}/logs/go-build.log")"
+	local log="${BENCH_WORK:-/tmp}/logs/go-build.log" src
+	if [[ ${BENCH_SLUICE_FROM:-head} == none ]]; then
+		BENCH_SLUICE_COMMIT="unknown (BENCH_SLUICE=$BENCH_SLUICE given)"
+		[[ -x $BENCH_SLUICE ]]
+		return
+	elif [[ ${BENCH_SLUICE_FROM:-head} == tree ]]; then
+		src=$BENCH_ROOT
+		BENCH_SLUICE_COMMIT="$(git -C "$BENCH_ROOT" rev-parse --short HEAD) + uncommitted work tree"
+	else
+		src="${BENCH_WORK:-/tmp/sluice-bench}/src"
+		rm -rf "$src" && mkdir -p "$src"
+		git -C "$BENCH_ROOT" archive HEAD | tar -x -C "$src" || {
+			bench_log "git archive HEAD failed"
+			return 1
+		}
+		BENCH_SLUICE_COMMIT="$(git -C "$BENCH_ROOT" rev-parse --short HEAD)"
+	fi
+	mkdir -p "$(dirname "$BENCH_SLUICE")"
+	(cd "$src" && go build -o "$BENCH_SLUICE" ./cmd/sluice) >"$log" 2>&1 || {
+		bench_log "go build ./cmd/sluice ($BENCH_SLUICE_COMMIT) failed: $(head -n 5 "$log")"
 		return 1
 	}
+	bench_log "built $BENCH_SLUICE from $BENCH_SLUICE_COMMIT"
 }
 
 bench_sluice_has() {

@@ -14,6 +14,8 @@
 #   BENCH_HASH_COLS=id,k,c,pad    columns of the per-table content hash checked after every run
 #   BENCH_REPS=3  BENCH_WORK=/tmp/sluice-bench/snapshot  BENCH_NO_DOC=1 (do not touch docs/)
 #   BENCH_SLUICE_ARGS             extra arguments for `sluice snapshot` (e.g. "--workers 4")
+#   BENCH_SLUICE_FROM=head        build sluice from the committed HEAD (git archive), `tree` from the
+#                                 work tree as it is, `none` to use BENCH_SLUICE as given
 #   BENCH_PROFILE=1               after the measured runs, one extra sluice run under
 #                                 `perf record -a -g` (not counted); its top symbols go in the report
 #
@@ -49,7 +51,6 @@ main() {
 	SRC_ROWS="$(awk '{ s += $2 } END { print s }' "$BENCH_WORK/source-tables.txt")"
 	SRC_BYTES="$(awk '{ s += $3 } END { print s }' "$BENCH_WORK/source-tables.txt")"
 	bench_log "source $DB: $SRC_ROWS rows, $((SRC_BYTES / 1048576)) MB"
-	bench_machine_md >"$BENCH_WORK/machine.md"
 	: >"$BENCH_WORK/checks.txt"
 	rm -f "$BENCH_WORK/hash-$DB.txt" # the source's hashes, recomputed once per script run
 
@@ -62,6 +63,8 @@ main() {
 			SKIPPED[$tool]="${SKIPPED[$tool]:-setup failed, see $BENCH_WORK/logs}"
 		fi
 	done
+
+	bench_machine_md >"$BENCH_WORK/machine.md"
 
 	local rep
 	for ((rep = 1; rep <= BENCH_REPS; rep++)); do

@@ -116,7 +116,7 @@ write_report() {
 	if [[ -n ${SKIPPED[sluice]:-} ]]; then
 		SLUICE_CMD_MD="not run (${SKIPPED[sluice]})."
 	else
-		SLUICE_CMD_MD="\`bin/sluice ${SLUICE_ARGS[*]//sluice:sluice@/sluice:xxxxx@}\`: schema, consistent parallel copy, indexes (its own method and defaults)."
+		SLUICE_CMD_MD="\`sluice ${SLUICE_ARGS[*]//sluice:sluice@/sluice:xxxxx@}\`: schema, consistent parallel copy, indexes (its own method and defaults)."
 	fi
 	cat <<EOF
 What each contender did (all read \`$DB\` as the sandbox user sluice and write schema \`$DB\` of
