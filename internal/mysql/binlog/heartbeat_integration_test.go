@@ -1,0 +1,86 @@
+package binlog
+
+import (
+	"context"
+	"database/sql"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/testenv"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+// TestIdleSourceSendsHeartbeats runs on a throwaway server nobody else
+// writes to: an idle stream must emit position-only Txns about once a
+// second, stamped with the time they arrived (so lag reads 0) and carrying
+// the source's current position, and call OnIdle.
+func TestIdleSourceSendsHeartbeats(t *testing.T) {
+	testenv.Get(t)
+	src, err := config.ParseSource(testenv.StartMariaDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("mysql", src.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := OpenSource(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := s.MasterStatus(ctx, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idle atomic.Int32
+	cfg := Config{Source: src, Info: info, ServerID: 78, Start: start, Log: testLog(),
+		Mapper:    typemap.New(typemap.DefaultOptions(), nil),
+		OnIdle:    func(model.Position) { idle.Add(1) },
+		Translate: func(map[schema.TableID]*schema.Table, string, string) (*DDLResult, error) { return &DDLResult{Ignored: true}, nil }}
+	r := startStream(t, cfg)
+	if _, err := db.Exec("CREATE DATABASE hb"); err != nil { // one event, then silence
+		t.Fatal(err)
+	}
+	now, err := s.MasterStatus(ctx, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var beats []*model.Txn
+	deadline := time.After(8 * time.Second)
+	for len(beats) < 3 {
+		select {
+		case txn := <-r.out:
+			if txn.GTID == "" && len(txn.Changes) == 0 && txn.DDL == nil {
+				if d := time.Since(txn.Timestamp); d < 0 || d > time.Second {
+					t.Errorf("heartbeat stamped %s ago, want the time it arrived", d)
+				}
+				beats = append(beats, txn)
+			}
+		case <-deadline:
+			t.Fatalf("%d heartbeats in 8s", len(beats))
+		}
+	}
+	last := beats[len(beats)-1]
+	if last.End.File != now.File || last.End.Pos != now.Pos || last.End.GTIDSet != now.GTIDSet {
+		t.Errorf("heartbeat position %s, source at %s", last.End, now)
+	}
+	for i := 1; i < len(beats); i++ {
+		if beats[i].Seq <= beats[i-1].Seq || beats[i].End.Compare(beats[i-1].End) < 0 {
+			t.Errorf("heartbeat %d: seq %d end %s after seq %d end %s", i, beats[i].Seq, beats[i].End, beats[i-1].Seq, beats[i-1].End)
+		}
+	}
+	if idle.Load() < 3 {
+		t.Errorf("OnIdle called %d times for %d heartbeats", idle.Load(), len(beats))
+	}
+}
