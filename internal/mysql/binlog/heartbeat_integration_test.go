@@ -45,9 +45,11 @@ func TestIdleSourceSendsHeartbeats(t *testing.T) {
 	}
 	var idle atomic.Int32
 	cfg := Config{Source: src, Info: info, ServerID: 78, Start: start, Log: testLog(),
-		Mapper:    typemap.New(typemap.DefaultOptions(), nil),
-		OnIdle:    func(model.Position) { idle.Add(1) },
-		Translate: func(map[schema.TableID]*schema.Table, string, string) (*DDLResult, error) { return &DDLResult{Ignored: true}, nil }}
+		Mapper: typemap.New(typemap.DefaultOptions(), nil),
+		OnIdle: func(model.Position) { idle.Add(1) },
+		Translate: func(map[schema.TableID]*schema.Table, string, string) (*DDLResult, error) {
+			return &DDLResult{Ignored: true}, nil
+		}}
 	r := startStream(t, cfg)
 	if _, err := db.Exec("CREATE DATABASE hb"); err != nil { // one event, then silence
 		t.Fatal(err)
