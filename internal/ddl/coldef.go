@@ -38,7 +38,7 @@ var mbMaxLen = map[string]int64{
 // column converts one parsed column definition into the Column the
 // information_schema loader would produce for it. tableCS/tableColl are the
 // table's (already resolved) defaults.
-func (s *Schema) column(def *sqlparser.ColumnDefinition, ordinal int, tableCS, tableColl string) (schema.Column, error) {
+func (s *Translator) column(def *sqlparser.ColumnDefinition, ordinal int, tableCS, tableColl string) (schema.Column, error) {
 	ct := def.Type
 	c := schema.Column{Name: def.Name.String(), Ordinal: ordinal, Nullable: true}
 	typ := strings.ToLower(ct.Type)
@@ -91,7 +91,7 @@ func canonicalTypeName(typ string, ct *sqlparser.ColumnType) string {
 
 // columnCharset sets Charset and Collation of a text column: its own, or
 // the table's; CHARACTER SET binary turns CHAR/VARCHAR/TEXT into binary types.
-func (s *Schema) columnCharset(c *schema.Column, ct *sqlparser.ColumnType, tableCS, tableColl string) error {
+func (s *Translator) columnCharset(c *schema.Column, ct *sqlparser.ColumnType, tableCS, tableColl string) error {
 	coll := ""
 	if ct.Options != nil {
 		coll = ct.Options.Collate
@@ -118,7 +118,7 @@ func (s *Schema) columnCharset(c *schema.Column, ct *sqlparser.ColumnType, table
 
 // columnTypeText sets ColumnType, lengths, precision and members, spelled
 // as information_schema.COLUMNS shows them.
-func (s *Schema) columnTypeText(c *schema.Column, ct *sqlparser.ColumnType) error {
+func (s *Translator) columnTypeText(c *schema.Column, ct *sqlparser.ColumnType) error {
 	typ := c.DataType
 	length := -1
 	if ct.Length != nil {
@@ -255,7 +255,7 @@ func setEnumMembers(c *schema.Column, ct *sqlparser.ColumnType) error {
 
 // columnOptions sets nullability, default, generation, comment and the
 // other attributes.
-func (s *Schema) columnOptions(c *schema.Column, o *sqlparser.ColumnTypeOptions) error {
+func (s *Translator) columnOptions(c *schema.Column, o *sqlparser.ColumnTypeOptions) error {
 	if o == nil {
 		o = &sqlparser.ColumnTypeOptions{}
 	}

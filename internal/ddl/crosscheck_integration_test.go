@@ -86,7 +86,7 @@ func TestTableFromCreateMatchesInformationSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sch := ddl.NewSchema(cat)
+	sch := ddl.NewTranslator(cat, nil, schema.Naming{}, f)
 	for _, stmt := range crossCheckCorpus {
 		parsed, err := sch.TableFromCreate(stmt, dbName)
 		if err != nil {

@@ -21,7 +21,7 @@ func parseStatement(sql string) (sqlparser.Statement, error) {
 // TableFromCreate parses a CREATE TABLE statement (as written, or as SHOW
 // CREATE TABLE prints it) into the Table the information_schema loader
 // would produce for the same table: the two must agree field by field.
-func (s *Schema) TableFromCreate(stmt, defaultDB string) (*schema.Table, error) {
+func (s *Translator) TableFromCreate(stmt, defaultDB string) (*schema.Table, error) {
 	pr := prepare(stmt, s.Flavor)
 	st, err := parseStatement(pr.sql)
 	if err != nil {
@@ -79,12 +79,12 @@ func readTableOptions(opts sqlparser.TableOptions) tableOptions {
 
 // tableCharset resolves a table's charset and collation: its own, else its
 // database's default.
-func (s *Schema) tableCharset(db string, o tableOptions) (string, string, error) {
+func (s *Translator) tableCharset(db string, o tableOptions) (string, string, error) {
 	cs, coll, err := s.resolveCharset(o.charset, o.collation)
 	if err != nil || cs != "" {
 		return cs, coll, err
 	}
-	d, ok := s.Databases[db]
+	d, ok := s.Database(db)
 	if !ok {
 		return "", "", fmt.Errorf("database %s: default character set unknown "+
 			"(load it from the source's information_schema.SCHEMATA)", db)
@@ -92,7 +92,7 @@ func (s *Schema) tableCharset(db string, o tableOptions) (string, string, error)
 	return normCharset(d.Charset), normCollation(d.Collation), nil
 }
 
-func (s *Schema) tableFromAST(ct *sqlparser.CreateTable, defaultDB string) (*schema.Table, error) {
+func (s *Translator) tableFromAST(ct *sqlparser.CreateTable, defaultDB string) (*schema.Table, error) {
 	id := tableID(ct.Table, defaultDB)
 	spec := ct.TableSpec
 	o := readTableOptions(spec.Options)

@@ -12,6 +12,7 @@ import (
 type generated struct {
 	expr    string // PostgreSQL expression of GENERATED ALWAYS AS (expr) STORED; "" = plain column
 	warning string
+	reason  string // why the expression was not translated
 }
 
 // kindMapper gives column Kinds, which do not depend on the mapper's
@@ -36,7 +37,7 @@ func translateGenerated(t *schema.Table, m *typemap.Mapper) map[int]generated {
 			e, err = fitGenerated(e, c, m)
 		}
 		if err != nil {
-			out[i] = generated{warning: fmt.Sprintf("%s.%s: generated column expression %s: %v; "+
+			out[i] = generated{reason: err.Error(), warning: fmt.Sprintf("%s.%s: generated column expression %s: %v; "+
 				"it becomes a plain column whose values are copied from the source", t, c.Name, c.GenerationExpr, err)}
 			continue
 		}

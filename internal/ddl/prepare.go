@@ -13,6 +13,9 @@ type prepared struct {
 	// ifExists and ifNotExists hold the lower-cased names of ALTER TABLE
 	// clauses written with IF [NOT] EXISTS (MariaDB), which vitess rejects.
 	ifExists, ifNotExists map[string]bool
+	// jsonColumns holds the lower-cased names of columns declared JSON
+	// (MariaDB's alias: LONGTEXT with a json_valid check).
+	jsonColumns map[string]bool
 }
 
 // Type names vitess does not know, by their words, and what replaces them.
@@ -71,7 +74,8 @@ type preparer struct {
 
 // prepare rewrites a DDL statement for the vitess parser.
 func prepare(stmt, flavor string) prepared {
-	p := &preparer{flavor: flavor, out: prepared{ifExists: map[string]bool{}, ifNotExists: map[string]bool{}}}
+	p := &preparer{flavor: flavor, out: prepared{ifExists: map[string]bool{}, ifNotExists: map[string]bool{},
+		jsonColumns: map[string]bool{}}}
 	toks := significant(lex(stmt))
 	toks = p.statementPrefix(toks)
 	toks = p.ifExistsClauses(toks)

@@ -15,6 +15,7 @@ func (p *preparer) columnDef(it []token) ([]token, [][]token) {
 	out := append([]token{colName}, typ...)
 	var checks [][]token
 	if isJSON {
+		p.out.jsonColumns[strings.ToLower(colName.name())] = true
 		checks = append(checks, p.checkItem(colName, nil, []token{tk(tPunct, "("), tk(tWord, "json_valid"),
 			tk(tPunct, "("), unglued(colName), tk(tPunct, ")"), tk(tPunct, ")")}))
 	}

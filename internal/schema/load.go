@@ -25,6 +25,9 @@ type Catalog struct {
 	// explicit_defaults_for_timestamp: when off, a TIMESTAMP column declared
 	// without NULL is NOT NULL (the DDL parser needs it).
 	ExplicitDefaultsForTimestamp bool
+	// Server holds the server's default charset and collation
+	// (character_set_server, collation_server), for CREATE DATABASE without them.
+	Server Database
 }
 
 // Object is a source object that sluice does not migrate.
@@ -129,6 +132,10 @@ func (l *loader) load(ctx context.Context) (*Catalog, error) {
 	var explicit sql.NullString
 	if err := l.conn.QueryRowContext(ctx, "SELECT @@global.explicit_defaults_for_timestamp").Scan(&explicit); err == nil {
 		cat.ExplicitDefaultsForTimestamp = explicit.String == "1" || strings.EqualFold(explicit.String, "ON")
+	}
+	if err := l.conn.QueryRowContext(ctx, "SELECT @@global.character_set_server, @@global.collation_server").
+		Scan(&cat.Server.Charset, &cat.Server.Collation); err != nil {
+		return nil, fmt.Errorf("read server charset: %w", err)
 	}
 	var err error
 	if cat.Collations, err = l.loadCollations(ctx); err != nil {

@@ -1,0 +1,182 @@
+package ddl
+
+import (
+	"reflect"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sluice-db/sluice/internal/schema"
+)
+
+// changeColumn handles MODIFY and CHANGE: the new definition replaces the
+// old one entirely (a default not repeated is gone, as in MySQL).
+func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinition, first bool, after *sqlparser.ColName) error {
+	i := a.t.ColumnIndex(oldName)
+	if i < 0 {
+		if lowerSet(a.x.pr.ifExists, oldName) {
+			return nil
+		}
+		return a.x.unsupported("column %s is not in sluice's schema history of %s", oldName, a.t)
+	}
+	nc, err := a.parseColumn(def)
+	if err != nil {
+		return err
+	}
+	oldGen := translateGenerated(a.t, kindMapper)[i]
+	a.renameInModel(a.t.Columns[i].Name, nc.Name)
+	old := a.t.Columns[i]
+	nc.Ordinal = old.Ordinal
+	a.t.Columns[i] = nc
+	newGen := translateGenerated(a.t, kindMapper)[i]
+	if oldGen.expr != "" || newGen.expr != "" {
+		if err := a.changeGenerated(&old, &nc, oldGen, newGen); err != nil {
+			return err
+		}
+	} else if err := a.changePlain(&old, &nc); err != nil {
+		return err
+	}
+	if old.Comment != nc.Comment {
+		if nc.Comment == "" {
+			a.x.emit("COMMENT ON COLUMN " + a.qname + "." + q(nc.Name) + " IS NULL")
+		} else {
+			a.x.emit("COMMENT ON COLUMN " + a.qname + "." + q(nc.Name) + " IS " + quotePG(stripNUL(nc.Comment)))
+		}
+	}
+	a.onUpdate = a.onUpdate || old.OnUpdateCurrentTS != nc.OnUpdateCurrentTS
+	if err := a.place(i, first, after); err != nil {
+		return err
+	}
+	return a.columnKeys(def)
+}
+
+// changeGenerated handles a column that is generated before or after. A
+// PostgreSQL 15 generation expression cannot be altered: the column is
+// dropped and added again (its values are computed, so nothing is lost).
+func (a *alteration) changeGenerated(old, nc *schema.Column, oldGen, newGen generated) error {
+	sameType := pgTypeOf(a, old) == pgTypeOf(a, nc)
+	switch {
+	case nc.GenerationExpr != "" && newGen.expr == "":
+		// The target cannot compute the new expression: fine only if nothing
+		// about the values changes (they stay the copied ones).
+		if oldGen.expr == "" && old.GenerationExpr == nc.GenerationExpr && sameType {
+			return a.changePlain(old, nc)
+		}
+		return a.x.unsupported("generated column %s AS (%s): %s, and the values MySQL computed for existing rows "+
+			"are not in the binlog", nc.Name, nc.GenerationExpr, newGen.reason)
+	case oldGen.expr != "" && nc.GenerationExpr == "":
+		// generated in the target before, a plain column now: MySQL keeps the values, so does DROP EXPRESSION
+		a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + q(nc.Name) + " DROP EXPRESSION")
+		return a.changePlain(old, nc)
+	case oldGen.expr == newGen.expr && sameType && old.Nullable == nc.Nullable:
+		return nil
+	}
+	a.x.emit("ALTER TABLE " + a.qname + " DROP COLUMN " + q(nc.Name))
+	return a.emitAddColumn(nc)
+}
+
+func pgTypeOf(a *alteration, c *schema.Column) string {
+	t, _, err := a.x.tr.Mapper.PGType(*c)
+	if err != nil {
+		return ""
+	}
+	return t
+}
+
+// changePlain changes type, member check, nullability, identity and default
+// of a column that is not generated in the target.
+func (a *alteration) changePlain(old, nc *schema.Column) error {
+	m := a.x.tr.Mapper
+	pgOld, kOld, err := m.PGType(*old)
+	if err != nil {
+		return a.x.unsupported("%v", err)
+	}
+	pgNew, kNew, err := m.PGType(*nc)
+	if err != nil {
+		return a.x.unsupported("%v", err)
+	}
+	col := q(nc.Name)
+	alter := "ALTER TABLE " + a.qname + " ALTER COLUMN " + col
+	tc := typeChange{pgOld: pgOld, pgNew: pgNew, kOld: kOld, kNew: kNew, old: old, nw: nc, flavor: a.x.tr.Flavor}
+	using, err := tc.using(col)
+	if err != nil {
+		return a.x.unsupported("%v", err)
+	}
+	membersChanged := (old.DataType == "enum" || old.DataType == "set" || nc.DataType == "enum" || nc.DataType == "set") &&
+		(old.DataType != nc.DataType || !reflect.DeepEqual(old.Elements, nc.Elements))
+	if membersChanged && (old.DataType == "enum" || old.DataType == "set") {
+		a.x.emit("ALTER TABLE " + a.qname + " DROP CONSTRAINT IF EXISTS " + q(memberCheckName(old, nc.Name)))
+	}
+	identityChanged := old.AutoIncrement != nc.AutoIncrement || (nc.AutoIncrement && pgOld != pgNew)
+	if old.AutoIncrement && identityChanged {
+		a.dropIdentity(old, pgOld)
+	}
+	oldDef, _ := pgDefault(a.t, old, m)
+	newDef, _ := pgDefault(a.t, nc, m)
+	defaultGone := old.AutoIncrement && identityChanged
+	if using != "" {
+		if oldDef != "" && !defaultGone {
+			a.x.emit(alter + " DROP DEFAULT") // the old default may not cast to the new type
+			defaultGone = true
+		}
+		a.x.emit(alter + " TYPE " + pgNew + " USING " + using)
+	}
+	if membersChanged {
+		if chk := memberCheck(nc); chk != "" {
+			a.x.emit("ALTER TABLE " + a.qname + " ADD " + chk)
+		}
+	}
+	if old.Nullable != nc.Nullable {
+		if nc.Nullable {
+			a.x.emit(alter + " DROP NOT NULL")
+		} else {
+			a.x.emit(alter + " SET NOT NULL")
+		}
+	}
+	switch {
+	case nc.AutoIncrement && identityChanged:
+		return a.addIdentity(nc, pgNew, defaultGone || oldDef == "")
+	case nc.AutoIncrement:
+	case newDef != "" && (newDef != oldDef || defaultGone):
+		a.setDefault(nc)
+	case newDef == "" && oldDef != "" && !defaultGone:
+		a.setDefault(nc)
+	}
+	return nil
+}
+
+func memberCheckName(c *schema.Column, name string) string {
+	if c.DataType == "set" {
+		return SetCheckName(name)
+	}
+	return EnumCheckName(name)
+}
+
+func (a *alteration) dropIdentity(old *schema.Column, pgOld string) {
+	alter := "ALTER TABLE " + a.qname + " ALTER COLUMN " + q(old.Name)
+	if isIdentityType(pgOld) {
+		a.x.emit(alter + " DROP IDENTITY IF EXISTS")
+		return
+	}
+	a.x.emit(alter+" DROP DEFAULT",
+		"DROP SEQUENCE IF EXISTS "+a.x.tr.Naming.QName(a.t.Database, SequenceName(a.t.Name, old.Name)))
+}
+
+func (a *alteration) addIdentity(nc *schema.Column, pgNew string, noDefault bool) error {
+	alter := "ALTER TABLE " + a.qname + " ALTER COLUMN " + q(nc.Name)
+	if !noDefault {
+		a.x.emit(alter + " DROP DEFAULT")
+	}
+	if isIdentityType(pgNew) {
+		a.x.emit(alter + " ADD GENERATED BY DEFAULT AS IDENTITY")
+	} else {
+		seq := a.x.tr.Naming.QName(a.t.Database, SequenceName(a.t.Name, nc.Name))
+		a.x.emit("CREATE SEQUENCE IF NOT EXISTS "+seq+" AS bigint",
+			alter+" SET DEFAULT nextval("+quotePG(seq)+"::regclass)",
+			"ALTER SEQUENCE "+seq+" OWNED BY "+a.qname+"."+q(nc.Name))
+	}
+	if a.t.AutoIncrement == 0 {
+		a.t.AutoIncrement = 1
+	}
+	a.x.emit(identityFinish(a.qname, a.t)...)
+	return nil
+}
