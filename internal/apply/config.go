@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
@@ -44,8 +45,8 @@ type Config struct {
 	// NoCompact disables folding several changes of one row in a group.
 	NoCompact bool
 	// Writable returns the indexes of the columns sluice writes in the
-	// target (generated columns of the target left out). Default: columns
-	// without a generation expression.
+	// target (generated columns of the target left out). Default:
+	// ddl.WritableColumns, the rule the CREATE TABLE was made with.
 	Writable func(t *schema.Table) []int
 	Log      *slog.Logger
 }
@@ -76,7 +77,7 @@ func (c Config) withDefaults() Config {
 		c.CopyRows = 2000
 	}
 	if c.Writable == nil {
-		c.Writable = nonGeneratedColumns
+		c.Writable = ddl.WritableColumns
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
@@ -100,16 +101,4 @@ func (c Config) validate(poolMax int32) error {
 			poolMax, c.Workers, PoolConns(c.Workers))
 	}
 	return nil
-}
-
-// nonGeneratedColumns is the default Writable: every column that is not
-// generated on the source.
-func nonGeneratedColumns(t *schema.Table) []int {
-	out := make([]int, 0, len(t.Columns))
-	for i, c := range t.Columns {
-		if c.GenerationExpr == "" {
-			out = append(out, i)
-		}
-	}
-	return out
 }
