@@ -1,16 +1,91 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"errors"
+	"fmt"
 
-// newMigrateCmd is a placeholder until its issue lands; the engineer who owns
-// the subcommand replaces this file.
+	"github.com/spf13/cobra"
+
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/replicate"
+	"github.com/sluice-db/sluice/internal/snapshot"
+)
+
 func newMigrateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "migrate",
-		Short: "migrate (not implemented yet)",
-		RunE:  notImplemented,
+		Short: "Snapshot, then replicate from the snapshot's position: one command from MySQL/MariaDB to a live PostgreSQL copy",
+		Long: `migrate runs 'sluice snapshot' and then 'sluice replicate' from the binlog position
+the snapshot recorded. Writes that happen on the source during the snapshot reach
+the target exactly once: the snapshot reads one consistent instant, replication
+starts right after it and applies each change once.
+
+Phase 1 shows the snapshot's progress and prints its report; phase 2 logs the
+replication status every 5 seconds. Running migrate again after an interruption
+resumes the snapshot if it did not finish, else continues replicating.
+--until-caught-up ends phase 2 once the target has everything the source had
+written when the stream went idle (for scripts and cut-overs).
+
+Exit codes: 0 done (stopped by a signal or caught up), 1 failure, 2 configuration
+or pre-flight error.`,
+		Example: `  sluice migrate --source mysql://sluice:pw@db1:3306/shop --target postgres://sluice:pw@pg1:5432/shop
+  sluice migrate --include 'shop.*' --workers 8 --until-caught-up
+  sluice migrate --restart --drop-existing --metrics-addr 127.0.0.1:9187`,
+		Args: cobra.NoArgs,
+		RunE: runMigrate,
 	}
 	addSourceFlag(cmd)
 	addTargetFlag(cmd)
+	addScopeFlags(cmd)
+	addTypeFlags(cmd)
+	addWorkersFlag(cmd, "snapshot readers and COPY streams, then apply sessions")
+	addStreamFlag(cmd)
+	addJSONFlag(cmd)
+	addMetricsFlag(cmd)
+	addSnapshotFlags(cmd)
+	addReplicateFlags(cmd)
 	return cmd
+}
+
+func runMigrate(cmd *cobra.Command, _ []string) error {
+	s, err := loadSettings(cmd)
+	if err != nil {
+		return err
+	}
+	k := s.K
+	if k.Bool("schema-only") {
+		return exitcode.ConfigError(errors.New("migrate copies data: --schema-only is for 'sluice snapshot'"))
+	}
+	if k.String("start-gtid") != "" || k.String("start-position") != "" {
+		return exitcode.ConfigError(errors.New("migrate starts replication where its snapshot ends: --start-gtid/--start-position are for 'sluice replicate'"))
+	}
+	// Check the binlog settings before copying anything: a source that
+	// cannot be replicated should fail now, not after hours of copying.
+	ropts, err := replicateOptions(cmd, s)
+	if err != nil {
+		return err
+	}
+	sopts, err := snapshotOptions(cmd, s)
+	if err != nil {
+		return err
+	}
+	s.Log.Info("migrate phase 1/2: snapshot", "stream", sopts.Stream)
+	rep, err := snapshot.Run(cmd.Context(), sopts)
+	if err != nil {
+		return fmt.Errorf("migrate phase 1/2 (snapshot): %w", err)
+	}
+	if err := printSnapshotReport(cmd.OutOrStdout(), rep, k.Bool("json")); err != nil {
+		return err
+	}
+	if cmd.Context().Err() != nil {
+		return nil // stopped by a signal after the snapshot
+	}
+	s.Log.Info("migrate phase 2/2: replicate from the snapshot's position", "stream", ropts.Stream)
+	if err := serveMetrics(cmd.Context(), s, &ropts); err != nil {
+		return err
+	}
+	if err := replicate.Run(cmd.Context(), ropts); err != nil {
+		return fmt.Errorf("migrate phase 2/2 (replicate): %w", err)
+	}
+	return nil
 }

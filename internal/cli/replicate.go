@@ -1,16 +1,121 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"fmt"
 
-// newReplicateCmd is a placeholder until its issue lands; the engineer who owns
-// the subcommand replaces this file.
+	"github.com/spf13/cobra"
+
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/metrics"
+	"github.com/sluice-db/sluice/internal/preflight"
+	"github.com/sluice-db/sluice/internal/replicate"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
 func newReplicateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replicate",
-		Short: "replicate (not implemented yet)",
-		RunE:  notImplemented,
+		Short: "Stream the MySQL/MariaDB row binlog into PostgreSQL, in parallel and exactly once",
+		Long: `replicate reads the source's row binlog from the position recorded in the target
+(by 'sluice snapshot' or an earlier replicate) and applies every change in
+parallel where rows are independent, in source order where they are not. The
+applied position and the schema history are written in the same PostgreSQL
+transaction as the rows they cover, so a restart after any crash continues with
+no missing and no duplicated change. Schema changes (CREATE/ALTER/DROP/RENAME/
+TRUNCATE TABLE, indexes, CREATE/DROP DATABASE in scope) are translated and
+applied in binlog order; an unsupported one stops replication with the statement,
+its position and how to skip it (--skip-ddl).
+
+A stream without a checkpoint needs --start-gtid or --start-position; the tables
+are then assumed to be defined at that position as they are now.
+
+A status line is logged every 5 seconds (lag, throughput, queue, positions) and
+--metrics-addr serves them to Prometheus. SIGINT/SIGTERM stop reading, commit
+what was received and exit 0. See docs/replication.md.
+
+Exit codes: 0 stopped or caught up, 1 failure while replicating, 2 configuration
+or pre-flight error (including no start position and a purged binlog).`,
+		Example: `  sluice replicate --source mysql://sluice:pw@db1:3306/shop --target postgres://sluice:pw@pg1:5432/shop
+  sluice replicate --until-caught-up            # exit 0 once the target has everything the source had when it went idle
+  sluice replicate --start-position mysql-bin.000042:4 --include 'shop.*'
+  sluice replicate --skip-ddl 'ALTER TABLE shop.log*' --metrics-addr 127.0.0.1:9187`,
+		Args: cobra.NoArgs,
+		RunE: runReplicate,
 	}
 	addSourceFlag(cmd)
 	addTargetFlag(cmd)
+	addScopeFlags(cmd)
+	addTypeFlags(cmd)
+	addWorkersFlag(cmd, "apply sessions (PostgreSQL connections writing rows)")
+	addStreamFlag(cmd)
+	addMetricsFlag(cmd)
+	addReplicateFlags(cmd)
 	return cmd
+}
+
+// addReplicateFlags adds the flags of the replication itself (migrate reuses them).
+func addReplicateFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.Uint32("server-id", 0, "server id sluice reads the binlog with; must differ from the source's and every replica's (default: derived from --stream and the target), e.g. --server-id 4242")
+	f.String("start-gtid", "", "GTID set to start from when the stream has no checkpoint, e.g. --start-gtid 0-1-42 (MariaDB) or --start-gtid 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-77 (MySQL)")
+	f.String("start-position", "", "binlog file:pos to start from when the stream has no checkpoint, e.g. --start-position mysql-bin.000042:4")
+	f.String("max-txn-memory", "256MB", "memory for decoded changes; a larger source transaction is applied in fragments inside one target transaction, e.g. --max-txn-memory 1GiB")
+	f.StringSlice("skip-ddl", nil, "skip source statements matching this glob (* and ?, case-insensitive) instead of stopping on them; repeatable, e.g. --skip-ddl 'ALTER TABLE shop.log*'")
+	f.Bool("until-caught-up", false, "exit 0 once everything the source had written when the stream first went idle is applied, e.g. --until-caught-up")
+}
+
+func runReplicate(cmd *cobra.Command, _ []string) error {
+	s, err := loadSettings(cmd)
+	if err != nil {
+		return err
+	}
+	opts, err := replicateOptions(cmd, s)
+	if err != nil {
+		return err
+	}
+	if err := serveMetrics(cmd.Context(), s, &opts); err != nil {
+		return err
+	}
+	return replicate.Run(cmd.Context(), opts)
+}
+
+// replicateOptions reads the settings and runs the pre-flight checks. The
+// server-id clash check is the stream's own (it recognises a stale
+// connection of an earlier run of the same stream).
+func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error) {
+	k := s.K
+	maxMem, err := replicate.ParseSize(k.String("max-txn-memory"))
+	if err != nil {
+		return replicate.Options{}, exitcode.ConfigError(fmt.Errorf("--max-txn-memory: %w", err))
+	}
+	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{Source: true, Binlog: true, Target: true, TargetCreate: true})
+	if err != nil {
+		return replicate.Options{}, err
+	}
+	return replicate.Options{
+		Source: ep.Source, Target: ep.Target, Stream: k.String("stream"),
+		ServerID:  uint32(k.Int64("server-id")),
+		StartGTID: k.String("start-gtid"), StartPosition: k.String("start-position"),
+		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),
+		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
+		Workers: k.Int("workers"), MaxTxnMemory: maxMem, SkipDDL: k.Strings("skip-ddl"),
+		UntilCaughtUp: k.Bool("until-caught-up"),
+		Log:           s.Log,
+	}, nil
+}
+
+// serveMetrics starts the Prometheus endpoint when --metrics-addr is set and
+// points the options at its registry.
+func serveMetrics(ctx context.Context, s *Settings, opts *replicate.Options) error {
+	addr := s.K.String("metrics-addr")
+	if addr == "" {
+		return nil
+	}
+	reg := metrics.NewRegistry()
+	if err := metrics.Serve(ctx, addr, reg, nil, s.Log); err != nil {
+		return exitcode.ConfigError(err)
+	}
+	opts.Registry = reg
+	return nil
 }

@@ -1,16 +1,156 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
 
-// newStatusCmd is a placeholder until its issue lands; the engineer who owns
-// the subcommand replaces this file.
+	"github.com/jackc/pgx/v5"
+	"github.com/spf13/cobra"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/mysql/binlog"
+)
+
 func newStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "status (not implemented yet)",
-		RunE:  notImplemented,
+		Short: "Show a stream's checkpoint in the target: position, schema version, age, and lag behind the source",
+		Long: `status reads the target's "sluice" schema and prints the stream's applied binlog
+position, its schema-history version, when it was last written and the source
+commit time it covers. With --source it also reads the source's current binlog
+position and reports the lag: 0 when the checkpoint is at the source's position,
+else the time since the source committed the last applied transaction.
+
+Exit codes: 0 printed, 1 the stream has no checkpoint, 2 configuration error.`,
+		Example: `  sluice status --target postgres://sluice:pw@pg1:5432/shop
+  sluice status --target postgres://sluice:pw@pg1:5432/shop --source mysql://sluice:pw@db1:3306/shop --json`,
+		Args: cobra.NoArgs,
+		RunE: runStatus,
 	}
 	addSourceFlag(cmd)
 	addTargetFlag(cmd)
+	addStreamFlag(cmd)
+	addJSONFlag(cmd)
 	return cmd
+}
+
+// streamStatus is what status prints.
+type streamStatus struct {
+	Stream         string          `json:"stream"`
+	Position       model.Position  `json:"position"`
+	SchemaVersion  int64           `json:"schema_version"`
+	UpdatedAt      time.Time       `json:"updated_at"`
+	AgeSeconds     float64         `json:"age_seconds"`
+	SourceTime     *time.Time      `json:"source_time,omitempty"`
+	SourcePosition *model.Position `json:"source_position,omitempty"`
+	// LagSeconds is set with --source: 0 when caught up.
+	LagSeconds *float64 `json:"lag_seconds,omitempty"`
+	CaughtUp   *bool    `json:"caught_up,omitempty"`
+}
+
+func runStatus(cmd *cobra.Command, _ []string) error {
+	s, err := loadSettings(cmd)
+	if err != nil {
+		return err
+	}
+	k := s.K
+	target, err := config.ParseTarget(k.String("target"))
+	if err != nil {
+		return exitcode.ConfigError(err)
+	}
+	var source *config.MySQL
+	if k.String("source") != "" {
+		src, err := config.ParseSource(k.String("source"))
+		if err != nil {
+			return exitcode.ConfigError(err)
+		}
+		source = &src
+	}
+	st, err := readStatus(cmd.Context(), target, source, k.String("stream"))
+	if err != nil {
+		return err
+	}
+	if k.Bool("json") {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	printStatus(cmd.OutOrStdout(), st)
+	return nil
+}
+
+func readStatus(ctx context.Context, target config.Postgres, source *config.MySQL, stream string) (*streamStatus, error) {
+	conn, err := pgx.Connect(ctx, target.ConnString())
+	if err != nil {
+		return nil, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", target.Redacted(), err))
+	}
+	defer conn.Close(context.Background())
+	cp, err := checkpoint.Load(ctx, conn, stream)
+	if err != nil {
+		return nil, err
+	}
+	if cp == nil {
+		return nil, fmt.Errorf("stream %q has no checkpoint in %s: run `sluice snapshot` or `sluice migrate` first", stream, target.Redacted())
+	}
+	st := &streamStatus{Stream: stream, Position: cp.Position, SchemaVersion: cp.SchemaVersion,
+		UpdatedAt: cp.UpdatedAt, AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds()}
+	if !cp.SourceTime.IsZero() {
+		t := cp.SourceTime
+		st.SourceTime = &t
+	}
+	if source == nil {
+		return st, nil
+	}
+	src, err := binlog.OpenSource(*source)
+	if err != nil {
+		return nil, exitcode.ConfigError(err)
+	}
+	defer src.Close()
+	info, err := src.Info(ctx)
+	if err != nil {
+		return nil, exitcode.ConfigError(fmt.Errorf("source %s: %w", source.Redacted(), err))
+	}
+	pos, err := src.MasterStatus(ctx, info)
+	if err != nil {
+		return nil, err
+	}
+	st.SourcePosition = &pos
+	caught := cp.Position.File != "" && cp.Position.Compare(pos) >= 0
+	st.CaughtUp = &caught
+	switch {
+	case caught:
+		lag := 0.0
+		st.LagSeconds = &lag
+	case !cp.SourceTime.IsZero():
+		lag := time.Since(cp.SourceTime).Round(time.Millisecond).Seconds()
+		st.LagSeconds = &lag
+	}
+	return st, nil
+}
+
+func printStatus(w io.Writer, st *streamStatus) {
+	fmt.Fprintf(w, "stream:          %s\n", st.Stream)
+	fmt.Fprintf(w, "position:        %s\n", st.Position)
+	fmt.Fprintf(w, "schema version:  %d\n", st.SchemaVersion)
+	fmt.Fprintf(w, "updated:         %s (%.0fs ago)\n", st.UpdatedAt.UTC().Format(time.RFC3339), st.AgeSeconds)
+	if st.SourceTime != nil {
+		fmt.Fprintf(w, "source time:     %s\n", st.SourceTime.UTC().Format(time.RFC3339))
+	}
+	if st.SourcePosition != nil {
+		fmt.Fprintf(w, "source position: %s\n", *st.SourcePosition)
+		switch {
+		case *st.CaughtUp:
+			fmt.Fprintf(w, "lag:             0s (caught up)\n")
+		case st.LagSeconds != nil:
+			fmt.Fprintf(w, "lag:             %.1fs\n", *st.LagSeconds)
+		default:
+			fmt.Fprintf(w, "lag:             unknown (no source time recorded yet)\n")
+		}
+	}
 }

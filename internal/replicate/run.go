@@ -89,7 +89,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		Start: start.pos, Tables: start.tables, SchemaVersion: start.version,
 		Mapper:        r.mapper,
 		InScope:       func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) },
-		Translate:     r.translator(start.tables),
+		Translate:     r.translator(),
 		SkipDDL:       skip,
 		FragmentBytes: o.MaxTxnMemory / 16,
 		Heartbeat:     o.Heartbeat,

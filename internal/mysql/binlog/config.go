@@ -69,9 +69,11 @@ type Config struct {
 	// MaxBackoff caps the wait between reconnect attempts (default 30s).
 	MaxBackoff time.Duration
 	Log        *slog.Logger
-	// OnIdle, when set, is called from the stream goroutine each time the
-	// source reports it has nothing more to send (a heartbeat), with the
-	// position the stream has read up to.
+	// OnIdle, when set, is called from the stream goroutine (it must not
+	// block) with the position read up to, each time the source reports it
+	// has nothing more to send (a heartbeat), and at most once per heartbeat
+	// period while the binlog carries only changes outside the scope: on a
+	// shared server other databases' writes may never let it fall silent.
 	OnIdle func(model.Position)
 
 	// eventCache is go-mysql's event queue length (default 1024); tests

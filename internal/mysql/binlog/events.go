@@ -114,6 +114,9 @@ func (s *Stream) commit(ctx context.Context, h *replication.EventHeader, logPos 
 		return err
 	}
 	s.setBoundary(end)
+	if len(txn.Changes) == 0 {
+		s.idle(false)
+	}
 	return nil
 }
 
@@ -136,9 +139,7 @@ func (s *Stream) heartbeat(ctx context.Context, e *replication.HeartbeatEvent, h
 		return err
 	}
 	s.setBoundary(pos)
-	if s.cfg.OnIdle != nil {
-		s.cfg.OnIdle(pos)
-	}
+	s.idle(true)
 	return nil
 }
 
@@ -155,6 +156,7 @@ func (s *Stream) emitMarker(ctx context.Context, h *replication.EventHeader, log
 		return err
 	}
 	s.setBoundary(end)
+	s.idle(false)
 	return nil
 }
 

@@ -48,6 +48,8 @@ type Stream struct {
 	// a transaction (DDL) commits it.
 	pendingGTID string
 	groupTime   time.Time // commit time announced by the group's GTID event
+	lastOwn     time.Time // last emission of changes or DDL
+	lastIdle    time.Time // last OnIdle call
 
 	stats Stats
 	mu    sync.Mutex // guards readPos for Position
@@ -106,6 +108,7 @@ func New(cfg Config) (*Stream, error) {
 		boundary: c.Start,
 		file:     c.Start.File,
 		read:     c.Start,
+		lastOwn:  time.Now(),
 	}
 	s.boundary.Flavor = c.Info.Flavor
 	return s, nil
@@ -295,6 +298,9 @@ func (s *Stream) emit(ctx context.Context, t *model.Txn) error {
 	if !t.Partial {
 		s.stats.Txns.Add(1)
 	}
+	if len(t.Changes) > 0 || t.DDL != nil {
+		s.lastOwn = time.Now()
+	}
 	s.stats.Changes.Add(int64(len(t.Changes)))
 	return nil
 }
@@ -311,6 +317,20 @@ func (s *Stream) setBoundary(p model.Position) {
 	s.mu.Lock()
 	s.read = p
 	s.mu.Unlock()
+}
+
+// idle calls OnIdle. Without a heartbeat (force=false) it does so at most
+// once per heartbeat period, and only after a period without changes in scope.
+func (s *Stream) idle(force bool) {
+	if s.cfg.OnIdle == nil {
+		return
+	}
+	now := time.Now()
+	if !force && (now.Sub(s.lastOwn) < s.cfg.Heartbeat || now.Sub(s.lastIdle) < s.cfg.Heartbeat) {
+		return
+	}
+	s.lastIdle = now
+	s.cfg.OnIdle(s.boundary)
 }
 
 func (s *Stream) logger() *slog.Logger { return s.cfg.Log }
