@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"unsafe"
 
@@ -49,7 +50,7 @@ func CopyFrom(ctx context.Context, conn *pgx.Conn, table pgx.Identifier, columns
 	if len(sd.Fields) != len(columns) {
 		return 0, fmt.Errorf("copy into %s: %d columns described, want %d", table.Sanitize(), len(sd.Fields), len(columns))
 	}
-	r := &copyReader{src: src, m: conn.TypeMap(), oids: make([]uint32, len(sd.Fields))}
+	r := &copyReader{src: src, m: conn.TypeMap(), oids: make([]uint32, len(sd.Fields)), plans: make([]colPlan, len(sd.Fields))}
 	for i, f := range sd.Fields {
 		r.oids[i] = f.DataTypeOID
 	}
@@ -85,6 +86,14 @@ type copyReader struct {
 	row []any
 	col int
 	big []byte
+	// plans caches each column's encode plan for the Go type it last had
+	// (a column's values have one type), saving pgx's plan lookups per value.
+	plans []colPlan
+}
+
+type colPlan struct {
+	typ  reflect.Type
+	plan pgtype.EncodePlan
 }
 
 // bigValue is the size from which a bytea or text value is sent from the
@@ -154,7 +163,7 @@ func (r *copyReader) fill() error {
 				return nil
 			}
 			var err error
-			if r.buf, err = encodeValue(r.m, r.buf, oid, v); err != nil {
+			if r.buf, err = r.encode(r.col-1, v); err != nil {
 				return fmt.Errorf("copy: column %d: %w", r.col, err)
 			}
 		}
@@ -177,6 +186,31 @@ func rawBinary(v any, oid uint32) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// encode appends one value of column i, with the column's cached plan
+// when the value has the type the plan was made for.
+func (r *copyReader) encode(i int, v any) ([]byte, error) {
+	if v == nil {
+		return binary.BigEndian.AppendUint32(r.buf, 0xffffffff), nil
+	}
+	t := reflect.TypeOf(v)
+	cp := &r.plans[i]
+	if cp.typ != t || cp.plan == nil {
+		if cp.plan = r.m.PlanEncode(r.oids[i], pgtype.BinaryFormatCode, v); cp.plan == nil {
+			return encodeValue(r.m, r.buf, r.oids[i], v)
+		}
+		cp.typ = t
+	}
+	sp := len(r.buf)
+	buf := binary.BigEndian.AppendUint32(r.buf, 0xffffffff)
+	out, err := cp.plan.Encode(v, buf)
+	if err != nil || out == nil {
+		// Let the general path decide (text fallback, driver valuers, NULL).
+		return encodeValue(r.m, r.buf[:sp], r.oids[i], v)
+	}
+	binary.BigEndian.PutUint32(out[sp:], uint32(len(out)-sp-4))
+	return out, nil
 }
 
 // encodeValue appends one length-prefixed binary value (-1 for NULL), like

@@ -56,7 +56,7 @@ CREATE TABLE IF NOT EXISTS sluice.snapshot_chunk (
 	done        boolean NOT NULL DEFAULT false,
 	rows        bigint NOT NULL DEFAULT 0,
 	bytes       bigint NOT NULL DEFAULT 0,
-	hash        bytea,                        -- SHA-256 of the rows as read from the source
+	hash        bytea,                        -- 128-bit hash (2 × xxHash64) of the rows as read
 	changes     jsonb,                        -- values changed by policy in this chunk
 	pass        int NOT NULL DEFAULT 0,       -- the pass whose consistent read the rows are as of
 	binlog_file text NOT NULL DEFAULT '',
