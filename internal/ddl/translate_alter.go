@@ -228,9 +228,7 @@ func (a *alteration) convertCharset(o *sqlparser.AlterCharset) error {
 				c.DataType, c.ColumnType, c.CharMaxLength = "longtext", "longtext", textMax["longtext"]
 			}
 		}
-		if !c.IsJSON {
-			c.Charset, c.Collation = cs, coll
-		}
+		c.Charset, c.Collation = cs, coll // JSON columns too (MariaDB does)
 	}
 	a.t.Collation = coll
 	return nil

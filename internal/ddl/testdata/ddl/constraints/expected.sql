@@ -54,7 +54,7 @@ ALTER TABLE "src"."t" DROP CONSTRAINT IF EXISTS "t_p";
 --   CHECK q_chk (q between 1 and 10)
 --   CHECK weird (crc32(q) > 0)
 
--- ALTER TABLE t DROP CONSTRAINT q_chk, DROP CHECK CONSTRAINT_1
+-- ALTER TABLE t DROP CONSTRAINT q_chk, DROP CONSTRAINT CONSTRAINT_1
 ALTER TABLE "src"."t" DROP CONSTRAINT IF EXISTS "q_chk";
 ALTER TABLE "src"."t" DROP CONSTRAINT IF EXISTS "CONSTRAINT_1";
 -- table src.t
@@ -67,16 +67,20 @@ ALTER TABLE "src"."t" DROP CONSTRAINT IF EXISTS "CONSTRAINT_1";
 --   FK t_ibfk_1 (q) -> src.p (id) ON DELETE RESTRICT ON UPDATE RESTRICT
 --   CHECK weird (crc32(q) > 0)
 
--- ALTER TABLE t ADD CONSTRAINT ext FOREIGN KEY (q) REFERENCES {db2}.nowhere (id)
--- warning: src.t: foreign key ext references other.nowhere, which sluice does not replicate: not created
+-- ALTER TABLE t ADD COLUMN r INT, ADD CONSTRAINT ext FOREIGN KEY (r) REFERENCES skip_ref (id)
+ALTER TABLE "src"."t" ADD COLUMN "r" integer;
+CREATE INDEX IF NOT EXISTS "t_ext" ON "src"."t" ("r");
+-- warning: src.t: foreign key ext references src.skip_ref, which sluice does not replicate: not created
 -- table src.t
 --   1 id int(11) NOT NULL
 --   2 p_id int(11)
 --   3 q int(11)
+--   4 r int(11)
 --   PRIMARY KEY (id)
+--   BTREE ext (r)
 --   BTREE q (q)
 --   BTREE t_p (p_id)
---   FK ext (q) -> other.nowhere (id) ON DELETE RESTRICT ON UPDATE RESTRICT
+--   FK ext (r) -> src.skip_ref (id) ON DELETE RESTRICT ON UPDATE RESTRICT
 --   FK t_ibfk_1 (q) -> src.p (id) ON DELETE RESTRICT ON UPDATE RESTRICT
 --   CHECK weird (crc32(q) > 0)
 

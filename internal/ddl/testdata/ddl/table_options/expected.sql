@@ -22,7 +22,7 @@ COMMENT ON TABLE "src"."t" IS NULL;
 --   1 id int(11) NOT NULL AUTO_INCREMENT
 --   2 a mediumtext utf8mb4_general_ci
 --   3 b varchar(10) utf8mb4_general_ci
---   4 j longtext utf8mb4_bin JSON
+--   4 j longtext utf8mb4_general_ci JSON
 --   PRIMARY KEY (id)
 
 -- ALTER TABLE t DEFAULT CHARSET = ascii
@@ -30,7 +30,7 @@ COMMENT ON TABLE "src"."t" IS NULL;
 --   1 id int(11) NOT NULL AUTO_INCREMENT
 --   2 a mediumtext utf8mb4_general_ci
 --   3 b varchar(10) utf8mb4_general_ci
---   4 j longtext utf8mb4_bin JSON
+--   4 j longtext utf8mb4_general_ci JSON
 --   PRIMARY KEY (id)
 
 -- ALTER TABLE t ADD COLUMN c VARCHAR(5)
@@ -39,7 +39,7 @@ ALTER TABLE "src"."t" ADD COLUMN "c" varchar(5);
 --   1 id int(11) NOT NULL AUTO_INCREMENT
 --   2 a mediumtext utf8mb4_general_ci
 --   3 b varchar(10) utf8mb4_general_ci
---   4 j longtext utf8mb4_bin JSON
+--   4 j longtext utf8mb4_general_ci JSON
 --   5 c varchar(5) ascii_general_ci
 --   PRIMARY KEY (id)
 
