@@ -149,6 +149,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	if err := r.copyAll(ctx, point); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("snapshot interrupted (%w): the chunks copied so far are kept; run the same command again to resume", err)
+		}
 		return nil, err
 	}
 	// End the source transactions now: a long-open snapshot holds back
