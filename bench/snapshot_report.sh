@@ -148,14 +148,22 @@ EOF
 		cat "$BENCH_DIR/snapshot-notes.md"
 		echo
 	fi
+	if [[ -s $BENCH_WORK/profile/groups.txt ]]; then
+		echo "CPU profile of one extra sluice run (\`perf record -a -g\`, whole machine; % of all samples):"
+		echo
+		echo '```'
+		echo "by process:"
+		sed 's/^/  /' "$BENCH_WORK/profile/by-command.txt"
+		echo "sluice, by what the time went to (% of all samples, % of sluice's):"
+		sed 's/^/  /' "$BENCH_WORK/profile/groups.txt"
+		echo "postgres, inclusive time of its main steps (% of all samples):"
+		sed 's/^/  /' "$BENCH_WORK/profile/postgres-inclusive.txt"
+		echo '```'
+		echo
+	fi
 	if [[ -s $BENCH_WORK/profile/by-command.txt ]]; then
-		echo "<details><summary>CPU profile of one extra sluice run (perf record -a -g, 499 Hz, whole machine; % of all samples)</summary>"
+		echo "<details><summary>Top symbols of that profile (% of all samples)</summary>"
 		echo
-		echo "By process:"
-		echo
-		echo '```'
-		cat "$BENCH_WORK/profile/by-command.txt"
-		echo '```'
 		local comm
 		for comm in sluice postgres mariadbd; do
 			[[ -s $BENCH_WORK/profile/$comm.txt ]] || continue

@@ -316,8 +316,44 @@ profile_run() {
 		awk '$1 ~ /%$/' | head -n 12 >"$dir/by-command.txt" || true
 	for comm in "$(tool_comm "$tool")" postgres mariadbd; do
 		perf report -i "$dir/perf.data" --no-children --comms "$comm" --sort dso,symbol --stdio -g none 2>/dev/null |
-			awk '$1 ~ /%$/' | head -n 25 >"$dir/$comm.txt" || true
+			awk '$1 ~ /%$/' >"$dir/$comm.all.txt" || true
+		head -n 25 "$dir/$comm.all.txt" >"$dir/$comm.txt"
 	done
+	profile_go_groups "$dir/$(tool_comm "$tool").all.txt" >"$dir/groups.txt" || true
+	perf report -i "$dir/perf.data" --children --comms postgres --sort symbol --stdio -g none 2>/dev/null |
+		awk '$1 ~ /%$/ { print $1, $4 }' | awk '
+			$2 == "DoCopy" { print $1, "COPY (DoCopy), all of it" }
+			$2 == "ExecInsertIndexTuples" { print $1, "  of which index upkeep during COPY (ExecInsertIndexTuples)" }
+			$2 == "heap_multi_insert" { print $1, "  of which heap inserts (heap_multi_insert)" }
+			$2 == "NextCopyFrom" { print $1, "  of which parsing the COPY stream (NextCopyFrom)" }
+			$2 == "index_build" { print $1, "CREATE INDEX / ADD PRIMARY KEY after the data (index_build)" }
+			$2 == "analyze_rel" { print $1, "ANALYZE (analyze_rel)" }
+			$2 == "XLogInsert" { print $1, "WAL records (XLogInsert, inside the above)" }
+			$2 == "exec_simple_query" || $2 == "exec_execute_message" { print $1, "plain statements (" $2 ")" }
+		' >"$dir/postgres-inclusive.txt" || true
+}
+
+# profile_go_groups FILE: a Go program's flat profile (perf report --sort dso,symbol lines)
+# summed by what the time went to: GC, allocation, other runtime, maps, hashing, each package.
+profile_go_groups() {
+	awk '{
+		p = $1; sub(/%/, "", p); sym = $4
+		if ($2 ~ /kernel/) g = "kernel (syscalls, page faults)"
+		else if (sym ~ /^runtime\.(malloc|newobject|makeslice|growslice|nextFree|memclr|(.*)alloc)/ || sym ~ /^runtime\.mallocgc/) g = "runtime: allocation"
+		else if (sym ~ /^(runtime|internal\/runtime\/gc)/ && sym ~ /(gc|GC|mark|Mark|scan|Scan|sweep|Sweep|wbBuf|Span|heapBits|HeapBits|findObject|greyobject|tryDefer)/) g = "runtime: garbage collector"
+		else if (sym ~ /^(internal\/runtime\/maps|runtime\.map)/) g = "maps"
+		else if (sym ~ /^runtime\./ || sym ~ /^internal\/runtime/) g = "runtime: other (scheduler, memmove, ...)"
+		else if (match(sym, /sha256|sha1|md5|crc32|xxhash|fnv/)) g = "hashing (" substr(sym, RSTART, RLENGTH) ")"
+		else if (sym ~ /^github\.com\//) {
+			split(sym, a, "/"); split(a[3], b, "."); g = a[2] "/" b[1]
+			if (a[2] == "sluice-db") { split(a[5], b, "."); g = "sluice internal/" b[1] }
+			else if (a[2] == "jackc") { i = (a[4] ~ /^v[0-9]/) ? 5 : 4; split(a[i], b, "."); g = "pgx " b[1] }
+		}
+		else { split(sym, a, "."); g = a[1] }
+		s[g] += p; tot += p
+	} END {
+		for (k in s) printf "%6.2f%%  %5.1f%%  %s\n", s[k], 100 * s[k] / tot, k
+	}' "$1" | sort -rn | head -n 15
 }
 
 # tool_comm TOOL: the process name perf shows for TOOL.
