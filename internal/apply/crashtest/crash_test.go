@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -32,7 +31,7 @@ func TestCrashKillNine(t *testing.T) {
 	my := env.MySQL(t, db)
 	mustExec(t, my, sourceDDL...)
 	const stream = "crash"
-	logPath := filepath.Join(t.TempDir(), "sluice.log")
+	logPath := logFile(t)
 	t.Logf("sluice output: %s", logPath)
 
 	common := []string{"--source", env.SourceURL(db), "--target", pg.URL(), "--include", db,

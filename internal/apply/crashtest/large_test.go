@@ -3,7 +3,6 @@ package crashtest
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,7 +31,7 @@ func TestOneGigabyteTransaction(t *testing.T) {
 	my := env.MySQL(t, db)
 	mustExec(t, my, `CREATE TABLE big (id BIGINT PRIMARY KEY, grp INT NOT NULL, payload VARCHAR(1100) NOT NULL)`)
 	const stream = "big"
-	logPath := filepath.Join(t.TempDir(), "sluice.log")
+	logPath := logFile(t)
 	t.Logf("sluice output: %s", logPath)
 	common := []string{"--source", env.SourceURL(db), "--target", pg.URL(), "--include", db,
 		"--stream", stream, "--log-format", "text"}

@@ -101,3 +101,16 @@ func logTail(path string, n int) string {
 	b, _ := os.ReadFile(path)
 	return tailLines(string(b), n)
 }
+
+// logFile is where a test's sluice processes write; SLUICE_TEST_KEEP=1 keeps
+// it after the test (otherwise it goes with t.TempDir).
+func logFile(t *testing.T) string {
+	dir := t.TempDir()
+	if os.Getenv("SLUICE_TEST_KEEP") != "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "sluice-crashtest-log-"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "sluice.log")
+}

@@ -58,7 +58,7 @@ func startPG(t *testing.T) *throwawayPG {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
 	conf := fmt.Sprintf("\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = '%s'\n"+
-		"shared_buffers = 128MB\nmax_connections = 60\nfsync = on\nsynchronous_commit = on\n", p.port, dir)
+		"shared_buffers = 128MB\nmax_connections = 60\nwal_level = logical\nfsync = on\nsynchronous_commit = on\n", p.port, dir)
 	f, err := os.OpenFile(filepath.Join(p.data(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
