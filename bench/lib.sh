@@ -41,9 +41,11 @@
 #                                              hash (md5 of concat_ws('#', COLS), XORed) in PG
 #   bench_cpu_mariadbd / bench_cpu_postgres    cumulative CPU seconds of the sandbox servers (postgres:
 #                                              postmaster + reaped children + live children)
+#   bench_wait_quiet                           wait (bounded) until the shared machine is mostly idle
 #   bench_measure LABEL REP LOG -- CMD...      run CMD (stdout+stderr to LOG), append one TSV line to
 #                                              $BENCH_RESULTS: label rep rc wall_s peak_rss_kb tool_cpu_s
-#                                              mariadbd_cpu_s postgres_cpu_s. Returns CMD's exit code.
+#                                              mariadbd_cpu_s postgres_cpu_s idle_pct_before (from
+#                                              bench_wait_quiet, or -). Returns CMD's exit code.
 #   bench_mark_failed LABEL REP                mark that run failed (e.g. its correctness check failed)
 #   bench_stat LABEL COLUMN                    "median min max n" over the successful runs of LABEL
 #   bench_fmt NUMBER [DECIMALS]                printf helper
@@ -283,6 +285,32 @@ bench_cpu_postgres() {
 
 # ---------------------------------------------------------------- measuring
 
+# bench_idle_pct SECONDS: percentage of CPU time idle on the whole machine over the next SECONDS.
+bench_idle_pct() {
+	local a b
+	a="$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)"
+	sleep "$1"
+	b="$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)"
+	awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ")
+		d = y[2] - x[2]; printf "%.0f\n", (d > 0) ? 100 * (y[1] - x[1]) / d : 100 }'
+}
+
+# bench_wait_quiet: the machine is shared, so before a measured run wait (up to BENCH_QUIET_MAX,
+# default 60 s) until the CPUs were at least BENCH_QUIET_IDLE (default 75) % idle for 2 s.
+# The idle % seen last goes into the next bench_measure line (column 9).
+bench_wait_quiet() {
+	local want=${BENCH_QUIET_IDLE:-75} deadline=$((SECONDS + ${BENCH_QUIET_MAX:-60})) idle
+	while :; do
+		idle="$(bench_idle_pct 2)"
+		((idle >= want)) && break
+		if ((SECONDS >= deadline)); then
+			bench_log "machine still busy (${idle}% idle < ${want}%) after ${BENCH_QUIET_MAX:-60}s; measuring anyway"
+			break
+		fi
+	done
+	BENCH_IDLE_BEFORE=$idle
+}
+
 bench_measure() {
 	local label=$1 rep=$2 log=$3
 	shift 3
@@ -295,10 +323,11 @@ bench_measure() {
 	# GNU time writes "Command exited with non-zero status N" before the figures on failure.
 	read -r wall rss usr sys < <(tail -n1 "$tf")
 	rm -f "$tf"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$rc" "$wall" "$rss" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$rep" "$rc" "$wall" "$rss" \
 		"$(awk -v u="$usr" -v s="$sys" 'BEGIN{printf "%.2f", u + s}')" \
 		"$(awk -v a="$my0" -v b="$my1" 'BEGIN{printf "%.2f", b - a}')" \
-		"$(awk -v a="$pg0" -v b="$pg1" 'BEGIN{printf "%.2f", b - a}')" >>"$BENCH_RESULTS"
+		"$(awk -v a="$pg0" -v b="$pg1" 'BEGIN{printf "%.2f", b - a}')" "${BENCH_IDLE_BEFORE:--}" >>"$BENCH_RESULTS"
+	BENCH_IDLE_BEFORE=-
 	bench_log "$label #$rep: exit $rc, ${wall}s, peak RSS $((rss / 1024)) MB (log $log)"
 	return $rc
 }

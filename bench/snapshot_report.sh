@@ -178,7 +178,7 @@ EOF
 		echo "</details>"
 		echo
 	fi
-	echo "<details><summary>Every run (label, run, exit, seconds, peak RSS kB, CPU s tool, mariadbd, postgres)</summary>"
+	echo "<details><summary>Every run (label, run, exit, seconds, peak RSS kB, CPU s tool, mariadbd, postgres, % CPU idle just before)</summary>"
 	echo
 	echo '```'
 	cat "$BENCH_RESULTS"

@@ -11,12 +11,13 @@ SRC_URL() { echo "mysql://sluice:sluice@$BENCH_MY_HOST:$BENCH_MY_PORT/$DB"; }
 DST_URL() { echo "postgres://sluice:sluice@$BENCH_PG_HOST:$BENCH_PG_PORT/bench_$1"; }
 
 # prepare_run TOOL: a fresh target database and a checkpoint, so that no run pays for the
-# previous run's dirty pages. Not timed.
+# previous run's dirty pages, then a bounded wait for the shared machine to be quiet. Not timed.
 prepare_run() {
 	local tool=$1
 	bench_pg_recreate_db "bench_$tool" >/dev/null || bench_die "cannot recreate PG database bench_$tool"
 	bench_pg_checkpoint >/dev/null
 	"prepare_$tool" 2>/dev/null || true
+	bench_wait_quiet
 }
 
 # check_run TOOL REP: the run counts only when every source table has the same row count and
