@@ -179,7 +179,7 @@ func (x *translation) renameOne(work *overlay, from, to schema.TableID) error {
 	}
 	work.drop(from)
 	work.put(nt)
-	work.renamed[from] = to
+	work.rename(from, to)
 	work.retarget(from, to)
 	return nil
 }
@@ -212,12 +212,14 @@ type overlay struct {
 	cur     Tables
 	changed map[schema.TableID]*schema.Table
 	dropped map[schema.TableID]bool
-	renamed map[schema.TableID]schema.TableID
+	// origin maps a table's name after the renames so far to its name
+	// before the statement.
+	origin map[schema.TableID]schema.TableID
 }
 
 func newOverlay(cur Tables) *overlay {
 	return &overlay{cur: cur, changed: map[schema.TableID]*schema.Table{}, dropped: map[schema.TableID]bool{},
-		renamed: map[schema.TableID]schema.TableID{}}
+		origin: map[schema.TableID]schema.TableID{}}
 }
 
 func (o *overlay) get(id schema.TableID) *schema.Table {
@@ -233,6 +235,27 @@ func (o *overlay) get(id schema.TableID) *schema.Table {
 func (o *overlay) put(t *schema.Table) {
 	o.changed[t.TableID] = t
 	delete(o.dropped, t.TableID)
+}
+
+// rename records that from is now called to.
+func (o *overlay) rename(from, to schema.TableID) {
+	orig, ok := o.origin[from]
+	if !ok {
+		orig = from
+	}
+	delete(o.origin, from)
+	o.origin[to] = orig
+}
+
+// renames returns each renamed table's name before and after the statement.
+func (o *overlay) renames() map[schema.TableID]schema.TableID {
+	out := map[schema.TableID]schema.TableID{}
+	for now, orig := range o.origin {
+		if now != orig {
+			out[orig] = now
+		}
+	}
+	return out
 }
 
 func (o *overlay) drop(id schema.TableID) {
@@ -284,8 +307,8 @@ func (x *translation) finishOverlay(o *overlay) {
 		x.res.Tables = append(x.res.Tables, t)
 	}
 	sort.Slice(x.res.Tables, func(i, j int) bool { return x.res.Tables[i].String() < x.res.Tables[j].String() })
-	if len(o.renamed) > 0 {
-		x.res.Renamed = o.renamed
+	if r := o.renames(); len(r) > 0 {
+		x.res.Renamed = r
 	}
 }
 

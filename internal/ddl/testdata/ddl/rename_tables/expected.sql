@@ -25,9 +25,8 @@ ALTER SEQUENCE IF EXISTS "src"."tmp_id_seq" RENAME TO "t2_id_seq";
 --   2 v varchar(10) utf8mb4_general_ci
 --   PRIMARY KEY (id)
 --   BTREE v_ix (v)
--- renamed src.t1 -> src.tmp
+-- renamed src.t1 -> src.t2
 -- renamed src.t2 -> src.t1
--- renamed src.tmp -> src.t2
 
 -- RENAME TABLE big TO {db2}.big_moved
 CREATE SCHEMA IF NOT EXISTS "other";
