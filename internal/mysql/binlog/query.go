@@ -95,12 +95,11 @@ func (s *Stream) statement(ctx context.Context, e *replication.QueryEvent, h *re
 	if err != nil {
 		hint := ""
 		if !strings.Contains(err.Error(), "--skip-ddl") {
-			hint = fmt.Sprintf("\n  to skip it knowingly, re-run with --skip-ddl '%s'", suggestSkip(q))
+			hint = fmt.Sprintf("\n  to skip it knowingly, re-run with --skip-ddl '%s' and make the equivalent change on the target yourself", suggestSkip(q))
 		}
-		return fmt.Errorf("replication stopped at binlog %s (gtid %s): %w\n  statement: %s%s\n"+
-			"  a skipped statement is not applied to the target: make the equivalent change there yourself; "+
-			"row events of the tables it changed are checked against the schema sluice knows and stop replication if they no longer match",
-			at, orNone(s.pendingGTID), err, clip(q), hint)
+		return fmt.Errorf("replication stopped at binlog %s:%d%s: %w\n  statement: %s%s\n"+
+			"  after a skip, row events of the tables it changed are checked against the schema sluice knows, and replication stops if they no longer match",
+			at.File, at.Pos, gtidNote(s.pendingGTID), err, clip(q), hint)
 	}
 	if res.Ignored {
 		s.logger().Debug("statement ignored", "statement", clip(q), "reason", res.Reason, "position", at.String())
@@ -229,9 +228,10 @@ func clip(q string) string {
 	return q
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "none"
+// gtidNote is " (GTID g)" for messages, or nothing without GTIDs.
+func gtidNote(g string) string {
+	if g == "" {
+		return ""
 	}
-	return s
+	return " (GTID " + g + ")"
 }
