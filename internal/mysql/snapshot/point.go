@@ -68,7 +68,9 @@ type Point struct {
 	Sessions []*sql.Conn
 	Position model.Position
 	Method   Method
-	// LockHeld is how long the global read lock blocked writes (0 without lock).
+	// LockHeld is how long the global read lock blocked writes (0 without
+	// lock): from sending FLUSH TABLES WITH READ LOCK, because new writes
+	// queue behind it while it waits for running ones, to UNLOCK TABLES.
 	LockHeld time.Duration
 	// Warnings explain degraded modes (one session, no binlog).
 	Warnings []string
