@@ -76,7 +76,7 @@ run_sluice() {
 	# shellcheck disable=SC2086
 	bench_measure sluice "$rep" "$log" -- timeout --kill-after=30 "$TIMEOUT" \
 		"$BENCH_SLUICE" verify --source "$(source_url)" --target "$(target_url)" --include "$DB.*" \
-		--online off --json --log-level warn ${BENCH_SLUICE_ARGS:-} || return 1
+		--online=off --json --log-level warn ${BENCH_SLUICE_ARGS:-} || return 1
 	grep -q '"result": "equal"' "$log" || {
 		bench_log "sluice verify #$rep did not report equal (log $log)"
 		bench_mark_failed sluice "$rep"
@@ -165,7 +165,7 @@ $(cat "$BENCH_WORK/machine.md")
 - data: \`sysbench oltp_common --tables=$TABLES --table-size=$ROWS prepare\` in MariaDB database \`$DB\`: $SRC_ROWS rows, $(awk -v b="$SRC_BYTES" 'BEGIN{printf "%.1f", b / 1048576}') MB (data_length + index_length)
 - target: PostgreSQL database \`$PGDB\`, schema \`$DB\`, made by $PREPARED_BY
 - each run compares every row and column (\`id, k, c, pad\`) of the $TABLES tables and must find them equal: sluice's JSON report says \`equal\`, reladiff prints 0 exclusive and 0 updated rows for every table; the scan reads everything once per side
-- sluice: \`sluice verify --include '$DB.*' --online off --json${BENCH_SLUICE_ARGS:+ $BENCH_SLUICE_ARGS}\` (default workers = $(nproc) cores, adaptive chunks)
+- sluice: \`sluice verify --include '$DB.*' --online=off --json${BENCH_SLUICE_ARGS:+ $BENCH_SLUICE_ARGS}\` (default workers = $(nproc) cores, adaptive chunks)
 
 | tool | seconds, median (min–max) | MB/s (min–max) | CPU s tool | CPU s mariadbd | CPU s postgres | equal runs |
 |---|---|---|---|---|---|---|

@@ -87,13 +87,8 @@ func (e *engine) rowDiffs(ctx context.Context, p *tablePlan, s scope) ([]rowDiff
 		if err != nil {
 			return nil, err
 		}
-		ok, err := waitApplied(ctx, e.tgt, e.o.Stream, pos, e.o.RecheckWait)
-		if err != nil {
+		if err := e.waitForPosition(ctx, p.name, pos); err != nil {
 			return nil, err
-		}
-		if !ok {
-			e.o.Log.Warn("replicator did not reach the source position in time; comparing anyway",
-				"table", p.name, "position", pos.String(), "waited", e.o.RecheckWait)
 		}
 	}
 	return p.diffTarget(ctx, e.tgt, s, src)

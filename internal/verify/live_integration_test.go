@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // TestOnlineWithReplicator is acceptance point 5 end to end with the built
@@ -84,6 +86,9 @@ func TestOnlineWithReplicator(t *testing.T) {
 		"--chunk-rows", "500"}, common...)
 	out, code = runSluice(t, bin, 5*time.Minute, verifyArgs...)
 	rep := parseReport(t, out)
+	if !rep.Online {
+		t.Error("verify --online did not run online")
+	}
 	if code != 0 || rep.Result != ResultEqual {
 		t.Fatalf("verify --online under load: exit %d, %s, differences %v\nreplicate output:\n%s", code, rep.Result, found(rep), replOut.String())
 	}
@@ -125,7 +130,7 @@ func startWriteLoad(t *testing.T, db *sql.DB, tables, rows int) func() {
 				case 1:
 					_, err = db.Exec("UPDATE "+tb+" SET c = ? WHERE id = ?", fmt.Sprintf("%x", r.Uint64()), id)
 				case 2:
-					_, err = db.Exec("DELETE FROM "+tb+" WHERE id = ?; INSERT IGNORE INTO "+tb+" (id, k, c, pad) VALUES (?, ?, 'x', 'y')", id, id, r.IntN(1000))
+					err = deleteInsert(db, tb, id, r.IntN(1000))
 				default:
 					_, err = db.Exec("INSERT INTO "+tb+" (k, c, pad) VALUES (?, 'new', 'row')", r.IntN(1000))
 				}
@@ -149,6 +154,22 @@ func startWriteLoad(t *testing.T, db *sql.DB, tables, rows int) func() {
 			}
 		})
 	}
+}
+
+// deleteInsert is sysbench's delete + insert of one row, in one transaction.
+func deleteInsert(db *sql.DB, table string, id, k int) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("DELETE FROM "+table+" WHERE id = ?", id); err != nil {
+		return err
+	}
+	if _, err := tx.Exec("INSERT INTO "+table+" (id, k, c, pad) VALUES (?, ?, 'x', 'y')", id, k); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // buildSluice builds the binary once per test binary run.
@@ -231,4 +252,39 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestCLIExitCodes runs the built binary: 0 equal, 1 differences, 2 error,
+// and --repair makes the next run exit 0.
+func TestCLIExitCodes(t *testing.T) {
+	s := newSide(t, "verify_cli")
+	bin := buildSluice(t)
+	s.mustMy(t, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10)); INSERT INTO t SELECT seq, seq FROM seq_1_to_100")
+	s.snapshot(t, typemap.DefaultOptions(), "t")
+	args := []string{"verify", "--source", s.env.SourceURL(s.db), "--target", s.env.TargetURL(), "--include", s.db + ".t",
+		"--online=off", "--log-level", "warn"}
+	run := func(extra ...string) (string, int) {
+		return runSluice(t, bin, 2*time.Minute, append(args, extra...)...)
+	}
+	if out, code := run("--json"); code != 0 || parseReport(t, out).Result != ResultEqual {
+		t.Fatalf("equal: exit %d\n%s", code, out)
+	}
+	s.mustPG(t, "UPDATE "+quotePG(s.pgSchm)+".t SET v = 'x' WHERE id = 42")
+	out, code := run()
+	if code != 1 || !strings.Contains(out, "id=42") || !strings.Contains(out, `v: source "42", target "x"`) {
+		t.Errorf("differences: exit %d\n%s", code, out)
+	}
+	if out, code := run("--repair", "--repair-sql", filepath.Join(t.TempDir(), "x.sql")); code != 2 {
+		t.Errorf("--repair with --repair-sql: exit %d\n%s", code, out)
+	}
+	if out, code := runSluice(t, bin, time.Minute, "verify", "--source", "mysql://nobody:bad@127.0.0.1:1/x",
+		"--target", s.env.TargetURL()); code != 2 || strings.Contains(out, "bad@") {
+		t.Errorf("unreachable source: exit %d\n%s", code, out)
+	}
+	if out, code := run("--repair"); code != 0 || !strings.Contains(out, "repaired") {
+		t.Errorf("--repair: exit %d\n%s", code, out)
+	}
+	if out, code := run(); code != 0 {
+		t.Errorf("after repair: exit %d\n%s", code, out)
+	}
 }

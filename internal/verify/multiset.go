@@ -101,11 +101,7 @@ func (e *engine) waitForSource(ctx context.Context, p *tablePlan) error {
 	if err != nil {
 		return err
 	}
-	ok, err := waitApplied(ctx, e.tgt, e.o.Stream, pos, e.o.RecheckWait)
-	if err == nil && !ok {
-		e.o.Log.Warn("replicator did not reach the source position in time; comparing anyway", "table", p.name, "position", pos.String())
-	}
-	return err
+	return e.waitForPosition(ctx, p.name, pos)
 }
 
 // sourceGroups returns the source's row hashes with counts, sorted.

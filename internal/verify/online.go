@@ -143,26 +143,56 @@ func mariaDomains(set string) map[string]uint64 {
 }
 
 // waitApplied waits until the stream's checkpoint reaches p, at most limit.
-// It returns false when the limit passed first.
-func waitApplied(ctx context.Context, pool *pgxpool.Pool, stream string, p model.Position, limit time.Duration) (bool, error) {
+// reachedPos is false when the limit passed first; moved says whether the
+// checkpoint changed at all meanwhile (a replicator that is not running).
+func waitApplied(ctx context.Context, pool *pgxpool.Pool, stream string, p model.Position, limit time.Duration) (reachedPos, moved bool, err error) {
 	deadline := time.Now().Add(limit)
 	delay := 20 * time.Millisecond
+	var first *model.Position
 	for {
 		st, err := checkpoint.Load(ctx, pool, stream)
 		if err != nil {
-			return false, err
+			return false, moved, err
 		}
-		if st != nil && reached(st.Position, p) {
-			return true, nil
+		if st != nil {
+			if first == nil {
+				first = &st.Position
+			} else if st.Position != *first {
+				moved = true
+			}
+			if reached(st.Position, p) {
+				return true, true, nil
+			}
 		}
 		if time.Now().After(deadline) {
-			return false, nil
+			return false, moved, nil
 		}
 		select {
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return false, moved, ctx.Err()
 		case <-time.After(delay):
 		}
 		delay = min(delay*2, 500*time.Millisecond)
 	}
+}
+
+// waitForPosition is the engine's wait for the replicator: after one wait
+// in which the checkpoint did not move at all, the replicator is taken as
+// stopped and later re-checks compare without waiting (said once).
+func (e *engine) waitForPosition(ctx context.Context, table string, pos model.Position) error {
+	if e.stalled.Load() {
+		return nil
+	}
+	ok, moved, err := waitApplied(ctx, e.tgt, e.o.Stream, pos, e.o.RecheckWait)
+	if err != nil || ok {
+		return err
+	}
+	if !moved && e.stalled.CompareAndSwap(false, true) {
+		e.o.Log.Warn("the replicator's checkpoint did not move: is sluice replicate running? Re-checks go on without waiting",
+			"stream", e.o.Stream, "waited", e.o.RecheckWait.String())
+		return nil
+	}
+	e.o.Log.Warn("replicator did not reach the source position in time; comparing anyway",
+		"table", table, "position", pos.String(), "waited", e.o.RecheckWait.String())
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -94,7 +95,8 @@ type engine struct {
 	tgt      *pgxpool.Pool
 	online   bool
 	throttle *throttle
-	repairMu sync.Mutex // serialises writes to RepairSQL
+	repairMu sync.Mutex  // serialises writes to RepairSQL
+	stalled  atomic.Bool // online: the replicator's checkpoint does not move
 }
 
 // Run compares the tables and returns the report. An error is returned
