@@ -97,6 +97,16 @@ func (x *exprTranslator) function(name string, args []sqlparser.Expr) (pgExpr, e
 			return pgExpr{}, err
 		}
 		return pe("("+a.sql+")::date", clsTemporal), nil
+	case "to_days":
+		// MariaDB stores DATEDIFF(a, b) as to_days(a) - to_days(b).
+		if len(args) != 1 {
+			return pgExpr{}, refuse("to_days with %d arguments", len(args))
+		}
+		a, err := x.zoneless(args[0])
+		if err != nil {
+			return pgExpr{}, err
+		}
+		return pe("(("+a.sql+")::date - DATE '0001-01-01' + 366)", clsNum), nil
 	case "datediff":
 		if len(args) != 2 {
 			return pgExpr{}, refuse("datediff with %d arguments", len(args))
