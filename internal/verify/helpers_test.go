@@ -94,9 +94,9 @@ func loadTable(t *testing.T, db *sql.DB, database, table string) *schema.Table {
 // snapshot copies the given source tables into the target with the
 // snapshot engine, as `sluice snapshot` does, into a stream of their own
 // that is forgotten when the test ends.
-func (s *side) snapshot(t *testing.T, opts typemap.Options, tables ...string) {
+func (s *side) snapshot(t *testing.T, opts typemap.Options, tables ...string) (stream string) {
 	t.Helper()
-	stream := testenv.UniqueName("vst")
+	stream = testenv.UniqueName("vst")
 	t.Cleanup(func() {
 		for _, tbl := range []string{"snapshot_chunk", "snapshot_table", "snapshot_run", "checkpoint", "schema_history"} {
 			_, _ = s.pg.Exec(context.Background(), "DELETE FROM sluice."+tbl+" WHERE stream = $1", stream)
@@ -115,4 +115,5 @@ func (s *side) snapshot(t *testing.T, opts typemap.Options, tables ...string) {
 		t.Fatalf("snapshot of %v: %v", tables, err)
 	}
 	_ = rep
+	return stream
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -286,5 +287,77 @@ func TestCLIExitCodes(t *testing.T) {
 	}
 	if out, code := run(); code != 0 {
 		t.Errorf("after repair: exit %d\n%s", code, out)
+	}
+}
+
+// TestReplicatedTypesEqual: values that reach the target through the
+// binlog (`sluice replicate`: inserts, then updates of every column) verify
+// equal, like the snapshot's.
+func TestReplicatedTypesEqual(t *testing.T) {
+	s := newSide(t, "verify_repl")
+	bin := buildSluice(t)
+	for _, command := range []string{"replicate"} {
+		out, code := runSluice(t, bin, time.Minute, command, "--source", "mysql://probe:x@127.0.0.1:1/probe",
+			"--target", "postgres://probe:x@127.0.0.1:1/probe")
+		skipIfNotImplemented(t, command, out, code)
+	}
+	s.createEmptyTypeTable(t, "types")
+	s.fillTypeTable(t, "types", 0) // copied by the snapshot
+	cs := s.charsetOptions(t)
+	stream := s.snapshot(t, cs, "types")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	repl := exec.CommandContext(ctx, bin, "replicate", "--source", s.env.SourceURL(s.db), "--target", s.env.TargetURL(),
+		"--stream", stream, "--include", s.db+".types", "--log-level", "warn")
+	var replOut syncBuffer
+	repl.Stdout, repl.Stderr = &replOut, &replOut
+	if err := repl.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- repl.Wait() }()
+	t.Cleanup(func() { cancel(); <-exited })
+
+	s.fillTypeTable(t, "types", 100) // through the binlog
+	// Every column of the snapshot's rows updated through the binlog: the
+	// values of row r move to row (r+1) mod n.
+	n := corpusRows()
+	var upd strings.Builder
+	upd.WriteString("SET SESSION sql_mode = 'ALLOW_INVALID_DATES'; ")
+	for r := range n {
+		src := (r + 1) % n
+		fmt.Fprintf(&upd, "UPDATE types t, types s SET ")
+		for i, c := range append(append([]normCase{}, normCorpus...), normCase{name: "j"}) {
+			if i > 0 {
+				upd.WriteString(", ")
+			}
+			fmt.Fprintf(&upd, "t.`%s` = s.`%s`", c.name, c.name)
+		}
+		fmt.Fprintf(&upd, " WHERE t.id = %d AND s.id = %d; ", r, 100+src)
+	}
+	s.mustMy(t, upd.String())
+	my, err := openSource(ctx, s.src, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer my.Close()
+	pos, err := sourcePosition(ctx, my)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, _, err := waitApplied(ctx, s.pg, stream, pos, 2*time.Minute)
+	if err != nil || !ok {
+		select {
+		case err := <-exited:
+			t.Fatalf("replicate exited: %v\n%s", err, replOut.String())
+		default:
+		}
+		t.Fatalf("replicator did not reach %s: %v\n%s", pos, err, replOut.String())
+	}
+	tb := loadTable(t, s.my, s.db, "types")
+	rep := s.runVerify(t, []*schema.Table{tb}, func(o *Options) { o.Mapper = typemap.New(cs, nil); o.ChunkRows = 5 })
+	if rep.Result != ResultEqual || rep.Rows != int64(2*n) {
+		t.Errorf("after replication: %s, %d rows: %v %s", rep.Result, rep.Rows, found(rep), rep.Tables[0].Error)
 	}
 }

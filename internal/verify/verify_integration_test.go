@@ -78,6 +78,14 @@ var jsonValues = []string{`'{"b": {"c": null}, "a": [1, "ü😀"]}'`, `'[]'`, `'
 // createTypeTable creates and fills the table of every type on the source.
 func (s *side) createTypeTable(t *testing.T, name string) *schema.Table {
 	t.Helper()
+	s.createEmptyTypeTable(t, name)
+	s.fillTypeTable(t, name, 0)
+	return loadTable(t, s.my, s.db, name)
+}
+
+// createEmptyTypeTable creates the table of every type.
+func (s *side) createEmptyTypeTable(t *testing.T, name string) {
+	t.Helper()
 	var ddl strings.Builder
 	fmt.Fprintf(&ddl, "CREATE TABLE `%s` (id INT PRIMARY KEY", name)
 	for _, c := range normCorpus {
@@ -85,13 +93,18 @@ func (s *side) createTypeTable(t *testing.T, name string) *schema.Table {
 	}
 	ddl.WriteString(", j LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin CHECK (json_valid(j))) CHARACTER SET utf8mb4")
 	s.mustMy(t, ddl.String())
+}
+
+// fillTypeTable inserts the corpus rows with ids from first on.
+func (s *side) fillTypeTable(t *testing.T, name string, first int) {
+	t.Helper()
 	var ins strings.Builder
 	fmt.Fprintf(&ins, "SET SESSION sql_mode = 'ALLOW_INVALID_DATES'; INSERT INTO `%s` VALUES ", name)
 	for r := range corpusRows() {
 		if r > 0 {
 			ins.WriteString(", ")
 		}
-		fmt.Fprintf(&ins, "(%d", r)
+		fmt.Fprintf(&ins, "(%d", first+r)
 		for _, c := range normCorpus {
 			v := "NULL"
 			if r < len(c.values) {
@@ -106,7 +119,6 @@ func (s *side) createTypeTable(t *testing.T, name string) *schema.Table {
 		ins.WriteString(", " + j + ")")
 	}
 	s.mustMy(t, ins.String())
-	return loadTable(t, s.my, s.db, name)
 }
 
 func (s *side) charsetOptions(t *testing.T) typemap.Options {
