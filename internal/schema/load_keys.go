@@ -157,7 +157,8 @@ func (l *loader) loadChecks(ctx context.Context, byID map[TableID]*Table) error 
 		if t == nil {
 			continue
 		}
-		if col := JSONValidColumn(clause); col != "" {
+		// MariaDB names a column-level check after its column; its JSON alias is one.
+		if col := JSONValidColumn(clause); col != "" && strings.EqualFold(col, name) {
 			if c := t.Column(col); c != nil && c.DataType == "longtext" {
 				c.IsJSON = true
 				continue
