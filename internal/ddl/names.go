@@ -3,6 +3,8 @@ package ddl
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/sluice-db/sluice/internal/schema"
@@ -57,3 +59,20 @@ const OnUpdateTrigger = "sluice_on_update"
 func SequenceName(table, column string) string { return shorten(table + "_" + column + "_seq") }
 
 func q(name string) string { return schema.QuoteIdent(name) }
+
+// pgSystemColumns are names PostgreSQL reserves in every table.
+var pgSystemColumns = map[string]bool{"tableoid": true, "xmin": true, "cmin": true, "xmax": true, "cmax": true, "ctid": true}
+
+// checkName refuses MySQL names PostgreSQL cannot hold as they are: longer
+// than 63 bytes (PostgreSQL would silently cut them, and writers address
+// columns by name) or, for columns, a system column name.
+func checkName(kind, name string) error {
+	if len(name) > maxIdent {
+		return fmt.Errorf("%s name %q is %d bytes; PostgreSQL keeps only %d (rename it on the source)",
+			kind, name, len(name), maxIdent)
+	}
+	if kind == "column" && pgSystemColumns[strings.ToLower(name)] {
+		return fmt.Errorf("column name %q is a PostgreSQL system column name (rename it on the source)", name)
+	}
+	return nil
+}

@@ -42,10 +42,16 @@ type PlannedColumn struct {
 // referenced table is migrated too; use CreateTables to drop those that are not.
 func CreateTable(t *schema.Table, m *typemap.Mapper, n schema.Naming) (*TablePlan, error) {
 	p := &TablePlan{Table: t, QName: n.QTable(t.TableID)}
+	if err := checkName("table", t.Name); err != nil {
+		return nil, fmt.Errorf("table %s: %w", t, err)
+	}
 	gen := translateGenerated(t, kindMapper)
 	var defs, pre, post []string
 	for i := range t.Columns {
 		c := &t.Columns[i]
+		if err := checkName("column", c.Name); err != nil {
+			return nil, fmt.Errorf("table %s: %w", t, err)
+		}
 		pgType, kind, err := m.PGType(*c)
 		if err != nil {
 			return nil, fmt.Errorf("table %s: %w", t, err)

@@ -63,6 +63,9 @@ func isVolatileDefault(d string) bool {
 // or SET member check, the comment.
 func (a *alteration) emitAddColumn(c *schema.Column) error {
 	m, n := a.x.tr.Mapper, a.x.tr.Naming
+	if err := checkName("column", c.Name); err != nil {
+		return a.x.unsupported("%v", err)
+	}
 	pgType, _, err := m.PGType(*c)
 	if err != nil {
 		return a.x.unsupported("%v", err)
@@ -228,6 +231,9 @@ func (a *alteration) renameColumn(from, to string) error {
 			return nil
 		}
 		return a.x.unsupported("column %s is not in sluice's schema history of %s", from, a.t)
+	}
+	if err := checkName("column", to); err != nil {
+		return a.x.unsupported("%v", err)
 	}
 	a.renameInModel(a.t.Columns[i].Name, to)
 	return nil

@@ -22,6 +22,9 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 	if err != nil {
 		return err
 	}
+	if err := checkName("column", nc.Name); err != nil {
+		return a.x.unsupported("%v", err)
+	}
 	oldGen := translateGenerated(a.t, kindMapper)[i]
 	a.renameInModel(a.t.Columns[i].Name, nc.Name)
 	old := a.t.Columns[i]

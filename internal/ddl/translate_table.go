@@ -149,6 +149,9 @@ func (x *translation) renameOne(work *overlay, from, to schema.TableID) error {
 	if t == nil {
 		return x.unsupported("table %s is not in sluice's schema history", from)
 	}
+	if err := checkName("table", to.Name); err != nil {
+		return x.unsupported("%v", err)
+	}
 	n := x.tr.Naming
 	oldSchema, newSchema := n.Schema(from.Database), n.Schema(to.Database)
 	hasOnUpdate := false

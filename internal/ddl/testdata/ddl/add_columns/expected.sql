@@ -112,3 +112,6 @@ CREATE OR REPLACE TRIGGER "sluice_on_update" BEFORE UPDATE ON "src"."t" FOR EACH
 -- ALTER TABLE t ADD COLUMN qty INT
 -- unsupported: column qty already exists in sluice's schema history of src.t
 
+-- ALTER TABLE t ADD COLUMN xmin INT
+-- unsupported: column name "xmin" is a PostgreSQL system column name (rename it on the source)
+
