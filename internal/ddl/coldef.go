@@ -133,21 +133,7 @@ func (s *Translator) columnTypeText(c *schema.Column, ct *sqlparser.ColumnType) 
 	}
 	switch typ {
 	case "tinyint", "smallint", "mediumint", "int", "bigint":
-		w := intWidths[typ]
-		width := w[0]
-		if c.Unsigned {
-			width = w[1]
-		}
-		if length >= 0 {
-			width = length
-		}
-		if strings.EqualFold(ct.Type, "bool") || strings.EqualFold(ct.Type, "boolean") {
-			width = 1
-		}
-		c.ColumnType = typ + "(" + strconv.Itoa(width) + ")" + attrs
-		if s.Flavor == "mysql" && !c.Zerofill && !(typ == "tinyint" && width == 1) {
-			c.ColumnType = typ + attrs // MySQL 8.0.19+ shows no display width
-		}
+		c.ColumnType = s.intColumnType(c, ct, length, attrs)
 	case "decimal":
 		p, sc := 10, 0
 		if length >= 0 {
@@ -202,6 +188,28 @@ func (s *Translator) columnTypeText(c *schema.Column, ct *sqlparser.ColumnType) 
 		c.ColumnType = typ
 	}
 	return nil
+}
+
+// intColumnType spells an integer type with its display width: given, or
+// the default for the type (MySQL 8.0.19+ shows none but for TINYINT(1)
+// and ZEROFILL).
+func (s *Translator) intColumnType(c *schema.Column, ct *sqlparser.ColumnType, length int, attrs string) string {
+	typ := c.DataType
+	w := intWidths[typ]
+	width := w[0]
+	if c.Unsigned {
+		width = w[1]
+	}
+	if length >= 0 {
+		width = length
+	}
+	if strings.EqualFold(ct.Type, "bool") || strings.EqualFold(ct.Type, "boolean") {
+		width = 1
+	}
+	if s.Flavor == "mysql" && !c.Zerofill && !(typ == "tinyint" && width == 1) {
+		return typ + attrs
+	}
+	return typ + "(" + strconv.Itoa(width) + ")" + attrs
 }
 
 // sizedTextType picks the smallest TEXT/BLOB type that holds n characters,

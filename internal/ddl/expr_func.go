@@ -79,47 +79,8 @@ func (x *exprTranslator) function(name string, args []sqlparser.Expr) (pgExpr, e
 		return x.coalesce(name, args)
 	case "if":
 		return x.ifFunc(args)
-	case "year", "month", "day", "dayofmonth", "hour", "minute", "second":
-		if len(args) != 1 {
-			return pgExpr{}, refuse("%s with %d arguments", name, len(args))
-		}
-		unit := map[string]string{"dayofmonth": "day"}[name]
-		if unit == "" {
-			unit = name
-		}
-		return x.extract(unit, args[0])
-	case "date":
-		if len(args) != 1 {
-			return pgExpr{}, refuse("date with %d arguments", len(args))
-		}
-		a, err := x.zoneless(args[0])
-		if err != nil {
-			return pgExpr{}, err
-		}
-		return pe("("+a.sql+")::date", clsTemporal), nil
-	case "to_days":
-		// MariaDB stores DATEDIFF(a, b) as to_days(a) - to_days(b).
-		if len(args) != 1 {
-			return pgExpr{}, refuse("to_days with %d arguments", len(args))
-		}
-		a, err := x.zoneless(args[0])
-		if err != nil {
-			return pgExpr{}, err
-		}
-		return pe("(("+a.sql+")::date - DATE '0001-01-01' + 366)", clsNum), nil
-	case "datediff":
-		if len(args) != 2 {
-			return pgExpr{}, refuse("datediff with %d arguments", len(args))
-		}
-		a, err := x.zoneless(args[0])
-		if err != nil {
-			return pgExpr{}, err
-		}
-		b, err := x.zoneless(args[1])
-		if err != nil {
-			return pgExpr{}, err
-		}
-		return pe("(("+a.sql+")::date - ("+b.sql+")::date)", clsNum), nil
+	case "year", "month", "day", "dayofmonth", "hour", "minute", "second", "date", "to_days", "datediff":
+		return x.dateFunction(name, args)
 	}
 	return pgExpr{}, refuse("function %s()", name)
 }
@@ -394,4 +355,52 @@ func (x *exprTranslator) cast(e sqlparser.Expr, t *sqlparser.ConvertType) (pgExp
 		return pe("("+a.sql+")::date", clsTemporal), nil
 	}
 	return pgExpr{}, refuse("CAST(%s AS %s)", a.cls, typ)
+}
+
+// dateFunction translates the date functions of DATE and DATETIME columns.
+func (x *exprTranslator) dateFunction(name string, args []sqlparser.Expr) (pgExpr, error) {
+	switch name {
+	case "year", "month", "day", "dayofmonth", "hour", "minute", "second":
+		if len(args) != 1 {
+			return pgExpr{}, refuse("%s with %d arguments", name, len(args))
+		}
+		unit := map[string]string{"dayofmonth": "day"}[name]
+		if unit == "" {
+			unit = name
+		}
+		return x.extract(unit, args[0])
+	case "date":
+		if len(args) != 1 {
+			return pgExpr{}, refuse("date with %d arguments", len(args))
+		}
+		a, err := x.zoneless(args[0])
+		if err != nil {
+			return pgExpr{}, err
+		}
+		return pe("("+a.sql+")::date", clsTemporal), nil
+	case "to_days":
+		// MariaDB stores DATEDIFF(a, b) as to_days(a) - to_days(b).
+		if len(args) != 1 {
+			return pgExpr{}, refuse("to_days with %d arguments", len(args))
+		}
+		a, err := x.zoneless(args[0])
+		if err != nil {
+			return pgExpr{}, err
+		}
+		return pe("(("+a.sql+")::date - DATE '0001-01-01' + 366)", clsNum), nil
+	case "datediff":
+		if len(args) != 2 {
+			return pgExpr{}, refuse("datediff with %d arguments", len(args))
+		}
+		a, err := x.zoneless(args[0])
+		if err != nil {
+			return pgExpr{}, err
+		}
+		b, err := x.zoneless(args[1])
+		if err != nil {
+			return pgExpr{}, err
+		}
+		return pe("(("+a.sql+")::date - ("+b.sql+")::date)", clsNum), nil
+	}
+	return pgExpr{}, refuse("function %s()", name)
 }
