@@ -1,0 +1,104 @@
+package binlog
+
+import (
+	"testing"
+
+	"github.com/go-mysql-org/go-mysql/mysql"
+	"github.com/go-mysql-org/go-mysql/replication"
+)
+
+func TestMariaDBGTIDTracking(t *testing.T) {
+	g, err := newGTIDTracker(FlavorMariaDB, "0-1-5,2-9-100", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []*replication.MariadbGTIDEvent{
+		{GTID: mysql.MariadbGTID{DomainID: 0, ServerID: 1, SequenceNumber: 6}},
+		{GTID: mysql.MariadbGTID{DomainID: 3, ServerID: 4, SequenceNumber: 1}},
+		{GTID: mysql.MariadbGTID{DomainID: 0, ServerID: 2, SequenceNumber: 7}}, // after a failover
+	} {
+		if got := g.begin(ev); got != ev.GTID.String() {
+			t.Errorf("begin %s: %q", ev.GTID.String(), got)
+		}
+		if err := g.commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := g.String(), "0-2-7,2-9-100,3-4-1"; got != want {
+		t.Errorf("set %q, want %q", got, want)
+	}
+	// Without commit, a begun GTID does not count.
+	g.begin(&replication.MariadbGTIDEvent{GTID: mysql.MariadbGTID{DomainID: 0, ServerID: 2, SequenceNumber: 8}})
+	if got := g.String(); got != "0-2-7,2-9-100,3-4-1" {
+		t.Errorf("uncommitted GTID changed the set: %q", got)
+	}
+	off, _ := newGTIDTracker(FlavorMySQL, "", false)
+	off.begin(&replication.GTIDEvent{SID: make([]byte, 16), GNO: 0})
+	if err := off.commit(); err != nil || off.String() != "" || off.enabled() {
+		t.Errorf("untracked: %q %v", off.String(), err)
+	}
+}
+
+func TestAnonymousMySQLGTIDIsNotTracked(t *testing.T) {
+	g, err := newGTIDTracker(FlavorMySQL, "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.begin(&replication.GTIDEvent{SID: make([]byte, 16)}); got != "" {
+		t.Errorf("anonymous GTID %q", got)
+	}
+	if err := g.commit(); err != nil || g.String() != "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5" {
+		t.Errorf("set %q %v", g.String(), err)
+	}
+}
+
+func TestClassifyQuery(t *testing.T) {
+	for q, want := range map[string]queryKind{
+		"BEGIN": queryBegin, "  begin ": queryBegin, "COMMIT": queryCommit, "ROLLBACK": queryRollback,
+		"ROLLBACK TO SAVEPOINT a": querySavepoint, "SAVEPOINT a": querySavepoint, "RELEASE SAVEPOINT a": querySavepoint,
+		"XA START 'x'": queryXA, "ALTER TABLE t ADD c INT": queryOther, "BEGINNING": queryOther,
+	} {
+		if got := classifyQuery(q); got != want {
+			t.Errorf("%q: %d, want %d", q, got, want)
+		}
+	}
+	for q, want := range map[string]bool{"INSERT INTO t VALUES (1)": true, " update t set a=1": true,
+		"REPLACE INTO t VALUES (1)": true, "LOAD DATA INFILE 'x' INTO TABLE t": true, "ALTER TABLE t": false, "DELETE": true} {
+		if got := isRowStatement(q); got != want {
+			t.Errorf("isRowStatement(%q) = %v", q, got)
+		}
+	}
+}
+
+func TestStatementTables(t *testing.T) {
+	ids, err := statementTables("UPDATE a JOIN other.b ON a.id = b.id SET a.x = 1", "db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, id := range ids {
+		got[id.String()] = true
+	}
+	if !got["db.a"] || !got["other.b"] {
+		t.Errorf("tables %v", ids)
+	}
+	if _, err := statementTables("INSERT INTO ((", "db"); err == nil {
+		t.Error("no error for a statement that does not parse")
+	}
+}
+
+func TestSuggestSkipAndServerID(t *testing.T) {
+	if got, want := suggestSkip("ALTER  TABLE `t`\n ADD COLUMN c INT COMMENT 'x'"), "ALTER TABLE `t` ADD*"; got != want {
+		t.Errorf("suggestSkip %q, want %q", got, want)
+	}
+	if got := suggestSkip("DROP TABLE 'it''s'"); got != "DROP TABLE ?it??s?*" {
+		t.Errorf("quotes are not replaced: %q", got)
+	}
+	a, b := DefaultServerID("default", "postgres://u@h:5432/db"), DefaultServerID("other", "postgres://u@h:5432/db")
+	if a == b || a < serverIDBase || b < serverIDBase {
+		t.Errorf("derived ids %d %d", a, b)
+	}
+	if a != DefaultServerID("default", "postgres://u@h:5432/db") {
+		t.Error("derived id is not stable")
+	}
+}

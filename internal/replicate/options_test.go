@@ -1,0 +1,73 @@
+package replicate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/model"
+)
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{
+		"256MB": 256 << 20, "1GiB": 1 << 30, "1gb": 1 << 30, "512m": 512 << 20, "1073741824": 1 << 30,
+		" 64 MiB ": 64 << 20, "1.5GB": 3 << 29, "100k": 100 << 10,
+	} {
+		got, err := ParseSize(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "MB", "12XB", "-1MB", "1e3"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q): no error", bad)
+		}
+	}
+	if FormatSize(256<<20) != "256MiB" || FormatSize(1<<30) != "1GiB" || FormatSize(1000) != "1000B" {
+		t.Error("FormatSize")
+	}
+}
+
+func TestParsePosition(t *testing.T) {
+	p, err := ParsePosition("mysql-bin.000042:1337")
+	if err != nil || p.File != "mysql-bin.000042" || p.Pos != 1337 {
+		t.Errorf("%+v %v", p, err)
+	}
+	for _, bad := range []string{"mysql-bin.000042", ":4", "f:x", "f:3", "f:99999999999"} {
+		if _, err := ParsePosition(bad); err == nil {
+			t.Errorf("ParsePosition(%q): no error", bad)
+		}
+	}
+}
+
+func TestOptionsAreCheckedTogether(t *testing.T) {
+	_, err := Options{StartGTID: "0-1-1", StartPosition: "f", ZeroDate: "never", MaxTxnMemory: 1 << 20}.withDefaults()
+	if exitcode.Of(err) != exitcode.Config {
+		t.Fatalf("exit code %d: %v", exitcode.Of(err), err)
+	}
+	for _, want := range []string{"--start-gtid and --start-position", "--zero-date", "--max-txn-memory 1MiB", "--start-position \"f\""} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+}
+
+func TestReachedAndFileNumber(t *testing.T) {
+	a := model.Position{File: "mysql-bin.000010", Pos: 500}
+	for _, c := range []struct {
+		applied, target model.Position
+		want            bool
+	}{
+		{a, model.Position{File: "mysql-bin.000010", Pos: 500}, true},
+		{a, model.Position{File: "mysql-bin.000010", Pos: 501}, false},
+		{a, model.Position{File: "mysql-bin.000009", Pos: 9999}, true},
+		{model.Position{GTIDSet: "0-1-5"}, a, false},
+	} {
+		if got := reached(c.applied, c.target); got != c.want {
+			t.Errorf("reached(%s, %s) = %v", c.applied, c.target, got)
+		}
+	}
+	if fileNumber(model.Position{File: "host.example-bin.000123"}) != 123 || fileNumber(model.Position{}) != 0 {
+		t.Error("fileNumber")
+	}
+}
