@@ -48,6 +48,7 @@ func (s *Translator) column(def *sqlparser.ColumnDefinition, ordinal int, tableC
 	}
 	typ = canonicalTypeName(typ, ct)
 	c.DataType = typ
+	c.IsJSON = typ == "json" // MySQL 8's JSON (MariaDB's alias arrives as longtext + check)
 	c.Unsigned = ct.Unsigned || ct.Zerofill
 	c.Zerofill = ct.Zerofill
 	if schema.IsTextType(typ) {

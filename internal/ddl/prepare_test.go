@@ -1,6 +1,10 @@
 package ddl
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sluice-db/sluice/internal/schema"
+)
 
 func TestPrepareRewrites(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -28,5 +32,29 @@ func TestPrepareRewrites(t *testing.T) {
 	}
 	if !prepare("CREATE OR REPLACE TABLE t (a int)", "mariadb").orReplace {
 		t.Error("orReplace not recorded")
+	}
+}
+
+func TestMySQLFlavorParse(t *testing.T) {
+	cat := &schema.Catalog{Flavor: "mysql", ExplicitDefaultsForTimestamp: true,
+		Databases:  []schema.Database{{Name: "d", Charset: "utf8mb4", Collation: "utf8mb4_0900_ai_ci"}},
+		Collations: map[string]string{"utf8mb4": "utf8mb4_0900_ai_ci"}}
+	tr := NewTranslator(cat, nil, schema.Naming{}, schema.Filter{})
+	tb, err := tr.TableFromCreate("CREATE TABLE t (a INT UNSIGNED, b TINYINT(1), c JSON, d YEAR, e INT CHECK (e > 0), "+
+		"f INT ZEROFILL)", "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": "int unsigned", "b": "tinyint(1)", "c": "json", "d": "year", "f": "int(10) unsigned zerofill"}
+	for name, ct := range want {
+		if c := tb.Column(name); c == nil || c.ColumnType != ct {
+			t.Errorf("column %s: %+v, want column type %s", name, c, ct)
+		}
+	}
+	if !tb.Column("c").IsJSON || tb.Column("c").Charset != "" {
+		t.Errorf("MySQL JSON: %+v", tb.Column("c"))
+	}
+	if len(tb.Checks) != 1 || tb.Checks[0].Name != "t_chk_1" {
+		t.Errorf("MySQL names unnamed checks <table>_chk_<n>: %+v", tb.Checks)
 	}
 }
