@@ -175,7 +175,35 @@ Ratios of the median times (same run):
 
 - sluice vs reladiff: **$(ratio sluice reladiff)×** as fast (goal ≥ 3)
 - sluice time / read-limit time: **$(ratio scan sluice)** (goal ≤ 2)
+
+Where the time goes (median runs):
+
+$(for t in $TOOLS; do cpu_line "$t"; done)
+- Both servers hash every row with MD5, the only hash that MariaDB and PostgreSQL 15 both have
+  built in (PostgreSQL has no crc32 before 18; MariaDB has no hash PostgreSQL has): that is
+  about 1.4 µs per sysbench row on each side here, so a full comparison cannot finish faster than
+  (mariadbd + postgres CPU) / $(nproc) cores. sluice runs both servers flat out for its whole run
+  (source and target chunk queries at the same time, no parallel-query workers on the target,
+  chunk bounds of dense integer keys computed instead of read); reladiff makes the servers
+  spend more CPU for the same rows (see above) and adds its own client CPU and table-by-table
+  pauses. A 3× lead would need a finish below sluice's own server bound: the servers would have
+  to hash a row in less CPU than MD5 takes here.
+- The scan only reads and prints: its server CPU is a fraction of a hashing pass, its client
+  CPU (mariadb and psql formatting rows) is most of its cost.
+- CPU s mariadbd/postgres count everything those servers did meanwhile, including other work on
+  this shared box.
 EOF
+}
+
+# cpu_line TOOL: how the median run's CPU splits between the tool and the two servers.
+cpu_line() {
+	local w t m p
+	w="$(median_of "$1" wall)"
+	[[ $w == - ]] && return
+	t="$(median_of "$1" tool)" m="$(median_of "$1" my)" p="$(median_of "$1" pg)"
+	NAME="$(tool_name "$1")" awk -v w="$w" -v t="$t" -v m="$m" -v p="$p" -v cores="$(nproc)" 'BEGIN {
+		printf "- %s: %.2f s wall = %.1f core-seconds; used %.1f: tool %.1f, mariadbd %.1f, postgres %.1f (server bound: %.2f s)\n",
+			ENVIRON["NAME"], w, w * cores, t + m + p, t, m, p, (m + p) / cores }'
 }
 
 main() {
