@@ -185,3 +185,41 @@ func TestVerifyGeneratedColumns(t *testing.T) {
 	rep = s.runVerify(t, []*schema.Table{tb}, nil)
 	sameLines(t, "generated columns", found(rep), want)
 }
+
+// TestVerifyKeyKinds: range chunks on keys of every range kind, with
+// boundaries that only compare right as their own type (BIGINT UNSIGNED
+// above 2^63, DECIMAL digits beyond a double's, negative TIME).
+func TestVerifyKeyKinds(t *testing.T) {
+	s := newSide(t, "verify_keykinds")
+	s.mustMy(t, `
+CREATE TABLE kd (k DECIMAL(30,10) PRIMARY KEY, v INT);
+INSERT INTO kd SELECT CONCAT('12345678901234567890.', LPAD(seq, 10, '0')), seq FROM seq_1_to_300;
+CREATE TABLE ku (k BIGINT UNSIGNED PRIMARY KEY, v INT);
+INSERT INTO ku SELECT 18446744073709551615 - seq * 3, seq FROM seq_1_to_300;
+CREATE TABLE kt (k TIME(3) PRIMARY KEY, v INT);
+INSERT INTO kt SELECT SEC_TO_TIME(CAST(seq AS SIGNED) * 7 - 1000 + 0.5), seq FROM seq_1_to_300;
+CREATE TABLE ky (y YEAR, d DATE, t DATETIME(6), v INT, PRIMARY KEY (y, d, t));
+INSERT INTO ky SELECT 1901 + seq % 3, '2020-01-01' + INTERVAL seq DAY, '2020-01-01' + INTERVAL seq SECOND, seq FROM seq_1_to_300;`)
+	names := []string{"kd", "ku", "kt", "ky"}
+	var tables []*schema.Table
+	for _, n := range names {
+		tables = append(tables, loadTable(t, s.my, s.db, n))
+	}
+	s.snapshot(t, typemap.DefaultOptions(), names...)
+	opts := func(o *Options) { o.ChunkRows, o.FetchRows = 50, 10 }
+	if rep := s.runVerify(t, tables, opts); rep.Result != ResultEqual || rep.Rows != 1200 {
+		t.Fatalf("fresh copy: %s, %d rows %v", rep.Result, rep.Rows, found(rep))
+	}
+	q := quotePG(s.pgSchm)
+	s.mustPG(t, "UPDATE "+q+".kd SET v = 0 WHERE v = 150")
+	s.mustPG(t, "UPDATE "+q+".ku SET v = 0 WHERE v = 1")
+	s.mustPG(t, "UPDATE "+q+".kt SET v = 0 WHERE v = 100")
+	s.mustPG(t, "DELETE FROM "+q+".ky WHERE v = 299")
+	rep := s.runVerify(t, tables, opts)
+	sameLines(t, "key kinds", found(rep), []string{
+		"kd differs k=12345678901234567890.0000000150 v",
+		"ku differs k=18446744073709551612 v",
+		"kt differs k=-00:04:59.5 v",
+		"ky only_in_source y=1903, d=2020-10-26, t=2020-01-01 00:04:59.000000",
+	})
+}
