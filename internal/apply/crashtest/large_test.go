@@ -15,8 +15,8 @@ import (
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
-// TestOneGigabyteTransaction replicates one 1 GB source transaction (a
-// million 1 KB rows inserted by a single statement) with
+// TestOneGigabyteTransaction replicates one source transaction of over
+// 1 GiB of binlog (1.1 million 1 KB rows inserted by one statement) with
 // --max-txn-memory 256MB, and checks that the sluice process's peak RSS
 // (getrusage maxrss of the child, the same figure as VmHWM) stays under
 // 512 MB and that every row arrived. It takes about 30 s here (10 s of
