@@ -254,7 +254,7 @@ func (s *Stream) syncerConfig() replication.BinlogSyncerConfig {
 		// events are ~8 KB, so this bounds read-ahead to a few MB.
 		EventCacheCount:     s.cfg.eventCache,
 		RowsEventDecodeFunc: s.decodeRows,
-		Logger:              s.cfg.Log.With("component", "go-mysql"),
+		Logger:              libraryLogger(s.cfg.Log),
 		Dialer:              nil,
 	}
 }
