@@ -137,6 +137,12 @@ func TestTrackerWatermarkOverOutOfOrderCommits(t *testing.T) {
 	if !tr.idle() {
 		t.Fatal("tracker must be idle")
 	}
+	// A repeated older position (a heartbeat of a stream started before
+	// the checkpoint) does not move the watermark back.
+	tr.add(&entry{seq: 5, end: pos(250), done: true, schemaVersion: 2})
+	if wm := tr.watermark(); wm.pos.Pos != 400 || wm.seq != 5 {
+		t.Fatalf("watermark moved back to %v", wm.pos)
+	}
 	select {
 	case <-tr.changed:
 	default:

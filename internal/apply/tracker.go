@@ -92,10 +92,12 @@ func (t *tracker) advanceLocked() {
 	for t.head < len(t.queue) && t.queue[t.head].done {
 		e := t.queue[t.head]
 		t.wm.seq = e.seq
-		if !e.end.IsZero() {
+		// Never backwards: a stream started before the checkpoint repeats
+		// positions (and heartbeats) the watermark has passed already.
+		if !e.end.IsZero() && e.end.Compare(t.wm.pos) >= 0 {
 			t.wm.pos = e.end
 		}
-		if !e.ts.IsZero() {
+		if e.ts.After(t.wm.ts) {
 			t.wm.ts = e.ts
 		}
 		t.wm.schemaVersion = e.schemaVersion
