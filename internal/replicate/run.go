@@ -72,7 +72,20 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err := binlog.CheckServerID(ctx, r.src, r.info, serverID, o.Stream); err != nil {
 		return err
 	}
-	start, err := r.resolveStart(ctx)
+	var err error
+	if err := r.ensureStart(ctx); err != nil {
+		return err
+	}
+	r.applier, err = apply.New(apply.Config{Stream: o.Stream, Workers: o.Workers,
+		MaxInflightBytes: o.MaxTxnMemory / 2, Log: r.log}, r.pool, r.naming)
+	if err != nil {
+		return err
+	}
+	st, err := r.applier.Open(ctx)
+	if err != nil {
+		return err
+	}
+	start, err := r.origin(ctx, st)
 	if err != nil {
 		return err
 	}
@@ -96,11 +109,6 @@ func (r *runner) prepare(ctx context.Context) error {
 		Log:           r.log,
 		OnIdle:        r.noteIdle,
 	})
-	if err != nil {
-		return err
-	}
-	r.applier, err = apply.New(apply.Config{Stream: o.Stream, Workers: o.Workers,
-		MaxInflightBytes: o.MaxTxnMemory / 2, Log: r.log}, r.pool, r.naming)
 	if err != nil {
 		return err
 	}
@@ -155,6 +163,9 @@ func (r *runner) loadSource(ctx context.Context) error {
 func (r *runner) close() {
 	if r.unregister != nil {
 		r.unregister()
+	}
+	if r.applier != nil {
+		r.applier.Close() // when Run did not start; safe twice
 	}
 	if r.src != nil {
 		r.src.Close()

@@ -21,39 +21,77 @@ type origin struct {
 	version int64
 }
 
-// resolveStart finds the start: the target's checkpoint with its schema
-// history, or --start-gtid/--start-position with the current schema (then
-// recorded as schema version 1 with a checkpoint, so a restart continues
-// from the target like after a snapshot).
-func (r *runner) resolveStart(ctx context.Context) (*origin, error) {
+// ensureStart makes sure the stream has a checkpoint with a schema version
+// before apply loads it: --start-gtid/--start-position on a stream without
+// one record the start and the current schema as version 1 (so a restart
+// continues like after a snapshot); a checkpoint without a schema history
+// gets the current schema as version 1. It runs before apply's fence; that
+// is safe because it only writes a stream that no run has applied to.
+func (r *runner) ensureStart(ctx context.Context) error {
 	o := r.o
 	st, err := checkpoint.Load(ctx, r.pool, o.Stream)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if st != nil {
-		return r.fromCheckpoint(ctx, st)
-	}
-	if o.StartGTID == "" && o.StartPosition == "" {
-		return nil, exitcode.ConfigError(fmt.Errorf("stream %q has no checkpoint in the target %s and neither --start-gtid nor --start-position was given: "+
+	switch {
+	case st == nil && o.StartGTID == "" && o.StartPosition == "":
+		return exitcode.ConfigError(fmt.Errorf("stream %q has no checkpoint in the target %s and neither --start-gtid nor --start-position was given: "+
 			"run `sluice snapshot` (or `sluice migrate`) first, or pass --start-gtid (e.g. 0-1-42) or --start-position (e.g. mysql-bin.000042:4)",
 			o.Stream, o.Target.Redacted()))
-	}
-	return r.fromFlags(ctx)
-}
-
-func (r *runner) fromCheckpoint(ctx context.Context, st *checkpoint.State) (*origin, error) {
-	o := r.o
-	if o.StartGTID != "" || o.StartPosition != "" {
+	case st == nil:
+		pos, err := r.flagPosition(ctx)
+		if err != nil {
+			return err
+		}
+		r.log.Warn("starting without a snapshot: the tables at the start position are assumed to be defined as they are now "+
+			"(information_schema), and the target tables must hold the rows the source had at that position",
+			"stream", o.Stream, "start", pos.String(), "tables", len(r.cat.Tables))
+		return r.recordStart(ctx, pos)
+	case o.StartGTID != "" || o.StartPosition != "":
 		r.log.Warn("the stream has a checkpoint: --start-gtid/--start-position only apply to a stream without one",
 			"stream", o.Stream, "checkpoint", st.Position.String())
+	}
+	if st.SchemaVersion <= 0 && !st.Position.IsZero() {
+		r.log.Warn("the checkpoint has no schema history: assuming the tables at the checkpoint are defined as they are now, and recording that as schema version 1",
+			"stream", o.Stream, "checkpoint", st.Position.String())
+		return r.recordStart(ctx, st.Position)
+	}
+	return nil
+}
+
+// flagPosition is the start given by --start-gtid or --start-position.
+func (r *runner) flagPosition(ctx context.Context) (model.Position, error) {
+	o := r.o
+	if o.StartGTID != "" {
+		if !r.info.GTID {
+			return model.Position{}, exitcode.ConfigError(fmt.Errorf("--start-gtid: the source has no GTIDs (gtid_mode is not ON); use --start-position"))
+		}
+		if _, err := gomysql.ParseGTIDSet(r.info.Flavor, o.StartGTID); err != nil {
+			return model.Position{}, exitcode.ConfigError(fmt.Errorf("--start-gtid %q is not a %s GTID set: %v", o.StartGTID, r.info.Flavor, err))
+		}
+		return model.Position{GTIDSet: strings.TrimSpace(o.StartGTID), Flavor: r.info.Flavor}, nil
+	}
+	pos, err := ParsePosition(o.StartPosition)
+	if err != nil {
+		return pos, exitcode.ConfigError(err)
+	}
+	pos.Flavor = r.info.Flavor
+	if r.info.GTID {
+		pos.GTIDSet = r.gtidAt(ctx, pos)
+	}
+	return pos, nil
+}
+
+// origin turns the checkpoint apply loaded (after its fence, so no session
+// of an earlier run can still move it) into the stream's start and schema.
+func (r *runner) origin(ctx context.Context, st *checkpoint.State) (*origin, error) {
+	o := r.o
+	if st == nil || st.Position.IsZero() {
+		return nil, exitcode.ConfigError(fmt.Errorf("the checkpoint of stream %q has no position; re-run `sluice snapshot --restart`", o.Stream))
 	}
 	if st.Position.Flavor != "" && st.Position.Flavor != r.info.Flavor {
 		return nil, exitcode.ConfigError(fmt.Errorf("the checkpoint of stream %q was recorded on a %s source, but %s is %s: wrong --source or --stream?",
 			o.Stream, st.Position.Flavor, o.Source.Redacted(), r.info.Flavor))
-	}
-	if st.Position.IsZero() {
-		return nil, exitcode.ConfigError(fmt.Errorf("the checkpoint of stream %q has no position; re-run `sluice snapshot --restart`", o.Stream))
 	}
 	pos := st.Position
 	pos.Flavor = r.info.Flavor
@@ -62,14 +100,6 @@ func (r *runner) fromCheckpoint(ctx context.Context, st *checkpoint.State) (*ori
 	} else if pos.GTIDSet == "" && pos.File != "" {
 		pos.GTIDSet = r.gtidAt(ctx, pos)
 	}
-	if st.SchemaVersion <= 0 {
-		r.log.Warn("the checkpoint has no schema history: assuming the tables at the checkpoint are defined as they are now, and recording that as schema version 1",
-			"stream", o.Stream, "checkpoint", pos.String())
-		if err := r.recordStart(ctx, pos); err != nil {
-			return nil, err
-		}
-		return &origin{pos: pos, tables: r.catalogTables(), version: 1}, nil
-	}
 	tables, err := checkpoint.LoadSchema(ctx, r.pool, o.Stream, st.SchemaVersion)
 	if err != nil {
 		return nil, err
@@ -77,37 +107,6 @@ func (r *runner) fromCheckpoint(ctx context.Context, st *checkpoint.State) (*ori
 	r.log.Info("continuing from the checkpoint", "stream", o.Stream, "position", pos.String(),
 		"schema_version", st.SchemaVersion, "tables", len(tables), "checkpoint_age", roundAge(st.UpdatedAt))
 	return &origin{pos: pos, tables: tables, version: st.SchemaVersion}, nil
-}
-
-func (r *runner) fromFlags(ctx context.Context) (*origin, error) {
-	o := r.o
-	var pos model.Position
-	if o.StartGTID != "" {
-		if !r.info.GTID {
-			return nil, exitcode.ConfigError(fmt.Errorf("--start-gtid: the source has no GTIDs (gtid_mode is not ON); use --start-position"))
-		}
-		if _, err := gomysql.ParseGTIDSet(r.info.Flavor, o.StartGTID); err != nil {
-			return nil, exitcode.ConfigError(fmt.Errorf("--start-gtid %q is not a %s GTID set: %v", o.StartGTID, r.info.Flavor, err))
-		}
-		pos = model.Position{GTIDSet: strings.TrimSpace(o.StartGTID)}
-	} else {
-		p, err := ParsePosition(o.StartPosition)
-		if err != nil {
-			return nil, exitcode.ConfigError(err)
-		}
-		pos = p
-		if r.info.GTID {
-			pos.GTIDSet = r.gtidAt(ctx, pos)
-		}
-	}
-	pos.Flavor = r.info.Flavor
-	r.log.Warn("starting without a snapshot: the tables at the start position are assumed to be defined as they are now "+
-		"(information_schema), and the target tables must hold the rows the source had at that position",
-		"stream", o.Stream, "start", pos.String(), "tables", len(r.cat.Tables))
-	if err := r.recordStart(ctx, pos); err != nil {
-		return nil, err
-	}
-	return &origin{pos: pos, tables: r.catalogTables(), version: 1}, nil
 }
 
 // gtidAt converts a file position into the GTID set there (MariaDB), so the
@@ -133,12 +132,4 @@ func (r *runner) recordStart(ctx context.Context, pos model.Position) error {
 		}
 		return checkpoint.Save(ctx, tx, r.o.Stream, checkpoint.State{Position: pos, SchemaVersion: 1})
 	})
-}
-
-func (r *runner) catalogTables() map[schema.TableID]*schema.Table {
-	out := make(map[schema.TableID]*schema.Table, len(r.cat.Tables))
-	for _, t := range r.cat.Tables {
-		out[t.TableID] = t
-	}
-	return out
 }
