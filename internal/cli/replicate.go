@@ -48,6 +48,12 @@ or pre-flight error (including no start position and a purged binlog).`,
 	addScopeFlags(cmd)
 	addTypeFlags(cmd)
 	addWorkersFlag(cmd, "apply sessions (PostgreSQL connections writing rows)")
+	// Apply sessions mostly wait on PostgreSQL: more of them than CPUs pay
+	// off, so 0 lets apply choose (2 per CPU, at least 4).
+	w := cmd.Flags().Lookup("workers")
+	w.Usage = "parallel apply sessions (PostgreSQL connections writing rows); 0 = 2 per CPU, at least 4; e.g. --workers 8"
+	w.DefValue = "0"
+	_ = w.Value.Set("0")
 	addStreamFlag(cmd)
 	addMetricsFlag(cmd)
 	addReplicateFlags(cmd)

@@ -14,6 +14,12 @@ import (
 // being emitted in fragments. Every row must arrive exactly once, the
 // fragments of the large transaction must share one Seq, and Seq must grow.
 func TestStreamReconnectsWithoutLossOrDuplicates(t *testing.T) {
+	for _, by := range []string{"gtid", "file"} {
+		t.Run("by "+by, func(t *testing.T) { testReconnects(t, by == "gtid") })
+	}
+}
+
+func testReconnects(t *testing.T, byGTID bool) {
 	f := newFixture(t, "bl_reconnect", `CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(1000))`)
 	proxy := newCutProxy(t, f.src.Addr())
 	start := f.position()
@@ -21,6 +27,10 @@ func TestStreamReconnectsWithoutLossOrDuplicates(t *testing.T) {
 	cfg.Source.Port = proxy.port()
 	cfg.FragmentBytes = 64 << 10
 	cfg.eventCache = 2
+	cfg.Info.GTIDStrict = byGTID // MariaDB positions by GTID only in strict mode
+	if st, err := New(cfg); err != nil || st.byGTID() != byGTID {
+		t.Fatalf("positioning by GTID: %v (%v)", st.byGTID(), err)
+	}
 	r := startStreamCap(t, cfg, 1)
 
 	for i := 1; i <= 20; i++ {

@@ -27,9 +27,13 @@ type SourceInfo struct {
 	Flavor   string // FlavorMySQL or FlavorMariaDB
 	Version  string
 	ServerID uint32
-	// GTID is true when GTID positioning works: always on MariaDB 10+,
-	// gtid_mode=ON on MySQL.
+	// GTID is true when the binlog carries GTIDs that sluice tracks: always
+	// on MariaDB 10+, gtid_mode=ON on MySQL.
 	GTID bool
+	// GTIDStrict is MariaDB's gtid_strict_mode: only then is a GTID position
+	// unambiguous, so only then does a MariaDB stream position by GTID
+	// (MySQL GTID sets are always exact).
+	GTIDStrict bool
 }
 
 // Source is a plain SQL connection to the source for the questions a
@@ -64,6 +68,10 @@ func (s *Source) Info(ctx context.Context) (SourceInfo, error) {
 	if strings.Contains(strings.ToLower(info.Version+" "+comment.String), "mariadb") {
 		info.Flavor = FlavorMariaDB
 		info.GTID = true
+		var strict sql.NullString
+		if err := s.db.QueryRowContext(ctx, `SELECT @@gtid_strict_mode`).Scan(&strict); err == nil {
+			info.GTIDStrict = strict.String == "1" || strings.EqualFold(strict.String, "ON")
+		}
 		return info, nil
 	}
 	// gtid_mode exists from MySQL 5.6 on; an error means an older server.

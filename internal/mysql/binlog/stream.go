@@ -209,16 +209,26 @@ func (s *Stream) prepareResume() {
 }
 
 func (s *Stream) positioning() string {
-	if s.gtid.enabled() {
+	if s.byGTID() {
 		return "gtid"
 	}
 	return "file"
 }
 
+// byGTID says whether the dump is positioned by GTID: when GTIDs are
+// tracked and positions by them are exact (MySQL, MariaDB with
+// gtid_strict_mode), or when there is no file to position by.
+func (s *Stream) byGTID() bool {
+	if !s.gtid.enabled() {
+		return false
+	}
+	return s.cfg.Info.Flavor == FlavorMySQL || s.cfg.Info.GTIDStrict || s.boundary.File == ""
+}
+
 // checkAvailable fails with the purged-binlog error when the start file is
 // no longer on the source (positioning by GTID, the server says so itself).
 func (s *Stream) checkAvailable(ctx context.Context, src *Source) error {
-	if s.gtid.enabled() || s.boundary.File == "" {
+	if s.byGTID() {
 		return nil
 	}
 	files, err := src.BinaryLogs(ctx)
@@ -269,7 +279,7 @@ func dumpFlags(flavor string) uint16 {
 }
 
 func (s *Stream) startDump(syncer *replication.BinlogSyncer) (*replication.BinlogStreamer, error) {
-	if s.gtid.enabled() {
+	if s.byGTID() {
 		return syncer.StartSyncGTID(s.gtid.clone())
 	}
 	return syncer.StartSync(gomysql.Position{Name: s.boundary.File, Pos: s.boundary.Pos})
