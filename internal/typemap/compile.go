@@ -30,7 +30,7 @@ func (m *Mapper) CompileColumn(t schema.TableID, c schema.Column) (*ColumnConv, 
 		return nil, fmt.Errorf("table %s: %w", t, err)
 	}
 	col := &column{table: t, col: c, m: m}
-	cc := &ColumnConv{Column: c, PGType: tg.pgType, Kind: tg.kind, zeroPolicy: m.opts.ZeroDate, nulPolicy: m.opts.Nul}
+	cc := &ColumnConv{Column: c, PGType: tg.pgType, Kind: tg.kind}
 	var build func(*column, target) (convs, error)
 	switch tg.kind {
 	case KindInt, KindYear:

@@ -85,9 +85,6 @@ type ColumnConv struct {
 
 	fromText   func(b []byte) (any, error)
 	fromBinlog func(v any) (any, error)
-	// the policies in force, for VerifyExprs
-	zeroPolicy ZeroDatePolicy
-	nulPolicy  NulPolicy
 }
 
 // FromText converts a value as the MySQL text protocol returns it for the

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // scope is a set of rows of one table, selected alike on both sides: a key
@@ -271,7 +272,7 @@ func (p *tablePlan) jsonText(raw []byte, source bool) string {
 	if raw == nil {
 		return nullText
 	}
-	c, err := canonicalJSON(raw, source, p.opts.Nul)
+	c, err := typemap.CanonicalJSON(raw, source, p.opts.Nul)
 	if err != nil {
 		return "invalid JSON " + string(raw)
 	}

@@ -197,7 +197,7 @@ func decodeJSONDocs(t *testing.T, o parserOptions, docs [][]byte) []any {
 
 func canonical(t *testing.T, what, text string) string {
 	t.Helper()
-	c, err := typemap.CanonicalJSON([]byte(text))
+	c, err := typemap.CanonicalJSON([]byte(text), false, "")
 	if err != nil {
 		t.Fatalf("%s is not JSON: %v\n%.300s", what, err, text)
 	}

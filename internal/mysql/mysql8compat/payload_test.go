@@ -241,7 +241,7 @@ func TestTransactionPayloadKeepsParserOptions(t *testing.T) {
 		want string
 	}{
 		{parserOptions{}, `{"at":"2024-02-29 12:00:00.500000","price":"9.99"}`},
-		{parserOptions{renderJSONAsMySQLText: true}, `{"at":"2024-02-29 12:00:00.500000","price":999/100}`},
+		{parserOptions{renderJSONAsMySQLText: true}, `{"at":"2024-02-29 12:00:00.500000","price":9.99}`},
 	} {
 		s := newBinlogStream()
 		s.add(replication.TRANSACTION_PAYLOAD_EVENT, payloadBody(replication.ZSTD, len(raw), frame))
@@ -255,7 +255,7 @@ func TestTransactionPayloadKeepsParserOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := canonical(t, "payload JSON", v.(string)); got != c.want {
+		if got := canonical(t, "payload JSON", v.(string)); got != canonical(t, "want", c.want) {
 			t.Errorf("%+v: JSON in payload → %s, want %s", c.opts, got, c.want)
 		}
 		if xid := inner[3].Event.(*replication.XIDEvent).XID; xid != 77 {

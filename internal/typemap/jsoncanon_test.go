@@ -1,9 +1,7 @@
-package verify
+package typemap
 
 import (
 	"testing"
-
-	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 func TestCanonicalJSONEqual(t *testing.T) {
@@ -23,11 +21,11 @@ func TestCanonicalJSONEqual(t *testing.T) {
 		{`123456789012345678901234567890`, `123456789012345678901234567890`},
 	}
 	for _, p := range same {
-		a, err := canonicalJSON([]byte(p[0]), true, typemap.NulStrip)
+		a, err := CanonicalJSON([]byte(p[0]), true, NulStrip)
 		if err != nil {
 			t.Fatalf("%s: %v", p[0], err)
 		}
-		b, err := canonicalJSON([]byte(p[1]), false, typemap.NulStrip)
+		b, err := CanonicalJSON([]byte(p[1]), false, NulStrip)
 		if err != nil {
 			t.Fatalf("%s: %v", p[1], err)
 		}
@@ -46,19 +44,19 @@ func TestCanonicalJSONEqual(t *testing.T) {
 		{`{"a":{"b":[1,{"c":true}]}}`, `{"a": {"b": [1, {"c": false}]}}`},
 	}
 	for _, p := range differ {
-		a, _ := canonicalJSON([]byte(p[0]), true, typemap.NulStrip)
-		b, _ := canonicalJSON([]byte(p[1]), false, typemap.NulStrip)
+		a, _ := CanonicalJSON([]byte(p[0]), true, NulStrip)
+		b, _ := CanonicalJSON([]byte(p[1]), false, NulStrip)
 		if a == b {
 			t.Errorf("%s vs %s: both %q", p[0], p[1], a)
 		}
 	}
-	if _, err := canonicalJSON([]byte(`{"a":`), true, typemap.NulStrip); err == nil {
+	if _, err := CanonicalJSON([]byte(`{"a":`), true, NulStrip); err == nil {
 		t.Error("truncated JSON accepted")
 	}
-	if _, err := canonicalJSON([]byte(`1 2`), true, typemap.NulStrip); err == nil {
+	if _, err := CanonicalJSON([]byte(`1 2`), true, NulStrip); err == nil {
 		t.Error("two documents accepted")
 	}
-	r, _ := canonicalJSON([]byte(`"a\u0000"`), true, typemap.NulReplace)
+	r, _ := CanonicalJSON([]byte(`"a\u0000"`), true, NulReplace)
 	if r != "\"a\uFFFD\"" {
 		t.Errorf("NUL replace: %q", r)
 	}

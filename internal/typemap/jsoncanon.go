@@ -1,4 +1,4 @@
-package verify
+package typemap
 
 import (
 	"bytes"
@@ -7,11 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/sluice-db/sluice/internal/typemap"
 )
 
-// canonicalJSON prints a JSON document in one canonical form so that the
+// CanonicalJSON prints a JSON document in one canonical form so that the
 // text MariaDB stores and the text jsonb prints compare equal exactly when
 // they hold the same document:
 //
@@ -24,7 +22,7 @@ import (
 //   - on the source side, the snapshot's policies: an empty document is the
 //     JSON null literal, and U+0000 in strings is stripped or replaced per
 //     --nul-char, as typemap wrote them.
-func canonicalJSON(text []byte, source bool, nul typemap.NulPolicy) (string, error) {
+func CanonicalJSON(text []byte, source bool, nul NulPolicy) (string, error) {
 	if source && len(bytes.TrimSpace(text)) == 0 {
 		return "null", nil
 	}
@@ -50,7 +48,7 @@ func canonicalJSON(text []byte, source bool, nul typemap.NulPolicy) (string, err
 
 type jsonWriter struct {
 	b   *bytes.Buffer
-	nul typemap.NulPolicy // "" on the target side: strings as they are
+	nul NulPolicy // "" on the target side: strings as they are
 }
 
 func (w jsonWriter) write(v any) error {
@@ -114,9 +112,9 @@ func (w jsonWriter) fixNul(s string) string {
 		return s
 	}
 	switch w.nul {
-	case typemap.NulStrip:
+	case NulStrip:
 		return strings.ReplaceAll(s, "\x00", "")
-	case typemap.NulReplace:
+	case NulReplace:
 		return strings.ReplaceAll(s, "\x00", "\uFFFD")
 	}
 	return s
