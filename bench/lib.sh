@@ -12,7 +12,8 @@
 # Variables after bench_init NAME:
 #   BENCH_ROOT       the repository root;  BENCH_DOC  docs/benchmarks.md
 #   BENCH_WORK       scratch dir (default /tmp/sluice-bench/NAME; override with BENCH_WORK)
-#   BENCH_RESULTS    TSV of measured runs ($BENCH_WORK/results.tsv, emptied by bench_init)
+#   BENCH_RESULTS    TSV of measured runs ($BENCH_WORK/results.tsv, emptied by bench_init unless
+#                    BENCH_REPORT_ONLY is set)
 #   BENCH_REPS       repetitions (default 3)
 #   BENCH_SLUICE     the sluice binary under test (default $BENCH_WORK/sluice once bench_init ran,
 #                    built by bench_build_sluice; set BENCH_SLUICE to test another binary)
@@ -88,7 +89,7 @@ bench_init() {
 	BENCH_WORK="${BENCH_WORK:-/tmp/sluice-bench/$name}"
 	mkdir -p "$BENCH_WORK/logs"
 	BENCH_RESULTS="$BENCH_WORK/results.tsv"
-	: >"$BENCH_RESULTS"
+	[[ -n ${BENCH_REPORT_ONLY:-} ]] || : >"$BENCH_RESULTS"
 	BENCH_SLUICE="${BENCH_SLUICE:-$BENCH_WORK/sluice}"
 	bench_require_time
 	bench_sandbox_env
@@ -454,4 +455,9 @@ bench_sluice_has() {
 	! grep -qi 'not implemented' <<<"$help"
 }
 
-bench_have_flag() { "$BENCH_SLUICE" "$1" --help 2>&1 | grep -q -- "--$2\b"; }
+# (The help is captured first: with pipefail, grep -q closing the pipe early would fail the check.)
+bench_have_flag() {
+	local help
+	help="$("$BENCH_SLUICE" "$1" --help 2>&1)" || return 1
+	grep -q -- "^ *\(-[a-zA-Z], \)\?--$2\b" <<<"$help"
+}

@@ -16,6 +16,7 @@
 #   BENCH_SLUICE_ARGS             extra arguments for `sluice snapshot` (e.g. "--workers 4")
 #   BENCH_SLUICE_FROM=head        build sluice from the committed HEAD (git archive), `tree` from the
 #                                 work tree as it is, `none` to use BENCH_SLUICE as given
+#   BENCH_REPORT_ONLY=1           rewrite the section from the last run in BENCH_WORK (measure nothing)
 #   BENCH_PROFILE=1               after the measured runs, one extra sluice run under
 #                                 `perf record -a -g` (not counted); its top symbols go in the report
 #
@@ -45,7 +46,22 @@ source "$BENCH_DIR/snapshot_tools.sh"
 # shellcheck source=bench/snapshot_report.sh
 source "$BENCH_DIR/snapshot_report.sh"
 
+# report_only: rewrite the section from the last run's files in BENCH_WORK (e.g. after editing
+# bench/snapshot-notes.md), measuring nothing.
+report_only() {
+	[[ -s $BENCH_WORK/state.sh && -s $BENCH_RESULTS ]] || bench_die "no earlier run in $BENCH_WORK to report on"
+	# shellcheck source=/dev/null
+	source "$BENCH_WORK/state.sh"
+	write_report >"$BENCH_WORK/section.md"
+	cat "$BENCH_WORK/section.md"
+	[[ -n ${BENCH_NO_DOC:-} ]] || bench_doc_section snapshot "$BENCH_WORK/section.md"
+}
+
 main() {
+	if [[ -n ${BENCH_REPORT_ONLY:-} ]]; then
+		report_only
+		return
+	fi
 	bench_sysbench_prepare "$DB" "$TABLES" "$ROWS" || bench_die "sysbench prepare of $DB failed"
 	bench_my_table_stats "$DB" >"$BENCH_WORK/source-tables.txt" || bench_die "reading table sizes of $DB failed"
 	SRC_ROWS="$(awk '{ s += $2 } END { print s }' "$BENCH_WORK/source-tables.txt")"
@@ -65,6 +81,8 @@ main() {
 	done
 
 	bench_machine_md >"$BENCH_WORK/machine.md"
+	declare -p SLUICE_ARGS SKIPPED SRC_ROWS SRC_BYTES DB TABLES ROWS TOOLS COPY_SESSIONS BENCH_REPS HASH_COLS \
+		| sed -E 's/^declare -- /declare -g /; t; s/^declare -([a-zA-Z]+)/declare -g\1/' >"$BENCH_WORK/state.sh"
 
 	local rep
 	for ((rep = 1; rep <= BENCH_REPS; rep++)); do
