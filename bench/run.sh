@@ -4,7 +4,7 @@
 #   bench/run.sh snapshot     full migration vs pgloader, pg_chameleon and the COPY limit
 #   bench/run.sh replicate    live replication and catch-up (bench/replicate.sh)
 #   bench/run.sh verify       verification vs a plain full scan (bench/verify.sh)
-#   bench/run.sh all          all of the above, in that order
+#   bench/run.sh all          all of the above, in that order (also: no argument, as `make bench` calls it)
 #
 # Each part is the script bench/<part>.sh; it writes its "## <part>" section of docs/benchmarks.md.
 # A part whose script does not exist yet is reported and makes the exit code 1; `all` still runs
@@ -30,7 +30,8 @@ run_part() {
 }
 
 main() {
-	[[ $# -eq 1 ]] || usage
+	[[ $# -le 1 ]] || usage
+	set -- "${1:-all}"
 	local rc=0 part
 	case $1 in
 	all)
