@@ -104,6 +104,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		InScope:       func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) },
 		Translate:     r.translator(),
 		SkipDDL:       skip,
+		Reload:        r.reload,
 		FragmentBytes: o.MaxTxnMemory / 16,
 		Heartbeat:     o.Heartbeat,
 		Log:           r.log,

@@ -1,6 +1,8 @@
 package replicate
 
 import (
+	"context"
+
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/schema"
@@ -23,4 +25,36 @@ func (r *runner) translator() binlog.Translator {
 		return &binlog.DDLResult{PG: res.PG, Tables: res.Tables, Dropped: res.Dropped,
 			Ignored: res.Ignored, Reason: res.Reason}, nil
 	}
+}
+
+// reload reads the current definitions of tables from the source, for a
+// statement skipped with --skip-ddl.
+func (r *runner) reload(ctx context.Context, ids []schema.TableID) (map[schema.TableID]*schema.Table, error) {
+	var include []string
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if !seen[id.Database] {
+			seen[id.Database] = true
+			include = append(include, id.Database+".*")
+		}
+	}
+	f, err := schema.NewFilter(include, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	cat, err := schema.Load(ctx, r.srcDB, f)
+	if err != nil {
+		return nil, err
+	}
+	want := map[schema.TableID]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	out := map[schema.TableID]*schema.Table{}
+	for _, t := range cat.Tables {
+		if want[t.TableID] {
+			out[t.TableID] = t
+		}
+	}
+	return out, nil
 }

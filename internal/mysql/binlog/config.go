@@ -7,6 +7,7 @@
 package binlog
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"time"
@@ -59,6 +60,10 @@ type Config struct {
 	// SkipDDL reports statements to skip knowingly (--skip-ddl, see
 	// ddl.MatchSkip); each skip is logged at WARN.
 	SkipDDL func(stmt string) bool
+	// Reload, when set, reads the current definitions of tables from the
+	// source (a missing table is absent from the map). A statement skipped
+	// with SkipDDL re-reads the tables it names with it.
+	Reload func(ctx context.Context, ids []schema.TableID) (map[schema.TableID]*schema.Table, error)
 	// FragmentBytes: a transaction whose buffered changes reach this size is
 	// emitted in fragments (Partial=true) so that memory stays bounded.
 	// Default 32 MiB.

@@ -80,10 +80,7 @@ func (s *Stream) statement(ctx context.Context, e *replication.QueryEvent, h *re
 	db := string(e.Schema)
 	at := s.statementAt(h, logPos)
 	if s.cfg.SkipDDL != nil && s.cfg.SkipDDL(q) {
-		s.logger().Warn("skipping a statement knowingly (--skip-ddl): if it changed a replicated table, "+
-			"later row events of that table may not match the schema sluice has, and sluice stops when they do not",
-			"statement", clip(q), "position", at.String(), "gtid", s.pendingGTID)
-		return s.afterIgnored(ctx, h, logPos)
+		return s.skip(ctx, q, db, h, logPos)
 	}
 	if isRowStatement(q) {
 		if err := s.checkStatementScope(q, db, at); err != nil {

@@ -150,6 +150,29 @@ func TestUnsupportedStatementStopsAndSkipDDL(t *testing.T) {
 	if !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q lacks %q", err, want)
 	}
+
+	// With Reload the skipped statement's table is re-read from the source
+	// and recorded as a schema change without target statements.
+	cfg.Reload = func(_ context.Context, ids []schema.TableID) (map[schema.TableID]*schema.Table, error) {
+		cat, err := schema.Load(context.Background(), f.my, f.scope)
+		if err != nil {
+			return nil, err
+		}
+		out := map[schema.TableID]*schema.Table{}
+		for _, tb := range cat.Tables {
+			out[tb.TableID] = tb
+		}
+		return out, nil
+	}
+	r3 := startStream(t, cfg)
+	r3.next(10 * time.Second) // row 1
+	ddl := r3.next(10 * time.Second)
+	if ddl.DDL == nil || len(ddl.DDL.PG) != 0 || len(ddl.DDL.Tables) != 1 || columnList(ddl.DDL.Tables[0]) != "id, v, w" || ddl.DDL.Version != 2 {
+		t.Fatalf("skipped statement with reload: %+v", ddl)
+	}
+	if row := r3.next(10 * time.Second); changeSummary(row.Changes[0]) != "insert t before=[] after=[2 b 3]" {
+		t.Errorf("row after the skipped statement: %s", changeSummary(row.Changes[0]))
+	}
 }
 
 // TestStatementFormatRowChangeStops: a session writing with
