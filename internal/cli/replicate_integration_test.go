@@ -29,6 +29,10 @@ func TestReplicateWithoutStartPosition(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
 	}
+	code, _, errOut = runCLI(context.Background(), "status", "--target", env.TargetURL(), "--stream", stream)
+	if code != exitcode.Failure || !strings.Contains(errOut, "has no checkpoint") {
+		t.Errorf("status of a stream without checkpoint: exit %d\n%s", code, errOut)
+	}
 }
 
 // TestReplicateFromStartPositionAndStatus starts a stream with
