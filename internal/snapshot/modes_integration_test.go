@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -123,6 +124,7 @@ func TestOneSnapshotPerStream(t *testing.T) {
 	pg := env.PG(t)
 	ctx := context.Background()
 	opts := testOptions(t, env, db)
+	opts.StreamLockWait = time.Second
 	c, err := pg.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)

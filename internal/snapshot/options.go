@@ -45,7 +45,11 @@ type Options struct {
 	Restart         bool
 	Method          mysnap.Method
 	LockWaitTimeout time.Duration
-	Log             *slog.Logger
+	// StreamLockWait is how long to wait for another run of the stream to
+	// let go of it (default 30 s): a run killed with -9 keeps its lock until
+	// PostgreSQL notices the dead connection.
+	StreamLockWait time.Duration
+	Log            *slog.Logger
 	// Progress receives the progress display (a bar on a terminal, else a
 	// log line every ProgressEvery); nil for none.
 	Progress      io.Writer
@@ -64,6 +68,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Stream == "" {
 		o.Stream = checkpoint.DefaultStream
+	}
+	if o.StreamLockWait <= 0 {
+		o.StreamLockWait = 30 * time.Second
 	}
 	if o.ZeroDate == "" {
 		o.ZeroDate = typemap.ZeroDateNull

@@ -201,18 +201,29 @@ func (r *runner) lockStream(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("target: %w", err)
 	}
-	var ok bool
-	if err := c.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtext($1))", lockKey(r.o.Stream)).Scan(&ok); err != nil {
-		c.Release()
-		return fmt.Errorf("target: lock stream %q: %w", r.o.Stream, err)
+	deadline := time.Now().Add(r.o.StreamLockWait)
+	for {
+		var ok bool
+		if err := c.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtext($1))", lockKey(r.o.Stream)).Scan(&ok); err != nil {
+			c.Release()
+			return fmt.Errorf("target: lock stream %q: %w", r.o.Stream, err)
+		}
+		if ok {
+			r.lock = c
+			return nil
+		}
+		if time.Now().After(deadline) {
+			c.Release()
+			return exitcode.ConfigError(fmt.Errorf("another sluice snapshot of stream %q is running against this target "+
+				"(waited %s for its lock); wait for it to finish, or use another --stream", r.o.Stream, r.o.StreamLockWait))
+		}
+		select {
+		case <-ctx.Done():
+			c.Release()
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
-	if !ok {
-		c.Release()
-		return exitcode.ConfigError(fmt.Errorf("another sluice snapshot of stream %q is running against this target; "+
-			"wait for it to finish, or use another --stream", r.o.Stream))
-	}
-	r.lock = c
-	return nil
 }
 
 // loadSource reads the source schema, compiles every table's converters

@@ -55,7 +55,7 @@ type PointOptions struct {
 	// LockWaitTimeout bounds how long FLUSH TABLES WITH READ LOCK may wait
 	// for running writes (while it waits, new writes queue behind it).
 	LockWaitTimeout time.Duration
-	// LockFreeAttempts is how often MethodLockFree is tried (0: 3 times;
+	// LockFreeAttempts is how often MethodLockFree is tried (0: 10 times;
 	// negative: MethodAuto skips it).
 	LockFreeAttempts int
 	Log              *slog.Logger
@@ -94,7 +94,7 @@ func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) 
 		o.LockWaitTimeout = 10 * time.Second
 	}
 	if o.LockFreeAttempts == 0 {
-		o.LockFreeAttempts = 3
+		o.LockFreeAttempts = 10
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
