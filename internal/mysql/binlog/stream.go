@@ -255,7 +255,12 @@ func (s *Stream) syncerConfig() replication.BinlogSyncerConfig {
 		ParseTime:               false,
 		TimestampStringLocation: time.UTC,
 		UseDecimal:              false,
-		HeartbeatPeriod:         s.cfg.Heartbeat,
+		// MySQL 8 binary JSON rendered the way MySQL prints it: without
+		// this, a DECIMAL inside a document arrives as a JSON string and a
+		// DATE with a time part, so a replicated document would differ from
+		// the snapshot's copy of the same one (see docs/mysql8.md).
+		RenderJSONAsMySQLText: true,
+		HeartbeatPeriod:       s.cfg.Heartbeat,
 		// A dead connection shows as missing heartbeats.
 		ReadTimeout:      3*s.cfg.Heartbeat + 10*time.Second,
 		DisableRetrySync: true, // reconnects resume from our own boundary, see Stream
