@@ -157,6 +157,18 @@ func (x *exprTranslator) column(n *sqlparser.ColName) (pgExpr, error) {
 	return pgExpr{sql: schema.QuoteIdent(c.Name), cls: kindClass(kind), col: c}, nil
 }
 
+// widenInt casts a smallint/integer column reference to bigint.
+func (x *exprTranslator) widenInt(e pgExpr) string {
+	if e.col == nil {
+		return e.sql
+	}
+	pg, kind, err := x.m.PGType(*e.col)
+	if err != nil || kind != typemap.KindInt || pg == "bigint" {
+		return e.sql
+	}
+	return e.sql + "::bigint"
+}
+
 func kindClass(k typemap.Kind) class {
 	switch k {
 	case typemap.KindInt, typemap.KindUint64, typemap.KindDecimal, typemap.KindFloat32,
@@ -256,6 +268,10 @@ func (x *exprTranslator) binary(n *sqlparser.BinaryExpr) (pgExpr, error) {
 	a, b := args[0].sql, args[1].sql
 	switch n.Operator {
 	case sqlparser.PlusOp, sqlparser.MinusOp, sqlparser.MultOp:
+		// MySQL does integer arithmetic in 64 bits; PostgreSQL in the
+		// operands' width, so smallint/integer columns are widened first
+		// (else `i + 1` overflows at 2^31 where MySQL gives a BIGINT).
+		a, b = x.widenInt(args[0]), x.widenInt(args[1])
 		return pe("("+a+" "+n.Operator.ToString()+" "+b+")", clsNum), nil
 	case sqlparser.DivOp:
 		// MySQL's / is never integer division, and x/0 is NULL.

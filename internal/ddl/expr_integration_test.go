@@ -43,7 +43,8 @@ const generatedFixture = `CREATE TABLE gen (
   g23 INT AS (a <=> b) STORED,
   g24 INT AS (b IN (0, 2, 3)) STORED,
   g25 INT AS (MONTH(dd) + DAY(dd)) STORED,
-  g26 VARCHAR(40) AS (LPAD(s, 8, '*')) STORED
+  g26 VARCHAR(40) AS (LPAD(s, 8, '*')) STORED,
+  g27 BIGINT AS (a * 1000000000 + b) STORED
 )`
 
 const generatedRows = `SET SESSION sql_mode = ''; INSERT INTO gen (id, a, b, d, s, dt, dd) VALUES

@@ -24,7 +24,7 @@ func TestExprTranslation(t *testing.T) {
 		want    string // "" = refused; else the PostgreSQL text
 		refusal string
 	}{
-		{"a + 1", forGenerated, `("a" + 1)`, ""},
+		{"a + 1", forGenerated, `("a"::bigint + 1)`, ""},
 		{"a / 2", forGenerated, `("a"::numeric / NULLIF(2, 0))`, ""},
 		{"`Odd Name` DIV 3", forGenerated, `trunc("Odd Name"::numeric / NULLIF(3, 0))`, ""},
 		{"a > 0 and a < 10", forCheck, `(("a" > 0) AND ("a" < 10))`, ""},

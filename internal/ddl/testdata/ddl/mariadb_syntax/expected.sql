@@ -48,7 +48,7 @@ CREATE TABLE "src"."dt" (
   "c" smallint,
   "d" numeric(20,0) DEFAULT nextval('"src"."dt_d_seq"'::regclass) NOT NULL,
   "e" text,
-  "f" integer GENERATED ALWAYS AS (("c" + 1)) STORED
+  "f" integer GENERATED ALWAYS AS (("c"::bigint + 1)) STORED
 );
 ALTER SEQUENCE "src"."dt_d_seq" OWNED BY "src"."dt"."d";
 CREATE UNIQUE INDEX IF NOT EXISTS "dt_d" ON "src"."dt" ("d");

@@ -30,7 +30,7 @@ CREATE OR REPLACE TRIGGER "sluice_on_update" BEFORE UPDATE ON "src"."t" FOR EACH
 
 -- ALTER TABLE t MODIFY b INT AS (a * 3) VIRTUAL
 ALTER TABLE "src"."t" DROP COLUMN "b";
-ALTER TABLE "src"."t" ADD COLUMN "b" integer GENERATED ALWAYS AS (("a" * 3)) STORED;
+ALTER TABLE "src"."t" ADD COLUMN "b" integer GENERATED ALWAYS AS (("a"::bigint * 3)) STORED;
 -- warning: src.t.b: VIRTUAL generated column becomes STORED (PostgreSQL 15 has no virtual columns)
 -- table src.t
 --   1 id int(11) NOT NULL
