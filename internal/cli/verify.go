@@ -152,7 +152,7 @@ func verifyOptions(ctx context.Context, s *Settings, ep *Endpoints) (*verify.Opt
 		return nil, err
 	}
 	if len(cat.Tables) == 0 {
-		return nil, fmt.Errorf("no tables in scope on the source (filter %s)", filter)
+		return nil, exitcode.ConfigError(fmt.Errorf("no tables in scope on the source (filter %s): check --include/--exclude and the database in --source", filter))
 	}
 	topts := typemap.Options{
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")),

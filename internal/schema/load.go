@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/sluice-db/sluice/internal/exitcode"
 )
 
 // Catalog is what Load reads from the source: the tables in scope and the
@@ -259,5 +261,5 @@ func checkLiteralIncludes(cat *Catalog, f Filter) error {
 		}
 		errs = append(errs, errors.New(msg+" (check --include)"))
 	}
-	return errors.Join(errs...)
+	return exitcode.ConfigError(errors.Join(errs...))
 }

@@ -285,10 +285,7 @@ func (r *runner) loadSource(ctx context.Context) error {
 func (r *runner) loadCatalog(ctx context.Context) (*schema.Catalog, error) {
 	cat, err := schema.Load(ctx, r.src.DB, r.filter)
 	if err != nil {
-		// schema.Load reports unknown literal includes as "(check --include)".
-		if strings.Contains(err.Error(), "check --include") {
-			return nil, exitcode.ConfigError(err)
-		}
+		// An unknown literal --include is already a configuration error.
 		return nil, fmt.Errorf("source: %w", err)
 	}
 	return cat, nil
