@@ -15,6 +15,7 @@ bench_sandbox_env
 LIVE="$WORK/live.tsv"
 CATCHUP="$WORK/catchup.tsv"
 PLOT="$BENCH_ROOT/docs/benchmarks-replicate.png"
+[[ -n ${BENCH_NO_DOC:-} ]] && PLOT="$WORK/benchmarks-replicate.png"
 OUT="$WORK/section.md"
 
 # med FILE KEYCOLS... COL: median of column COL over the successful rows matching tool ($1) and
