@@ -51,6 +51,8 @@ type tablePlan struct {
 	pgKeySel             []string
 
 	estRows, estBytes int64 // from the source's statistics
+
+	digestRows int64 // most rows of a chunk compared by digest first; 0 = no digests (digest.go)
 }
 
 // rangeKinds are the kinds whose values sort the same in both engines, so a
@@ -103,6 +105,7 @@ func newTablePlan(t *schema.Table, m *typemap.Mapper, pgSchema string, targetCol
 		return nil, err
 	}
 	p.buildSQL()
+	p.planDigest()
 	return p, nil
 }
 
