@@ -18,6 +18,14 @@ type TablePlan struct {
 	QName   string // quoted, schema-qualified target table name
 	Columns []PlannedColumn
 	Create  []string
+	// CreateKeyless is Create with the primary key left out of CREATE
+	// TABLE, and AddPrimaryKey the ALTER TABLE that adds it ("" for a table
+	// without one). The snapshot creates the table keyless, copies the data
+	// and then adds the key with the other indexes: a key built once from
+	// sorted data costs far less than a btree insert for every copied row
+	// (docs/snapshot.md). Replication DDL uses Create.
+	CreateKeyless []string
+	AddPrimaryKey string
 	// PostData creates the unique and secondary indexes (IF NOT EXISTS, so a
 	// resumed snapshot can re-run them) and their comments.
 	PostData    []string
@@ -68,15 +76,17 @@ func CreateTable(t *schema.Table, m *typemap.Mapper, n schema.Naming) (*TablePla
 			post = append(post, "ALTER SEQUENCE "+seq+" OWNED BY "+p.QName+"."+q(c.Name))
 		}
 	}
+	checks := p.checks(m)
+	keyless := "CREATE TABLE " + p.QName + " (\n  " + strings.Join(append(defs[:len(defs):len(defs)], checks...), ",\n  ") + "\n)"
 	if len(t.PrimaryKey) > 0 {
-		defs = append(defs, "CONSTRAINT "+q(PrimaryKeyName(t.Name))+" PRIMARY KEY ("+quoteCols(t, t.PrimaryKey)+")")
+		key := "CONSTRAINT " + q(PrimaryKeyName(t.Name)) + " PRIMARY KEY (" + quoteCols(t, t.PrimaryKey) + ")"
+		defs = append(defs, key)
+		p.AddPrimaryKey = "ALTER TABLE " + p.QName + " ADD " + key
 	}
-	defs = append(defs, p.checks(m)...)
-	p.Create = append(p.Create, pre...)
-	p.Create = append(p.Create, "CREATE TABLE "+p.QName+" (\n  "+strings.Join(defs, ",\n  ")+"\n)")
-	p.Create = append(p.Create, post...)
-	p.Create = append(p.Create, comments(p.QName, t)...)
-	p.Create = append(p.Create, onUpdateTrigger(t, m, n)...)
+	defs = append(defs, checks...)
+	rest := append(append(post, comments(p.QName, t)...), onUpdateTrigger(t, m, n)...)
+	p.Create = append(append(append(p.Create, pre...), "CREATE TABLE "+p.QName+" (\n  "+strings.Join(defs, ",\n  ")+"\n)"), rest...)
+	p.CreateKeyless = append(append(append(p.CreateKeyless, pre...), keyless), rest...)
 	for _, ix := range t.Indexes {
 		stmts, warn := createIndex(t, ix, m, n)
 		p.PostData = append(p.PostData, stmts...)

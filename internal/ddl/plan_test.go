@@ -63,10 +63,15 @@ func TestCreateTableGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(&out, "-- table %s (%s)\n", tb, p.QName)
+		var addKey []string
+		if p.AddPrimaryKey != "" {
+			addKey = []string{p.AddPrimaryKey}
+		}
 		for _, phase := range []struct {
 			name  string
 			stmts []string
-		}{{"create", p.Create}, {"post-data", p.PostData}, {"foreign keys", p.ForeignKeys}, {"finish", p.Finish}} {
+		}{{"create", p.Create}, {"snapshot create (keyless)", p.CreateKeyless},
+			{"snapshot primary key (after the data)", addKey}, {"post-data", p.PostData}, {"foreign keys", p.ForeignKeys}, {"finish", p.Finish}} {
 			fmt.Fprintf(&out, "-- %s\n", phase.name)
 			for _, s := range phase.stmts {
 				fmt.Fprintf(&out, "%s;\n", s)

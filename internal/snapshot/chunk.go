@@ -318,6 +318,7 @@ func (r *runner) hashChunk(ctx context.Context, sess *sql.Conn, j *tableJob, c m
 // and copied again). Afterwards every copied chunk is as of this pass's
 // position, which is the one position the run records.
 func (r *runner) revalidate(ctx context.Context, sess *sql.Conn, j *tableJob, chunks []chunkState) ([]chunkState, error) {
+	keyed := false
 	for _, c := range chunks {
 		if !c.Done || c.Pass == r.pass {
 			continue
@@ -343,6 +344,12 @@ func (r *runner) revalidate(ctx context.Context, sess *sql.Conn, j *tableJob, ch
 			continue
 		}
 		r.log.Info("chunk changed since it was copied: copying it again", "chunk", mc.String())
+		if j.rangeSafe && !keyed && (c.Lo != nil || c.Hi != nil) {
+			if err := r.keyBeforeRecopy(ctx, j); err != nil {
+				return nil, err
+			}
+			keyed = true
+		}
 		if j.rangeSafe || (c.Lo == nil && c.Hi == nil) {
 			// Stays "done" (as of its old pass) until the re-copy commits.
 			r.enqueue(j, &mc, true)

@@ -11,7 +11,8 @@ import (
 	"github.com/sluice-db/sluice/internal/postgres"
 )
 
-// postData builds a table's indexes, moves its sequences past the copied
+// postData builds a table's primary key (when this run created the table,
+// it did so without the key: see ensurePrimaryKey) and indexes, moves its sequences past the copied
 // values and ANALYZEs it, in one transaction marked in the table's state, so
 // a resumed run does not build the indexes twice. A table an earlier pass
 // finished gets only the sequence and ANALYZE again, and only if this pass
@@ -45,6 +46,11 @@ func (r *runner) postData(ctx context.Context, j *tableJob) error {
 	if _, err := tx.Exec(ctx, "SET LOCAL maintenance_work_mem = '256MB'"); err != nil {
 		return fmt.Errorf("snapshot %s: indexes: %w", j.t.TableID, err)
 	}
+	if !j.state.Indexed && !r.o.DataOnly {
+		if err := r.ensurePrimaryKey(ctx, tx, j); err != nil {
+			return err
+		}
+	}
 	for _, s := range stmts {
 		if _, err := tx.Exec(ctx, s); err != nil {
 			return fmt.Errorf("snapshot %s: %s: %w", j.t.TableID, firstLine(s), err)
@@ -58,6 +64,55 @@ func (r *runner) postData(ctx context.Context, j *tableJob) error {
 	}
 	j.state.Indexed = true
 	r.log.Debug("indexes built", "table", j.t.TableID.String(), "statements", len(stmts), "seconds", since(start))
+	return nil
+}
+
+// ensurePrimaryKey adds the primary key to a table this run created (it
+// creates them keyless: one index build after the data costs far less than
+// maintaining the btree for every copied row) unless the table has one
+// already (added before a resumed pass, or by an older sluice). Tables the
+// run found on the target keep the keys they have.
+func (r *runner) ensurePrimaryKey(ctx context.Context, tx pgx.Tx, j *tableJob) error {
+	if j.plan.AddPrimaryKey == "" || !j.state.Created {
+		return nil
+	}
+	var has bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p')`,
+		j.ident.Sanitize()).Scan(&has)
+	if err != nil {
+		return fmt.Errorf("snapshot %s: look for the primary key: %w", j.t.TableID, err)
+	}
+	if has {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, j.plan.AddPrimaryKey); err != nil {
+		return fmt.Errorf("snapshot %s: %s: %w", j.t.TableID, j.plan.AddPrimaryKey, err)
+	}
+	return nil
+}
+
+// keyBeforeRecopy builds the primary key of a partly copied table before a
+// resumed pass deletes a changed chunk's key range, so that DELETE finds
+// the range through the index instead of scanning the table once per
+// chunk. The chunks already copied committed whole, so the key holds.
+func (r *runner) keyBeforeRecopy(ctx context.Context, j *tableJob) error {
+	if j.state.Indexed || r.o.DataOnly {
+		return nil
+	}
+	tx, err := r.pg.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("snapshot %s: primary key: %w", j.t.TableID, err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SET LOCAL maintenance_work_mem = '256MB'"); err != nil {
+		return fmt.Errorf("snapshot %s: primary key: %w", j.t.TableID, err)
+	}
+	if err := r.ensurePrimaryKey(ctx, tx, j); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("snapshot %s: primary key: %w", j.t.TableID, err)
+	}
 	return nil
 }
 

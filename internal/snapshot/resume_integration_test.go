@@ -145,6 +145,13 @@ func TestResumeAfterSourceChanges(t *testing.T) {
 			t.Errorf("%s: target differs from source (%d vs %d rows)", q[0], len(dst), len(src))
 		}
 	}
+	// The tables are created keyless and get their primary keys after the
+	// data (or before a resumed pass deletes a changed range): both have one.
+	keys := pgRows(t, pg, `SELECT r.relname::text FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid
+		JOIN pg_namespace n ON n.oid = r.relnamespace WHERE n.nspname = $1 AND c.contype = 'p' ORDER BY 1`, db)
+	if strings.Join(keys, ",") != "ints,strs" {
+		t.Errorf("primary keys on %v, want ints and strs", keys)
+	}
 	var stale int
 	if err := pg.QueryRow(context.Background(), `SELECT count(*) FROM sluice.snapshot_chunk
 		WHERE stream = $1 AND (NOT done OR pass <> 2 OR binlog_file <> $2 OR binlog_pos <> $3)`,

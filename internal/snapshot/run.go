@@ -100,6 +100,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		r.report.Mode = "data-only"
 	}
 	defer r.close()
+	defer tuneGC()()
 	if err := r.connect(ctx); err != nil {
 		return nil, err
 	}

@@ -86,7 +86,7 @@ func (r *runner) createTargets(ctx context.Context, acts map[schema.TableID]acti
 		return fmt.Errorf("target: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	if err := r.applyActions(ctx, tx, acts); err != nil {
+	if err := r.applyActions(ctx, tx, acts, true); err != nil {
 		return err
 	}
 	if r.o.DataOnly {
@@ -120,8 +120,9 @@ func (r *runner) createTargets(ctx context.Context, acts map[schema.TableID]acti
 	return nil
 }
 
-// applyActions creates the schemas and tables.
-func (r *runner) applyActions(ctx context.Context, tx pgx.Tx, acts map[schema.TableID]action) error {
+// applyActions creates the schemas and tables; keyless leaves the primary
+// keys out of CREATE TABLE (a data run: postData adds them after the data).
+func (r *runner) applyActions(ctx context.Context, tx pgx.Tx, acts map[schema.TableID]action, keyless bool) error {
 	var stmts []string
 	if !r.o.DataOnly {
 		done := map[string]bool{}
@@ -133,12 +134,16 @@ func (r *runner) applyActions(ctx context.Context, tx pgx.Tx, acts map[schema.Ta
 		}
 	}
 	for _, j := range r.jobs {
+		create := j.plan.Create
+		if keyless {
+			create = j.plan.CreateKeyless
+		}
 		switch acts[j.t.TableID] {
 		case actCreate:
-			stmts = append(stmts, j.plan.Create...)
+			stmts = append(stmts, create...)
 		case actReplace:
 			stmts = append(stmts, ddl.DropTable(j.t.TableID, r.naming)...)
-			stmts = append(stmts, j.plan.Create...)
+			stmts = append(stmts, create...)
 		case actTruncate:
 			stmts = append(stmts, "TRUNCATE "+j.plan.QName)
 		}
@@ -284,7 +289,7 @@ func (r *runner) schemaOnly(ctx context.Context, run *runState) (*Report, error)
 		return nil, fmt.Errorf("target: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	if err := r.applyActions(ctx, tx, acts); err != nil {
+	if err := r.applyActions(ctx, tx, acts, false); err != nil {
 		return nil, err
 	}
 	for _, j := range r.jobs {
