@@ -157,10 +157,14 @@ func (r *copyReader) fill() error {
 		for r.col < len(r.row) {
 			v, oid := r.row[r.col], r.oids[r.col]
 			r.col++
-			if b, ok := rawBinary(v, oid); ok && len(b) >= bigValue {
+			if b, ok := rawBinary(v, oid); ok {
 				r.buf = binary.BigEndian.AppendUint32(r.buf, uint32(len(b)))
-				r.big = b
-				return nil
+				if len(b) >= bigValue {
+					r.big = b
+					return nil
+				}
+				r.buf = append(r.buf, b...)
+				continue
 			}
 			var err error
 			if r.buf, err = r.encode(r.col-1, v); err != nil {
@@ -173,15 +177,17 @@ func (r *copyReader) fill() error {
 }
 
 // rawBinary returns the bytes of a value whose binary COPY form is those
-// bytes as they are: bytea from []byte, text and varchar from a string.
+// bytes as they are: bytea from []byte, text, varchar and char from a
+// string or []byte (the caller made sure a []byte holds valid UTF-8 text).
 func rawBinary(v any, oid uint32) ([]byte, bool) {
+	text := oid == pgtype.TextOID || oid == pgtype.VarcharOID || oid == pgtype.BPCharOID
 	switch x := v.(type) {
 	case []byte:
-		if oid == pgtype.ByteaOID && x != nil {
+		if (oid == pgtype.ByteaOID || text) && x != nil {
 			return x, true
 		}
 	case string:
-		if oid == pgtype.TextOID || oid == pgtype.VarcharOID {
+		if text {
 			return unsafe.Slice(unsafe.StringData(x), len(x)), true // read only
 		}
 	}

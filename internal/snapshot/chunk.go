@@ -151,10 +151,10 @@ type rowSource struct {
 	rd   *mysnap.Rows
 	job  *tableJob
 	conv []*typemap.ColumnConv // per copied column
-	// same marks binary columns whose text-protocol value is the bytea value
-	// itself: passed on without FromText's copy (COPY encodes it before the
-	// next row replaces the driver's buffer).
-	same  []bool
+	// pass says how a column's raw value reaches COPY without FromText's
+	// copy into a new value (COPY encodes it before the next row replaces
+	// the driver's buffer; fewer allocations mean less garbage collection).
+	pass  []passMode
 	vals  []any
 	h     rowHasher
 	rows  int64
@@ -169,9 +169,28 @@ func newRowSource(rd *mysnap.Rows, j *tableJob, tc *typemap.TableConv, prog *pro
 	for _, i := range j.cols {
 		cc := tc.Columns[i]
 		s.conv = append(s.conv, cc)
-		s.same = append(s.same, cc.Kind == typemap.KindBinary && cc.PGType == "bytea")
+		s.pass = append(s.pass, passModeOf(cc))
 	}
 	return s
+}
+
+// passMode is how rowSource hands one column's values to COPY.
+type passMode uint8
+
+const (
+	passConvert passMode = iota // FromText
+	passSame                    // binary into bytea: the raw bytes are the value
+	passText                    // text into text/varchar: TextBytes, usually the raw bytes
+)
+
+func passModeOf(cc *typemap.ColumnConv) passMode {
+	switch {
+	case cc.Kind == typemap.KindBinary && cc.PGType == "bytea":
+		return passSame
+	case cc.Kind == typemap.KindText && (cc.PGType == "text" || strings.HasPrefix(cc.PGType, "varchar(")):
+		return passText
+	}
+	return passConvert
 }
 
 func (s *rowSource) Next() bool {
@@ -193,14 +212,22 @@ func (s *rowSource) Next() bool {
 func (s *rowSource) Values() ([]any, error) {
 	raw := s.rd.Values()
 	for i, b := range raw {
-		if s.same[i] {
+		if b == nil {
 			s.vals[i] = nil
-			if b != nil {
-				s.vals[i] = b
-			}
 			continue
 		}
-		v, err := s.conv[i].FromText(b)
+		var v any
+		var err error
+		switch s.pass[i] {
+		case passSame:
+			v = b
+		case passText:
+			var out []byte
+			out, _, err = s.conv[i].TextBytes(b)
+			v = out
+		default:
+			v, err = s.conv[i].FromText(b)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("row %d%s: %w", s.rows, s.keyText(raw), err)
 		}

@@ -72,7 +72,7 @@ func (m *Mapper) CompileColumn(t schema.TableID, c schema.Column) (*ColumnConv, 
 	if err != nil {
 		return nil, err
 	}
-	cc.fromText, cc.fromBinlog = cv.text, cv.binlog
+	cc.fromText, cc.fromBinlog, cc.textBytes = cv.text, cv.binlog, cv.textBytes
 	return cc, nil
 }
 
@@ -80,6 +80,8 @@ func (m *Mapper) CompileColumn(t schema.TableID, c schema.Column) (*ColumnConv, 
 type convs struct {
 	text   func(b []byte) (any, error)
 	binlog func(v any) (any, error)
+	// textBytes is text without the final string copy (text columns only).
+	textBytes func(b []byte) ([]byte, error)
 }
 
 // column is what a converter knows about its column: names for errors and

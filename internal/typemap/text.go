@@ -63,18 +63,23 @@ func buildText(c *column, _ target) (convs, error) {
 	if err != nil {
 		return convs{}, err
 	}
-	conv := func(b []byte) (any, error) {
+	toBytes := func(b []byte) ([]byte, error) {
 		b, err := decode(b)
 		if err != nil {
 			return nil, err
 		}
-		if b, err = nul.apply(c, b); err != nil {
+		return nul.apply(c, b)
+	}
+	conv := func(b []byte) (any, error) {
+		b, err := toBytes(b)
+		if err != nil {
 			return nil, err
 		}
 		return string(b), nil
 	}
 	return convs{
-		text: conv,
+		text:      conv,
+		textBytes: toBytes,
 		binlog: func(v any) (any, error) {
 			b, ok := bytesOf(v)
 			if !ok {

@@ -85,6 +85,24 @@ type ColumnConv struct {
 
 	fromText   func(b []byte) (any, error)
 	fromBinlog func(v any) (any, error)
+	textBytes  func(b []byte) ([]byte, error) // text columns only
+}
+
+// TextBytes converts a text-protocol value of a text column (KindText) as
+// FromText does, but returns the UTF-8 bytes of the string FromText would
+// return, aliasing b when the value needs no change. For the snapshot's
+// COPY, which encodes the bytes before the driver reuses b: it saves a
+// string allocation per value. ok is false for columns of other kinds; nil
+// b (NULL) gives nil.
+func (c *ColumnConv) TextBytes(b []byte) (out []byte, ok bool, err error) {
+	if c.textBytes == nil {
+		return nil, false, nil
+	}
+	if b == nil {
+		return nil, true, nil
+	}
+	out, err = c.textBytes(b)
+	return out, true, err
 }
 
 // FromText converts a value as the MySQL text protocol returns it for the
