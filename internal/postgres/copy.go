@@ -27,6 +27,13 @@ type CopyOptions struct {
 	Freeze bool
 }
 
+// RawValue is a value given in its binary COPY form: the bytes of a text,
+// varchar or bytea value, or the big-endian bytes of a smallint, integer or
+// bigint. A source passes a pointer to it (nil B for NULL), which boxes into
+// an interface without an allocation; the bytes may alias a buffer the
+// source reuses, like every value (see CopyFrom).
+type RawValue struct{ B []byte }
+
 // copyBatch is how many encoded bytes are handed to the connection at a time
 // (pgconn sends COPY data in messages of up to 64 KiB).
 const copyBatch = 64 << 10
@@ -157,7 +164,18 @@ func (r *copyReader) fill() error {
 		for r.col < len(r.row) {
 			v, oid := r.row[r.col], r.oids[r.col]
 			r.col++
-			if b, ok := rawBinary(v, oid); ok {
+			b, ok := rawBinary(v, oid)
+			if rv, isRaw := v.(*RawValue); isRaw {
+				if err := checkRaw(rv.B, oid); err != nil {
+					return fmt.Errorf("copy: column %d: %w", r.col, err)
+				}
+				if rv.B == nil {
+					r.buf = binary.BigEndian.AppendUint32(r.buf, 0xffffffff)
+					continue
+				}
+				b, ok = rv.B, true
+			}
+			if ok {
 				r.buf = binary.BigEndian.AppendUint32(r.buf, uint32(len(b)))
 				if len(b) >= bigValue {
 					r.big = b
@@ -174,6 +192,26 @@ func (r *copyReader) fill() error {
 		r.row = nil
 	}
 	return nil
+}
+
+// checkRaw makes sure a RawValue suits its column: a type whose binary
+// form is the bytes themselves, or an integer of the column's width.
+func checkRaw(b []byte, oid uint32) error {
+	want := -1
+	switch oid {
+	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.ByteaOID:
+		return nil
+	case pgtype.Int2OID:
+		want = 2
+	case pgtype.Int4OID:
+		want = 4
+	case pgtype.Int8OID:
+		want = 8
+	}
+	if b == nil || len(b) == want {
+		return nil
+	}
+	return fmt.Errorf("internal error: raw value of %d bytes for type oid %d", len(b), oid)
 }
 
 // rawBinary returns the bytes of a value whose binary COPY form is those

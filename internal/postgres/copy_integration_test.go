@@ -117,9 +117,31 @@ func TestCopyFromBinaryFreezeAndErrors(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Errorf("source error = %v, want %v", err, boom)
 	}
+	// RawValues: values already in their binary form (the snapshot's path
+	// for integers, text and bytea), NULL as nil B; a wrong width is refused.
+	raw := [][]any{{&RawValue{B: []byte{0, 0, 0, 5}}, &RawValue{B: []byte{1, 0}}, &RawValue{B: []byte("é")}, nil, nil, nil},
+		{&RawValue{B: []byte{0, 0, 0, 6}}, &RawValue{}, &RawValue{B: []byte{}}, nil, nil, nil}}
+	if n, err := CopyFrom(ctx, conn.Conn(), tbl, cols, &sliceSource{rows: raw}, CopyOptions{}); err != nil || n != 2 {
+		t.Fatalf("copy raw values: %d rows, %v", n, err)
+	}
+	var s5, s6 *string
+	var b6 []byte
+	if err := pool.QueryRow(ctx, "SELECT b, s FROM "+tbl.Sanitize()+" WHERE id = 5").Scan(&b, &s5); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, "SELECT b, s FROM "+tbl.Sanitize()+" WHERE id = 6").Scan(&b6, &s6); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, []byte{1, 0}) || s5 == nil || *s5 != "é" || b6 != nil || s6 == nil || *s6 != "" {
+		t.Errorf("raw rows: b=%x s=%v, b=%x s=%v; want 0100 é, NULL ''", b, s5, b6, s6)
+	}
+	_, err = CopyFrom(ctx, conn.Conn(), tbl, cols, &sliceSource{rows: [][]any{{&RawValue{B: []byte{7}}, nil, nil, nil, nil, nil}}}, CopyOptions{})
+	if err == nil || !strings.Contains(err.Error(), "raw value of 1 bytes") {
+		t.Errorf("1-byte integer: %v, want an error", err)
+	}
 	var count int
-	if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+tbl.Sanitize()).Scan(&count); err != nil || count != 4 {
-		t.Errorf("count = %d, %v; want 4", count, err)
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+tbl.Sanitize()).Scan(&count); err != nil || count != 6 {
+		t.Errorf("count = %d, %v; want 6", count, err)
 	}
 	cs, err := TableColumns(ctx, pool, name, "t")
 	if err != nil || len(cs) != 6 || cs[3].Type != "numeric(65,30)" {

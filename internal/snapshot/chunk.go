@@ -154,18 +154,24 @@ type rowSource struct {
 	// pass says how a column's raw value reaches COPY without FromText's
 	// copy into a new value (COPY encodes it before the next row replaces
 	// the driver's buffer; fewer allocations mean less garbage collection).
-	pass  []passMode
-	vals  []any
-	h     rowHasher
-	rows  int64
-	bytes int64
-	prog  *progress
+	pass []passMode
+	// raw are the per-column RawValues those columns are passed in (a
+	// pointer boxes into an interface without allocating), and intBuf the
+	// bytes of this row's integers.
+	raw    []postgres.RawValue
+	intBuf []byte
+	vals   []any
+	h      rowHasher
+	rows   int64
+	bytes  int64
+	prog   *progress
 	// progress not yet added to prog
 	pRows, pBytes int64
 }
 
 func newRowSource(rd *mysnap.Rows, j *tableJob, tc *typemap.TableConv, prog *progress) *rowSource {
-	s := &rowSource{rd: rd, job: j, vals: make([]any, len(j.cols)), h: newRowHasher(), prog: prog}
+	s := &rowSource{rd: rd, job: j, vals: make([]any, len(j.cols)), h: newRowHasher(), prog: prog,
+		raw: make([]postgres.RawValue, len(j.cols)), intBuf: make([]byte, 0, 8*len(j.cols))}
 	for _, i := range j.cols {
 		cc := tc.Columns[i]
 		s.conv = append(s.conv, cc)
@@ -181,16 +187,61 @@ const (
 	passConvert passMode = iota // FromText
 	passSame                    // binary into bytea: the raw bytes are the value
 	passText                    // text into text/varchar: TextBytes, usually the raw bytes
+	passInt2                    // integers: IntFromText, encoded in 2, 4 or 8 bytes
+	passInt4
+	passInt8
 )
 
 func passModeOf(cc *typemap.ColumnConv) passMode {
+	isInt := cc.Kind == typemap.KindInt
 	switch {
 	case cc.Kind == typemap.KindBinary && cc.PGType == "bytea":
 		return passSame
 	case cc.Kind == typemap.KindText && (cc.PGType == "text" || strings.HasPrefix(cc.PGType, "varchar(")):
 		return passText
+	case isInt && cc.PGType == "smallint":
+		return passInt2
+	case isInt && cc.PGType == "integer":
+		return passInt4
+	case isInt && cc.PGType == "bigint":
+		return passInt8
 	}
 	return passConvert
+}
+
+// value converts one non-NULL raw value for COPY.
+func (s *rowSource) value(i int, b []byte) (any, error) {
+	var err error
+	switch m := s.pass[i]; m {
+	case passSame:
+		s.raw[i].B = b
+	case passText:
+		s.raw[i].B, _, err = s.conv[i].TextBytes(b)
+		if s.raw[i].B == nil {
+			s.raw[i].B = []byte{} // '' is not NULL
+		}
+	case passInt2, passInt4, passInt8:
+		var n int64
+		if n, _, err = s.conv[i].IntFromText(b); err != nil {
+			return nil, err
+		}
+		at := len(s.intBuf)
+		switch m {
+		case passInt2:
+			s.intBuf = binary.BigEndian.AppendUint16(s.intBuf, uint16(n))
+		case passInt4:
+			s.intBuf = binary.BigEndian.AppendUint32(s.intBuf, uint32(n))
+		default:
+			s.intBuf = binary.BigEndian.AppendUint64(s.intBuf, uint64(n))
+		}
+		s.raw[i].B = s.intBuf[at:len(s.intBuf):len(s.intBuf)]
+	default:
+		return s.conv[i].FromText(b)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &s.raw[i], nil
 }
 
 func (s *rowSource) Next() bool {
@@ -211,23 +262,15 @@ func (s *rowSource) Next() bool {
 
 func (s *rowSource) Values() ([]any, error) {
 	raw := s.rd.Values()
+	// intBuf has room for every column's integer: appending never moves it,
+	// so the slices of earlier columns stay valid.
+	s.intBuf = s.intBuf[:0]
 	for i, b := range raw {
 		if b == nil {
 			s.vals[i] = nil
 			continue
 		}
-		var v any
-		var err error
-		switch s.pass[i] {
-		case passSame:
-			v = b
-		case passText:
-			var out []byte
-			out, _, err = s.conv[i].TextBytes(b)
-			v = out
-		default:
-			v, err = s.conv[i].FromText(b)
-		}
+		v, err := s.value(i, b)
 		if err != nil {
 			return nil, fmt.Errorf("row %d%s: %w", s.rows, s.keyText(raw), err)
 		}

@@ -72,7 +72,7 @@ func (m *Mapper) CompileColumn(t schema.TableID, c schema.Column) (*ColumnConv, 
 	if err != nil {
 		return nil, err
 	}
-	cc.fromText, cc.fromBinlog, cc.textBytes = cv.text, cv.binlog, cv.textBytes
+	cc.fromText, cc.fromBinlog, cc.textBytes, cc.textInt = cv.text, cv.binlog, cv.textBytes, cv.textInt
 	return cc, nil
 }
 
@@ -82,6 +82,8 @@ type convs struct {
 	binlog func(v any) (any, error)
 	// textBytes is text without the final string copy (text columns only).
 	textBytes func(b []byte) ([]byte, error)
+	// textInt is text without boxing the integer (integer columns only).
+	textInt func(b []byte) (int64, error)
 }
 
 // column is what a converter knows about its column: names for errors and

@@ -32,7 +32,18 @@ func buildInt(c *column, t target) (convs, error) {
 	}
 	unsigned := c.col.Unsigned
 	medium := dataType(c.col) == "mediumint"
+	textInt := func(b []byte) (int64, error) {
+		n, ok := parseInt(b)
+		if !ok {
+			return 0, c.errorf("invalid integer %q", b)
+		}
+		if n < lo || n > hi {
+			return 0, c.errorf("value %d out of range of %s", n, t.pgType)
+		}
+		return n, nil
+	}
 	return convs{
+		textInt: textInt,
 		text: func(b []byte) (any, error) {
 			n, ok := parseInt(b)
 			if !ok {

@@ -86,6 +86,19 @@ type ColumnConv struct {
 	fromText   func(b []byte) (any, error)
 	fromBinlog func(v any) (any, error)
 	textBytes  func(b []byte) ([]byte, error) // text columns only
+	textInt    func(b []byte) (int64, error)  // integer columns only
+}
+
+// IntFromText converts a text-protocol value of an integer column (the
+// columns FromText gives int16, int32 or int64 for) as FromText does, range
+// check included, without boxing it in an interface. ok is false for
+// columns of other kinds. b must not be nil (NULL).
+func (c *ColumnConv) IntFromText(b []byte) (n int64, ok bool, err error) {
+	if c.textInt == nil {
+		return 0, false, nil
+	}
+	n, err = c.textInt(b)
+	return n, true, err
 }
 
 // TextBytes converts a text-protocol value of a text column (KindText) as
