@@ -158,6 +158,9 @@ func verifyOptions(ctx context.Context, s *Settings, ep *Endpoints) (*verify.Opt
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")),
 		Nul:      typemap.NulPolicy(k.String("nul-char")),
 	}
+	if err := topts.Validate(); err != nil {
+		return nil, exitcode.ConfigError(err)
+	}
 	if topts.Charsets, err = typemap.LoadCharsets(ctx, db); err != nil {
 		return nil, err
 	}

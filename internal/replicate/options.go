@@ -91,15 +91,8 @@ func (o Options) withDefaults() (Options, error) {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	var errs []error
-	switch o.ZeroDate {
-	case typemap.ZeroDateNull, typemap.ZeroDateInfinity, typemap.ZeroDateError:
-	default:
-		errs = append(errs, fmt.Errorf("--zero-date %q: want null, -infinity or error", o.ZeroDate))
-	}
-	switch o.Nul {
-	case typemap.NulStrip, typemap.NulReplace, typemap.NulError:
-	default:
-		errs = append(errs, fmt.Errorf("--nul-char %q: want strip, replace or error", o.Nul))
+	if err := (typemap.Options{ZeroDate: o.ZeroDate, Nul: o.Nul}).Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if o.MaxTxnMemory < 16<<20 {
 		errs = append(errs, fmt.Errorf("--max-txn-memory %s: at least 16MB", FormatSize(o.MaxTxnMemory)))

@@ -9,7 +9,6 @@ package snapshot
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"runtime"
@@ -91,15 +90,8 @@ func (o Options) withDefaults() (Options, error) {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	var errs []error
-	switch o.ZeroDate {
-	case typemap.ZeroDateNull, typemap.ZeroDateInfinity, typemap.ZeroDateError:
-	default:
-		errs = append(errs, fmt.Errorf("--zero-date %q: want null, -infinity or error", o.ZeroDate))
-	}
-	switch o.Nul {
-	case typemap.NulStrip, typemap.NulReplace, typemap.NulError:
-	default:
-		errs = append(errs, fmt.Errorf("--nul-char %q: want strip, replace or error", o.Nul))
+	if err := (typemap.Options{ZeroDate: o.ZeroDate, Nul: o.Nul}).Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if o.SchemaOnly && o.DataOnly {
 		errs = append(errs, errors.New("--schema-only and --data-only exclude each other"))

@@ -4,7 +4,12 @@
 // disagree about what a value is. docs/types.md is the user-facing table.
 package typemap
 
-import "github.com/sluice-db/sluice/internal/schema"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sluice-db/sluice/internal/schema"
+)
 
 // ZeroDatePolicy says what happens to MySQL zero and partial-zero dates
 // ('0000-00-00', '2020-00-15', '0000-00-00 00:00:00'), which PostgreSQL cannot hold.
@@ -45,6 +50,23 @@ type Options struct {
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
 	return Options{ZeroDate: ZeroDateNull, Nul: NulStrip}
+}
+
+// Validate checks the policies, naming the command-line flags, so every
+// command rejects a bad --zero-date or --nul-char the same way.
+func (o Options) Validate() error {
+	var errs []error
+	switch o.ZeroDate {
+	case ZeroDateNull, ZeroDateInfinity, ZeroDateError:
+	default:
+		errs = append(errs, fmt.Errorf("--zero-date %q: want null, -infinity or error", o.ZeroDate))
+	}
+	switch o.Nul {
+	case NulStrip, NulReplace, NulError:
+	default:
+		errs = append(errs, fmt.Errorf("--nul-char %q: want strip, replace or error", o.Nul))
+	}
+	return errors.Join(errs...)
 }
 
 // Mapper compiles columns into converters under one set of policies and
