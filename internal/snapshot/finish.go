@@ -113,6 +113,7 @@ func (r *runner) keyBeforeRecopy(ctx context.Context, j *tableJob) error {
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("snapshot %s: primary key: %w", j.t.TableID, err)
 	}
+	r.log.Debug("primary key ensured before copying changed chunks again", "table", j.t.TableID.String())
 	return nil
 }
 
