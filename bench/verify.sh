@@ -179,15 +179,15 @@ Ratios of the median times (same run):
 Where the time goes (median runs):
 
 $(for t in $TOOLS; do cpu_line "$t"; done)
-- Both servers hash every row with MD5, the only hash that MariaDB and PostgreSQL 15 both have
-  built in (PostgreSQL has no crc32 before 18; MariaDB has no hash PostgreSQL has): that is
-  about 1.4 µs per sysbench row on each side here, so a full comparison cannot finish faster than
-  (mariadbd + postgres CPU) / $(nproc) cores. sluice runs both servers flat out for its whole run
-  (source and target chunk queries at the same time, no parallel-query workers on the target,
-  chunk bounds of dense integer keys computed instead of read); reladiff makes the servers
-  spend more CPU for the same rows (see above) and adds its own client CPU and table-by-table
-  pauses. A 3× lead would need a finish below sluice's own server bound: the servers would have
-  to hash a row in less CPU than MD5 takes here.
+- MD5 is the only hash MariaDB and PostgreSQL 15 both have built in (PostgreSQL has no crc32
+  before 18), so the servers' CPU is the floor: a full comparison cannot finish faster than
+  (mariadbd + postgres CPU) / $(nproc) cores. sluice keeps that CPU low by hashing each chunk
+  once per side (\`MD5(GROUP_CONCAT(rowtext))\` / \`md5(string_agg(...))\` in key order; the
+  per-row hash sums run only for a chunk whose digests differ, docs/verify.md) and runs both
+  servers flat out for its whole run (source and target chunk queries at the same time, no
+  parallel-query workers or JIT on the target, chunk bounds of dense integer keys computed
+  instead of read); reladiff makes the servers spend more CPU for the same rows (see above)
+  and adds its own client CPU and table-by-table pauses.
 - The scan only reads and prints: its server CPU is a fraction of a hashing pass, its client
   CPU (mariadb and psql formatting rows) is most of its cost.
 - CPU s mariadbd/postgres count everything those servers did meanwhile, including other work on
