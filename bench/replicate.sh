@@ -18,7 +18,8 @@
 # Knobs: BENCH_REPS (default 1 here: one pass takes ~30 min), BENCH_TABLES (8), BENCH_TABLE_SIZE
 # (100000), BENCH_THREADS (8), BENCH_SECONDS (60), BENCH_WORKLOADS, BENCH_TOOLS ("sluice chameleon"),
 # BENCH_NO_DOC=1 (print the section, leave docs/ alone), BENCH_SLUICE_ARGS (extra replicate flags),
-# BENCH_WORK (default /tmp/sluice-bench/replicate).
+# BENCH_WORK (default /tmp/sluice-bench/replicate), BENCH_APPEND=1 (keep the results already in
+# BENCH_WORK, e.g. to add the catch-up runs with BENCH_WORKLOADS=" ").
 set -uo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -77,8 +78,10 @@ stop_heartbeat() {
 pkill_tree() {
 	local pid=$1 kid
 	for kid in $(ps -o pid= --ppid "$pid" 2>/dev/null); do pkill_tree "$kid"; done
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	{
+		kill "$pid"
+		wait "$pid"
+	} 2>/dev/null
 	return 0
 }
 
@@ -106,10 +109,14 @@ stop_poller() {
 }
 
 # wait_caught_up TOOL T_US LIMIT_S: wait until the target's heartbeat is at least T_US; prints the
-# epoch µs when it was seen (empty and status 1 on timeout).
+# epoch µs when it was seen (empty and status 1 on timeout, or when the tool process ended).
 wait_caught_up() {
 	local tool=$1 t=$2 limit=$3 start=$SECONDS hb
 	while ((SECONDS - start < limit)); do
+		if [[ -n ${TOOL_PID:-} ]] && ! kill -0 "$TOOL_PID" 2>/dev/null; then
+			bench_log "$tool exited while waiting for it to catch up"
+			return 1
+		fi
 		hb="$(target_hb "$tool")"
 		if [[ -n $hb && $hb -ge $t ]]; then
 			now_us
@@ -255,6 +262,9 @@ init_chameleon() {
 
 start_chameleon() {
 	rm -f "$CHAMELEON_HOME"/.pg_chameleon/pid/*
+	# A replica process that had to be killed leaves its catalogue status at "running", and
+	# start_replica then refuses to start: reset it (no replica process runs at this point).
+	as_chameleon "$CHAMELEON_HOME/venv/bin/chameleon" enable_replica --config repl --source mysql >>"$1" 2>&1
 	(cd "$CHAMELEON_HOME" && exec /usr/bin/time -f '%e %M %U %S' -o "$2" \
 		runuser -u "$CHAMELEON_USER" -- "$CHAMELEON_HOME/venv/bin/chameleon" start_replica --config repl --source mysql) >>"$1" 2>&1 &
 	TOOL_PID=$!
@@ -377,8 +387,10 @@ main() {
 	bench_init replicate
 	mkdir -p "$BENCH_WORK/samples"
 	LIVE_TSV="$BENCH_WORK/live.tsv" CATCHUP_TSV="$BENCH_WORK/catchup.tsv"
-	: >"$LIVE_TSV"
-	: >"$CATCHUP_TSV"
+	if [[ -z ${BENCH_APPEND:-} ]]; then # BENCH_APPEND=1 adds to the results of an earlier run
+		: >"$LIVE_TSV"
+		: >"$CATCHUP_TSV"
+	fi
 	command -v sysbench >/dev/null || bench_die "sysbench is not installed (Debian package sysbench)"
 	if [[ " $TOOLS " == *" sluice "* ]]; then
 		bench_build_sluice || bench_die "cannot build sluice"
