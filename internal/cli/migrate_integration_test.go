@@ -138,6 +138,13 @@ func TestMigrateUnderWriteLoad(t *testing.T) {
 		t.Errorf("snapshot report is not JSON: %v\n%s", err, res.out)
 	}
 	t.Logf("%d write transactions during the migration", writes.Load())
+	// --until-caught-up may end at an idle moment of a starved writer, before
+	// the load stopped: what came after is for a replicate run, which must
+	// continue exactly where migrate stopped.
+	if code, out, errOut := runCLI(ctx, "replicate", "--source", env.SourceURL(db), "--target", env.TargetURL(),
+		"--include", db, "--stream", stream, "--workers", "2", "--until-caught-up", "--log-level", "warn"); code != 0 {
+		t.Fatalf("replicate after migrate: exit %d:\n%s\n%s", code, out, errOut)
+	}
 
 	for _, q := range []string{"SELECT id, balance, note FROM acct ORDER BY id", "SELECT id, acct, delta FROM log ORDER BY id"} {
 		src := mysqlRows(t, my, q)
