@@ -20,14 +20,13 @@ import (
 type Method string
 
 const (
-	// MethodAuto tries MethodLockFree (MariaDB), then MethodGlobalLock, then
-	// MethodSingle (MariaDB without RELOAD).
+	// MethodAuto uses MethodGlobalLock, or MethodSingle on MariaDB without
+	// RELOAD.
 	MethodAuto Method = "auto"
-	// MethodLockFree (MariaDB only): every session opens its consistent
-	// snapshot at once and reports the binlog position of its snapshot
-	// (binlog_snapshot_file/position); when all positions are equal no
-	// transaction committed between them, so all sessions see one instant.
-	// Retried a few times; no lock at all.
+	// MethodLockFree was: every session opens its consistent snapshot at
+	// once and the run proceeds when all report the same
+	// binlog_snapshot_position. A stress test caught a session missing a row
+	// its position covers, so it is refused (see OpenPoint) until understood.
 	MethodLockFree Method = "lock-free"
 	// MethodGlobalLock: FLUSH TABLES WITH READ LOCK, open every session's
 	// snapshot, read the position, UNLOCK TABLES. Needs RELOAD.
@@ -55,10 +54,7 @@ type PointOptions struct {
 	// LockWaitTimeout bounds how long FLUSH TABLES WITH READ LOCK may wait
 	// for running writes (while it waits, new writes queue behind it).
 	LockWaitTimeout time.Duration
-	// LockFreeAttempts is how often MethodLockFree is tried (0: 10 times;
-	// negative: MethodAuto skips it).
-	LockFreeAttempts int
-	Log              *slog.Logger
+	Log             *slog.Logger
 }
 
 // Point is a set of reader sessions inside one consistent snapshot and the
@@ -93,9 +89,6 @@ func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) 
 	if o.LockWaitTimeout <= 0 {
 		o.LockWaitTimeout = 10 * time.Second
 	}
-	if o.LockFreeAttempts == 0 {
-		o.LockFreeAttempts = 10
-	}
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
@@ -118,21 +111,15 @@ func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) 
 			p.Close()
 		}
 	}()
-	if o.Method == MethodAuto || o.Method == MethodLockFree {
-		if mariadb && o.LockFreeAttempts > 0 {
-			done, err := s.tryLockFree(ctx, p, o)
-			if err != nil {
-				return nil, err
-			}
-			if done {
-				ok = true
-				return p, nil
-			}
-		}
-		if o.Method == MethodLockFree {
-			return nil, fmt.Errorf("consistent point: the %d sessions saw different binlog positions in %d attempts "+
-				"(the source commits continuously); use --snapshot-method auto or global-read-lock", o.Sessions, o.LockFreeAttempts)
-		}
+	if o.Method == MethodLockFree {
+		// Several sessions agreeing on binlog_snapshot_position was meant to
+		// prove they share one instant. A stress run (3 sessions, a writer
+		// committing continuously, 25 rounds) caught a session whose snapshot
+		// lacked a row its reported position covers, so the method is refused
+		// until that is understood; auto uses the global read lock instead.
+		return nil, exitcode.ConfigError(errors.New("--snapshot-method lock-free is disabled: under a continuous write " +
+			"load its sessions were seen to disagree with the position they reported (a row would be lost); " +
+			"use --snapshot-method auto (global read lock for milliseconds) or single-session"))
 	}
 	if o.Method == MethodAuto || o.Method == MethodGlobalLock {
 		err := s.globalLock(ctx, p, o)
@@ -200,44 +187,6 @@ func rollbackAll(ctx context.Context, sessions []*sql.Conn) {
 	for _, c := range sessions {
 		_, _ = c.ExecContext(ctx, "ROLLBACK")
 	}
-}
-
-// tryLockFree implements MethodLockFree. It reports false (and leaves no
-// transaction open) when the sessions never agreed or binlogging is off
-// (then equal empty positions prove nothing).
-func (s *Source) tryLockFree(ctx context.Context, p *Point, o PointOptions) (bool, error) {
-	positions := make([]model.Position, len(p.Sessions))
-	for attempt := 1; attempt <= o.LockFreeAttempts; attempt++ {
-		err := startAll(ctx, p.Sessions, func(i int, c *sql.Conn) error {
-			var err error
-			positions[i], err = snapshotPosition(ctx, c)
-			return err
-		})
-		if err != nil {
-			rollbackAll(ctx, p.Sessions)
-			return false, fmt.Errorf("consistent point: %w", err)
-		}
-		if positions[0].File == "" {
-			rollbackAll(ctx, p.Sessions)
-			return false, nil
-		}
-		same := true
-		for _, q := range positions[1:] {
-			same = same && q == positions[0]
-		}
-		if same {
-			pos, err := withMariaDBGTID(ctx, p.Sessions[0], positions[0])
-			if err != nil {
-				rollbackAll(ctx, p.Sessions)
-				return false, err
-			}
-			p.Position, p.Method = pos, MethodLockFree
-			return true, nil
-		}
-		o.Log.Debug("lock-free consistent point: sessions disagree, retrying", "attempt", attempt)
-		rollbackAll(ctx, p.Sessions)
-	}
-	return false, nil
 }
 
 // snapshotPosition reads MariaDB's position of the session's snapshot.

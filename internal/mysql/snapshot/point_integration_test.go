@@ -109,7 +109,6 @@ func TestPointIsConsistentUnderWrites(t *testing.T) {
 	}{
 		{MethodGlobalLock, 0},
 		{MethodSingle, 0},
-		{MethodLockFree, 30 * time.Millisecond},
 		{MethodAuto, 0},
 	}
 	for _, tc := range cases {
@@ -126,7 +125,7 @@ func TestPointIsConsistentUnderWrites(t *testing.T) {
 			go func() { defer close(done); w.run(ctx, t, my, tc.pause, stop) }()
 			waitRows(t, w, 30)
 			src := openSource(t, env, db, 4)
-			p, err := src.OpenPoint(ctx, PointOptions{Sessions: 3, Method: tc.method, LockFreeAttempts: 20})
+			p, err := src.OpenPoint(ctx, PointOptions{Sessions: 3, Method: tc.method})
 			if err != nil {
 				close(stop)
 				<-done
@@ -217,7 +216,7 @@ func TestPointWithoutReload(t *testing.T) {
 	if err == nil || exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "GRANT RELOAD") {
 		t.Fatalf("forced global lock without RELOAD: %v (code %d), want a config error naming GRANT RELOAD", err, exitcode.Of(err))
 	}
-	p, err := src.OpenPoint(ctx, PointOptions{Sessions: 2, Method: MethodAuto, LockFreeAttempts: -1})
+	p, err := src.OpenPoint(ctx, PointOptions{Sessions: 2, Method: MethodAuto})
 	if err != nil {
 		t.Fatal(err)
 	}
