@@ -415,7 +415,8 @@ main() {
 	for tool in $TOOLS; do
 		if check_equal "$tool"; then CORRECT[$tool]=yes; else CORRECT[$tool]=NO; fi
 	done
-	bash "$BENCH_DIR/replicate_report.sh" "$BENCH_WORK" "$(for t in $TOOLS; do printf '%s=%s ' "$t" "${CORRECT[$t]}"; done)"
+	BENCH_SLUICE="${BENCH_SLUICE:-}" BENCH_SLUICE_COMMIT="${BENCH_SLUICE_COMMIT:-}" \
+		bash "$BENCH_DIR/replicate_report.sh" "$BENCH_WORK" "$(for t in $TOOLS; do printf '%s=%s ' "$t" "${CORRECT[$t]}"; done)"
 }
 
 [[ ${BASH_SOURCE[0]} == "$0" ]] && main "$@"
