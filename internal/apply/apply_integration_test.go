@@ -375,3 +375,44 @@ func TestApplyGeneratedColumnsAreNotWritten(t *testing.T) {
 	}
 	equalLists(t, "g", f.dump("g", "id, a, twice"), []string{"1|7|14"})
 }
+
+// TestApplyFenceRefusesASecondApplier: while one applier runs a stream, a
+// second one on the same stream waits for the fence and then fails naming
+// the sessions; once the first has stopped, the second starts.
+func TestApplyFenceRefusesASecondApplier(t *testing.T) {
+	f := newFixture(t, 2)
+	first, err := New(f.config(2), f.pool, f.naming)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := make(chan *model.Txn)
+	done := make(chan error, 1)
+	if _, err := first.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- first.Run(context.Background(), in) }()
+
+	cfg := f.config(2)
+	cfg.FenceTimeout = 500 * time.Millisecond
+	second, err := New(cfg, f.pool, f.naming)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = second.Open(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "still being applied by other sessions") ||
+		!strings.Contains(err.Error(), "sluice apply "+f.stream) {
+		t.Fatalf("second applier on a running stream: want the fence error naming the sessions, got %v", err)
+	}
+	close(in)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	third, err := New(cfg, f.pool, f.naming)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := third.Open(context.Background()); err != nil {
+		t.Fatalf("after the first stopped: %v", err)
+	}
+	third.Close()
+}

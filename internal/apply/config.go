@@ -44,6 +44,9 @@ type Config struct {
 	SyncCommit bool
 	// NoCompact disables folding several changes of one row in a group.
 	NoCompact bool
+	// FenceTimeout bounds the wait at start for sessions of an earlier run
+	// of the stream to end (default 60s); see session.go.
+	FenceTimeout time.Duration
 	// Writable returns the indexes of the columns sluice writes in the
 	// target (generated columns of the target left out). Default:
 	// ddl.WritableColumns, the rule the CREATE TABLE was made with.
@@ -72,6 +75,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CheckpointInterval <= 0 {
 		c.CheckpointInterval = time.Second
+	}
+	if c.FenceTimeout <= 0 {
+		c.FenceTimeout = 60 * time.Second
 	}
 	if c.CopyRows == 0 {
 		c.CopyRows = 2000

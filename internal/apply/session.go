@@ -26,9 +26,6 @@ import (
 // The same lock makes a second sluice on the same stream fail fast.
 const lockClass = 7371727 // first key of pg_advisory_lock(int, int); the second is hashtext(stream)
 
-// fenceTimeout bounds the wait for sessions of an earlier run.
-const fenceTimeout = 60 * time.Second
-
 // applicationName marks apply sessions in pg_stat_activity.
 func (a *Applier) applicationName() string {
 	return shorten("sluice apply "+a.cfg.Stream, 60)
@@ -73,6 +70,11 @@ func (a *Applier) setupSession(ctx context.Context, conn *pgxpool.Conn) error {
 		{`SELECT set_config('application_name', $1, false)`, []any{a.applicationName()}},
 		{`SELECT set_config('sluice.apply', 'on', false)`, nil},
 		{`SELECT set_config('synchronous_commit', $1, false)`, []any{sync}},
+		// If the machine running sluice dies, the server notices within about a
+		// minute instead of the system default of hours, so the session (and
+		// its fence lock and open transaction) does not outlive it for long.
+		{`SELECT set_config('tcp_keepalives_idle', '30', false), set_config('tcp_keepalives_interval', '10', false),
+			set_config('tcp_keepalives_count', '3', false)`, nil},
 	}
 	for _, s := range setup {
 		if _, err := conn.Exec(ctx, s.sql, s.args...); err != nil {
@@ -96,15 +98,16 @@ func (a *Applier) fence(ctx context.Context) (*pgxpool.Conn, error) {
 		return nil, err
 	}
 	if _, err := conn.Exec(ctx, `SELECT set_config('lock_timeout', $1, false)`,
-		fmt.Sprintf("%dms", fenceTimeout.Milliseconds())); err != nil {
+		fmt.Sprintf("%dms", a.cfg.FenceTimeout.Milliseconds())); err != nil {
 		return fail(fmt.Errorf("apply: set lock_timeout: %w", err))
 	}
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, lockClass, a.cfg.Stream); err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
 			return fail(fmt.Errorf("apply: stream %q is still being applied by other sessions after %s (%s): "+
-				"another sluice is replicating this stream, or use --stream to name a different one",
-				a.cfg.Stream, fenceTimeout, a.holders(conn)))
+				"another sluice is replicating this stream (stop it, or use --stream to name a different one); "+
+				"if none runs, these are sessions of a dead one: end them with SELECT pg_terminate_backend(pid)",
+				a.cfg.Stream, a.cfg.FenceTimeout, a.holders(conn)))
 		}
 		return fail(fmt.Errorf("apply: lock stream %q: %w", a.cfg.Stream, err))
 	}
@@ -126,7 +129,8 @@ func (a *Applier) holders(conn *pgxpool.Conn) string {
 	defer cancel()
 	rows, err := conn.Query(ctx, `SELECT a.pid, coalesce(a.client_addr::text, 'local'), a.application_name, a.state
 		FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-		WHERE l.locktype = 'advisory' AND l.classid = $1 AND l.granted AND a.pid <> pg_backend_pid()`, lockClass)
+		WHERE l.locktype = 'advisory' AND l.classid = $1 AND l.objid = hashtext($2)::oid AND l.objsubid = 2
+			AND l.granted AND a.pid <> pg_backend_pid()`, lockClass, a.cfg.Stream)
 	if err != nil {
 		return "sessions unknown: " + err.Error()
 	}
@@ -158,6 +162,7 @@ func (a *Applier) release(conn *pgxpool.Conn) {
 	for _, s := range []string{
 		`SELECT pg_advisory_unlock_all()`,
 		`RESET sluice.apply`, `RESET synchronous_commit`, `RESET application_name`,
+		`RESET tcp_keepalives_idle`, `RESET tcp_keepalives_interval`, `RESET tcp_keepalives_count`,
 	} {
 		if _, err := conn.Exec(ctx, s); err != nil {
 			_ = conn.Conn().Close(ctx)
