@@ -2,8 +2,9 @@
 # bench/replicate_report.sh WORK "sluice=yes chameleon=NO": turns the results of bench/replicate.sh
 # ($WORK/live.tsv, catchup.tsv, samples/, logs/) into the "## replicate" section of
 # docs/benchmarks.md and the plot docs/benchmarks-replicate.png (python3 venv with matplotlib from
-# PyPI). BENCH_NO_DOC=1 prints the section instead; BENCH_REPORT_NOTE adds a remark. Can be re-run
-# on the same WORK dir.
+# PyPI). BENCH_NO_DOC=1 prints the section instead; BENCH_REPORT_NOTE adds a remark;
+# BENCH_EXTRA_WORK=DIR (titled BENCH_EXTRA_LABEL) adds the tables of another run's work dir. Can be
+# re-run on the same WORK dir.
 set -uo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -199,6 +200,17 @@ PY
 			echo "- $wl: sluice catches up $(catchup_vs "$wl")x faster than pg_chameleon"
 		done
 		echo
+	fi
+	if [[ -n ${BENCH_EXTRA_WORK:-} ]]; then
+		# A further pass kept next to the main one (e.g. sluice alone on a quieter machine).
+		LIVE="$BENCH_EXTRA_WORK/live.tsv" CATCHUP="$BENCH_EXTRA_WORK/catchup.tsv"
+		echo "### ${BENCH_EXTRA_LABEL:-Another pass}"
+		echo
+		live_table
+		echo
+		catchup_table
+		echo
+		LIVE="$WORK/live.tsv" CATCHUP="$WORK/catchup.tsv"
 	fi
 	if plot; then
 		echo "![source writes/s, applied rows/s and lag over time, first pass](benchmarks-replicate.png)"
