@@ -18,6 +18,9 @@ import (
 // on the source, `sluice replicate` is killed with SIGKILL at random moments
 // twelve times, and once PostgreSQL itself is killed with SIGKILL (a private
 // instance, never the shared sandbox); each time replication is restarted.
+// Besides small transactions the load writes a 20,000-row transaction every
+// second or two, which apply receives in fragments (--max-txn-memory 16MB),
+// so kills also land inside large transactions.
 // At the end every table of the target equals the source, row for row, with
 // no duplicates. It takes about two minutes.
 func TestCrashKillNine(t *testing.T) {
@@ -46,8 +49,10 @@ func TestCrashKillNine(t *testing.T) {
 	defer stopLoad()
 	var st loadStats
 	load := runLoad(ctx, loadDB, 4, &st)
+	bulk := runBulk(ctx, loadDB, &st)
 
-	replicate := append([]string{"replicate", "--workers", "4"}, common...)
+	// 16MB: transactions over 1 MB reach apply in fragments.
+	replicate := append([]string{"replicate", "--workers", "4", "--max-txn-memory", "16MB"}, common...)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	var positions []string
 	const kills = 12
@@ -82,7 +87,9 @@ func TestCrashKillNine(t *testing.T) {
 	}
 	stopLoad()
 	load.Wait()
-	t.Logf("load: %d transactions committed, %d rolled back", st.committed.Load(), st.rolledBack.Load())
+	bulk.Wait()
+	t.Logf("load: %d transactions committed, %d rolled back, %d large ones (20,000 rows)",
+		st.committed.Load(), st.rolledBack.Load(), st.bulk.Load())
 	if positions[0] == positions[len(positions)-1] {
 		t.Fatalf("the checkpoint never moved: %v", positions)
 	}

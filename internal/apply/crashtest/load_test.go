@@ -52,6 +52,7 @@ func mustExec(t *testing.T, db *sql.DB, stmts ...string) {
 // loadStats counts the load generator's transactions.
 type loadStats struct {
 	committed, rolledBack atomic.Int64
+	bulk                  atomic.Int64 // large transactions committed
 }
 
 // runLoad writes random transactions with `threads` sessions until ctx ends.
@@ -71,6 +72,35 @@ func runLoad(ctx context.Context, db *sql.DB, threads int, st *loadStats) *sync.
 			}
 		}(uint64(i + 1))
 	}
+	return &wg
+}
+
+// runBulk writes a large transaction every second or two until ctx ends:
+// 20,000 rows inserted into items by one statement (about 5 MB of binlog),
+// or deleted again, so that with a small --max-txn-memory they reach apply
+// in fragments and kills land inside them.
+func runBulk(ctx context.Context, db *sql.DB, st *loadStats) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ctx.Err() == nil; i++ {
+			q := `INSERT INTO items (grp, payload, d, amount) SELECT seq % 50, CONCAT('bulk', REPEAT('b', 200)), NOW(6), seq
+				FROM seq_1_to_20000`
+			if i%2 == 1 {
+				q = `DELETE FROM items WHERE payload LIKE 'bulk%' LIMIT 20000`
+			}
+			if _, err := db.Exec(q); err != nil {
+				st.rolledBack.Add(1)
+			} else {
+				st.bulk.Add(1)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Duration(1000+rand.IntN(1000)) * time.Millisecond):
+			}
+		}
+	}()
 	return &wg
 }
 
