@@ -54,6 +54,9 @@ type Applier struct {
 	// checkpointer writes through it.
 	leader *pgxpool.Conn
 	state  *checkpoint.State
+	// runStart is the checkpoint position this run started from, recorded
+	// with every applied row (see checkpoint.InsertAppliedSQL).
+	runStart model.Position
 
 	started atomic.Bool
 }
@@ -180,13 +183,32 @@ func (a *Applier) load(ctx context.Context, conn *pgxpool.Conn) error {
 		return err
 	}
 	a.skip = map[model.Position]struct{}{}
+	var stale []model.Position
 	for _, r := range rows {
+		// A row written by a run that started beyond the checkpoint (or
+		// from a checkpoint that no longer exists) belongs to another
+		// binlog history (see InsertAppliedSQL): it says nothing about this
+		// one. A run that started without any checkpoint records no start.
+		if !r.Start.IsZero() && (st == nil || r.Start.Compare(st.Position) > 0) {
+			stale = append(stale, r.Last)
+			continue
+		}
 		a.applied = append(a.applied, r.Last)
 		for _, e := range r.Ends {
 			if st == nil || e.Compare(st.Position) > 0 {
 				a.skip[posKey(e)] = struct{}{}
 			}
 		}
+	}
+	if len(stale) > 0 {
+		a.cfg.Log.Warn("apply: ignoring and deleting applied records of another binlog history (a new snapshot or a reset binary log)",
+			"stream", a.cfg.Stream, "rows", len(stale), "checkpoint", start.pos.String())
+		if err := checkpoint.DeleteAppliedRows(ctx, conn, a.cfg.Stream, stale); err != nil {
+			return err
+		}
+	}
+	if st != nil {
+		a.runStart = posKey(st.Position)
 	}
 	a.tr = newTracker(start)
 	a.saved = start

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
@@ -415,4 +418,44 @@ func TestApplyFenceRefusesASecondApplier(t *testing.T) {
 		t.Fatalf("after the first stopped: %v", err)
 	}
 	third.Close()
+}
+
+// TestApplyIgnoresAppliedRowsOfAnotherHistory: applied records left by a run
+// that started beyond the current checkpoint (the stream was re-snapshotted
+// after the source's binary log was reset, so positions repeat) must not make
+// apply skip the new transactions at those positions.
+func TestApplyIgnoresAppliedRowsOfAnotherHistory(t *testing.T) {
+	f := newFixture(t, 2)
+	f.exec(`CREATE TABLE $S.t (id bigint PRIMARY KEY)`)
+	tbl := &schema.Table{TableID: schema.TableID{Database: f.db, Name: "t"},
+		Columns: []schema.Column{{Name: "id", DataType: "bigint"}}, PrimaryKey: []string{"id"}}
+	ctx := context.Background()
+	// The old history: a run started at mysql-bin.000050:4 applied pos(2) and pos(3).
+	if err := checkpoint.Ensure(ctx, f.pool); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkpoint.EnsureApplied(ctx, f.pool); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.pool.Exec(ctx, checkpoint.InsertAppliedSQL, f.stream, pos(3).File, int64(pos(3).Pos),
+		[]string{pos(2).File, pos(3).File}, []int64{int64(pos(2).Pos), int64(pos(3).Pos)}, "mysql-bin.000050", int64(4)); err != nil {
+		t.Fatal(err)
+	}
+	// The new history: a snapshot left the checkpoint at pos(0) of a reset binlog.
+	if err := pgx.BeginFunc(ctx, f.pool, func(tx pgx.Tx) error {
+		return checkpoint.Save(ctx, tx, f.stream, checkpoint.State{Position: pos(0), SchemaVersion: 1})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var txns []*model.Txn
+	for i := int64(1); i <= 4; i++ {
+		txns = append(txns, &model.Txn{Changes: []model.RowChange{{Op: model.Insert, Table: tbl, After: []any{i}}}})
+	}
+	if err := f.run(f.config(2), withPositions(txns, 1)); err != nil {
+		t.Fatal(err)
+	}
+	equalLists(t, "t", f.dump("t", "id"), []string{"1", "2", "3", "4"})
+	if n := f.appliedRows(); n != 0 {
+		t.Fatalf("%d applied rows left, want the stale one deleted", n)
+	}
 }

@@ -201,7 +201,7 @@ func (a *Applier) writeTxn(ctx context.Context, wr *writer, cs []change, group [
 		files[i], poss[i] = it.txn.End.File, int64(it.txn.End.Pos)
 	}
 	wr.queue(stmt{sql: checkpoint.InsertAppliedSQL, expect: 1},
-		a.cfg.Stream, last.File, int64(last.Pos), files, poss)
+		a.cfg.Stream, last.File, int64(last.Pos), files, poss, a.runStart.File, int64(a.runStart.Pos))
 	wr.queue(stmt{sql: "COMMIT", expect: -1, tag: "COMMIT"})
 	if err := wr.flush(ctx); err != nil {
 		return err

@@ -28,14 +28,29 @@ CREATE TABLE IF NOT EXISTS sluice.applied (
 	binlog_pos  bigint NOT NULL,
 	files       text[] NOT NULL, -- end positions of every source transaction in the row
 	positions   bigint[] NOT NULL,
+	start_file  text NOT NULL DEFAULT '', -- the checkpoint the writing run started from
+	start_pos   bigint NOT NULL DEFAULT 0,
 	recorded_at timestamptz NOT NULL DEFAULT now(),
 	PRIMARY KEY (stream, binlog_file, binlog_pos)
 )`
 
+// appliedUpgrade adds the columns a table created by an earlier version lacks.
+const appliedUpgrade = `
+ALTER TABLE sluice.applied ADD COLUMN IF NOT EXISTS start_file text NOT NULL DEFAULT '';
+ALTER TABLE sluice.applied ADD COLUMN IF NOT EXISTS start_pos bigint NOT NULL DEFAULT 0`
+
 // InsertAppliedSQL records one target transaction's source transactions; the
-// arguments are stream, the last end position's file and offset, and the
-// files and offsets of all end positions (text[] and bigint[]).
-const InsertAppliedSQL = `INSERT INTO sluice.applied (stream, binlog_file, binlog_pos, files, positions) VALUES ($1, $2, $3, $4, $5)`
+// arguments are stream, the last end position's file and offset, the files
+// and offsets of all end positions (text[] and bigint[]), and the file and
+// offset of the checkpoint the run started from.
+//
+// The start position makes a row verifiable: in one binlog history every
+// run starts at or after the start of the runs before it, and the checkpoint
+// only moves forward, so a row whose start lies beyond the current
+// checkpoint belongs to another history (a reset binary log and a new
+// snapshot under the same stream name) and must not make apply skip anything.
+const InsertAppliedSQL = `INSERT INTO sluice.applied (stream, binlog_file, binlog_pos, files, positions, start_file, start_pos)
+	VALUES ($1, $2, $3, $4, $5, $6, $7)`
 
 // EnsureApplied creates the applied table (after Ensure created the schema).
 func EnsureApplied(ctx context.Context, q Querier) error {
@@ -43,6 +58,16 @@ func EnsureApplied(ctx context.Context, q Querier) error {
 		return fmt.Errorf("checkpoint: lock for applied table creation: %w", err)
 	}
 	_, err := q.Exec(ctx, appliedDDL)
+	if err == nil {
+		// ALTER TABLE locks the table even when there is nothing to add:
+		// only run it when a column is missing.
+		var missing bool
+		err = q.QueryRow(ctx, `SELECT NOT EXISTS (SELECT 1 FROM information_schema.columns
+			WHERE table_schema = 'sluice' AND table_name = 'applied' AND column_name = 'start_pos')`).Scan(&missing)
+		if err == nil && missing {
+			_, err = q.Exec(ctx, appliedUpgrade)
+		}
+	}
 	_, uerr := q.Exec(ctx, `SELECT pg_advisory_unlock(7371726)`)
 	if err != nil {
 		return fmt.Errorf("checkpoint: create table sluice.applied: %w", err)
@@ -55,13 +80,14 @@ func EnsureApplied(ctx context.Context, q Querier) error {
 
 // AppliedRow is one row of the applied table.
 type AppliedRow struct {
-	Last model.Position   // the row's key: its newest end position
-	Ends []model.Position // every source transaction it covers
+	Last  model.Position   // the row's key: its newest end position
+	Ends  []model.Position // every source transaction it covers
+	Start model.Position   // the checkpoint the run that wrote it started from
 }
 
 // LoadApplied returns the applied rows of a stream.
 func LoadApplied(ctx context.Context, q Querier, stream string) ([]AppliedRow, error) {
-	rows, err := q.Query(ctx, `SELECT binlog_file, binlog_pos, files, positions FROM sluice.applied
+	rows, err := q.Query(ctx, `SELECT binlog_file, binlog_pos, files, positions, start_file, start_pos FROM sluice.applied
 		WHERE stream = $1 ORDER BY binlog_file, binlog_pos`, stream)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: load applied transactions of stream %q: %w", stream, err)
@@ -70,12 +96,13 @@ func LoadApplied(ctx context.Context, q Querier, stream string) ([]AppliedRow, e
 	var out []AppliedRow
 	for rows.Next() {
 		var r AppliedRow
-		var pos int64
+		var pos, startPos int64
 		var files []string
 		var positions []int64
-		if err := rows.Scan(&r.Last.File, &pos, &files, &positions); err != nil {
+		if err := rows.Scan(&r.Last.File, &pos, &files, &positions, &r.Start.File, &startPos); err != nil {
 			return nil, fmt.Errorf("checkpoint: scan applied: %w", err)
 		}
+		r.Start.Pos = uint32(startPos)
 		if len(files) != len(positions) {
 			return nil, fmt.Errorf("checkpoint: applied row %s:%d has %d files but %d positions",
 				r.Last.File, pos, len(files), len(positions))
