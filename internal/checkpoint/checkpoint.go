@@ -128,13 +128,24 @@ func Save(ctx context.Context, q Querier, stream string, st State) error {
 	return nil
 }
 
-// Delete forgets a stream's checkpoint and schema history (snapshot --restart).
+// Delete forgets a stream's checkpoint, schema history and applied set (snapshot --restart).
 func Delete(ctx context.Context, q Querier, stream string) error {
 	if _, err := q.Exec(ctx, `DELETE FROM sluice.checkpoint WHERE stream = $1`, stream); err != nil {
 		return fmt.Errorf("checkpoint: delete stream %q: %w", stream, err)
 	}
 	if _, err := q.Exec(ctx, `DELETE FROM sluice.schema_history WHERE stream = $1`, stream); err != nil {
 		return fmt.Errorf("checkpoint: delete schema history of stream %q: %w", stream, err)
+	}
+	// The applied set exists once a replicate ran; checked first because a
+	// failed DELETE would abort the caller's transaction.
+	var applied bool
+	if err := q.QueryRow(ctx, `SELECT to_regclass('sluice.applied') IS NOT NULL`).Scan(&applied); err != nil {
+		return fmt.Errorf("checkpoint: look for the applied set: %w", err)
+	}
+	if applied {
+		if _, err := q.Exec(ctx, `DELETE FROM sluice.applied WHERE stream = $1`, stream); err != nil {
+			return fmt.Errorf("checkpoint: delete applied rows of stream %q: %w", stream, err)
+		}
 	}
 	return nil
 }
