@@ -165,21 +165,7 @@ func (p *tablePlan) sourceChecksum(ctx context.Context, db *sql.DB, s scope, byB
 		return nil, fmt.Errorf("source checksum of %s: %w", p.name, err)
 	}
 	defer rows.Close()
-	out := map[int]agg{}
-	for rows.Next() {
-		var b int
-		var a agg
-		if err := rows.Scan(&b, &a.Count, &a.Sum); err != nil {
-			return nil, fmt.Errorf("source checksum of %s: %w", p.name, err)
-		}
-		if a.Count > 0 {
-			out[b] = a
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("source checksum of %s: %w", p.name, err)
-	}
-	return out, nil
+	return collectAggs(rows, "source checksum of "+p.name)
 }
 
 // targetChecksum is sourceChecksum on the target.
@@ -214,19 +200,32 @@ func (p *tablePlan) targetChecksum(ctx context.Context, pool *pgxpool.Pool, s sc
 		return nil, fmt.Errorf("target checksum of %s: %w", p.target, err)
 	}
 	defer rows.Close()
+	return collectAggs(rows, "target checksum of "+p.target)
+}
+
+// aggRows is what both *sql.Rows and pgx.Rows offer.
+type aggRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// collectAggs reads (bucket, count, sum) rows into per-bucket aggregates,
+// leaving out empty buckets.
+func collectAggs(rows aggRows, what string) (map[int]agg, error) {
 	out := map[int]agg{}
 	for rows.Next() {
 		var b int
 		var a agg
 		if err := rows.Scan(&b, &a.Count, &a.Sum); err != nil {
-			return nil, fmt.Errorf("target checksum of %s: %w", p.target, err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		if a.Count > 0 {
 			out[b] = a
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("target checksum of %s: %w", p.target, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return out, nil
 }
