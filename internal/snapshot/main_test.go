@@ -3,72 +3,33 @@ package snapshot
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
-var (
-	binDir   string
-	binOnce  sync.Once
-	binPath  string
-	binError error
-)
-
-// TestMain provides a temporary directory for the sluice binary that the
-// end-to-end tests build (once, on first use) and run as a subprocess.
+// TestMain removes the sluice binary that the end-to-end tests build (once,
+// on first use, testenv.SluiceBinary) and run as a subprocess.
 func TestMain(m *testing.M) {
-	code := func() int {
-		dir, err := os.MkdirTemp("", "sluice-snapshot-test-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		binDir = dir
-		return m.Run()
-	}()
+	code := m.Run()
+	testenv.RemoveSluiceBinary()
 	os.Exit(code)
 }
 
-// sluiceBinary builds cmd/sluice with `go build` (once per test binary).
+// sluiceBinary is the binary built from ./cmd/sluice.
 func sluiceBinary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		root, err := testenv.RepoRoot()
-		if err != nil {
-			binError = err
-			return
-		}
-		binPath = filepath.Join(binDir, "sluice")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/sluice")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binError = fmt.Errorf("go build ./cmd/sluice: %v\n%s", err, out)
-		}
-	})
-	if binError != nil {
-		t.Fatal(binError)
-	}
-	return binPath
+	return testenv.SluiceBinary(t)
 }
 
 // sluiceCmd prepares `sluice args...` without inheriting SLUICE_* settings.
 func sluiceCmd(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(sluiceBinary(t), args...)
-	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, "SLUICE_") {
-			cmd.Env = append(cmd.Env, e)
-		}
-	}
+	cmd := testenv.SluiceCommand(sluiceBinary(t), args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	return cmd, &out, &errOut

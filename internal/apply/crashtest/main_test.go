@@ -7,75 +7,36 @@ package crashtest
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
-var (
-	binDir   string
-	binOnce  sync.Once
-	binPath  string
-	binError error
-)
-
 func TestMain(m *testing.M) {
-	code := func() int {
-		dir, err := os.MkdirTemp("", "sluice-crashtest-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		binDir = dir
-		return m.Run()
-	}()
+	code := m.Run()
+	testenv.RemoveSluiceBinary()
 	os.Exit(code)
 }
 
-// sluiceBinary builds cmd/sluice once per test binary, or uses the binary
-// named by SLUICE_CRASHTEST_BIN.
+// sluiceBinary builds cmd/sluice once per test binary (testenv.SluiceBinary),
+// or uses the binary named by SLUICE_CRASHTEST_BIN.
 func sluiceBinary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		if p := os.Getenv("SLUICE_CRASHTEST_BIN"); p != "" {
-			binPath = p
-			return
-		}
-		root, err := testenv.RepoRoot()
-		if err != nil {
-			binError = err
-			return
-		}
-		binPath = filepath.Join(binDir, "sluice")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/sluice")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binError = fmt.Errorf("go build ./cmd/sluice: %v\n%s", err, out)
-		}
-	})
-	if binError != nil {
-		t.Fatal(binError)
+	if p := os.Getenv("SLUICE_CRASHTEST_BIN"); p != "" {
+		return p
 	}
-	return binPath
+	return testenv.SluiceBinary(t)
 }
 
 // sluiceCmd prepares `sluice args...` without inheriting SLUICE_* settings;
 // its output goes to a file in the test's temp dir (logs can be long).
 func sluiceCmd(t *testing.T, logPath string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(sluiceBinary(t), args...)
-	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, "SLUICE_") {
-			cmd.Env = append(cmd.Env, e)
-		}
-	}
+	cmd := testenv.SluiceCommand(sluiceBinary(t), args...)
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		t.Fatal(err)
