@@ -1,0 +1,193 @@
+package realworld
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// col is one compared column: the same value written as MySQL and as
+// PostgreSQL SQL text, so both sides print it identically. kind "json"
+// compares documents by value (jsonb reorders keys).
+type col struct {
+	my, pg string
+	json   bool
+}
+
+// plain is a column whose text form is the same in both databases
+// (integers, DECIMAL, text, ENUM, SET, YEAR, DATE).
+func plain(name string) col {
+	return col{my: "`" + name + "`", pg: pgx.Identifier{name}.Sanitize() + "::text"}
+}
+
+// ts is a TIMESTAMP/DATETIME with up to 6 fractional digits; MySQL's zero
+// value and PostgreSQL's -infinity (sluice's NOT NULL zero-date policy)
+// print alike.
+func ts(name string) col {
+	q := pgx.Identifier{name}.Sanitize()
+	return col{
+		my: fmt.Sprintf("CASE WHEN `%s` = 0 THEN 'ZERO' ELSE DATE_FORMAT(`%s`, '%%Y-%%m-%%d %%H:%%i:%%s.%%f') END", name, name),
+		pg: fmt.Sprintf("CASE WHEN %s = '-infinity' THEN 'ZERO' ELSE to_char(%s AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') END", q, q),
+	}
+}
+
+// datetime is like ts for zone-less DATETIME columns (PostgreSQL timestamp).
+func datetime(name string) col {
+	q := pgx.Identifier{name}.Sanitize()
+	return col{
+		my: fmt.Sprintf("CASE WHEN `%s` = 0 THEN 'ZERO' ELSE DATE_FORMAT(`%s`, '%%Y-%%m-%%d %%H:%%i:%%s.%%f') END", name, name),
+		pg: fmt.Sprintf("CASE WHEN %s = '-infinity' THEN 'ZERO' ELSE to_char(%s, 'YYYY-MM-DD HH24:MI:SS.US') END", q, q),
+	}
+}
+
+// hexed compares bytes: BLOB, BINARY, geometry (bytea holds MySQL's SRID+WKB).
+func hexed(name string) col {
+	return col{my: "HEX(`" + name + "`)", pg: "upper(encode(" + pgx.Identifier{name}.Sanitize() + ", 'hex'))"}
+}
+
+// bit compares BIT(n) as a number.
+func bit(name string) col {
+	return col{my: "CAST(`" + name + "` AS UNSIGNED)", pg: pgx.Identifier{name}.Sanitize() + "::bigint::text"}
+}
+
+func jsonCol(name string) col {
+	return col{my: "`" + name + "`", pg: pgx.Identifier{name}.Sanitize() + "::text", json: true}
+}
+
+// compareTable requires every row of db.table to be equal on both sides,
+// column by column, ordered by orderBy (a key), and at least minRows rows.
+func compareTable(t *testing.T, m migrated, table, orderBy string, minRows int, cols ...col) {
+	t.Helper()
+	myExprs, pgExprs := make([]string, len(cols)), make([]string, len(cols))
+	for i, c := range cols {
+		myExprs[i], pgExprs[i] = c.my, c.pg
+	}
+	// Qualified order columns: PostgreSQL would sort by an output column of
+	// the same name (the text form) instead.
+	var myOrder, pgOrder []string
+	for _, c := range strings.Split(orderBy, ",") {
+		c = strings.TrimSpace(c)
+		myOrder = append(myOrder, "t.`"+c+"`")
+		pgOrder = append(pgOrder, "t."+pgx.Identifier{c}.Sanitize())
+	}
+	myQ := fmt.Sprintf("SELECT %s FROM `%s` AS t ORDER BY %s", strings.Join(myExprs, ", "), table, strings.Join(myOrder, ", "))
+	pgQ := fmt.Sprintf("SELECT %s FROM %s AS t ORDER BY %s", strings.Join(pgExprs, ", "),
+		pgx.Identifier{m.db, table}.Sanitize(), strings.Join(pgOrder, ", "))
+	src := mysqlText(t, m.my, myQ, cols)
+	dst := pgText(t, m, pgQ, cols)
+	if len(src) < minRows {
+		t.Errorf("%s: %d source rows, want at least %d", table, len(src), minRows)
+	}
+	if len(src) != len(dst) {
+		t.Errorf("%s: %d source rows, %d target rows", table, len(src), len(dst))
+	}
+	bad := 0
+	for i := 0; i < min(len(src), len(dst)); i++ {
+		if src[i] != dst[i] {
+			if bad++; bad <= 5 {
+				t.Errorf("%s row %d:\n source %s\n target %s", table, i, src[i], dst[i])
+			}
+		}
+	}
+}
+
+func mysqlText(t *testing.T, my *sql.DB, q string, cols []col) []string {
+	t.Helper()
+	rows, err := my.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(cols))
+		for i, v := range vals {
+			parts[i] = renderText(t, v.String, v.Valid, cols[i].json)
+		}
+		out = append(out, strings.Join(parts, " | "))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func pgText(t *testing.T, m migrated, q string, cols []col) []string {
+	t.Helper()
+	rows, err := m.pg.Query(context.Background(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		vals := make([]*string, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(cols))
+		for i, v := range vals {
+			s := ""
+			if v != nil {
+				s = *v
+			}
+			parts[i] = renderText(t, s, v != nil, cols[i].json)
+		}
+		out = append(out, strings.Join(parts, " | "))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// renderText prints NULL as NULL and JSON documents canonically (keys
+// sorted, no spaces), everything else as is.
+func renderText(t *testing.T, s string, valid, isJSON bool) string {
+	if !valid {
+		return "NULL"
+	}
+	if !isJSON {
+		return fmt.Sprintf("%q", s)
+	}
+	var v any
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		t.Errorf("invalid JSON %q: %v", s, err)
+		return s
+	}
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(v)
+	return strings.TrimSpace(b.String())
+}
+
+// count returns SELECT count(*) of a source table.
+func count(t *testing.T, my *sql.DB, table string) int {
+	t.Helper()
+	var n int
+	if err := my.QueryRow("SELECT count(*) FROM `" + table + "`").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

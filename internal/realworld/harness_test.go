@@ -1,0 +1,311 @@
+package realworld
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+// scenario is one realistic source database and what happens to it while
+// sluice migrates it.
+type scenario struct {
+	prefix string // database name prefix
+	// schemaFile (under testdata) creates the tables, views, triggers and
+	// routines; sqlMode is the session sql_mode it runs with.
+	schemaFile string
+	sqlMode    string
+	// seed fills the tables before the migration starts.
+	seed func(t *testing.T, my *sql.DB)
+	// write runs one source transaction of the load (any number of rows).
+	// Deadlocks and lock wait timeouts are retried by the harness.
+	write func(my *sql.DB, rng *rand.Rand) error
+	// midStream are statements run on the source once replication runs,
+	// between load transactions (DDL, FK cascades, key changes...).
+	midStream []string
+	// extraArgs are added to migrate, replicate and verify.
+	extraArgs []string
+}
+
+// migrated is a scenario after a successful migrate, replicate and verify.
+type migrated struct {
+	db     string
+	my     *sql.DB
+	pg     *pgxpool.Pool
+	report string // migrate's stdout (the snapshot report as JSON)
+	writes int64
+}
+
+// run creates the scenario's database, starts the load, runs `sluice migrate
+// --until-caught-up` while it writes, runs the mid-stream statements, stops
+// the load, lets `sluice replicate --until-caught-up` apply the rest and
+// requires `sluice verify` to report equal.
+func (s scenario) run(t *testing.T) migrated {
+	t.Helper()
+	env := testenv.Get(t)
+	db := env.NewDatabase(t, s.prefix)
+	my := openSource(t, env, db, s.sqlMode)
+	schema, err := os.ReadFile(filepath.Join("testdata", s.schemaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := my.Exec(string(schema)); err != nil {
+		t.Fatalf("%s: %v", s.schemaFile, err)
+	}
+	s.seed(t, my)
+	stream := testenv.UniqueName("rw")
+	forgetStream(t, env, stream)
+	pg := env.PG(t)
+
+	load := startLoad(my, s.write)
+	defer load.stop()
+	time.Sleep(200 * time.Millisecond) // the load runs before the snapshot starts
+
+	bin := testenv.SluiceBinary(t)
+	logPath := filepath.Join(t.TempDir(), "sluice.log")
+	common := append([]string{"--source", env.SourceURL(db), "--target", env.TargetURL(), "--include", db,
+		"--stream", stream}, s.extraArgs...)
+	migrateArgs := append([]string{"migrate", "--workers", "2", "--chunk-rows", "500", "--until-caught-up",
+		"--json", "--log-level", "warn"}, common...)
+	var stdout strings.Builder
+	mig := testenv.SluiceCommand(bin, migrateArgs...)
+	mig.Stdout = &stdout
+	mig.Stderr = appendFile(t, logPath)
+	if err := mig.Start(); err != nil {
+		t.Fatal(err)
+	}
+	migDone := make(chan error, 1)
+	go func() { migDone <- mig.Wait() }()
+	t.Cleanup(func() {
+		if mig.ProcessState == nil {
+			_ = mig.Process.Kill()
+			<-migDone
+		}
+	})
+
+	if err := waitReplicating(pg, stream, migDone); err != nil {
+		t.Fatalf("migrate did not reach replication: %v\n%s", err, tailFile(logPath, 40))
+	}
+	time.Sleep(500 * time.Millisecond) // replication under load
+	for _, stmt := range s.midStream {
+		load.pause()
+		_, err := my.Exec(stmt)
+		load.resume()
+		if err != nil {
+			t.Fatalf("mid-stream %q: %v", stmt, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	writes := load.stop()
+	if err := load.err(); err != nil {
+		t.Fatalf("write load: %v", err)
+	}
+	select {
+	case err := <-migDone:
+		if err != nil {
+			t.Fatalf("migrate: %v\n%s\n%s", err, stdout.String(), tailFile(logPath, 60))
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatalf("migrate did not end\n%s", tailFile(logPath, 60))
+	}
+	t.Logf("%d load transactions during the migration", writes)
+	// --until-caught-up may end at an idle moment of the load: a replicate run
+	// continues exactly where migrate stopped.
+	if code := runSluice(t, bin, logPath, append([]string{"replicate", "--workers", "2", "--until-caught-up",
+		"--log-level", "warn"}, common...)...); code != 0 {
+		t.Fatalf("replicate after migrate: exit %d\n%s", code, tailFile(logPath, 60))
+	}
+	if code := runSluice(t, bin, logPath, append([]string{"verify", "--online=off", "--log-level", "warn"},
+		common...)...); code != 0 {
+		t.Fatalf("verify: exit %d\n%s", code, tailFile(logPath, 80))
+	}
+	return migrated{db: db, my: my, pg: pg, report: stdout.String(), writes: writes}
+}
+
+// openSource opens the scenario's database as admin with the given sql_mode
+// (empty: the server's) and UTC session time zone.
+func openSource(t *testing.T, env *testenv.Env, db, sqlMode string) *sql.DB {
+	t.Helper()
+	params := map[string]string{"time_zone": "'+00:00'"}
+	if sqlMode != "" {
+		params["sql_mode"] = "'" + sqlMode + "'"
+	}
+	my, err := sql.Open("mysql", env.MySQLAdminDSN(db, params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	my.SetMaxOpenConns(4)
+	t.Cleanup(func() { my.Close() })
+	return my
+}
+
+// forgetStream deletes a stream's state in the target when the test ends.
+func forgetStream(t *testing.T, env *testenv.Env, stream string) {
+	pg := env.PG(t)
+	t.Cleanup(func() {
+		for _, tbl := range []string{"snapshot_chunk", "snapshot_table", "snapshot_run", "checkpoint", "schema_history", "applied"} {
+			_, _ = pg.Exec(context.Background(), "DELETE FROM sluice."+tbl+" WHERE stream = $1", stream)
+		}
+	})
+}
+
+// waitReplicating waits until the stream's checkpoint exists (the snapshot
+// is done and replication runs), or migrate ends, or 90 s pass.
+func waitReplicating(pg *pgxpool.Pool, stream string, migDone chan error) error {
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		var n int64
+		_ = pg.QueryRow(context.Background(), `SELECT count(*) FROM sluice.checkpoint WHERE stream = $1
+			AND schema_version >= 1`, stream).Scan(&n)
+		if n == 1 {
+			return nil
+		}
+		select {
+		case err := <-migDone:
+			migDone <- err
+			return errors.New("migrate ended before replication started")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return errors.New("timed out")
+}
+
+// runSluice runs the binary to its end (at most 2 minutes), its output
+// appended to logPath, and returns the exit code.
+func runSluice(t *testing.T, bin, logPath string, args ...string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := testenv.SluiceCommand(bin, args...)
+	f := appendFile(t, logPath)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("sluice %s: timed out\n%s", args[0], tailFile(logPath, 40))
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+func appendFile(t *testing.T, path string) *os.File {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func tailFile(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// load runs a scenario's write transactions in one goroutine until stopped.
+type load struct {
+	mu      sync.Mutex // held by pause: no load transaction runs meanwhile
+	done    atomic.Bool
+	wg      sync.WaitGroup
+	count   atomic.Int64
+	failure atomic.Value
+}
+
+func startLoad(my *sql.DB, write func(*sql.DB, *rand.Rand) error) *load {
+	l := &load{}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		rng := rand.New(rand.NewPCG(1, 2))
+		for !l.done.Load() {
+			l.mu.Lock()
+			err := write(my, rng)
+			l.mu.Unlock()
+			if err != nil && !retryable(err) {
+				l.failure.Store(err)
+				return
+			}
+			if err == nil {
+				l.count.Add(1)
+			}
+			time.Sleep(2 * time.Millisecond) // a busy application, not a benchmark
+		}
+	}()
+	return l
+}
+
+func (l *load) pause()  { l.mu.Lock() }
+func (l *load) resume() { l.mu.Unlock() }
+
+// stop ends the load (idempotent) and returns the committed transactions.
+func (l *load) stop() int64 {
+	l.done.Store(true)
+	l.wg.Wait()
+	return l.count.Load()
+}
+
+func (l *load) err() error {
+	err, _ := l.failure.Load().(error)
+	return err
+}
+
+// retryable: deadlock (1213) and lock wait timeout (1205).
+func retryable(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
+}
+
+// inTxn runs fn in a transaction, committing on success.
+func inTxn(my *sql.DB, fn func(tx *sql.Tx) error) error {
+	tx, err := my.Begin()
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// execAll runs statements in order, stopping at the first error.
+func execAll(tx *sql.Tx, stmts ...string) error {
+	for _, s := range stmts {
+		if _, err := tx.Exec(s); err != nil {
+			return errors.Join(errors.New(s), err)
+		}
+	}
+	return nil
+}
+
+// mysqlErrNumber is the MySQL error number of err, or 0.
+func mysqlErrNumber(err error) uint16 {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}
