@@ -1,0 +1,172 @@
+package realworld
+
+import (
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// wpMode is WordPress's session sql_mode: without NO_ZERO_DATE and
+// NO_ZERO_IN_DATE, so '0000-00-00 00:00:00' defaults and values are accepted.
+const wpMode = "NO_ENGINE_SUBSTITUTION"
+
+// TestWordPress migrates a WordPress schema whose rows hold real zero dates
+// (drafts have post_date_gmt '0000-00-00 00:00:00') under a blog's load:
+// drafts published, option upserts (INSERT ... ON DUPLICATE KEY UPDATE),
+// meta rows with emoji and long text, term relationships replaced, posts
+// deleted with their meta, and a column added mid-stream.
+func TestWordPress(t *testing.T) {
+	t.Parallel()
+	s := scenario{
+		prefix:     "rw_wp",
+		schemaFile: "wordpress.sql",
+		sqlMode:    wpMode,
+		seed:       seedWordPress,
+		write:      wordpressWrite,
+		midStream: []string{
+			"ALTER TABLE wp_posts ADD COLUMN post_views bigint(20) unsigned NOT NULL default '0'",
+			"ALTER TABLE wp_postmeta ADD INDEX meta_key_value (meta_key(100), meta_value(50))",
+			"UPDATE wp_posts SET post_views = ID * 3 WHERE ID % 5 = 0",
+			// WordPress's upgrade routine sets zero dates explicitly.
+			"UPDATE wp_posts SET post_date_gmt = '0000-00-00 00:00:00', post_modified_gmt = '0000-00-00 00:00:00' WHERE ID % 17 = 0",
+		},
+	}
+	m := s.run(t)
+
+	compareTable(t, m, "wp_posts", "ID", 400, plain("ID"), plain("post_author"), datetime("post_date"),
+		datetime("post_date_gmt"), plain("post_content"), plain("post_title"), plain("post_status"),
+		plain("post_name"), datetime("post_modified"), datetime("post_modified_gmt"), plain("post_parent"),
+		plain("guid"), plain("menu_order"), plain("post_type"), plain("comment_count"), plain("post_views"))
+	compareTable(t, m, "wp_postmeta", "meta_id", 1000, plain("meta_id"), plain("post_id"), plain("meta_key"), plain("meta_value"))
+	compareTable(t, m, "wp_options", "option_id", 100, plain("option_id"), plain("option_name"), plain("option_value"), plain("autoload"))
+	compareTable(t, m, "wp_term_relationships", "object_id, term_taxonomy_id", 300, plain("object_id"),
+		plain("term_taxonomy_id"), plain("term_order"))
+	compareTable(t, m, "wp_comments", "comment_ID", 300, plain("comment_ID"), plain("comment_post_ID"),
+		plain("comment_author"), datetime("comment_date"), datetime("comment_date_gmt"), plain("comment_content"),
+		plain("comment_approved"))
+	compareTable(t, m, "wp_users", "ID", 20, plain("ID"), plain("user_login"), datetime("user_registered"), plain("display_name"))
+
+	var zeros int
+	if err := m.my.QueryRow("SELECT count(*) FROM wp_posts WHERE post_date_gmt = 0").Scan(&zeros); err != nil || zeros == 0 {
+		t.Errorf("the source has %d zero post_date_gmt (%v): the test lost its point", zeros, err)
+	}
+}
+
+func seedWordPress(t *testing.T, my *sql.DB) {
+	t.Helper()
+	long := strings.Repeat("Lorem ipsum dolor sit amet, 😀 consectetur — adipiscing elit. ", 200)
+	_, err := my.Exec(`
+INSERT INTO wp_users (user_login, user_pass, user_nicename, user_email, user_registered, display_name)
+  SELECT CONCAT('user', seq), '$P$Bxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', CONCAT('user', seq), CONCAT('user', seq, '@example.org'),
+         IF(seq = 1, '0000-00-00 00:00:00', '2015-03-01 10:00:00' + INTERVAL seq DAY), CONCAT('Ünïcode Üser ', seq)
+  FROM seq_1_to_30;
+INSERT INTO wp_usermeta (user_id, meta_key, meta_value)
+  SELECT 1 + seq % 30, ELT(1 + seq % 4, 'wp_capabilities', 'nickname', 'session_tokens', 'wp_user_level'),
+         ELT(1 + seq % 4, 'a:1:{s:13:"administrator";b:1;}', CONCAT('nick', seq), NULL, '10') FROM seq_1_to_120;
+INSERT INTO wp_posts (post_author, post_date, post_date_gmt, post_content, post_title, post_excerpt, post_status,
+                      post_name, to_ping, pinged, post_modified, post_modified_gmt, post_content_filtered,
+                      post_parent, guid, menu_order, post_type, comment_count)
+  SELECT 1 + seq % 30, '2020-01-01 12:00:00' + INTERVAL seq HOUR,
+         IF(seq % 4 = 0, '0000-00-00 00:00:00', '2020-01-01 11:00:00' + INTERVAL seq HOUR),
+         CONCAT('<!-- wp:paragraph --><p>Post ', seq, ' «quoted» \\ back\\slash</p>'),
+         CONCAT('Hello world ', seq), '', IF(seq % 4 = 0, 'draft', 'publish'),
+         IF(seq % 4 = 0, '', CONCAT('hello-world-', seq)), '', '',
+         '2020-01-02 12:00:00' + INTERVAL seq HOUR, IF(seq % 4 = 0, '0000-00-00 00:00:00', '2020-01-02 11:00:00' + INTERVAL seq HOUR),
+         '', IF(seq % 9 = 0, seq - 1, 0), CONCAT('http://example.org/?p=', seq), 0,
+         ELT(1 + seq % 5, 'post', 'post', 'page', 'attachment', 'revision'), seq % 7
+  FROM seq_1_to_500;
+INSERT INTO wp_postmeta (post_id, meta_key, meta_value)
+  SELECT 1 + seq % 500, ELT(1 + seq % 5, '_edit_lock', '_edit_last', '_thumbnail_id', '_wp_page_template', CONCAT('custom_', REPEAT('k', 200), seq % 3)),
+         ELT(1 + seq % 5, CONCAT(1600000000 + seq, ':1'), '1', seq, 'default', IF(seq % 2 = 0, NULL, 'v')) FROM seq_1_to_1500;
+INSERT INTO wp_comments (comment_post_ID, comment_author, comment_author_email, comment_date, comment_date_gmt,
+                         comment_content, comment_approved, comment_parent, user_id)
+  SELECT 1 + seq % 500, CONCAT('Commenter ', seq), CONCAT('c', seq, '@example.org'), '2021-06-01 08:00:00' + INTERVAL seq MINUTE,
+         IF(seq % 6 = 0, '0000-00-00 00:00:00', '2021-06-01 06:00:00' + INTERVAL seq MINUTE), CONCAT('Nice post! 👍 #', seq),
+         ELT(1 + seq % 3, '1', '0', 'spam'), IF(seq % 5 = 0, seq - 1, 0), 0 FROM seq_1_to_400;
+INSERT INTO wp_terms (name, slug) SELECT CONCAT('Term ', seq), CONCAT('term-', seq) FROM seq_1_to_40;
+INSERT INTO wp_term_taxonomy (term_id, taxonomy, description, count)
+  SELECT seq, IF(seq <= 20, 'category', 'post_tag'), '', 0 FROM seq_1_to_40;
+INSERT INTO wp_term_relationships (object_id, term_taxonomy_id) SELECT 1 + seq % 500, 1 + seq % 40 FROM seq_1_to_800
+  ON DUPLICATE KEY UPDATE term_order = term_order + 1;
+INSERT INTO wp_options (option_name, option_value, autoload)
+  SELECT CONCAT(ELT(1 + seq % 3, '_transient_', '_site_transient_', 'widget_'), seq), CONCAT('a:1:{i:', seq, ';s:0:"";}'),
+         IF(seq % 2 = 0, 'yes', 'no') FROM seq_1_to_200;`)
+	if err == nil {
+		_, err = my.Exec("UPDATE wp_posts SET post_content = ? WHERE ID % 10 = 0", long)
+	}
+	if err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+}
+
+// wordpressWrite runs one transaction of a busy blog.
+func wordpressWrite(my *sql.DB, rng *rand.Rand) error {
+	post := 1 + rng.IntN(700)
+	switch rng.IntN(8) {
+	case 0: // publish a draft: zero post_date_gmt gets a value
+		_, err := my.Exec(`UPDATE wp_posts SET post_status = 'publish', post_date_gmt = post_date - INTERVAL 1 HOUR,
+			post_name = CONCAT('published-', ID) WHERE post_status = 'draft' AND ID >= ? ORDER BY ID LIMIT 1`, post)
+		return err
+	case 1: // a new draft with meta, in one transaction (zero GMT dates, as wp_insert_post writes them)
+		return inTxn(my, func(tx *sql.Tx) error {
+			res, err := tx.Exec(`INSERT INTO wp_posts (post_author, post_date, post_content, post_title, post_excerpt,
+				post_status, to_ping, pinged, post_modified, post_content_filtered, guid, post_type)
+				VALUES (1, NOW(), ?, ?, '', 'draft', '', '', NOW(), '', '', 'post')`,
+				fmt.Sprintf("Draft body %d — ✓ naïve café", rng.IntN(1e6)), fmt.Sprint("Draft ", rng.IntN(1e6)))
+			if err != nil {
+				return err
+			}
+			id, _ := res.LastInsertId()
+			_, err = tx.Exec(`INSERT INTO wp_postmeta (post_id, meta_key, meta_value) VALUES (?, '_edit_lock', ?), (?, '_edit_last', '1')`,
+				id, fmt.Sprint(1700000000+rng.IntN(1e6), ":1"), id)
+			if err == nil {
+				_, err = tx.Exec(`UPDATE wp_posts SET guid = CONCAT('http://example.org/?p=', ID) WHERE ID = ?`, id)
+			}
+			return err
+		})
+	case 2: // update_option: an upsert by the unique option_name
+		_, err := my.Exec(`INSERT INTO wp_options (option_name, option_value, autoload) VALUES (?, ?, 'no')
+			ON DUPLICATE KEY UPDATE option_name = VALUES(option_name), option_value = VALUES(option_value), autoload = VALUES(autoload)`,
+			fmt.Sprint("_transient_", rng.IntN(300)), fmt.Sprintf("a:1:{s:4:\"time\";i:%d;}", rng.IntN(1e9)))
+		return err
+	case 3: // expired transients go
+		_, err := my.Exec(`DELETE FROM wp_options WHERE option_name LIKE '\_transient\_%' AND option_id % 50 = ?`, rng.IntN(50))
+		return err
+	case 4: // wp_set_object_terms: the post's terms are replaced
+		return inTxn(my, func(tx *sql.Tx) error {
+			_, err := tx.Exec(`DELETE FROM wp_term_relationships WHERE object_id = ?`, post)
+			if err == nil {
+				_, err = tx.Exec(`INSERT INTO wp_term_relationships (object_id, term_taxonomy_id) VALUES (?, ?), (?, ?)
+					ON DUPLICATE KEY UPDATE term_order = 0`, post, 1+rng.IntN(20), post, 21+rng.IntN(20))
+			}
+			if err == nil {
+				_, err = tx.Exec(`UPDATE wp_term_taxonomy tt SET count = (SELECT COUNT(*) FROM wp_term_relationships tr
+					WHERE tr.term_taxonomy_id = tt.term_taxonomy_id)`)
+			}
+			return err
+		})
+	case 5: // wp_delete_post: meta, comments, terms and the post
+		return inTxn(my, func(tx *sql.Tx) error {
+			return execAll(tx,
+				fmt.Sprint("DELETE FROM wp_postmeta WHERE post_id = ", post),
+				fmt.Sprint("DELETE FROM wp_comments WHERE comment_post_ID = ", post),
+				fmt.Sprint("DELETE FROM wp_term_relationships WHERE object_id = ", post),
+				fmt.Sprint("DELETE FROM wp_posts WHERE ID = ", post))
+		})
+	case 6: // a comment, and the post's count
+		return inTxn(my, func(tx *sql.Tx) error {
+			_, err := tx.Exec(`INSERT INTO wp_comments (comment_post_ID, comment_author, comment_date, comment_content)
+				VALUES (?, 'Anonymous', NOW(), ?)`, post, fmt.Sprintf("First! %d 🎉", rng.IntN(1e6)))
+			if err == nil {
+				_, err = tx.Exec(`UPDATE wp_posts SET comment_count = comment_count + 1 WHERE ID = ?`, post)
+			}
+			return err
+		})
+	default: // edit a post (post_modified moves, GMT stays zero for drafts)
+		_, err := my.Exec(`UPDATE wp_posts SET post_content = CONCAT(post_content, ' edit'), post_modified = NOW(),
+			post_modified_gmt = IF(post_status = 'draft', '0000-00-00 00:00:00', UTC_TIMESTAMP()) WHERE ID = ?`, post)
+		return err
+	}
+}
