@@ -41,7 +41,7 @@ func addStreamFlag(cmd *cobra.Command) {
 }
 
 func addMetricsFlag(cmd *cobra.Command) {
-	cmd.Flags().String("metrics-addr", "", "serve Prometheus /metrics and /healthz on this address, e.g. --metrics-addr 127.0.0.1:9187")
+	cmd.Flags().String("metrics-addr", "", "serve Prometheus /metrics, /healthz and Go profiles (/debug/pprof/) on this address, e.g. --metrics-addr 127.0.0.1:9187")
 }
 
 func addJSONFlag(cmd *cobra.Command) {

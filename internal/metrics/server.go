@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,7 +24,8 @@ func NewRegistry() *prometheus.Registry {
 	return reg
 }
 
-// Serve listens on addr and serves /metrics and /healthz until ctx ends.
+// Serve listens on addr and serves /metrics, /healthz and /debug/pprof/
+// until ctx ends.
 // health returns nil while the command is healthy. It returns once listening,
 // so a bad address is reported before the work starts.
 func Serve(ctx context.Context, addr string, reg *prometheus.Registry, health func() error, log *slog.Logger) error {
@@ -42,6 +44,13 @@ func Serve(ctx context.Context, addr string, reg *prometheus.Registry, health fu
 		}
 		fmt.Fprintln(w, "ok")
 	})
+	// Go profiles on the same port: a DBA reporting "sluice is slow" can
+	// send a CPU profile (go tool pprof http://ADDR/debug/pprof/profile).
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()
@@ -54,6 +63,6 @@ func Serve(ctx context.Context, addr string, reg *prometheus.Registry, health fu
 			log.Error("metrics server stopped", "addr", addr, "err", err)
 		}
 	}()
-	log.Info("serving metrics", "addr", ln.Addr().String(), "paths", "/metrics /healthz")
+	log.Info("serving metrics", "addr", ln.Addr().String(), "paths", "/metrics /healthz /debug/pprof/")
 	return nil
 }

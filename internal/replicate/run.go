@@ -13,12 +13,17 @@ import (
 	"github.com/sluice-db/sluice/internal/apply"
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/gctune"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/postgres"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
+
+// replicateMemoryOverhead is the soft memory limit above --max-txn-memory:
+// the garbage collector works harder as the heap approaches the sum.
+const replicateMemoryOverhead = 128 << 20
 
 // runner holds one Run's connections and parts.
 type runner struct {
@@ -49,6 +54,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	r := &runner{o: o, log: o.Log, idle: make(chan struct{}, 1)}
 	defer r.close()
+	// Decoded changes held in memory are bounded by MaxTxnMemory (half in
+	// apply's queue, fragments of 1/16); the rest is connections and plans.
+	defer gctune.Apply(o.MaxTxnMemory + replicateMemoryOverhead)()
 	if err := r.prepare(ctx); err != nil {
 		return err
 	}

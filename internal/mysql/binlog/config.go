@@ -81,6 +81,11 @@ type Config struct {
 	// shared server other databases' writes may never let it fall silent.
 	OnIdle func(model.Position)
 
+	// deadAfter is how long a binlog connection may stay silent (no event,
+	// no heartbeat) before it is taken for dead and replaced; default
+	// 3 heartbeats + 10s. Tests shorten it.
+	deadAfter time.Duration
+
 	// eventCache is go-mysql's event queue length (default 1024); tests
 	// shrink it to provoke reconnects in the middle of a transaction.
 	eventCache int
@@ -111,6 +116,9 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if out.MaxBackoff <= 0 {
 		out.MaxBackoff = 30 * time.Second
+	}
+	if out.deadAfter <= 0 {
+		out.deadAfter = 3*out.Heartbeat + 10*time.Second
 	}
 	if out.eventCache <= 0 {
 		out.eventCache = 1024

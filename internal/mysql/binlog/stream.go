@@ -168,7 +168,11 @@ func (s *Stream) session(ctx context.Context, src *Source) (bool, error) {
 	if err := s.checkAvailable(ctx, src); err != nil {
 		return false, err
 	}
-	syncer := replication.NewBinlogSyncer(s.syncerConfig())
+	wd := newWatchdog(s.cfg.deadAfter, s.cfg.Log)
+	wdCtx, stopWatchdog := context.WithCancel(ctx)
+	defer stopWatchdog()
+	go wd.run(wdCtx)
+	syncer := replication.NewBinlogSyncer(s.syncerConfig(wd))
 	defer syncer.Close()
 	streamer, err := s.startDump(syncer)
 	if err != nil {
@@ -241,7 +245,7 @@ func (s *Stream) checkAvailable(ctx context.Context, src *Source) error {
 	return nil
 }
 
-func (s *Stream) syncerConfig() replication.BinlogSyncerConfig {
+func (s *Stream) syncerConfig(wd *watchdog) replication.BinlogSyncerConfig {
 	m := s.cfg.Source
 	return replication.BinlogSyncerConfig{
 		ServerID:                s.cfg.ServerID,
@@ -261,16 +265,20 @@ func (s *Stream) syncerConfig() replication.BinlogSyncerConfig {
 		// the snapshot's copy of the same one (see docs/mysql8.md).
 		RenderJSONAsMySQLText: true,
 		HeartbeatPeriod:       s.cfg.Heartbeat,
-		// A dead connection shows as missing heartbeats.
-		ReadTimeout:      3*s.cfg.Heartbeat + 10*time.Second,
+		// No per-packet read deadline: the watchdog finds a dead
+		// connection by its silence, at a fraction of the cost.
+		ReadTimeout:      0,
+		Dialer:           wd.dial,
 		DisableRetrySync: true, // reconnects resume from our own boundary, see Stream
-		DumpCommandFlag:  dumpFlags(s.cfg.Info.Flavor),
+		// The GTID set is tracked by gtidTracker; go-mysql's copy of it
+		// on every commit event would only be garbage.
+		DiscardGTIDSet:  true,
+		DumpCommandFlag: dumpFlags(s.cfg.Info.Flavor),
 		// The event queue between go-mysql's reader and the stream; rows
 		// events are ~8 KB, so this bounds read-ahead to a few MB.
 		EventCacheCount:     s.cfg.eventCache,
 		RowsEventDecodeFunc: s.decodeRows,
 		Logger:              libraryLogger(s.cfg.Log),
-		Dialer:              nil,
 	}
 }
 
