@@ -24,6 +24,11 @@ func (p *preparer) columnDef(it []token) ([]token, [][]token) {
 		switch {
 		case t.is("persistent"):
 			out = append(out, tk(tWord, "stored"))
+		case t.is("ref_system_id") && i+2 < len(rest) && rest[i+1].isPunct("="):
+			// MariaDB's spatial reference of a geometry column. Values
+			// carry their own SRID on both paths (docs/types.md), so the
+			// column attribute changes nothing sluice writes.
+			i += 2
 		case t.is("default") && i+2 < len(rest) && rest[i+1].kind == tWord && rest[i+2].isPunct("(") &&
 			!isTimestampFunc(rest[i+1].text):
 			// MariaDB writes expression defaults without parentheses: DEFAULT uuid().

@@ -14,6 +14,8 @@ func TestPrepareRewrites(t *testing.T) {
 		{"CREATE TABLE t (a INT CHECK (a > 0), b JSON, c BIT DEFAULT b'1', d FLOAT DEFAULT 1.25e-5)",
 			"CREATE TABLE t (a INT , b longtext character set utf8mb4 collate utf8mb4_bin , c BIT DEFAULT b'1' , " +
 				"d FLOAT DEFAULT 1.25e-5 , constraint a check (a > 0) , constraint b check ( json_valid ( b ) ))"},
+		{"CREATE TABLE g (id int, p POINT REF_SYSTEM_ID=4326 NOT NULL, q GEOMETRY ref_system_id = 0, SPATIAL KEY (p))",
+			"CREATE TABLE g (id int , p POINT NOT NULL , q GEOMETRY , SPATIAL KEY (p))"},
 		{"CREATE OR REPLACE TABLE t (a int AS (b) PERSISTENT) PAGE_CHECKSUM=1",
 			"CREATE TABLE t (a int AS (b) stored)"},
 		{"ALTER TABLE t ADD COLUMN IF NOT EXISTS j JSON, DROP COLUMN IF EXISTS c, ADD PRIMARY KEY USING BTREE (a)",

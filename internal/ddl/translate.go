@@ -24,6 +24,9 @@ func (tr *Translator) Translate(cur Tables, stmt, defaultDB string) (*Result, er
 	pr := prepare(stmt, tr.Flavor)
 	st, err := parseStatement(pr.sql)
 	if err != nil {
+		if reason := tr.unparsedScope(stmt, defaultDB, err); reason != "" {
+			return &Result{Ignored: true, Reason: reason}, nil
+		}
 		return nil, unsupported(stmt, "sluice cannot parse it (%v)", err)
 	}
 	x := &translation{tr: tr, cur: cur, stmt: stmt, db: defaultDB, pr: pr, res: &Result{}}
