@@ -189,8 +189,63 @@ func rollbackAll(ctx context.Context, sessions []*sql.Conn) {
 	}
 }
 
-// snapshotPosition reads MariaDB's position of the session's snapshot.
+// Reading binlog_snapshot_% more than once: MariaDB copies a session's
+// snapshot position into ONE process-wide buffer (the static
+// binlog_snapshot_file / binlog_snapshot_position behind the status
+// variables, filled by MYSQL_BIN_LOG::set_status_variables for every SHOW
+// STATUS of every session) and reads it back afterwards without a lock, so a
+// concurrent SHOW STATUS anywhere on the server (a monitoring agent, another
+// of our sessions) can replace the value between the two: the reading is then
+// another session's position. TestSnapshotStatusIsShared shows it on 10.11
+// (about 2 % of readings under three polling sessions). A position read
+// positionAgree times in a row, with a pause between readings, is taken; a
+// replaced reading would have to repeat with the same value every time.
+const (
+	positionAgree    = 5
+	positionMaxReads = 60
+	positionPause    = 2 * time.Millisecond
+)
+
+// snapshotPosition reads MariaDB's position of the session's snapshot (see
+// above for why it reads more than once).
 func snapshotPosition(ctx context.Context, c *sql.Conn) (model.Position, error) {
+	var last model.Position
+	same := 0
+	for read := 1; read <= positionMaxReads; read++ {
+		pos, err := readSnapshotStatus(ctx, c)
+		if err != nil {
+			return model.Position{}, err
+		}
+		if read > 1 && pos == last {
+			same++
+		} else {
+			last, same = pos, 1
+		}
+		if same == positionAgree {
+			return last, nil
+		}
+		if err := sleepCtx(ctx, positionPause); err != nil {
+			return model.Position{}, err
+		}
+	}
+	return model.Position{}, fmt.Errorf("binlog_snapshot_position: no %d equal readings in %d (MariaDB shares the status "+
+		"buffer between sessions and something on the source runs SHOW STATUS continuously); retry, or grant RELOAD "+
+		"for --snapshot-method global-read-lock", positionAgree, positionMaxReads)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// readSnapshotStatus reads binlog_snapshot_file and _position once.
+func readSnapshotStatus(ctx context.Context, c *sql.Conn) (model.Position, error) {
 	rows, err := c.QueryContext(ctx, "SHOW STATUS LIKE 'binlog_snapshot_%'")
 	if err != nil {
 		return model.Position{}, fmt.Errorf("read binlog_snapshot status: %w", err)
