@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
-	"github.com/sluice-db/sluice/internal/mysql/binlog/bltest"
+	"github.com/sluice-db/sluice/internal/testenv/typecorpus"
 )
 
 // TestReplicateEveryTypeAndDML replicates inserts, updates (including of
@@ -15,7 +15,7 @@ import (
 // transaction touching several tables, then compares every table with a
 // fresh snapshot of the source.
 func TestReplicateEveryTypeAndDML(t *testing.T) {
-	g := newRig(t, "rp_dml", bltest.TypesDDL()+`;
+	g := newRig(t, "rp_dml", typecorpus.CreateTable("types")+`;
 		CREATE TABLE pk (id INT PRIMARY KEY, v INT);
 		CREATE TABLE nopk (a INT, b VARCHAR(10));
 		CREATE TABLE uk (id INT PRIMARY KEY, email VARCHAR(20) NOT NULL, UNIQUE KEY (email))`)
@@ -29,7 +29,7 @@ func TestReplicateEveryTypeAndDML(t *testing.T) {
 	defer conn.Close()
 	for _, q := range []string{
 		"SET SESSION sql_mode = ''",
-		bltest.TypesInsert(),
+		typecorpus.Insert("types"),
 		"UPDATE types SET id = id + 100 WHERE id <= 2",
 		"UPDATE types SET vc = 'changed', j = '{\"x\": 1}', d65 = 1.5 WHERE id = 3",
 		"DELETE FROM types WHERE id = 4",

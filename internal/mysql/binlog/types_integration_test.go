@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/model"
-	"github.com/sluice-db/sluice/internal/mysql/binlog/bltest"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/testenv/typecorpus"
 )
 
 // TestStreamEveryTypeEqualsSnapshotReading inserts, updates (changing the
@@ -16,10 +16,10 @@ import (
 // (SelectExpr + FromText) reads for the same row.
 func TestStreamEveryTypeEqualsSnapshotReading(t *testing.T) {
 	f := newFixture(t, "bl_types", "")
-	f.exec(bltest.TypesDDL())
+	f.exec(typecorpus.CreateTable("types"))
 	cfg := f.config(f.position(), ignoreOthers(f.db))
 	tbl := cfg.Tables[schema.TableID{Database: f.db, Name: "types"}]
-	if tbl == nil || len(tbl.Columns) != len(bltest.TypeCases)+1 {
+	if tbl == nil || len(tbl.Columns) != len(typecorpus.Columns)+1 {
 		t.Fatalf("schema of types: %+v", tbl)
 	}
 	r := startStream(t, cfg)
@@ -30,13 +30,13 @@ func TestStreamEveryTypeEqualsSnapshotReading(t *testing.T) {
 	}
 	defer conn.Close()
 	// sql_mode '' stores zero dates and out-of-range literals as MySQL does.
-	for _, q := range []string{"SET SESSION sql_mode = ''", bltest.TypesInsert()} {
+	for _, q := range []string{"SET SESSION sql_mode = ''", typecorpus.Insert("types")} {
 		if _, err := conn.ExecContext(t.Context(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
 	snap := f.textRows(tbl, cfg.Mapper, "TRUE")
-	if len(snap) != bltest.TypeRows {
+	if len(snap) != typecorpus.Rows {
 		t.Fatalf("%d rows on the source", len(snap))
 	}
 	if _, err := conn.ExecContext(t.Context(), "UPDATE types SET id = id + 100"); err != nil {
@@ -58,7 +58,7 @@ func TestStreamEveryTypeEqualsSnapshotReading(t *testing.T) {
 // checkImages compares the changes of a Txn with the expected images.
 func checkImages(t *testing.T, what string, txn *model.Txn, op model.Op, want func(i int) (before, after []any)) {
 	t.Helper()
-	n := bltest.TypeRows
+	n := typecorpus.Rows
 	if op == model.Delete {
 		n = 1
 	}

@@ -1,0 +1,109 @@
+// Package typecorpus is the test data of the type tests: one table with a
+// column of every MySQL/MariaDB type family and its edge values, each with
+// the text PostgreSQL shows once sluice has converted it. The typemap
+// round trip, the snapshot's every-type test and the binlog and replicate
+// every-type tests all write this one table, so a value added here is
+// tested on every path.
+package typecorpus
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Null is the text of a NULL in Column.Values and in what tests read back.
+const Null = "NULL"
+
+// Rows is the number of rows Insert writes (ids 1..Rows); it is the length
+// of the longest Values list.
+const Rows = 4
+
+// Column is one source column and its edge values.
+type Column struct {
+	Name, DDL string
+	// Values holds for row id 1, 2, ... the SQL literal inserted and the
+	// text PostgreSQL shows for the converted value: col::text, host(col)
+	// for the inet columns, Null for NULL. Rows beyond the list hold NULL.
+	// A generated column has no literal (""): the server computes it.
+	Values [][2]string
+	// PostGIS holds, for the geometry column, encode(ST_AsEWKB(col), 'hex')
+	// per row when the target has PostGIS (the column is bytea otherwise).
+	PostGIS []string
+}
+
+// Generated reports whether the server computes the column's values.
+func (c Column) Generated() bool { return strings.Contains(c.DDL, " AS (") }
+
+// SQL is the literal inserted into row index r (id r+1): NULL beyond the
+// values, DEFAULT for a NOT NULL column there.
+func (c Column) SQL(r int) string {
+	if r < len(c.Values) {
+		return c.Values[r][0]
+	}
+	if strings.Contains(c.DDL, "NOT NULL") {
+		return "DEFAULT"
+	}
+	return Null
+}
+
+// PG is the text PostgreSQL shows for row index r (id r+1).
+func (c Column) PG(r int) string {
+	if r < len(c.Values) {
+		return c.Values[r][1]
+	}
+	return Null
+}
+
+// PGWithPostGIS is PG, or for the geometry column the PostGIS EWKB hex.
+func (c Column) PGWithPostGIS(r int) string {
+	if c.PostGIS == nil {
+		return c.PG(r)
+	}
+	if r < len(c.PostGIS) {
+		return c.PostGIS[r]
+	}
+	return Null
+}
+
+// CreateTable is the CREATE TABLE of table: id INT PRIMARY KEY, then one
+// column per entry of Columns, in that order.
+func CreateTable(table string) string {
+	cols := []string{"id INT PRIMARY KEY"}
+	for _, c := range Columns {
+		cols = append(cols, "`"+c.Name+"` "+c.DDL)
+	}
+	return "CREATE TABLE `" + table + "` (" + strings.Join(cols, ", ") + ") CHARACTER SET utf8mb4"
+}
+
+// Insert writes Rows rows of edge values into table. Run it with an empty
+// sql_mode (non-strict, this session only): that stores zero dates, the
+// invalid ENUM value and out-of-range literals as MySQL does.
+func Insert(table string) string {
+	names := []string{"id"}
+	for _, c := range Columns {
+		if !c.Generated() {
+			names = append(names, "`"+c.Name+"`")
+		}
+	}
+	var rows []string
+	for r := range Rows {
+		vals := []string{fmt.Sprint(r + 1)}
+		for _, c := range Columns {
+			if !c.Generated() {
+				vals = append(vals, c.SQL(r))
+			}
+		}
+		rows = append(rows, "("+strings.Join(vals, ", ")+")")
+	}
+	return "INSERT INTO `" + table + "` (" + strings.Join(names, ", ") + ") VALUES " + strings.Join(rows, ", ")
+}
+
+// Find returns the entry named name, or false.
+func Find(name string) (Column, bool) {
+	for _, c := range Columns {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Column{}, false
+}
