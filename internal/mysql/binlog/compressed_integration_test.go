@@ -1,45 +1,25 @@
 package binlog
 
 import (
-	"context"
-	"database/sql"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
-	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // TestMariaDBCompressedEvents runs a throwaway MariaDB with
 // log_bin_compress: query and row events are written compressed
 // (MARIADB_*_COMPRESSED_EVENT) and must decode like plain ones.
 func TestMariaDBCompressedEvents(t *testing.T) {
-	testenv.Get(t)
-	admin := testenv.StartMariaDB(t, "--log-bin-compress=ON", "--log-bin-compress-min-len=10")
-	src, err := config.ParseSource(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("mysql", src.WithDatabase("").DSN()+"&multiStatements=true")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	ts := startThrowawaySource(t, "--log-bin-compress=ON", "--log-bin-compress-min-len=10")
+	db := ts.db
 	if _, err := db.Exec("CREATE DATABASE c; CREATE TABLE c.t (id INT PRIMARY KEY, s TEXT)"); err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, db: "c", my: db, src: src.WithDatabase("c")}
-	s, err := OpenSource(f.src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if f.info, err = s.Info(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	f := &fixture{t: t, db: "c", my: db, src: ts.src.WithDatabase("c"), info: ts.info}
+	var err error
 	if f.scope, err = schema.NewFilter([]string{"c"}, nil, ""); err != nil {
 		t.Fatal(err)
 	}

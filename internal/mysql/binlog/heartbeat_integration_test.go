@@ -2,15 +2,12 @@ package binlog
 
 import (
 	"context"
-	"database/sql"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
-	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -19,26 +16,9 @@ import (
 // second, stamped with the time they arrived (so lag reads 0) and carrying
 // the source's current position, and call OnIdle.
 func TestIdleSourceSendsHeartbeats(t *testing.T) {
-	testenv.Get(t)
-	src, err := config.ParseSource(testenv.StartMariaDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("mysql", src.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s, err := OpenSource(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	ts := startThrowawaySource(t)
+	src, db, s, info := ts.src, ts.db, ts.s, ts.info
 	ctx := context.Background()
-	info, err := s.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	start, err := s.MasterStatus(ctx, info)
 	if err != nil {
 		t.Fatal(err)

@@ -2,17 +2,14 @@ package binlog
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
-	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -20,27 +17,9 @@ import (
 // needs on a throwaway server (never on the shared sandbox) and expects the
 // "re-run snapshot" error with exit code 2, by file position and by GTID.
 func TestPurgedBinlogIsAConfigurationError(t *testing.T) {
-	testenv.Get(t) // skips without the sandbox, fails under CI
-	admin := testenv.StartMariaDB(t)
-	src, err := config.ParseSource(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("mysql", src.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s, err := OpenSource(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	ts := startThrowawaySource(t)
+	src, db, s, info := ts.src, ts.db, ts.s, ts.info
 	ctx := context.Background()
-	info, err := s.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, q := range []string{"CREATE DATABASE p", "CREATE TABLE p.t (id INT PRIMARY KEY)", "INSERT INTO p.t VALUES (1)"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
