@@ -49,21 +49,21 @@ func TestSakila(t *testing.T) {
 		}
 	}
 
-	compareTable(t, m, "film", "film_id", 400, plain("film_id"), plain("title"), plain("original_title"),
+	compareTable(t, m, "film", 400, plain("film_id"), plain("title"), plain("original_title"),
 		plain("description"), plain("release_year"), plain("language_id"), plain("original_language_id"),
 		plain("rental_rate"), plain("length"), plain("rating"), plain("special_features"), ts("last_update"))
-	compareTable(t, m, "film_text", "film_id", 400, plain("film_id"), plain("title"), plain("description"))
-	compareTable(t, m, "film_actor", "actor_id, film_id", 800, plain("actor_id"), plain("film_id"), ts("last_update"))
-	compareTable(t, m, "film_category", "film_id, category_id", 100, plain("film_id"), plain("category_id"), ts("last_update"))
-	compareTable(t, m, "actor", "actor_id", 150, plain("actor_id"), plain("first_name"), plain("last_name"), ts("last_update"))
-	compareTable(t, m, "address", "address_id", 300, plain("address_id"), plain("city_id"), hexed("location"), ts("last_update"))
-	compareTable(t, m, "customer", "customer_id", 250, plain("customer_id"), plain("email"), plain("active"),
+	compareTable(t, m, "film_text", 400, plain("film_id"), plain("title"), plain("description"))
+	compareTable(t, m, "film_actor", 800, plain("actor_id"), plain("film_id"), ts("last_update"))
+	compareTable(t, m, "film_category", 100, plain("film_id"), plain("category_id"), ts("last_update"))
+	compareTable(t, m, "actor", 150, plain("actor_id"), plain("first_name"), plain("last_name"), ts("last_update"))
+	compareTable(t, m, "address", 300, plain("address_id"), plain("city_id"), hexed("location"), ts("last_update"))
+	compareTable(t, m, "customer", 250, plain("customer_id"), plain("email"), plain("active"),
 		datetime("create_date"), ts("last_update"))
-	compareTable(t, m, "rental", "rental_id", 1500, plain("rental_id"), datetime("rental_date"), plain("inventory_id"),
+	compareTable(t, m, "rental", 1500, plain("rental_id"), datetime("rental_date"), plain("inventory_id"),
 		plain("customer_id"), datetime("return_date"))
-	compareTable(t, m, "payment", "payment_id", 1500, plain("payment_id"), plain("customer_id"), plain("rental_id"),
+	compareTable(t, m, "payment", 1500, plain("payment_id"), plain("customer_id"), plain("rental_id"),
 		plain("amount"), datetime("payment_date"))
-	compareTable(t, m, "city", "city_id", 100, plain("city_id"), plain("country_id"))
+	compareTable(t, m, "city", 100, plain("city_id"), plain("country_id"))
 	if n := count(t, m.my, "film_text"); n != count(t, m.my, "film") {
 		t.Errorf("source film_text has %d rows, film %d: the triggers did not run", n, count(t, m.my, "film"))
 	}

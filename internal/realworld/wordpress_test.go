@@ -35,18 +35,18 @@ func TestWordPress(t *testing.T) {
 	}
 	m := s.run(t)
 
-	compareTable(t, m, "wp_posts", "ID", 400, plain("ID"), plain("post_author"), datetime("post_date"),
+	compareTable(t, m, "wp_posts", 400, plain("ID"), plain("post_author"), datetime("post_date"),
 		datetime("post_date_gmt"), plain("post_content"), plain("post_title"), plain("post_status"),
 		plain("post_name"), datetime("post_modified"), datetime("post_modified_gmt"), plain("post_parent"),
 		plain("guid"), plain("menu_order"), plain("post_type"), plain("comment_count"), plain("post_views"))
-	compareTable(t, m, "wp_postmeta", "meta_id", 1000, plain("meta_id"), plain("post_id"), plain("meta_key"), plain("meta_value"))
-	compareTable(t, m, "wp_options", "option_id", 100, plain("option_id"), plain("option_name"), plain("option_value"), plain("autoload"))
-	compareTable(t, m, "wp_term_relationships", "object_id, term_taxonomy_id", 300, plain("object_id"),
+	compareTable(t, m, "wp_postmeta", 1000, plain("meta_id"), plain("post_id"), plain("meta_key"), plain("meta_value"))
+	compareTable(t, m, "wp_options", 100, plain("option_id"), plain("option_name"), plain("option_value"), plain("autoload"))
+	compareTable(t, m, "wp_term_relationships", 300, plain("object_id"),
 		plain("term_taxonomy_id"), plain("term_order"))
-	compareTable(t, m, "wp_comments", "comment_ID", 300, plain("comment_ID"), plain("comment_post_ID"),
+	compareTable(t, m, "wp_comments", 300, plain("comment_ID"), plain("comment_post_ID"),
 		plain("comment_author"), datetime("comment_date"), datetime("comment_date_gmt"), plain("comment_content"),
 		plain("comment_approved"))
-	compareTable(t, m, "wp_users", "ID", 20, plain("ID"), plain("user_login"), datetime("user_registered"), plain("display_name"))
+	compareTable(t, m, "wp_users", 20, plain("ID"), plain("user_login"), datetime("user_registered"), plain("display_name"))
 
 	var zeros int
 	if err := m.my.QueryRow("SELECT count(*) FROM wp_posts WHERE post_date_gmt = 0").Scan(&zeros); err != nil || zeros == 0 {

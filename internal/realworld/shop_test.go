@@ -1,0 +1,215 @@
+package realworld
+
+import (
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+)
+
+// TestShop migrates an e-commerce schema under an order load: orders with
+// items in one transaction, state changes and JSON edits, cancellations that
+// cascade to items, order key changes that cascade, SKU swaps (unique key),
+// REPLACE of a product referenced by items (ON DELETE SET NULL), counters at
+// the unsigned maxima, duplicate rows of a keyless table changed one at a
+// time, and DDL mid-stream.
+func TestShop(t *testing.T) {
+	t.Parallel()
+	var seq atomic.Int64
+	s := scenario{
+		prefix:     "rw_shop",
+		schemaFile: "shop.sql",
+		seed:       seedShop,
+		write:      func(my *sql.DB, rng *rand.Rand) error { return shopWrite(my, rng, seq.Add(1)) },
+		midStream: []string{
+			"ALTER TABLE product ADD COLUMN meta_title VARCHAR(255) CHARACTER SET latin1 DEFAULT 'Café €5'",
+			"ALTER TABLE `OrderItems` ADD INDEX idx_product (product_id)",
+			"ALTER TABLE `price history` ADD COLUMN `currency code` CHAR(3) NOT NULL DEFAULT 'EUR'",
+			"UPDATE `group` SET `key` = 'shoes-v2' WHERE `key` = 'shoes'", // cascades to product.group
+			"DELETE FROM `group` WHERE `key` = 'bags'",                     // SET NULL on product.group
+		},
+	}
+	m := s.run(t)
+
+	compareTable(t, m, "product", 900, plain("product_id"), plain("SKU"), plain("name"), plain("slug"),
+		plain("ean"), plain("group"), plain("price"), plain("special_price"), plain("qty_tiny"), plain("qty_small"),
+		plain("qty_medium"), plain("qty"), plain("views"), plain("balance"), bit("is_active"), bit("flags"),
+		jsonCol("attributes"), plain("name_lower"), plain("price_incl_tax"), hexed("sku_hash"), plain("Größe"),
+		datetime("created_at"), ts("updated_at"), plain("meta_title"))
+	compareTable(t, m, "order", 500, plain("order_id"), plain("increment_id"), plain("customer_email"),
+		plain("state"), plain("grand_total"), plain("currency"), plain("desc"), jsonCol("payload"), bit("is_gift"),
+		ts("created_at"))
+	compareTable(t, m, "OrderItems", 1000, plain("order_id"), plain("line_no"), plain("SKU"),
+		plain("product_id"), plain("qty"), plain("price"), plain("discount_pct"), plain("row_total"), plain("row_total_net"))
+	compareTable(t, m, "price history", 500, plain("product id"), plain("price"),
+		plain("changed on"), plain("note"), plain("currency code"))
+	compareTable(t, m, "newsletter_subscriber", 100,
+		plain("store_id"), plain("subscriber_email"), plain("status"), plain("confirm_code"))
+	compareTable(t, m, "key", 50, hexed("key"), plain("value"), plain("desc"))
+	compareTable(t, m, "group", 3, plain("key"), plain("desc"), plain("order"))
+
+	var dups int
+	if err := m.my.QueryRow("SELECT count(*) FROM (SELECT 1 FROM `price history` GROUP BY `product id`, price, `changed on`, note HAVING count(*) > 1) d").Scan(&dups); err != nil || dups == 0 {
+		t.Errorf("price history has %d duplicated rows (%v): the test lost its point", dups, err)
+	}
+}
+
+func seedShop(t *testing.T, my *sql.DB) {
+	t.Helper()
+	_, err := my.Exec(`
+INSERT INTO ` + "`group`" + ` VALUES ('shoes', 'Chaussures à talons', 1), ('bags', 'Sacs et accessoires', 2), ('hats', 'Hüte', 3), ('misc', '', 0);
+INSERT INTO product (SKU, name, slug, ean, ` + "`group`" + `, price, special_price, qty_tiny, qty_small, qty_medium, qty,
+                     views, balance, is_active, flags, attributes, sku_hash, ` + "`Größe`" + `, created_at)
+  SELECT CONCAT('SKU-', LPAD(seq, 6, '0'), ELT(1 + seq % 4, '', 'é', '€', 'ÿ')),
+         CONCAT(ELT(1 + seq % 6, 'Chaussure', 'ÉCHARPE', 'Straße Schuh', 'ΣΑΣ bag', 'İstanbul hat', 'plain'), ' #', seq),
+         CONCAT('slug-', seq, ELT(1 + seq % 3, '', '-Upper', '-ü')),
+         IF(seq % 3 = 0, NULL, CONCAT('40', LPAD(seq, 11, '0'))),
+         ELT(1 + seq % 5, NULL, 'shoes', 'bags', 'hats', 'misc'),
+         ELT(1 + seq % 5, 0.000001, 19.990000, 9999999999999.999999, 1234.5, 0),
+         IF(seq % 4 = 0, NULL, 9.99),
+         IF(seq % 10 = 0, 255, seq % 256), IF(seq % 10 = 0, 65535, seq), IF(seq % 10 = 0, 16777215, seq * 7),
+         IF(seq % 10 = 0, 4294967295, seq * 100),
+         IF(seq % 10 = 0, 18446744073709551615, IF(seq % 10 = 1, 9223372036854775808, seq)),
+         IF(seq % 10 = 0, -9223372036854775808, IF(seq % 10 = 1, 9223372036854775807, -seq)),
+         seq % 2, seq % 256,
+         IF(seq % 5 = 0, NULL, JSON_OBJECT('color', ELT(1 + seq % 3, 'red', 'grün', 'blue "navy"'), 'size', seq % 50,
+                                           'tags', JSON_ARRAY('a', seq, 1.5, TRUE, NULL), 'big', 12345678901234567890)),
+         UNHEX(MD5(seq)), IF(seq % 2 = 0, NULL, ELT(1 + seq % 3, 'XL', 'M', '42½')),
+         '2024-02-29 23:59:59.999999' - INTERVAL seq MINUTE
+  FROM seq_1_to_1000;
+INSERT INTO ` + "`order`" + ` (increment_id, customer_email, state, grand_total, currency, ` + "`desc`" + `, payload, is_gift, created_at)
+  SELECT IF(seq % 7 = 0, NULL, CONCAT('10000', seq)), IF(seq % 9 = 0, NULL, CONCAT('buyer', seq % 300, '@example.com')),
+         ELT(1 + seq % 5, 'new', 'processing', 'complete', 'canceled', 'closed'), seq * 3.141593,
+         ELT(1 + seq % 3, 'EUR', 'USD', 'GBP'), IF(seq % 4 = 0, NULL, CONCAT('Livraison à domicile, ', seq, ' €')),
+         IF(seq % 3 = 0, NULL, JSON_OBJECT('ip', CONCAT('10.0.', seq % 256, '.1'), 'items', seq % 5)),
+         IF(seq % 5 = 0, NULL, seq % 2), '2023-01-01 00:00:00' + INTERVAL seq * 37 MINUTE
+  FROM seq_1_to_1000;
+INSERT INTO ` + "`OrderItems`" + ` (order_id, line_no, SKU, product_id, qty, price, discount_pct)
+  SELECT o.order_id, l.seq, p.SKU, p.product_id, l.seq + 0.5, p.price, (o.order_id + l.seq) % 30
+  FROM ` + "`order`" + ` o JOIN seq_1_to_3 l JOIN product p ON p.product_id = 1 + (o.order_id * 3 + l.seq) % 1000
+  WHERE o.order_id % 4 <> 0 OR l.seq = 1;
+INSERT INTO ` + "`price history`" + ` SELECT 1 + seq % 300, 10 + seq % 7, '2024-01-01' + INTERVAL seq % 20 DAY,
+  IF(seq % 3 = 0, NULL, 'réduction') FROM seq_1_to_1200;
+INSERT INTO newsletter_subscriber (store_id, subscriber_email, status, confirm_code)
+  SELECT seq % 3, IF(seq % 3 = 0, NULL, CONCAT('sub', seq, '@example.net')), seq % 4, IF(seq % 2 = 0, NULL, MD5(seq))
+  FROM seq_1_to_300;
+INSERT INTO ` + "`key`" + ` SELECT CONCAT('counter/', seq, IF(seq % 2 = 0, X'00FF', '')),
+  ELT(1 + seq % 3, 18446744073709551615, 0, seq), IF(seq % 2 = 0, NULL, CONCAT('Desc ', seq)) FROM seq_1_to_60;`)
+	if err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+}
+
+// shopWrite runs one transaction of an online shop; n is unique per call.
+func shopWrite(my *sql.DB, rng *rand.Rand, n int64) error {
+	product := 1 + rng.IntN(1000)
+	switch rng.IntN(11) {
+	case 0, 1: // an order with items, stock decremented
+		return inTxn(my, func(tx *sql.Tx) error {
+			var inc any
+			if rng.IntN(4) > 0 {
+				inc = fmt.Sprint("20000", n)
+			}
+			res, err := tx.Exec("INSERT INTO `order` (increment_id, customer_email, grand_total, `desc`, payload, is_gift) VALUES (?, ?, 0, ?, ?, ?)",
+				inc, fmt.Sprintf("buyer%d@example.com", rng.IntN(300)), "Commande passée à 10h — ça marche",
+				fmt.Sprintf(`{"ip": "10.1.%d.2", "note": "naïve \"quoted\"", "n": %d}`, rng.IntN(256), n), rng.IntN(2))
+			if err != nil {
+				return err
+			}
+			id, _ := res.LastInsertId()
+			for line := 1; line <= 1+rng.IntN(3); line++ {
+				p := 1 + rng.IntN(1000)
+				if _, err := tx.Exec("INSERT INTO `OrderItems` (order_id, line_no, SKU, product_id, qty, price, discount_pct) "+
+					"SELECT ?, ?, SKU, product_id, ?, price, ? FROM product WHERE product_id = ?",
+					id, line, fmt.Sprintf("%d.%04d", 1+rng.IntN(5), rng.IntN(10000)), rng.IntN(50), p); err != nil {
+					return err
+				}
+				if _, err := tx.Exec("UPDATE product SET qty = qty - 1, views = views + 1 WHERE product_id = ? AND qty > 0 AND views < 18446744073709551615", p); err != nil {
+					return err
+				}
+			}
+			_, err = tx.Exec("UPDATE `order` SET grand_total = (SELECT IFNULL(SUM(row_total_net), 0) FROM `OrderItems` WHERE order_id = ?) WHERE order_id = ?", id, id)
+			return err
+		})
+	case 2: // an order moves on; its JSON payload records it
+		_, err := my.Exec("UPDATE `order` SET state = ELT(1 + ? % 5, 'new', 'processing', 'complete', 'canceled', 'closed'), "+
+			"payload = JSON_SET(IFNULL(payload, '{}'), '$.history', JSON_ARRAY(?, 'état')) WHERE order_id = ?", n, n, 1+rng.IntN(1200))
+		return err
+	case 3: // a cancelled order is purged: its items cascade
+		_, err := my.Exec("DELETE FROM `order` WHERE order_id = ?", 1+rng.IntN(1500))
+		return err
+	case 4: // an order is renumbered: its items follow by ON UPDATE CASCADE
+		_, err := my.Exec("UPDATE `order` SET order_id = ? WHERE order_id = ?", 5000000+n, 1+rng.IntN(1000))
+		return err
+	case 5: // two products swap SKUs (a unique latin1 key) inside one transaction
+		other := 1 + rng.IntN(1000)
+		if other == product {
+			return nil
+		}
+		return inTxn(my, func(tx *sql.Tx) error {
+			var a, b string
+			if err := tx.QueryRow("SELECT SKU FROM product WHERE product_id = ? FOR UPDATE", product).Scan(&a); err != nil {
+				return nil // replaced or gone
+			}
+			if err := tx.QueryRow("SELECT SKU FROM product WHERE product_id = ? FOR UPDATE", other).Scan(&b); err != nil {
+				return nil
+			}
+			return errorsFirst(
+				exec(tx, "UPDATE product SET SKU = ? WHERE product_id = ?", fmt.Sprint("swap-", n), product),
+				exec(tx, "UPDATE product SET SKU = ? WHERE product_id = ?", a, other),
+				exec(tx, "UPDATE product SET SKU = ? WHERE product_id = ?", b, product))
+		})
+	case 6: // REPLACE of a product: MySQL deletes it (items get product_id NULL) and inserts it again
+		_, err := my.Exec("REPLACE INTO product (product_id, SKU, name, slug, ean, price, sku_hash, attributes) "+
+			"VALUES (?, ?, ?, ?, NULL, ?, UNHEX(MD5(?)), ?)", product, fmt.Sprint("RE-", n), fmt.Sprint("Replaced Ünïcode ", n),
+			fmt.Sprint("re-", n), fmt.Sprintf("%d.%06d", rng.IntN(1000), rng.IntN(1000000)), n, `{"replaced": true}`)
+		return err
+	case 7: // counters at the maxima: upsert, decrement from the top
+		key := fmt.Sprint("counter/", 1+rng.IntN(80))
+		_, err := my.Exec("INSERT INTO `key` (`key`, `value`) VALUES (?, 18446744073709551615) "+
+			"ON DUPLICATE KEY UPDATE `value` = IF(`value` = 0, 18446744073709551615, `value` - 1), `desc` = 'Σ'", key)
+		return err
+	case 8: // the keyless log: a duplicate appended, one of several copies changed or removed
+		return inTxn(my, func(tx *sql.Tx) error {
+			p := 1 + rng.IntN(300)
+			return execAll(tx,
+				fmt.Sprintf("INSERT INTO `price history` (`product id`, price, `changed on`, note) SELECT `product id`, price, `changed on`, note FROM `price history` WHERE `product id` = %d LIMIT 1", p),
+				fmt.Sprintf("UPDATE `price history` SET price = price + 1 WHERE `product id` = %d LIMIT 1", 1+rng.IntN(300)),
+				fmt.Sprintf("DELETE FROM `price history` WHERE `product id` = %d AND note IS NULL LIMIT 1", 1+rng.IntN(300)))
+		})
+	case 9: // newsletter: NULL e-mails repeat, a subscriber confirms, one leaves
+		return inTxn(my, func(tx *sql.Tx) error {
+			var email any
+			if rng.IntN(2) == 0 {
+				email = fmt.Sprintf("new%d@example.net", n)
+			}
+			return errorsFirst(
+				exec(tx, "INSERT INTO newsletter_subscriber (store_id, subscriber_email, status) VALUES (?, ?, 1)", rng.IntN(3), email),
+				exec(tx, "UPDATE newsletter_subscriber SET status = 2, confirm_code = NULL WHERE subscriber_email = ?", fmt.Sprintf("sub%d@example.net", 1+rng.IntN(300))),
+				exec(tx, "DELETE FROM newsletter_subscriber WHERE subscriber_email IS NULL AND store_id = ? LIMIT 1", rng.IntN(3)))
+		})
+	default: // a product edit: price (stored generated), name (virtual), bit flags, JSON
+		_, err := my.Exec("UPDATE product SET price = price + 0.000001, name = CONCAT(name, ' Ä'), is_active = NOT is_active, "+
+			"flags = flags ^ b'10000001', attributes = JSON_SET(IFNULL(attributes, '{}'), '$.size', ?, '$.\"key with space\"', 'ü') WHERE product_id = ?",
+			rng.IntN(50), product)
+		return err
+	}
+}
+
+// exec runs one statement in tx; errorsFirst returns the first error of
+// several statements already run in order. Both keep a transaction's
+// statements short to read.
+func exec(tx *sql.Tx, q string, args ...any) error {
+	_, err := tx.Exec(q, args...)
+	return err
+}
+
+func errorsFirst(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
