@@ -27,7 +27,7 @@ func TestShop(t *testing.T) {
 			"ALTER TABLE `OrderItems` ADD INDEX idx_product (product_id)",
 			"ALTER TABLE `price history` ADD COLUMN `currency code` CHAR(3) NOT NULL DEFAULT 'EUR'",
 			"UPDATE `group` SET `key` = 'shoes-v2' WHERE `key` = 'shoes'", // cascades to product.group
-			"DELETE FROM `group` WHERE `key` = 'bags'",                     // SET NULL on product.group
+			"DELETE FROM `group` WHERE `key` = 'bags'",                    // SET NULL on product.group
 		},
 	}
 	m := s.run(t)
