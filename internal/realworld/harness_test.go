@@ -46,6 +46,8 @@ type migrated struct {
 	pg     *pgxpool.Pool
 	report string // migrate's stdout (the snapshot report as JSON)
 	writes int64
+	// sourceURL, targetURL and stream let a test run sluice again.
+	sourceURL, targetURL, stream string
 }
 
 // run creates the scenario's database, starts the load, runs `sluice migrate
@@ -132,7 +134,8 @@ func (s scenario) run(t *testing.T) migrated {
 		common...)...); code != 0 {
 		t.Fatalf("verify: exit %d\n%s", code, tailFile(logPath, 80))
 	}
-	return migrated{db: db, my: my, pg: pg, report: stdout.String(), writes: writes}
+	return migrated{db: db, my: my, pg: pg, report: stdout.String(), writes: writes,
+		sourceURL: env.SourceURL(db), targetURL: env.TargetURL(), stream: stream}
 }
 
 // openSource opens the scenario's database as admin with the given sql_mode
