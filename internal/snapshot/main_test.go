@@ -3,7 +3,6 @@ package snapshot
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -14,11 +13,7 @@ import (
 
 // TestMain removes the sluice binary that the end-to-end tests build (once,
 // on first use, testenv.SluiceBinary) and run as a subprocess.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.RemoveSluiceBinary()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.MainWithSluiceBinary(m) }
 
 // sluiceBinary is the binary built from ./cmd/sluice.
 func sluiceBinary(t *testing.T) string {

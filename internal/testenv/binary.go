@@ -20,7 +20,8 @@ var (
 )
 
 // SluiceBinary builds ./cmd/sluice with `go build` once per test binary and
-// returns its path. Call RemoveSluiceBinary from TestMain after m.Run.
+// returns its path. A package that uses it has MainWithSluiceBinary as its
+// TestMain, which removes the binary after the tests.
 func SluiceBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -51,6 +52,15 @@ func RemoveSluiceBinary() {
 	if binDir != "" {
 		_ = os.RemoveAll(binDir)
 	}
+}
+
+// MainWithSluiceBinary is the TestMain of a package whose tests run the
+// sluice binary: it runs the tests, removes what SluiceBinary built and exits
+// with the tests' exit code.
+func MainWithSluiceBinary(m *testing.M) {
+	code := m.Run()
+	RemoveSluiceBinary()
+	os.Exit(code)
 }
 
 // SluiceCommand prepares `<bin> args...` with the environment of the test

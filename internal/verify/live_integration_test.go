@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -29,7 +29,7 @@ import (
 // failure of theirs fails it, in CI too.
 func TestOnlineWithReplicator(t *testing.T) {
 	s := newSide(t, "verify_live")
-	bin := buildSluice(t)
+	bin := testenv.SluiceBinary(t)
 	const tables, rows = 3, 3000
 	for i := 1; i <= tables; i++ {
 		s.mustMy(t, fmt.Sprintf(`CREATE TABLE sb%d (id INT AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0,
@@ -74,6 +74,7 @@ func TestOnlineWithReplicator(t *testing.T) {
 	})
 	select {
 	case err := <-exited:
+		exited <- err // for the cleanup, which waits for the exit
 		code := repl.ProcessState.ExitCode()
 		t.Fatalf("sluice replicate exited early (%v, exit %d):\n%s", err, code, replOut.String())
 	case <-time.After(3 * time.Second):
@@ -173,33 +174,6 @@ func deleteInsert(db *sql.DB, table string, id, k int) error {
 	return tx.Commit()
 }
 
-// buildSluice builds the binary once per test binary run.
-func buildSluice(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "sluice-verify-test")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "sluice")
-		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/sluice-db/sluice/cmd/sluice").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBin
-}
-
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
-
 func runSluice(t *testing.T, bin string, limit time.Duration, args ...string) (string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
@@ -259,7 +233,7 @@ func (s *syncBuffer) String() string {
 // and --repair makes the next run exit 0.
 func TestCLIExitCodes(t *testing.T) {
 	s := newSide(t, "verify_cli")
-	bin := buildSluice(t)
+	bin := testenv.SluiceBinary(t)
 	s.mustMy(t, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10)); INSERT INTO t SELECT seq, seq FROM seq_1_to_100")
 	s.snapshot(t, typemap.DefaultOptions(), "t")
 	args := []string{"verify", "--source", s.env.SourceURL(s.db), "--target", s.env.TargetURL(), "--include", s.db + ".t",
@@ -295,7 +269,7 @@ func TestCLIExitCodes(t *testing.T) {
 // equal, like the snapshot's.
 func TestReplicatedTypesEqual(t *testing.T) {
 	s := newSide(t, "verify_repl")
-	bin := buildSluice(t)
+	bin := testenv.SluiceBinary(t)
 	for _, command := range []string{"replicate"} {
 		out, code := runSluice(t, bin, time.Minute, command, "--source", "mysql://probe:x@127.0.0.1:1/probe",
 			"--target", "postgres://probe:x@127.0.0.1:1/probe")

@@ -16,11 +16,7 @@ import (
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.RemoveSluiceBinary()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.MainWithSluiceBinary(m) }
 
 // sluiceBinary builds cmd/sluice once per test binary (testenv.SluiceBinary),
 // or uses the binary named by SLUICE_CRASHTEST_BIN.
