@@ -203,22 +203,7 @@ func (s *side) myTexts(t *testing.T, cols []*normColumn, fast bool) [][]string {
 		t.Fatalf("%v\n%s", err, strings.Join(exprs, ",\n"))
 	}
 	defer rows.Close()
-	var out [][]string
-	for rows.Next() {
-		vals := make([]string, len(exprs))
-		ptrs := make([]any, len(vals))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, vals)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return scanTexts(t, rows, len(exprs))
 }
 
 func (s *side) pgTexts(t *testing.T, cols []*normColumn) [][]string {
@@ -235,10 +220,23 @@ func (s *side) pgTexts(t *testing.T, cols []*normColumn) [][]string {
 		t.Fatalf("%v\n%s", err, strings.Join(exprs, ",\n"))
 	}
 	defer rows.Close()
+	return scanTexts(t, rows, len(exprs))
+}
+
+// textRows is what scanTexts reads: *sql.Rows and pgx.Rows both are.
+type textRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// scanTexts reads every row of n text columns.
+func scanTexts(t *testing.T, rows textRows, n int) [][]string {
+	t.Helper()
 	var out [][]string
 	for rows.Next() {
-		vals := make([]string, len(exprs))
-		ptrs := make([]any, len(vals))
+		vals := make([]string, n)
+		ptrs := make([]any, n)
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
