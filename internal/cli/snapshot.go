@@ -60,7 +60,7 @@ func addSnapshotFlags(cmd *cobra.Command) {
 	f.Bool("data-only", false, "copy rows into tables that already exist (e.g. made by --schema-only), e.g. --data-only")
 	f.Bool("drop-existing", false, "replace target tables that exist with other columns or hold rows (with --data-only: empty them), e.g. --drop-existing")
 	f.Bool("restart", false, "forget an interrupted or finished snapshot of this stream: drop the tables it created and copy again, e.g. --restart")
-	f.String("snapshot-method", string(mysnap.MethodAuto), "how the readers reach one instant: auto (global read lock held for milliseconds; without RELOAD one session on MariaDB), global-read-lock (needs RELOAD) or single-session (MariaDB), e.g. --snapshot-method global-read-lock")
+	f.String("snapshot-method", string(mysnap.MethodAuto), "how the readers reach one instant: auto (global read lock held for milliseconds; on MariaDB without RELOAD lock-free, else one session), global-read-lock (needs RELOAD), lock-free (MariaDB) or single-session (MariaDB), e.g. --snapshot-method global-read-lock")
 	f.Duration("lock-wait-timeout", 10*time.Second, "longest wait of FLUSH TABLES WITH READ LOCK for running writes before giving up (writers queue behind it meanwhile), e.g. --lock-wait-timeout 5s")
 }
 

@@ -20,13 +20,14 @@ import (
 type Method string
 
 const (
-	// MethodAuto uses MethodGlobalLock, or MethodSingle on MariaDB without
-	// RELOAD.
+	// MethodAuto uses MethodGlobalLock; on MariaDB without RELOAD it tries
+	// MethodLockFree and then MethodSingle.
 	MethodAuto Method = "auto"
-	// MethodLockFree was: every session opens its consistent snapshot at
-	// once and the run proceeds when all report the same
-	// binlog_snapshot_position. A stress test caught a session missing a row
-	// its position covers, so it is refused (see OpenPoint) until understood.
+	// MethodLockFree (MariaDB only): every session opens its consistent
+	// snapshot at once, then each session's own snapshot position
+	// (binlog_snapshot_file/position) is read, one session after the other;
+	// when all are equal, every session sees exactly the transactions up to
+	// that position. Retried a few times; no lock at all.
 	MethodLockFree Method = "lock-free"
 	// MethodGlobalLock: FLUSH TABLES WITH READ LOCK, open every session's
 	// snapshot, read the position, UNLOCK TABLES. Needs RELOAD.
@@ -54,7 +55,10 @@ type PointOptions struct {
 	// LockWaitTimeout bounds how long FLUSH TABLES WITH READ LOCK may wait
 	// for running writes (while it waits, new writes queue behind it).
 	LockWaitTimeout time.Duration
-	Log             *slog.Logger
+	// LockFreeAttempts is how often MethodLockFree opens the sessions'
+	// snapshots before giving up (0: 10).
+	LockFreeAttempts int
+	Log              *slog.Logger
 }
 
 // Point is a set of reader sessions inside one consistent snapshot and the
@@ -89,6 +93,9 @@ func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) 
 	if o.LockWaitTimeout <= 0 {
 		o.LockWaitTimeout = 10 * time.Second
 	}
+	if o.LockFreeAttempts <= 0 {
+		o.LockFreeAttempts = 10
+	}
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
@@ -112,14 +119,11 @@ func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) 
 		}
 	}()
 	if o.Method == MethodLockFree {
-		// Several sessions agreeing on binlog_snapshot_position was meant to
-		// prove they share one instant. A stress run (3 sessions, a writer
-		// committing continuously, 25 rounds) caught a session whose snapshot
-		// lacked a row its reported position covers, so the method is refused
-		// until that is understood; auto uses the global read lock instead.
-		return nil, exitcode.ConfigError(errors.New("--snapshot-method lock-free is disabled: under a continuous write " +
-			"load its sessions were seen to disagree with the position they reported (a row would be lost); " +
-			"use --snapshot-method auto (global read lock for milliseconds) or single-session"))
+		if err := s.lockFree(ctx, p, o); err != nil {
+			return nil, err
+		}
+		ok = true
+		return p, nil
 	}
 	if o.Method == MethodAuto || o.Method == MethodGlobalLock {
 		err := s.globalLock(ctx, p, o)
@@ -134,13 +138,29 @@ func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) 
 			}
 			return nil, err
 		}
-		o.Log.Warn("no RELOAD privilege for the global read lock: reading with one session", "error", err)
+		o.Log.Warn("no RELOAD privilege for the global read lock: trying the lock-free method", "error", err)
+		if err := s.withoutLock(ctx, p, o); err != nil {
+			return nil, err
+		}
+		ok = true
+		return p, nil
 	}
 	if err := s.single(ctx, p); err != nil {
 		return nil, err
 	}
 	ok = true
 	return p, nil
+}
+
+// withoutLock is auto's way without RELOAD: lock-free, or one session when
+// the sessions never agreed or there is no binlog to compare them by.
+func (s *Source) withoutLock(ctx context.Context, p *Point, o PointOptions) error {
+	err := s.lockFree(ctx, p, o)
+	if err == nil || (!errors.Is(err, errNoAgreement) && !errors.Is(err, errNoBinlog)) {
+		return err
+	}
+	o.Log.Warn("lock-free consistent point failed: reading with one session", "error", err)
+	return s.single(ctx, p)
 }
 
 func (s *Source) openSessions(ctx context.Context, n int) ([]*sql.Conn, error) {
@@ -205,6 +225,65 @@ const (
 	positionMaxReads = 60
 	positionPause    = 2 * time.Millisecond
 )
+
+// The lock-free method's two ways to fail that let auto fall back to one
+// session.
+var (
+	errNoAgreement = errors.New("the sessions' snapshots never had the same binlog position")
+	errNoBinlog    = errors.New("--snapshot-method lock-free needs the binary log (log_bin=ON) to compare the sessions' snapshots")
+)
+
+// lockFree implements MethodLockFree. The positions are read one session
+// after the other, never two of ours at once (MariaDB's shared status
+// buffer, see snapshotPosition). Every session's snapshot matches its own
+// position (MariaDB takes the InnoDB read view and the binlog position
+// together under LOCK_commit_ordered), so equal positions mean equal
+// snapshots. It returns errNoAgreement (with no transaction left open) when
+// the positions differed every time, and errNoBinlog for a source without
+// binlog, where equal empty positions prove nothing.
+func (s *Source) lockFree(ctx context.Context, p *Point, o PointOptions) error {
+	positions := make([]model.Position, len(p.Sessions))
+	for attempt := 1; attempt <= o.LockFreeAttempts; attempt++ {
+		if err := startAll(ctx, p.Sessions, nil); err != nil {
+			rollbackAll(ctx, p.Sessions)
+			return fmt.Errorf("consistent point: %w", err)
+		}
+		for i, c := range p.Sessions {
+			pos, err := snapshotPosition(ctx, c)
+			if err != nil {
+				rollbackAll(ctx, p.Sessions)
+				return fmt.Errorf("consistent point: session %d: %w", i, err)
+			}
+			positions[i] = pos
+		}
+		if positions[0].File == "" {
+			rollbackAll(ctx, p.Sessions)
+			return exitcode.ConfigError(fmt.Errorf("%w; use global-read-lock or single-session", errNoBinlog))
+		}
+		if allEqual(positions) {
+			pos, err := withMariaDBGTID(ctx, p.Sessions[0], positions[0])
+			if err != nil {
+				rollbackAll(ctx, p.Sessions)
+				return err
+			}
+			p.Position, p.Method = pos, MethodLockFree
+			return nil
+		}
+		o.Log.Debug("lock-free consistent point: sessions disagree, retrying", "attempt", attempt)
+		rollbackAll(ctx, p.Sessions)
+	}
+	return fmt.Errorf("consistent point: %w in %d attempts (the source commits continuously); "+
+		"use --snapshot-method global-read-lock (needs RELOAD) or single-session", errNoAgreement, o.LockFreeAttempts)
+}
+
+func allEqual(ps []model.Position) bool {
+	for _, q := range ps[1:] {
+		if q != ps[0] {
+			return false
+		}
+	}
+	return true
+}
 
 // snapshotPosition reads MariaDB's position of the session's snapshot (see
 // above for why it reads more than once).
@@ -401,8 +480,8 @@ func (s *Source) single(ctx context.Context, p *Point) error {
 		}
 	}
 	p.Position, p.Method = pos, MethodSingle
-	p.Warnings = append(p.Warnings, "the snapshot read with ONE session (the sluice user lacks RELOAD for the brief global read lock "+
-		"and the source committed too often for the lock-free method): reads are not parallel; "+
+	p.Warnings = append(p.Warnings, "the snapshot read with ONE session (no global read lock, and the lock-free method was not "+
+		"possible or not chosen): reads are not parallel; "+
 		"GRANT RELOAD ON *.* to the sluice user for a parallel snapshot")
 	if pos.File == "" {
 		p.Warnings = append(p.Warnings, "the source has no binary log (log_bin=OFF): no position was recorded, replicate cannot continue from this snapshot")

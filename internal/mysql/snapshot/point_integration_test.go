@@ -109,6 +109,7 @@ func TestPointIsConsistentUnderWrites(t *testing.T) {
 	}{
 		{MethodGlobalLock, 0},
 		{MethodSingle, 0},
+		{MethodLockFree, 0},
 		{MethodAuto, 0},
 	}
 	for _, tc := range cases {
@@ -186,8 +187,9 @@ func TestPointIsConsistentUnderWrites(t *testing.T) {
 }
 
 // TestPointWithoutReload checks the fallbacks of a user without RELOAD:
-// auto reads with one session (with a warning), a forced global lock is a
-// configuration error that names the fix.
+// auto opens the sessions lock-free (or, when they never agree, reads with
+// one session, with a warning); a forced global lock is a configuration
+// error that names the fix.
 func TestPointWithoutReload(t *testing.T) {
 	env := testenv.Get(t)
 	db := env.NewDatabase(t, "snap_noreload")
@@ -220,12 +222,50 @@ func TestPointWithoutReload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
-	if p.Method != MethodSingle || len(p.Sessions) != 1 || len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], "ONE session") {
-		t.Errorf("method %s, %d sessions, warnings %q: want single-session with a warning", p.Method, len(p.Sessions), p.Warnings)
+	if p.Method != MethodLockFree || len(p.Sessions) != 2 || len(p.Warnings) != 0 || p.Position.GTIDSet == "" {
+		t.Errorf("method %s, %d sessions, position %+v, warnings %q: want lock-free with 2 sessions and a GTID position",
+			p.Method, len(p.Sessions), p.Position, p.Warnings)
 	}
 	var n int
-	if err := p.Sessions[0].QueryRowContext(ctx, "SELECT COUNT(*) FROM t").Scan(&n); err != nil || n < 1 {
+	if err := p.Sessions[1].QueryRowContext(ctx, "SELECT COUNT(*) FROM t").Scan(&n); err != nil || n != 1 {
 		t.Errorf("count = %d, %v", n, err)
+	}
+	p.Close()
+
+	// Sessions that never agree (LockFreeAttempts is the test's lever: a
+	// writer commits between every two snapshots) fall back to one session.
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 2; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := admin.ExecContext(ctx, "INSERT INTO t VALUES (?)", i); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	var fellBack bool
+	for try := 0; try < 20 && !fellBack; try++ {
+		p, err := src.OpenPoint(ctx, PointOptions{Sessions: 2, Method: MethodAuto, LockFreeAttempts: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Method == MethodSingle {
+			fellBack = true
+			if len(p.Sessions) != 1 || len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], "ONE session") {
+				t.Errorf("%d sessions, warnings %q: want one session with a warning", len(p.Sessions), p.Warnings)
+			}
+		}
+		p.Close()
+	}
+	if !fellBack {
+		t.Errorf("20 points with one lock-free attempt each under a writer: none fell back to single-session")
 	}
 }
