@@ -262,6 +262,17 @@ func jsonValidOf(e sqlparser.Expr) string {
 // finish adds the indexes InnoDB creates for foreign keys, makes primary key
 // columns NOT NULL and sorts keys as the loader does.
 func (b *tableBuilder) finish() {
+	b.finishForeignKeyIndexes()
+	for _, name := range b.t.PrimaryKey {
+		if c := b.t.Column(name); c != nil {
+			c.Nullable = false
+		}
+	}
+	schema.SortKeys(b.t)
+}
+
+// finishForeignKeyIndexes adds the indexes InnoDB creates for new foreign keys.
+func (b *tableBuilder) finishForeignKeyIndexes() {
 	for _, fk := range b.pendingFKs {
 		if b.hasIndexStartingWith(fk.columns) {
 			continue
@@ -272,12 +283,7 @@ func (b *tableBuilder) finish() {
 		}
 		b.t.Indexes = append(b.t.Indexes, ix)
 	}
-	for _, name := range b.t.PrimaryKey {
-		if c := b.t.Column(name); c != nil {
-			c.Nullable = false
-		}
-	}
-	schema.SortKeys(b.t)
+	b.pendingFKs = nil
 }
 
 // hasIndexStartingWith reports whether the primary key or an index has cols

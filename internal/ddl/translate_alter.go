@@ -442,21 +442,6 @@ func (a *alteration) renameIndex(from, to string) error {
 	return a.x.unsupported("index %s is not in sluice's schema history of %s", from, a.t)
 }
 
-// finishForeignKeyIndexes adds the indexes InnoDB creates for new foreign keys.
-func (b *tableBuilder) finishForeignKeyIndexes() {
-	for _, fk := range b.pendingFKs {
-		if b.hasIndexStartingWith(fk.columns) {
-			continue
-		}
-		ix := schema.Index{Name: b.uniqueIndexName(fk.indexName), Kind: "BTREE"}
-		for _, c := range fk.columns {
-			ix.Columns = append(ix.Columns, schema.IndexColumn{Name: c})
-		}
-		b.t.Indexes = append(b.t.Indexes, ix)
-	}
-	b.pendingFKs = nil
-}
-
 // implicitDefault is the value MySQL gives existing rows when a NOT NULL
 // column without DEFAULT is added, as a PostgreSQL literal.
 func (a *alteration) implicitDefault(c *schema.Column, pgType string) (string, error) {
