@@ -396,19 +396,22 @@ func (a *alteration) dropIndex(name string) error {
 			return nil
 		}
 	}
+	return a.missing("index", name)
+}
+
+// missing answers a DROP of something sluice's schema history of the table
+// does not have: nothing to do under IF EXISTS, an error otherwise.
+func (a *alteration) missing(what, name string) error {
 	if lowerSet(a.x.pr.ifExists, name) {
 		return nil
 	}
-	return a.x.unsupported("index %s is not in sluice's schema history of %s", name, a.t)
+	return a.x.unsupported("%s %s is not in sluice's schema history of %s", what, name, a.t)
 }
 
 func (a *alteration) dropForeignKey(name string) error {
 	i := a.fkIndex(name)
 	if i < 0 {
-		if lowerSet(a.x.pr.ifExists, name) {
-			return nil
-		}
-		return a.x.unsupported("foreign key %s is not in sluice's schema history of %s", name, a.t)
+		return a.missing("foreign key", name)
 	}
 	fk := a.t.ForeignKeys[i]
 	a.t.ForeignKeys = append(a.t.ForeignKeys[:i:i], a.t.ForeignKeys[i+1:]...)
@@ -419,10 +422,7 @@ func (a *alteration) dropForeignKey(name string) error {
 func (a *alteration) dropCheck(name string) error {
 	i := a.checkIndex(name)
 	if i < 0 {
-		if lowerSet(a.x.pr.ifExists, name) {
-			return nil
-		}
-		return a.x.unsupported("CHECK constraint %s is not in sluice's schema history of %s", name, a.t)
+		return a.missing("CHECK constraint", name)
 	}
 	ck := a.t.Checks[i]
 	a.t.Checks = append(a.t.Checks[:i:i], a.t.Checks[i+1:]...)

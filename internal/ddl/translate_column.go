@@ -131,10 +131,7 @@ func (a *alteration) columnKeys(def *sqlparser.ColumnDefinition) error {
 func (a *alteration) dropColumn(name string) error {
 	i := a.t.ColumnIndex(name)
 	if i < 0 {
-		if lowerSet(a.x.pr.ifExists, name) {
-			return nil
-		}
-		return a.x.unsupported("column %s is not in sluice's schema history of %s", name, a.t)
+		return a.missing("column", name)
 	}
 	c := a.t.Columns[i]
 	a.t.Columns = append(a.t.Columns[:i:i], a.t.Columns[i+1:]...)
