@@ -58,6 +58,9 @@ type PointOptions struct {
 	// LockFreeAttempts is how often MethodLockFree opens the sessions'
 	// snapshots before giving up (0: 10).
 	LockFreeAttempts int
+	// NonTransactional names the tables in scope that no snapshot covers
+	// (see NonTransactional); OpenPoint logs them as a warning.
+	NonTransactional []string
 	Log              *slog.Logger
 }
 
@@ -116,7 +119,9 @@ func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) 
 	defer func() {
 		if !ok {
 			p.Close()
+			return
 		}
+		warnNonTransactional(o.Log, o.NonTransactional, p.Method)
 	}()
 	if o.Method == MethodLockFree {
 		if err := s.lockFree(ctx, p, o); err != nil {
