@@ -76,8 +76,11 @@ func New(cfg Config, pool *pgxpool.Pool, naming schema.Naming) (*Applier, error)
 type item struct {
 	txn *model.Txn
 	e   *entry
-	// keys is the deduplicated union of the conflict keys of all changes.
+	// keys is the deduplicated union of the conflict keys of all changes
+	// (and the cascade keys they hold, cascade.go).
 	keys []uint64
+	// check are cascade keys the transaction must follow but does not hold.
+	check []uint64
 	// flat[off[i]:off[i+1]] are the conflict keys of change i.
 	flat []uint64
 	off  []int32

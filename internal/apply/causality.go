@@ -1,6 +1,9 @@
 package apply
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // causality tracks which worker owns each conflict key of the transactions
 // that are dispatched but not yet committed.
@@ -33,10 +36,18 @@ func newCausality() *causality {
 // does), and conflict=true when keys are owned by more than one worker.
 // keys must be deduplicated.
 func (c *causality) place(keys []uint64) (worker int, conflict bool) {
+	return c.placeChecked(keys, nil)
+}
+
+// placeChecked is place for a transaction that also follows the owners of
+// check: keys it must be ordered after but does not hold (acquire is given
+// only keys), so transactions that merely check a key never wait for each
+// other.
+func (c *causality) placeChecked(keys, check []uint64) (worker int, conflict bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	worker = -1
-	for _, k := range keys {
+	for _, k := range slices.Concat(keys, check) {
 		o, ok := c.owner[k]
 		if !ok {
 			continue

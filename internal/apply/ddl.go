@@ -61,6 +61,9 @@ func (d *dispatcher) applyDDL(ctx context.Context, t *model.Txn) error {
 	a.saved = a.tr.watermark()
 	a.gen.Add(1)
 	d.tables = map[*schema.Table]*tableKeys{}
+	if d.cascades, err = loadCascades(ctx, a.pool); err != nil {
+		return err
+	}
 	a.stats.ddl.Add(1)
 	a.cfg.Log.Info("apply: schema change applied", "position", t.End.String(), "version", ddl.Version,
 		"statement", shorten(ddl.Statement, 200))

@@ -19,6 +19,9 @@ type dispatcher struct {
 	start   model.Position // checkpoint the run started from
 	version int64          // schema version in force
 	next    int            // round-robin start for idle-worker choice
+	// cascades are the target's foreign key actions (cascade.go), read at
+	// start and after every schema change.
+	cascades *cascadeGraph
 }
 
 // dispatch reads the stream and hands each transaction to a worker, or
@@ -27,6 +30,10 @@ func (a *Applier) dispatch(ctx context.Context, in <-chan *model.Txn) error {
 	wm := a.tr.watermark()
 	d := &dispatcher{a: a, hasher: newKeyHasher(a.seed), tables: map[*schema.Table]*tableKeys{},
 		start: wm.pos, version: wm.schemaVersion}
+	var err error
+	if d.cascades, err = loadCascades(ctx, a.pool); err != nil {
+		return err
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -100,6 +107,7 @@ func (d *dispatcher) covered(end model.Position) bool {
 func (d *dispatcher) newItem(t *model.Txn) (*item, error) {
 	it := &item{txn: t, off: make([]int32, len(t.Changes)+1),
 		ident: make([]uint64, len(t.Changes)), hasIdent: make([]bool, len(t.Changes))}
+	var held []uint64 // cascade keys: held, but not a change's own keys (compaction)
 	for i := range t.Changes {
 		rc := &t.Changes[i]
 		if rc.Table == nil {
@@ -111,12 +119,14 @@ func (d *dispatcher) newItem(t *model.Txn) (*item, error) {
 			d.tables[rc.Table] = tk
 		}
 		it.flat = d.hasher.changeKeys(it.flat, tk, rc)
+		held, it.check = d.cascadeKeys(tk, rc, held, it.check)
 		it.off[i+1] = int32(len(it.flat))
 		if rc.Op != model.Insert {
 			it.ident[i], it.hasIdent[i] = d.hasher.identityKey(tk, rc.Before)
 		}
 	}
-	it.keys = dedupe(append([]uint64(nil), it.flat...))
+	it.keys = dedupe(append(append([]uint64(nil), it.flat...), held...))
+	it.check = dedupe(it.check)
 	return it, nil
 }
 
@@ -133,14 +143,14 @@ func (d *dispatcher) send(ctx context.Context, it *item) error {
 			return err
 		}
 	}
-	w, conflict := a.caus.place(it.keys)
+	w, conflict := a.caus.placeChecked(it.keys, it.check)
 	if conflict {
 		a.stats.conflicts.Add(1)
 		for conflict {
 			if err := d.wait(ctx); err != nil {
 				return err
 			}
-			w, conflict = a.caus.place(it.keys)
+			w, conflict = a.caus.placeChecked(it.keys, it.check)
 		}
 	}
 	if w < 0 {
