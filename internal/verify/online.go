@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/mysql/binlog"
 )
 
 // Online mode: while `sluice replicate` runs, a row can differ only because
@@ -57,51 +57,15 @@ func resolveOnline(ctx context.Context, pool *pgxpool.Pool, mode, stream string)
 }
 
 // sourcePosition returns the source's current binlog position (the end of
-// the last committed transaction) and, on MariaDB, its GTID position.
+// the last committed transaction) and its GTID set, read the way the
+// replicator reads it.
 func sourcePosition(ctx context.Context, db *sql.DB) (model.Position, error) {
-	var pos model.Position
-	rows, err := db.QueryContext(ctx, "SHOW MASTER STATUS")
+	src := binlog.SourceOnPool(db)
+	info, err := src.Info(ctx)
 	if err != nil {
-		rows, err = db.QueryContext(ctx, "SHOW BINARY LOG STATUS") // MySQL 8.4
+		return model.Position{}, fmt.Errorf("source binlog position: %w", err)
 	}
-	if err != nil {
-		return pos, fmt.Errorf("source binlog position: %w (needs REPLICATION CLIENT or BINLOG MONITOR)", err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return pos, err
-	}
-	if !rows.Next() {
-		return pos, errors.New("source binlog position: SHOW MASTER STATUS returned nothing (is log_bin on?)")
-	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return pos, err
-	}
-	for i, c := range cols {
-		switch strings.ToLower(c) {
-		case "file":
-			pos.File = vals[i].String
-		case "position":
-			n, _ := strconv.ParseUint(vals[i].String, 10, 32)
-			pos.Pos = uint32(n)
-		case "executed_gtid_set":
-			pos.GTIDSet, pos.Flavor = strings.ReplaceAll(vals[i].String, "\n", ""), "mysql"
-		}
-	}
-	rows.Close()
-	if pos.Flavor == "" {
-		var gtid sql.NullString
-		if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_binlog_pos").Scan(&gtid); err == nil {
-			pos.GTIDSet, pos.Flavor = gtid.String, "mariadb"
-		}
-	}
-	return pos, nil
+	return src.MasterStatus(ctx, info)
 }
 
 // reached reports whether an applied position covers the source position

@@ -53,6 +53,10 @@ func OpenSource(m config.MySQL) (*Source, error) {
 	return &Source{db: db}, nil
 }
 
+// SourceOnPool asks its questions on a pool the caller opened and closes
+// (verify reads positions on its own source pool); do not Close it.
+func SourceOnPool(db *sql.DB) *Source { return &Source{db: db} }
+
 // Close closes the pool.
 func (s *Source) Close() error { return s.db.Close() }
 
@@ -85,40 +89,13 @@ func (s *Source) Info(ctx context.Context) (SourceInfo, error) {
 // STATUS) with its executed GTID set.
 func (s *Source) MasterStatus(ctx context.Context, info SourceInfo) (model.Position, error) {
 	pos := model.Position{Flavor: info.Flavor}
-	rows, err := s.db.QueryContext(ctx, "SHOW MASTER STATUS")
-	if err != nil {
-		return pos, fmt.Errorf("source: SHOW MASTER STATUS: %w", err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
+	row, err := s.masterStatusRow(ctx)
 	if err != nil {
 		return pos, err
 	}
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return pos, fmt.Errorf("source: SHOW MASTER STATUS: %w", err)
-		}
-		return pos, exitcode.ConfigError(errors.New("source: SHOW MASTER STATUS is empty: binary logging is off (start the server with log_bin)"))
-	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return pos, fmt.Errorf("source: SHOW MASTER STATUS: %w", err)
-	}
-	for i, c := range cols {
-		switch strings.ToLower(c) {
-		case "file":
-			pos.File = vals[i].String
-		case "position":
-			p, _ := strconv.ParseUint(vals[i].String, 10, 32)
-			pos.Pos = uint32(p)
-		case "executed_gtid_set":
-			pos.GTIDSet = strings.ReplaceAll(vals[i].String, "\n", "")
-		}
-	}
+	p, _ := strconv.ParseUint(row["position"], 10, 32)
+	pos.File, pos.Pos = row["file"], uint32(p)
+	pos.GTIDSet = strings.ReplaceAll(row["executed_gtid_set"], "\n", "")
 	if info.Flavor == FlavorMariaDB {
 		var g sql.NullString
 		if err := s.db.QueryRowContext(ctx, `SELECT @@gtid_binlog_pos`).Scan(&g); err != nil {
@@ -130,6 +107,44 @@ func (s *Source) MasterStatus(ctx context.Context, info SourceInfo) (model.Posit
 		pos.GTIDSet = ""
 	}
 	return pos, nil
+}
+
+// masterStatusRow reads the one row of SHOW MASTER STATUS (SHOW BINARY LOG
+// STATUS on MySQL 8.4) by lower-case column name. It is done with its
+// connection when it returns, so MasterStatus also works on a pool of one
+// connection (verify's source pool).
+func (s *Source) masterStatusRow(ctx context.Context) (map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SHOW MASTER STATUS")
+	if err != nil {
+		rows, err = s.db.QueryContext(ctx, "SHOW BINARY LOG STATUS") // MySQL 8.4 removed SHOW MASTER STATUS
+	}
+	if err != nil {
+		return nil, fmt.Errorf("source: SHOW MASTER STATUS: %w (needs REPLICATION CLIENT or BINLOG MONITOR)", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("source: SHOW MASTER STATUS: %w", err)
+		}
+		return nil, exitcode.ConfigError(errors.New("source: SHOW MASTER STATUS is empty: binary logging is off (start the server with log_bin)"))
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, fmt.Errorf("source: SHOW MASTER STATUS: %w", err)
+	}
+	row := make(map[string]string, len(cols))
+	for i, c := range cols {
+		row[strings.ToLower(c)] = vals[i].String
+	}
+	return row, nil
 }
 
 // BinaryLogs lists the binlog files the source still has (SHOW BINARY LOGS).
