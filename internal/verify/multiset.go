@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Tables without a key are compared as multisets of rows: the count and
@@ -269,24 +267,11 @@ func (e *engine) repairMultiset(ctx context.Context, r *tableRun, diffs []Multis
 		}
 		stmts = append(stmts, ins...)
 	}
-	if e.o.RepairSQL != nil {
-		e.repairMu.Lock()
-		defer e.repairMu.Unlock()
-		return p.writeSQL(ctx, e.tgt, e.o.RepairSQL, stmts)
-	}
-	err := pgx.BeginFunc(ctx, e.tgt, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL sluice.apply = 'on'"); err != nil {
-			return err
-		}
-		for _, s := range stmts {
-			if _, err := tx.Exec(ctx, s.sql, s.args...); err != nil {
-				return fmt.Errorf("%s: %w", p.target, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := e.runRepair(ctx, p, stmts); err != nil {
 		return fmt.Errorf("repair: %w", err)
+	}
+	if e.o.RepairSQL != nil {
+		return nil // written, not applied: nothing to check again
 	}
 	src, tgt, err := e.checksums(ctx, p, scope{}, false)
 	if err != nil {

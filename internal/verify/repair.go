@@ -48,6 +48,13 @@ func (e *engine) repair(ctx context.Context, p *tablePlan, diffs []rowDiff) erro
 		}
 		stmts = append(stmts, up...)
 	}
+	return e.runRepair(ctx, p, stmts)
+}
+
+// runRepair writes a table's repair statements to --repair-sql, or runs
+// them in one target transaction with sluice.apply on, so the ON UPDATE
+// CURRENT_TIMESTAMP triggers keep the repaired values.
+func (e *engine) runRepair(ctx context.Context, p *tablePlan, stmts []stmt) error {
 	if e.o.RepairSQL != nil {
 		e.repairMu.Lock()
 		defer e.repairMu.Unlock()
