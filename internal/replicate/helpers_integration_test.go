@@ -4,9 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
-	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,13 +16,6 @@ import (
 	"github.com/sluice-db/sluice/internal/snapshot"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
-
-func testLog() *slog.Logger {
-	if os.Getenv("SLUICE_TEST_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
 
 // rig is one test database on the sandbox replicated into PostgreSQL under
 // its own stream name.
@@ -83,7 +73,7 @@ func (g *rig) exec(stmts ...string) {
 func (g *rig) snapshot(stream, target string) {
 	g.t.Helper()
 	o := snapshot.Options{Source: g.src, Target: g.dst, Include: []string{g.db}, Stream: stream,
-		Workers: 2, Log: testLog()}
+		Workers: 2, Log: testenv.Logger()}
 	if target != "" {
 		o.SchemaMap = []string{g.db + "=" + target}
 	}
@@ -97,7 +87,7 @@ func (g *rig) snapshot(stream, target string) {
 // options are replicate options for the rig's stream.
 func (g *rig) options() Options {
 	return Options{Source: g.src, Target: g.dst, Include: []string{g.db}, Stream: g.stream,
-		Workers: 2, Log: testLog(), StatusEvery: time.Second, DrainTimeout: 20 * time.Second}
+		Workers: 2, Log: testenv.Logger(), StatusEvery: time.Second, DrainTimeout: 20 * time.Second}
 }
 
 // background is a replicate run in a goroutine.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -24,7 +25,7 @@ func TestIdleSourceSendsHeartbeats(t *testing.T) {
 		t.Fatal(err)
 	}
 	var idle atomic.Int32
-	cfg := Config{Source: src, Info: info, ServerID: 78, Start: start, Log: testLog(),
+	cfg := Config{Source: src, Info: info, ServerID: 78, Start: start, Log: testenv.Logger(),
 		Mapper: typemap.New(typemap.DefaultOptions(), nil),
 		OnIdle: func(model.Position) { idle.Add(1) },
 		Translate: func(map[schema.TableID]*schema.Table, string, string) (*DDLResult, error) {

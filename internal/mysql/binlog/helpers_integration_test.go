@@ -4,10 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"io"
-	"log/slog"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -19,14 +16,6 @@ import (
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
-
-// testLog is quiet unless SLUICE_TEST_LOG=1.
-func testLog() *slog.Logger {
-	if os.Getenv("SLUICE_TEST_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
 
 // fixture is one test database on the sandbox with a stream reading it.
 type fixture struct {
@@ -132,7 +121,7 @@ func (f *fixture) config(start model.Position, tr Translator) Config {
 		Mapper:        f.mapper(),
 		InScope:       func(id schema.TableID) bool { return f.scope.Match(id.Database, id.Name) },
 		Translate:     tr,
-		Log:           testLog(),
+		Log:           testenv.Logger(),
 	}
 }
 

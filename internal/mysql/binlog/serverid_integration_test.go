@@ -11,6 +11,7 @@ import (
 	"github.com/go-mysql-org/go-mysql/replication"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // TestServerIDClash registers a replica with a server id and checks that
@@ -28,7 +29,7 @@ func TestServerIDClash(t *testing.T) {
 	start := f.position()
 	other := replication.NewBinlogSyncer(replication.BinlogSyncerConfig{
 		ServerID: id, Flavor: f.info.Flavor, Host: f.src.Host, Port: uint16(f.src.Port), User: f.src.User,
-		Password: f.src.Password, Localhost: "another-replica", Logger: libraryLogger(testLog())})
+		Password: f.src.Password, Localhost: "another-replica", Logger: libraryLogger(testenv.Logger())})
 	defer other.Close()
 	if _, err := other.StartSync(gomysql.Position{Name: start.File, Pos: start.Pos}); err != nil {
 		t.Fatal(err)
@@ -50,7 +51,7 @@ func TestServerIDClash(t *testing.T) {
 	own := uint32(id + 2)
 	mine := replication.NewBinlogSyncer(replication.BinlogSyncerConfig{
 		ServerID: own, Flavor: f.info.Flavor, Host: f.src.Host, Port: uint16(f.src.Port), User: f.src.User,
-		Password: f.src.Password, Localhost: ReplicaHost("mystream"), Logger: libraryLogger(testLog())})
+		Password: f.src.Password, Localhost: ReplicaHost("mystream"), Logger: libraryLogger(testenv.Logger())})
 	defer mine.Close()
 	if _, err := mine.StartSync(gomysql.Position{Name: start.File, Pos: start.Pos}); err != nil {
 		t.Fatal(err)
