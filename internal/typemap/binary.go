@@ -57,14 +57,8 @@ func buildGeometry(c *column, _ target) (convs, error) {
 		return EWKB(e), nil
 	}
 	return convs{
-		text: conv,
-		binlog: func(v any) (any, error) {
-			b, ok := bytesOf(v)
-			if !ok {
-				return nil, c.unexpected(v)
-			}
-			return conv(b)
-		},
+		text:   conv,
+		binlog: c.binlogAsText(conv),
 	}, nil
 }
 
@@ -235,17 +229,14 @@ func buildJSON(c *column, _ target) (convs, error) {
 		}
 		return string(b), nil
 	}
+	fromBytes := c.binlogAsText(conv)
 	return convs{
 		text: conv,
 		binlog: func(v any) (any, error) {
 			if _, partial := v.(*replication.JsonDiff); partial {
 				return nil, c.errorf("partial JSON update in the binlog: sluice needs full JSON values, set binlog_row_value_options='' on the source")
 			}
-			b, ok := bytesOf(v)
-			if !ok {
-				return nil, c.unexpected(v)
-			}
-			return conv(b)
+			return fromBytes(v)
 		},
 	}, nil
 }

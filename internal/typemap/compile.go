@@ -127,3 +127,14 @@ func bytesOf(v any) ([]byte, bool) {
 	}
 	return nil, false
 }
+
+// binlogAsText is the binlog conversion of a column whose binlog value is
+// the same bytes the text protocol gives: conv serves both paths.
+func (c *column) binlogAsText(conv func([]byte) (any, error)) func(any) (any, error) {
+	return func(v any) (any, error) {
+		if b, ok := bytesOf(v); ok {
+			return conv(b)
+		}
+		return nil, c.unexpected(v)
+	}
+}

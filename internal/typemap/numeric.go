@@ -183,13 +183,8 @@ func buildDecimal(c *column, _ target) (convs, error) {
 		return n, nil
 	}
 	return convs{
-		text: conv,
-		binlog: func(v any) (any, error) {
-			if b, ok := bytesOf(v); ok {
-				return conv(b)
-			}
-			return nil, c.unexpected(v)
-		},
+		text:   conv,
+		binlog: c.binlogAsText(conv),
 	}, nil
 }
 

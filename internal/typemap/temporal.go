@@ -220,13 +220,8 @@ func buildTime(c *column, _ target) (convs, error) {
 		return pgtype.Interval{Microseconds: us, Valid: true}, nil
 	}
 	return convs{
-		text: conv,
-		binlog: func(v any) (any, error) {
-			if b, ok := bytesOf(v); ok {
-				return conv(b)
-			}
-			return nil, c.unexpected(v)
-		},
+		text:   conv,
+		binlog: c.binlogAsText(conv),
 	}, nil
 }
 

@@ -80,13 +80,7 @@ func buildText(c *column, _ target) (convs, error) {
 	return convs{
 		text:      conv,
 		textBytes: toBytes,
-		binlog: func(v any) (any, error) {
-			b, ok := bytesOf(v)
-			if !ok {
-				return nil, c.unexpected(v)
-			}
-			return conv(b)
-		},
+		binlog:    c.binlogAsText(conv),
 	}, nil
 }
 
