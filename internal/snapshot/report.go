@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/model"
@@ -132,7 +131,7 @@ func (r *Report) WriteText(w io.Writer) error {
 
 func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
-// addChanges merges counts into the report's list.
+// mergeChanges merges counts into the report's list.
 func mergeChanges(into map[[3]string]int64, counts []typemap.ChangeCount) {
 	for _, c := range counts {
 		into[[3]string{c.Table, c.Column, c.Policy}] += c.Count
@@ -146,15 +145,6 @@ func changeList(m map[[3]string]int64) []typemap.ChangeCount {
 			out = append(out, typemap.ChangeCount{Table: k[0], Column: k[1], Policy: k[2], Count: n})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Table != b.Table {
-			return a.Table < b.Table
-		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
-		}
-		return a.Policy < b.Policy
-	})
+	typemap.SortChangeCounts(out)
 	return out
 }

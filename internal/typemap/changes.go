@@ -50,8 +50,14 @@ func (c *Changes) Counts() []ChangeCount {
 			out = append(out, ChangeCount{k.Table, k.Column, k.Policy, v})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	SortChangeCounts(out)
+	return out
+}
+
+// SortChangeCounts orders report lines by table, column and policy.
+func SortChangeCounts(cs []ChangeCount) {
+	sort.Slice(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
 		if a.Table != b.Table {
 			return a.Table < b.Table
 		}
@@ -60,5 +66,4 @@ func (c *Changes) Counts() []ChangeCount {
 		}
 		return a.Policy < b.Policy
 	})
-	return out
 }
