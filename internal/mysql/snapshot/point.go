@@ -247,6 +247,9 @@ var (
 // the positions differed every time, and errNoBinlog for a source without
 // binlog, where equal empty positions prove nothing.
 func (s *Source) lockFree(ctx context.Context, p *Point, o PointOptions) error {
+	if err := checkPositionedSnapshots(ctx, p.Sessions[0], MethodLockFree); err != nil {
+		return err
+	}
 	positions := make([]model.Position, len(p.Sessions))
 	for attempt := 1; attempt <= o.LockFreeAttempts; attempt++ {
 		if err := startAll(ctx, p.Sessions, nil); err != nil {
@@ -472,6 +475,9 @@ func (s *Source) single(ctx context.Context, p *Point) error {
 	}
 	p.Sessions = p.Sessions[:1]
 	c := p.Sessions[0]
+	if err := checkPositionedSnapshots(ctx, c, MethodSingle); err != nil {
+		return err
+	}
 	if _, err := c.ExecContext(ctx, startSnapshot); err != nil {
 		return fmt.Errorf("consistent point: %s: %w", startSnapshot, err)
 	}
