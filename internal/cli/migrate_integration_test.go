@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/testenv"
@@ -151,73 +149,10 @@ func TestMigrateUnderWriteLoad(t *testing.T) {
 		"SELECT id, balance, note FROM acct ORDER BY id": 5000,
 		"SELECT id, acct, delta FROM log ORDER BY id":    int(min(writes.Load(), 100)),
 	} {
-		src := mysqlRows(t, my, q)
-		dst := pgRows(t, pg, strings.Replace(q, "FROM ", "FROM "+pgx.Identifier{db}.Sanitize()+".", 1))
+		src := testenv.MySQLRows(t, my, q)
+		dst := testenv.PGRows(t, pg, strings.Replace(q, "FROM ", "FROM "+pgx.Identifier{db}.Sanitize()+".", 1))
 		if len(src) < minRows || !reflect.DeepEqual(src, dst) {
 			t.Errorf("%s: source %d rows, target %d rows, equal=%v", q, len(src), len(dst), reflect.DeepEqual(src, dst))
 		}
 	}
-}
-
-// mysqlRows returns the rows of a query as text lines.
-func mysqlRows(t *testing.T, db *sql.DB, q string) []string {
-	t.Helper()
-	rows, err := db.Query(q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = "NULL"
-			if v.Valid {
-				parts[i] = v.String
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// pgRows returns the rows of a query as text lines.
-func pgRows(t *testing.T, pg *pgxpool.Pool, q string) []string {
-	t.Helper()
-	rows, err := pg.Query(context.Background(), q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		vals, err := rows.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = "NULL"
-			if v != nil {
-				parts[i] = fmt.Sprint(v)
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

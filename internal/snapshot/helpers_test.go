@@ -3,11 +3,8 @@ package snapshot
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"log/slog"
 	"os"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -56,28 +53,7 @@ func mustExec(t *testing.T, db *sql.DB, q string, args ...any) {
 // pgRows returns the rows of a query as text lines, sorted.
 func pgRows(t *testing.T, pg *pgxpool.Pool, q string, args ...any) []string {
 	t.Helper()
-	rows, err := pg.Query(context.Background(), q, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		vals, err := rows.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = fmt.Sprint(v)
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	sort.Strings(out)
-	return out
+	return sortStrings(testenv.PGRows(t, pg, q, args...))
 }
 
 func pgCount(t *testing.T, pg *pgxpool.Pool, table string) int64 {

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,33 +70,10 @@ func interruptAfter(t *testing.T, opts Options, pg *pgxpool.Pool, n int) {
 	}
 }
 
-// sourceRows and targetRows return a table's rows as sorted text.
+// sourceRows returns a table's rows as sorted text, like pgRows.
 func sourceRows(t *testing.T, env *testenv.Env, db, q string) []string {
 	t.Helper()
-	rows, err := env.MySQL(t, db).Query(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]*string, len(cols))
-		dest := make([]any, len(cols))
-		for i := range vals {
-			dest[i] = &vals[i]
-		}
-		rows.Scan(dest...)
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = "<nil>"
-			if v != nil {
-				parts[i] = *v
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	return sortStrings(out)
+	return sortStrings(testenv.MySQLRows(t, env.MySQL(t, db), q))
 }
 
 // TestResumeAfterSourceChanges interrupts a snapshot, changes rows in chunks
@@ -170,12 +148,9 @@ func TestResumeAfterSourceChanges(t *testing.T) {
 	}
 }
 
+// sortStrings returns a sorted copy of s.
 func sortStrings(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	out := slices.Clone(s)
+	slices.Sort(out)
 	return out
 }
