@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
-	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // TestCrashKillNine is issue 4's crash test: while a mixed write load runs
@@ -27,21 +26,9 @@ func TestCrashKillNine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end crash test takes minutes")
 	}
-	requireImplemented(t, "replicate")
-	env := testenv.Get(t)
-	pg := startPG(t)
-	db := env.NewDatabase(t, "crash")
-	my := env.MySQL(t, db)
-	mustExec(t, my, sourceDDL...)
 	const stream = "crash"
-	logPath := logFile(t)
-	t.Logf("sluice output: %s", logPath)
-
-	common := []string{"--source", env.SourceURL(db), "--target", pg.URL(), "--include", db,
-		"--stream", stream, "--log-format", "text"}
-	if code := runToEnd(t, logPath, 3*time.Minute, append([]string{"snapshot"}, common...)...); code != 0 {
-		t.Fatalf("snapshot: exit %d\n%s", code, logTail(logPath, 30))
-	}
+	run := startSnapshotted(t, "crash", stream, sourceDDL...)
+	env, pg, db, logPath, common := run.env, run.pg, run.db, run.logPath, run.common
 
 	loadDB := env.MySQL(t, db)
 	loadDB.SetMaxOpenConns(8)
@@ -98,12 +85,7 @@ func TestCrashKillNine(t *testing.T) {
 	if code := runToEnd(t, logPath, 5*time.Minute, catchUp...); code != 0 {
 		t.Fatalf("replicate --until-caught-up: exit %d\n%s", code, logTail(logPath, 40))
 	}
-	conn, err := pgx.Connect(context.Background(), pg.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	compareTables(t, env.MySQL(t, db), conn, db)
+	compareTables(t, env.MySQL(t, db), run.targetConn(t), db)
 }
 
 // killAndWait sends SIGKILL to the sluice process (by its PID) and reaps it.

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // TestOneGigabyteTransaction replicates one source transaction of over
@@ -25,20 +23,10 @@ func TestOneGigabyteTransaction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replicates a 1 GB transaction")
 	}
-	requireImplemented(t, "replicate")
-	env := testenv.Get(t)
-	pg := startPG(t)
-	db := env.NewDatabase(t, "big")
-	my := env.MySQL(t, db)
-	mustExec(t, my, `CREATE TABLE big (id BIGINT PRIMARY KEY, grp INT NOT NULL, payload VARCHAR(1100) NOT NULL)`)
 	const stream = "big"
-	logPath := logFile(t)
-	t.Logf("sluice output: %s", logPath)
-	common := []string{"--source", env.SourceURL(db), "--target", pg.URL(), "--include", db,
-		"--stream", stream, "--log-format", "text"}
-	if code := runToEnd(t, logPath, 3*time.Minute, append([]string{"snapshot"}, common...)...); code != 0 {
-		t.Fatalf("snapshot: exit %d\n%s", code, logTail(logPath, 30))
-	}
+	run := startSnapshotted(t, "big", stream,
+		`CREATE TABLE big (id BIGINT PRIMARY KEY, grp INT NOT NULL, payload VARCHAR(1100) NOT NULL)`)
+	db, my, logPath, common := run.db, run.my, run.logPath, run.common
 
 	const rows = 1_100_000
 	start := time.Now()
@@ -74,11 +62,7 @@ func TestOneGigabyteTransaction(t *testing.T) {
 		t.Errorf("peak RSS %d MB, want under 512 MB with --max-txn-memory 256MB", maxRSS>>20)
 	}
 
-	conn, err := pgx.Connect(context.Background(), pg.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	conn := run.targetConn(t)
 	var n, sumID, sumLen int64
 	if err := conn.QueryRow(context.Background(), `SELECT count(*), sum(id), sum(length(payload)) FROM `+
 		pgx.Identifier{db, "big"}.Sanitize()).Scan(&n, &sumID, &sumLen); err != nil {
