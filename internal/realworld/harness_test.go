@@ -97,6 +97,7 @@ func (s scenario) run(t *testing.T) migrated {
 		}
 	})
 
+	began := time.Now()
 	if err := waitReplicating(pg, stream, migDone); err != nil {
 		t.Fatalf("migrate did not reach replication: %v\n%s", err, tailFile(logPath, 40))
 	}
@@ -123,17 +124,19 @@ func (s scenario) run(t *testing.T) migrated {
 	case <-time.After(90 * time.Second):
 		t.Fatalf("migrate did not end\n%s", tailFile(logPath, 60))
 	}
-	t.Logf("%d load transactions during the migration", writes)
+	t.Logf("%d load transactions during the migration; migrate took %s", writes, time.Since(began).Round(time.Millisecond))
 	// --until-caught-up may end at an idle moment of the load: a replicate run
 	// continues exactly where migrate stopped.
 	if code := runSluice(t, bin, logPath, append([]string{"replicate", "--workers", "2", "--until-caught-up",
 		"--log-level", "warn"}, common...)...); code != 0 {
 		t.Fatalf("replicate after migrate: exit %d\n%s", code, tailFile(logPath, 60))
 	}
+	t.Logf("replicate done at %s", time.Since(began).Round(time.Millisecond))
 	if code := runSluice(t, bin, logPath, append([]string{"verify", "--online=off", "--log-level", "warn"},
 		common...)...); code != 0 {
 		t.Fatalf("verify: exit %d\n%s", code, tailFile(logPath, 80))
 	}
+	t.Logf("verify done at %s", time.Since(began).Round(time.Millisecond))
 	return migrated{db: db, my: my, pg: pg, report: stdout.String(), writes: writes,
 		sourceURL: env.SourceURL(db), targetURL: env.TargetURL(), stream: stream}
 }

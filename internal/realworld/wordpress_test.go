@@ -1,6 +1,7 @@
 package realworld
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
@@ -25,13 +26,13 @@ func TestWordPress(t *testing.T) {
 		sqlMode:    wpMode,
 		seed:       seedWordPress,
 		write:      wordpressWrite,
-		midStream: []string{
+		midStream: append([]string{
 			"ALTER TABLE wp_posts ADD COLUMN post_views bigint(20) unsigned NOT NULL default '0'",
 			"ALTER TABLE wp_postmeta ADD INDEX meta_key_value (meta_key(100), meta_value(50))",
 			"UPDATE wp_posts SET post_views = ID * 3 WHERE ID % 5 = 0",
 			// WordPress's upgrade routine sets zero dates explicitly.
 			"UPDATE wp_posts SET post_date_gmt = '0000-00-00 00:00:00', post_modified_gmt = '0000-00-00 00:00:00' WHERE ID % 17 = 0",
-		},
+		}, ptOnlineSchemaChange...),
 	}
 	m := s.run(t)
 
@@ -48,10 +49,39 @@ func TestWordPress(t *testing.T) {
 		plain("comment_approved"))
 	compareTable(t, m, "wp_users", 20, plain("ID"), plain("user_login"), datetime("user_registered"), plain("display_name"))
 
+	var idx int
+	if err := m.pg.QueryRow(context.Background(), `SELECT count(*) FROM pg_indexes WHERE schemaname = $1
+		AND tablename = 'wp_postmeta' AND indexname = 'wp_postmeta_post_id_meta_key'`, m.db).Scan(&idx); err != nil || idx != 1 {
+		t.Errorf("the index pt-online-schema-change added is not on the target's wp_postmeta (%d, %v)", idx, err)
+	}
 	var zeros int
 	if err := m.my.QueryRow("SELECT count(*) FROM wp_posts WHERE post_date_gmt = 0").Scan(&zeros); err != nil || zeros == 0 {
 		t.Errorf("the source has %d zero post_date_gmt (%v): the test lost its point", zeros, err)
 	}
+}
+
+// ptOnlineSchemaChange is what pt-online-schema-change runs to add an index
+// to wp_postmeta while the blog writes to it: a shadow table kept in step by
+// triggers (whose rows are row events of the shadow table), a chunked copy,
+// an atomic RENAME swap, and the old table dropped.
+var ptOnlineSchemaChange = []string{
+	"CREATE TABLE `_wp_postmeta_new` LIKE `wp_postmeta`",
+	"ALTER TABLE `_wp_postmeta_new` ADD INDEX post_id_meta_key (post_id, meta_key(191))",
+	"CREATE TRIGGER `pt_osc_del` AFTER DELETE ON `wp_postmeta` FOR EACH ROW " +
+		"DELETE IGNORE FROM `_wp_postmeta_new` WHERE `_wp_postmeta_new`.`meta_id` <=> OLD.`meta_id`",
+	"CREATE TRIGGER `pt_osc_upd` AFTER UPDATE ON `wp_postmeta` FOR EACH ROW BEGIN " +
+		"DELETE IGNORE FROM `_wp_postmeta_new` WHERE !(OLD.`meta_id` <=> NEW.`meta_id`) AND `_wp_postmeta_new`.`meta_id` <=> OLD.`meta_id`; " +
+		"REPLACE INTO `_wp_postmeta_new` (`meta_id`, `post_id`, `meta_key`, `meta_value`) VALUES (NEW.`meta_id`, NEW.`post_id`, NEW.`meta_key`, NEW.`meta_value`); END",
+	"CREATE TRIGGER `pt_osc_ins` AFTER INSERT ON `wp_postmeta` FOR EACH ROW " +
+		"REPLACE INTO `_wp_postmeta_new` (`meta_id`, `post_id`, `meta_key`, `meta_value`) VALUES (NEW.`meta_id`, NEW.`post_id`, NEW.`meta_key`, NEW.`meta_value`)",
+	"INSERT LOW_PRIORITY IGNORE INTO `_wp_postmeta_new` (`meta_id`, `post_id`, `meta_key`, `meta_value`) " +
+		"SELECT `meta_id`, `post_id`, `meta_key`, `meta_value` FROM `wp_postmeta` FORCE INDEX(`PRIMARY`) WHERE `meta_id` <= 800 LOCK IN SHARE MODE",
+	"UPDATE wp_postmeta SET meta_value = CONCAT(IFNULL(meta_value, ''), '+') WHERE meta_id % 97 = 0",
+	"INSERT LOW_PRIORITY IGNORE INTO `_wp_postmeta_new` (`meta_id`, `post_id`, `meta_key`, `meta_value`) " +
+		"SELECT `meta_id`, `post_id`, `meta_key`, `meta_value` FROM `wp_postmeta` FORCE INDEX(`PRIMARY`) WHERE `meta_id` > 800 LOCK IN SHARE MODE",
+	"ANALYZE TABLE `_wp_postmeta_new`",
+	"RENAME TABLE `wp_postmeta` TO `_wp_postmeta_old`, `_wp_postmeta_new` TO `wp_postmeta`",
+	"DROP TABLE IF EXISTS `_wp_postmeta_old`",
 }
 
 func seedWordPress(t *testing.T, my *sql.DB) {
