@@ -42,7 +42,8 @@ type Config struct {
 	// SyncCommit keeps synchronous_commit on for the apply transactions.
 	// Off (the default) is safe: see docs/replication.md.
 	SyncCommit bool
-	// NoCompact disables folding several changes of one row in a group.
+	// NoCompact disables folding several changes of one row in a group and
+	// reordering a group's changes into runs per table (coalesce.go).
 	NoCompact bool
 	// FenceTimeout bounds the wait at start for sessions of an earlier run
 	// of the stream to end (default 60s); see session.go.

@@ -157,6 +157,7 @@ func (w *worker) applyGroup(ctx context.Context, group []*item) error {
 		before := len(cs)
 		cs = compact(cs)
 		w.a.stats.compacted.Add(int64(before - len(cs)))
+		cs = coalesce(cs)
 	}
 	wr := newWriter(w.conn.Conn(), w.plans, w.a.cfg.CopyRows, 0)
 	err := w.a.writeTxn(ctx, wr, cs, group)
