@@ -14,7 +14,7 @@ import (
 // NOT NULL, v): t, t2, and child, whose v references t(id) (RESTRICT), so
 // reordering must respect unique keys, row identity and parent rows.
 var (
-	t2Table    = &schema.Table{TableID: schema.TableID{Database: "d", Name: "t2"}, Columns: uTable.Columns, PrimaryKey: []string{"id"}, Indexes: uTable.Indexes}
+	t2Table = &schema.Table{TableID: schema.TableID{Database: "d", Name: "t2"}, Columns: uTable.Columns, PrimaryKey: []string{"id"}, Indexes: uTable.Indexes}
 	fkChild = &schema.Table{TableID: schema.TableID{Database: "d", Name: "child"}, Columns: uTable.Columns, PrimaryKey: []string{"id"}, Indexes: uTable.Indexes,
 		ForeignKeys: []schema.ForeignKey{{Name: "fk", Columns: []string{"v"}, RefDatabase: "d", RefTable: "t", RefColumns: []string{"id"}, OnDelete: "RESTRICT", OnUpdate: "RESTRICT"}}}
 )
