@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // The source tables of the end-to-end tests: a keyed table with a unique
@@ -158,10 +160,9 @@ func randomStatement(rng *rand.Rand) (string, []any) {
 // target schema pgSchema, as multisets of printed rows.
 func compareTables(t *testing.T, my *sql.DB, pg *pgx.Conn, pgSchema string) {
 	t.Helper()
-	ctx := context.Background()
 	for table, q := range compareQueries {
-		src := mysqlRows(t, my, q[0])
-		dst := pgRows(t, ctx, pg, fmt.Sprintf(q[1], pgx.Identifier{pgSchema}.Sanitize()))
+		src := slices.Sorted(slices.Values(testenv.MySQLRows(t, my, q[0])))
+		dst := slices.Sorted(slices.Values(testenv.PGRows(t, pg, fmt.Sprintf(q[1], pgx.Identifier{pgSchema}.Sanitize()))))
 		if len(src) != len(dst) {
 			t.Errorf("%s: source has %d rows, target %d; first differences: %s", table, len(src), len(dst), diff(src, dst))
 			continue
@@ -174,42 +175,6 @@ func compareTables(t *testing.T, my *sql.DB, pg *pgx.Conn, pgSchema string) {
 		}
 		t.Logf("%s: %d rows equal", table, len(src))
 	}
-}
-
-func mysqlRows(t *testing.T, db *sql.DB, q string) []string {
-	t.Helper()
-	rows, err := db.Query(q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func pgRows(t *testing.T, ctx context.Context, conn *pgx.Conn, q string) []string {
-	t.Helper()
-	rows, err := conn.Query(ctx, q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // diff lists up to five rows only in one side (multiset difference).
