@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,6 +20,7 @@ import (
 type col struct {
 	my, pg string
 	json   bool
+	float  bool // FLOAT/DOUBLE: compared as the float64 value
 }
 
 // plain is a column whose text form is the same in both databases
@@ -55,6 +57,12 @@ func hexed(name string) col {
 // bit compares BIT(n) as a number.
 func bit(name string) col {
 	return col{my: "CAST(`" + name + "` AS UNSIGNED)", pg: pgx.Identifier{name}.Sanitize() + "::bigint::text"}
+}
+
+// float compares FLOAT and DOUBLE by value: both widened to double, printed
+// by Go (the databases print exponents differently).
+func float(name string) col {
+	return col{my: "CAST(`" + name + "` AS DOUBLE)", pg: pgx.Identifier{name}.Sanitize() + "::float8::text", float: true}
 }
 
 func jsonCol(name string) col {
@@ -112,7 +120,7 @@ func mysqlText(t *testing.T, my *sql.DB, q string, cols []col) []string {
 		}
 		parts := make([]string, len(cols))
 		for i, v := range vals {
-			parts[i] = renderText(t, v.String, v.Valid, cols[i].json)
+			parts[i] = renderText(t, v.String, v.Valid, cols[i])
 		}
 		out = append(out, strings.Join(parts, " | "))
 	}
@@ -145,7 +153,7 @@ func pgText(t *testing.T, m migrated, q string, cols []col) []string {
 			if v != nil {
 				s = *v
 			}
-			parts[i] = renderText(t, s, v != nil, cols[i].json)
+			parts[i] = renderText(t, s, v != nil, cols[i])
 		}
 		out = append(out, strings.Join(parts, " | "))
 	}
@@ -155,13 +163,21 @@ func pgText(t *testing.T, m migrated, q string, cols []col) []string {
 	return out
 }
 
-// renderText prints NULL as NULL and JSON documents canonically (keys
-// sorted, no spaces), everything else as is.
-func renderText(t *testing.T, s string, valid, isJSON bool) string {
+// renderText prints NULL as NULL, JSON documents canonically (keys sorted,
+// no spaces), floats as Go's shortest form, everything else quoted as is.
+func renderText(t *testing.T, s string, valid bool, c col) string {
 	if !valid {
 		return "NULL"
 	}
-	if !isJSON {
+	if c.float {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Errorf("float %q: %v", s, err)
+			return s
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	if !c.json {
 		return fmt.Sprintf("%q", s)
 	}
 	var v any

@@ -79,8 +79,10 @@ func (s scenario) run(t *testing.T) migrated {
 	logPath := filepath.Join(t.TempDir(), "sluice.log")
 	common := append([]string{"--source", env.SourceURL(db), "--target", env.TargetURL(), "--include", db,
 		"--stream", stream}, s.extraArgs...)
+	// single-session: FLUSH TABLES WITH READ LOCK is server-wide and waits
+	// for any long transaction of any test sharing the sandbox server.
 	migrateArgs := append([]string{"migrate", "--workers", "2", "--chunk-rows", "500", "--until-caught-up",
-		"--json", "--log-level", "warn"}, common...)
+		"--snapshot-method", "single-session", "--json", "--log-level", "warn"}, common...)
 	var stdout strings.Builder
 	mig := testenv.SluiceCommand(bin, migrateArgs...)
 	mig.Stdout = &stdout

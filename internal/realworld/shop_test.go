@@ -47,6 +47,8 @@ func TestShop(t *testing.T) {
 	compareTable(t, m, "newsletter_subscriber", 100,
 		plain("store_id"), plain("subscriber_email"), plain("status"), plain("confirm_code"))
 	compareTable(t, m, "key", 50, hexed("key"), plain("value"), plain("desc"))
+	compareTable(t, m, "category", 50, plain("category_id"), plain("parent_id"), plain("name"), float("weight"),
+		float("score"), plain("lead_time"), plain("since"), plain("is_anchor"), plain("display_mode"))
 	compareTable(t, m, "group", 3, plain("key"), plain("desc"), plain("order"))
 
 	var dups int
@@ -95,7 +97,14 @@ INSERT INTO newsletter_subscriber (store_id, subscriber_email, status, confirm_c
   SELECT seq % 3, IF(seq % 3 = 0, NULL, CONCAT('sub', seq, '@example.net')), seq % 4, IF(seq % 2 = 0, NULL, MD5(seq))
   FROM seq_1_to_300;
 INSERT INTO ` + "`key`" + ` SELECT CONCAT('counter/', seq, IF(seq % 2 = 0, X'00FF', '')),
-  ELT(1 + seq % 3, 18446744073709551615, 0, seq), IF(seq % 2 = 0, NULL, CONCAT('Desc ', seq)) FROM seq_1_to_60;`)
+  ELT(1 + seq % 3, 18446744073709551615, 0, seq), IF(seq % 2 = 0, NULL, CONCAT('Desc ', seq)) FROM seq_1_to_60;
+SET SESSION sql_mode = '';
+INSERT INTO category (parent_id, name, weight, score, lead_time, since, is_anchor, display_mode)
+  SELECT IF(seq <= 10, NULL, 1 + (seq - 1) DIV 10 - 1 + IF(seq <= 20, 1, 0)), CONCAT('Catégorie ', seq),
+         ELT(1 + seq % 6, NULL, 0.1, 1e-7, 3.4e38, -2.5, 16777217), seq / 7, ELT(1 + seq % 5, NULL, '-01:30:00', '838:59:59', '00:00:00.5', '25:00:01'),
+         ELT(1 + seq % 4, NULL, 0, 1901, 2155), ELT(1 + seq % 4, 0, 1, 2, -1), ELT(1 + seq % 4, 'PAGE', 'bogus', 'PRODUCTS', '')
+  FROM seq_1_to_200;
+SET SESSION sql_mode = DEFAULT;`)
 	if err != nil {
 		t.Fatalf("seed: %v", err)
 	}
@@ -104,7 +113,7 @@ INSERT INTO ` + "`key`" + ` SELECT CONCAT('counter/', seq, IF(seq % 2 = 0, X'00F
 // shopWrite runs one transaction of an online shop; n is unique per call.
 func shopWrite(my *sql.DB, rng *rand.Rand, n int64) error {
 	product := 1 + rng.IntN(1000)
-	switch rng.IntN(11) {
+	switch rng.IntN(12) {
 	case 0, 1: // an order with items, stock decremented
 		return inTxn(my, func(tx *sql.Tx) error {
 			var inc any
@@ -188,6 +197,14 @@ func shopWrite(my *sql.DB, rng *rand.Rand, n int64) error {
 				exec(tx, "INSERT INTO newsletter_subscriber (store_id, subscriber_email, status) VALUES (?, ?, 1)", rng.IntN(3), email),
 				exec(tx, "UPDATE newsletter_subscriber SET status = 2, confirm_code = NULL WHERE subscriber_email = ?", fmt.Sprintf("sub%d@example.net", 1+rng.IntN(300))),
 				exec(tx, "DELETE FROM newsletter_subscriber WHERE subscriber_email IS NULL AND store_id = ? LIMIT 1", rng.IntN(3)))
+		})
+	case 11: // the category tree: a subtree is removed by ON DELETE CASCADE, a node added, one moved
+		return inTxn(my, func(tx *sql.Tx) error {
+			return errorsFirst(
+				exec(tx, "DELETE FROM category WHERE category_id = ? AND category_id > 10", 1+rng.IntN(400)),
+				exec(tx, "INSERT INTO category (parent_id, name, weight, score, lead_time, since) SELECT MIN(category_id), ?, ?, ?, ?, ? FROM category",
+					fmt.Sprint("Neue Kategorie ", n), float32(rng.Float64()*100), rng.Float64(), fmt.Sprintf("-%d:15:00", rng.IntN(800)), 1901+rng.IntN(255)),
+				exec(tx, "UPDATE category SET parent_id = ?, weight = weight / 2 WHERE category_id = ? AND category_id > 10", 1+rng.IntN(10), 11+rng.IntN(300)))
 		})
 	default: // a product edit: price (stored generated), name (virtual), bit flags, JSON
 		_, err := my.Exec("UPDATE product SET price = price + 0.000001, name = CONCAT(name, ' Ä'), is_active = NOT is_active, "+

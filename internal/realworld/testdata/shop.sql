@@ -100,3 +100,21 @@ CREATE TABLE `key` (
   `desc` VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL,
   PRIMARY KEY (`key`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+
+-- A legacy catalogue table: utf8mb3 (MySQL's old "utf8"), floats, TIME
+-- durations, YEAR, tinyint(1) flags holding other numbers, and an ENUM whose
+-- invalid value '' was stored by a non-strict session.
+CREATE TABLE category (
+  category_id INT UNSIGNED NOT NULL AUTO_INCREMENT,
+  parent_id INT UNSIGNED DEFAULT NULL,
+  name VARCHAR(100) NOT NULL,
+  weight FLOAT DEFAULT NULL,
+  score DOUBLE NOT NULL DEFAULT 0,
+  lead_time TIME DEFAULT NULL,
+  since YEAR DEFAULT NULL,
+  is_anchor TINYINT(1) NOT NULL DEFAULT 1,
+  display_mode ENUM('PRODUCTS','PAGE','PRODUCTS_AND_PAGE') NOT NULL DEFAULT 'PRODUCTS',
+  PRIMARY KEY (category_id),
+  KEY idx_parent (parent_id),
+  CONSTRAINT fk_category_parent FOREIGN KEY (parent_id) REFERENCES category (category_id) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8;
