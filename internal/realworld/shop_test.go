@@ -49,6 +49,7 @@ func TestShop(t *testing.T) {
 	compareTable(t, m, "key", 50, hexed("key"), plain("value"), plain("desc"))
 	compareTable(t, m, "category", 50, plain("category_id"), plain("parent_id"), plain("name"), float("weight"),
 		float("score"), plain("lead_time"), plain("since"), plain("is_anchor"), plain("display_mode"))
+	compareTable(t, m, "customer_login", 150, plain("login_id"), plain("email"), plain("email_ci"))
 	compareTable(t, m, "group", 3, plain("key"), plain("desc"), plain("order"))
 
 	var dups int
@@ -98,6 +99,7 @@ INSERT INTO newsletter_subscriber (store_id, subscriber_email, status, confirm_c
   FROM seq_1_to_300;
 INSERT INTO ` + "`key`" + ` SELECT CONCAT('counter/', seq, IF(seq % 2 = 0, X'00FF', '')),
   ELT(1 + seq % 3, 18446744073709551615, 0, seq), IF(seq % 2 = 0, NULL, CONCAT('Desc ', seq)) FROM seq_1_to_60;
+INSERT INTO customer_login (email) SELECT CONCAT('Login', seq, '@Example.com') FROM seq_1_to_200;
 SET SESSION sql_mode = '';
 INSERT INTO category (parent_id, name, weight, score, lead_time, since, is_anchor, display_mode)
   SELECT IF(seq <= 10, NULL, 1 + (seq - 1) DIV 10 - 1 + IF(seq <= 20, 1, 0)), CONCAT('Catégorie ', seq),
@@ -113,7 +115,7 @@ SET SESSION sql_mode = DEFAULT;`)
 // shopWrite runs one transaction of an online shop; n is unique per call.
 func shopWrite(my *sql.DB, rng *rand.Rand, n int64) error {
 	product := 1 + rng.IntN(1000)
-	switch rng.IntN(12) {
+	switch rng.IntN(13) {
 	case 0, 1: // an order with items, stock decremented
 		return inTxn(my, func(tx *sql.Tx) error {
 			var inc any
@@ -206,6 +208,17 @@ func shopWrite(my *sql.DB, rng *rand.Rand, n int64) error {
 					fmt.Sprint("Neue Kategorie ", n), float32(rng.Float64()*100), rng.Float64(), fmt.Sprintf("-%d:15:00", rng.IntN(800)), 1901+rng.IntN(255)),
 				exec(tx, "UPDATE category SET parent_id = ?, weight = weight / 2 WHERE category_id = ? AND category_id > 10", 1+rng.IntN(10), 11+rng.IntN(300)))
 		})
+	case 12: // an e-mail address moves to another login in the next transaction (unique by a VIRTUAL column)
+		a, b := 1+rng.IntN(200), 1+rng.IntN(200)
+		var email string
+		if err := my.QueryRow("SELECT email FROM customer_login WHERE login_id = ?", a).Scan(&email); err != nil || a == b {
+			return err
+		}
+		if _, err := my.Exec("UPDATE customer_login SET email = ? WHERE login_id = ?", fmt.Sprint("old", n, "@example.com"), a); err != nil {
+			return err
+		}
+		_, err := my.Exec("UPDATE customer_login SET email = UPPER(?) WHERE login_id = ?", email, b)
+		return err
 	default: // a product edit: price (stored generated), name (virtual), bit flags, JSON
 		_, err := my.Exec("UPDATE product SET price = price + 0.000001, name = CONCAT(name, ' Ä'), is_active = NOT is_active, "+
 			"flags = flags ^ b'10000001', attributes = JSON_SET(IFNULL(attributes, '{}'), '$.size', ?, '$.\"key with space\"', 'ü') WHERE product_id = ?",

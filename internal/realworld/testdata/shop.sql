@@ -118,3 +118,12 @@ CREATE TABLE category (
   KEY idx_parent (parent_id),
   CONSTRAINT fk_category_parent FOREIGN KEY (parent_id) REFERENCES category (category_id) ON DELETE CASCADE
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8;
+
+-- Logins unique by a VIRTUAL generated column (case-insensitive e-mail).
+CREATE TABLE customer_login (
+  login_id INT UNSIGNED NOT NULL AUTO_INCREMENT,
+  email VARCHAR(150) NOT NULL,
+  email_ci VARCHAR(150) AS (LOWER(email)) VIRTUAL,
+  PRIMARY KEY (login_id),
+  UNIQUE KEY uq_email_ci (email_ci)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
