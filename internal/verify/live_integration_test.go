@@ -58,25 +58,10 @@ func TestOnlineWithReplicator(t *testing.T) {
 		t.Fatalf("sluice snapshot: exit %d\n%s", code, out)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	repl := exec.CommandContext(ctx, bin, append([]string{"replicate"}, common...)...)
-	var replOut syncBuffer
-	repl.Stdout, repl.Stderr = &replOut, &replOut
-	if err := repl.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- repl.Wait() }()
-	t.Cleanup(func() {
-		cancel() // kills the process this test started (by its PID, through exec)
-		<-exited
-	})
+	repl := startBackground(t, bin, append([]string{"replicate"}, common...)...)
 	select {
-	case err := <-exited:
-		exited <- err // for the cleanup, which waits for the exit
-		code := repl.ProcessState.ExitCode()
-		t.Fatalf("sluice replicate exited early (%v, exit %d):\n%s", err, code, replOut.String())
+	case <-repl.done:
+		t.Fatalf("sluice replicate exited early (%v, exit %d):\n%s", repl.err, repl.cmd.ProcessState.ExitCode(), repl.out.String())
 	case <-time.After(3 * time.Second):
 	}
 
@@ -92,7 +77,7 @@ func TestOnlineWithReplicator(t *testing.T) {
 		t.Error("verify --online did not run online")
 	}
 	if code != 0 || rep.Result != ResultEqual {
-		t.Fatalf("verify --online under load: exit %d, %s, differences %v\nreplicate output:\n%s", code, rep.Result, found(rep), replOut.String())
+		t.Fatalf("verify --online under load: exit %d, %s, differences %v\nreplicate output:\n%s", code, rep.Result, found(rep), repl.out.String())
 	}
 
 	s.mustPG(t, "UPDATE "+quotePG(s.pgSchm)+".sb2 SET c = 'tampered' WHERE id = 5") // the load never touches ids 1..10
@@ -211,6 +196,36 @@ func parseReport(t *testing.T, out string) *Report {
 	return &rep
 }
 
+// background is a sluice process a test runs next to its own work.
+type background struct {
+	cmd  *exec.Cmd
+	out  syncBuffer    // stdout and stderr
+	done chan struct{} // closed when the process has exited; err is set then
+	err  error
+}
+
+// startBackground starts `sluice args...`; at the end of the test the
+// process is killed (by its PID, through its context) and reaped.
+func startBackground(t *testing.T, bin string, args ...string) *background {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &background{cmd: exec.CommandContext(ctx, bin, args...), done: make(chan struct{})}
+	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
+	if err := b.cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	go func() {
+		b.err = b.cmd.Wait()
+		close(b.done)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-b.done
+	})
+	return b
+}
+
 // syncBuffer is a bytes.Buffer safe for a process's concurrent writes.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -280,18 +295,8 @@ func TestReplicatedTypesEqual(t *testing.T) {
 	cs := s.charsetOptions(t)
 	stream := s.snapshot(t, cs, "types")
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	repl := exec.CommandContext(ctx, bin, "replicate", "--source", s.env.SourceURL(s.db), "--target", s.env.TargetURL(),
+	repl := startBackground(t, bin, "replicate", "--source", s.env.SourceURL(s.db), "--target", s.env.TargetURL(),
 		"--stream", stream, "--include", s.db+".types", "--log-level", "warn")
-	var replOut syncBuffer
-	repl.Stdout, repl.Stderr = &replOut, &replOut
-	if err := repl.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- repl.Wait() }()
-	t.Cleanup(func() { cancel(); <-exited })
 
 	s.fillTypeTable(t, "types", 100) // through the binlog
 	// Every column of the snapshot's rows updated through the binlog: the
@@ -311,6 +316,7 @@ func TestReplicatedTypesEqual(t *testing.T) {
 		fmt.Fprintf(&upd, " WHERE t.id = %d AND s.id = %d; ", r, 100+src)
 	}
 	s.mustMy(t, upd.String())
+	ctx := context.Background()
 	my, err := openSource(ctx, s.src, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -323,11 +329,11 @@ func TestReplicatedTypesEqual(t *testing.T) {
 	ok, _, err := waitApplied(ctx, s.pg, stream, pos, 2*time.Minute)
 	if err != nil || !ok {
 		select {
-		case err := <-exited:
-			t.Fatalf("replicate exited: %v\n%s", err, replOut.String())
+		case <-repl.done:
+			t.Fatalf("replicate exited: %v\n%s", repl.err, repl.out.String())
 		default:
 		}
-		t.Fatalf("replicator did not reach %s: %v\n%s", pos, err, replOut.String())
+		t.Fatalf("replicator did not reach %s: %v\n%s", pos, err, repl.out.String())
 	}
 	tb := loadTable(t, s.my, s.db, "types")
 	rep := s.runVerify(t, []*schema.Table{tb}, func(o *Options) { o.Mapper = typemap.New(cs, nil); o.ChunkRows = 5 })
