@@ -69,9 +69,15 @@ func (f *fixture) config(workers int) Config {
 
 // run applies txns (their Seq set from 1) to completion.
 func (f *fixture) run(cfg Config, txns []*model.Txn) error {
+	_, err := f.runStats(cfg, txns)
+	return err
+}
+
+// runStats is run, returning the applier's counters too.
+func (f *fixture) runStats(cfg Config, txns []*model.Txn) (Stats, error) {
 	a, err := New(cfg, f.pool, f.naming)
 	if err != nil {
-		return err
+		return Stats{}, err
 	}
 	in := make(chan *model.Txn, 16)
 	go func() {
@@ -86,7 +92,7 @@ func (f *fixture) run(cfg Config, txns []*model.Txn) error {
 	err = a.Run(ctx, in)
 	for range in { // let the feeder finish after an error
 	}
-	return err
+	return a.Stats(), err
 }
 
 // dump returns a table's rows as sorted strings (duplicates kept).

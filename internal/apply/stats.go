@@ -13,6 +13,7 @@ type counters struct {
 	skipped   atomic.Int64 // transactions found already applied by an earlier run
 	ddl       atomic.Int64 // schema changes applied
 	large     atomic.Int64 // transactions applied in fragments
+	retried   atomic.Int64 // groups PostgreSQL refused, applied again one source transaction at a time
 }
 
 // Stats is a snapshot of the applier's counters, for metrics and status.
@@ -26,8 +27,12 @@ type Stats struct {
 	Skipped   int64 // transactions already applied before a restart
 	DDL       int64 // schema changes applied
 	Large     int64 // transactions applied in fragments (larger than the memory bound)
-	Queue     int   // received, uncommitted transactions
-	Keys      int   // conflict keys held by in-flight transactions
+	// Retried counts groups PostgreSQL refused that then applied one source
+	// transaction at a time: grouping or reordering met a constraint sluice
+	// does not know (a trigger or foreign key added on the target only).
+	Retried int64
+	Queue   int // received, uncommitted transactions
+	Keys    int // conflict keys held by in-flight transactions
 }
 
 // Stats returns the current counters.
@@ -36,6 +41,6 @@ func (a *Applier) Stats() Stats {
 	return Stats{
 		Txns: s.txns.Load(), Changes: s.changes.Load(), Bytes: s.bytes.Load(), Groups: s.groups.Load(),
 		Conflicts: s.conflicts.Load(), Compacted: s.compacted.Load(), Skipped: s.skipped.Load(),
-		DDL: s.ddl.Load(), Large: s.large.Load(), Queue: a.QueueDepth(), Keys: a.caus.size(),
+		DDL: s.ddl.Load(), Large: s.large.Load(), Retried: s.retried.Load(), Queue: a.QueueDepth(), Keys: a.caus.size(),
 	}
 }

@@ -182,6 +182,7 @@ func (w *worker) applyGroup(ctx context.Context, group []*item) error {
 			return describe(err, w.plans)
 		}
 	}
+	w.a.stats.retried.Add(1)
 	w.a.cfg.Log.Warn("apply: a grouped target transaction failed but its source transactions applied one by one",
 		"worker", w.id, "txns", len(group), "error", describe(err, w.plans))
 	return nil

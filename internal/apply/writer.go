@@ -126,13 +126,7 @@ func (w *writer) writeRun(ctx context.Context, run []change) error {
 			w.queue(stmt{sql: plan.UpdateSQL(), expect: 1, ch: &run[i], rows: 1}, args...)
 		}
 	case model.Delete:
-		for i := range run {
-			args, err := plan.DeleteArgs(run[i].rc.Before)
-			if err != nil {
-				return &stmtError{stmt: stmt{ch: &run[i]}, err: err}
-			}
-			w.queue(stmt{sql: plan.DeleteSQL(), expect: 1, ch: &run[i], rows: 1}, args...)
-		}
+		return w.queueDeletes(plan, run)
 	default:
 		return &stmtError{stmt: stmt{ch: &run[0]}, err: fmt.Errorf("unknown row operation %v", run[0].rc.Op)}
 	}
@@ -150,6 +144,27 @@ func (w *writer) queueInserts(plan *postgres.ApplyPlan, run []change) error {
 		for i := 0; i < n; i++ {
 			var err error
 			if args, err = plan.AppendInsertArgs(args, run[i].rc.After); err != nil {
+				return &stmtError{stmt: stmt{ch: &run[i]}, err: err}
+			}
+		}
+		w.queue(stmt{sql: sql, expect: int64(n), ch: &run[0], rows: n}, args...)
+		run = run[n:]
+	}
+	return nil
+}
+
+// queueDeletes sends a run of deletes as multi-row DELETE statements by key
+// (one row per statement for keyless tables, and in single mode).
+func (w *writer) queueDeletes(plan *postgres.ApplyPlan, run []change) error {
+	for len(run) > 0 {
+		sql, n := plan.DeleteChunk(len(run))
+		if w.single {
+			sql, n = plan.DeleteChunk(1)
+		}
+		var args []any
+		for i := 0; i < n; i++ {
+			var err error
+			if args, err = plan.AppendDeleteArgs(args, run[i].rc.Before); err != nil {
 				return &stmtError{stmt: stmt{ch: &run[i]}, err: err}
 			}
 		}

@@ -41,6 +41,7 @@ type ApplyPlan struct {
 	Keyless bool
 
 	insert     map[int]string // rows per statement → INSERT text
+	delete     map[int]string // rows per statement → DELETE text (keyed tables)
 	maxRows    int
 	updateSQL  string
 	deleteSQL  string
@@ -54,7 +55,8 @@ func NewApplyPlan(t *schema.Table, ident pgx.Identifier, writable []int) (*Apply
 	if len(writable) == 0 {
 		return nil, fmt.Errorf("apply plan %s: no writable columns", t.TableID)
 	}
-	p := &ApplyPlan{Table: t, Ident: ident, QTable: ident.Sanitize(), Cols: writable, insert: map[int]string{}}
+	p := &ApplyPlan{Table: t, Ident: ident, QTable: ident.Sanitize(), Cols: writable,
+		insert: map[int]string{}, delete: map[int]string{}}
 	for _, name := range t.KeyColumns() {
 		i := t.ColumnIndex(name)
 		if i < 0 {
@@ -79,8 +81,57 @@ func NewApplyPlan(t *schema.Table, ident pgx.Identifier, writable []int) (*Apply
 		if n <= p.maxRows {
 			p.insert[n] = p.buildInsert(n)
 		}
+		if !p.Keyless && n*len(p.Key) <= maxParams {
+			p.delete[n] = p.buildDeleteMany(n)
+		}
 	}
 	return p, nil
+}
+
+// buildDeleteMany deletes rows by key: "k" IN ($1, $2, ...) for one key
+// column, ("a", "b") IN (($1, $2), ...) for several. Unlike updates, deletes
+// of distinct rows cannot collide, so one statement may take many.
+func (p *ApplyPlan) buildDeleteMany(rows int) string {
+	if rows == 1 {
+		return p.deleteSQL
+	}
+	names := make([]string, len(p.Key))
+	for i, c := range p.Key {
+		names[i] = schema.QuoteIdent(p.Table.Columns[c].Name)
+	}
+	var b strings.Builder
+	b.WriteString("DELETE FROM ")
+	b.WriteString(p.QTable)
+	b.WriteString(" WHERE ")
+	multi := len(names) > 1
+	if multi {
+		b.WriteString("(" + strings.Join(names, ", ") + ")")
+	} else {
+		b.WriteString(names[0])
+	}
+	b.WriteString(" IN (")
+	n := 1
+	for r := 0; r < rows; r++ {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		if multi {
+			b.WriteByte('(')
+		}
+		for k := range names {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			n++
+		}
+		if multi {
+			b.WriteByte(')')
+		}
+	}
+	b.WriteByte(')')
+	return b.String()
 }
 
 func (p *ApplyPlan) buildInsert(rows int) string {
@@ -167,6 +218,20 @@ func (p *ApplyPlan) InsertChunk(rows int) (sql string, n int) {
 	return p.insert[1], 1
 }
 
+// DeleteChunk returns the largest prepared multi-row DELETE by key not
+// longer than rows, and its row count; keyless tables delete one row at a
+// time.
+func (p *ApplyPlan) DeleteChunk(rows int) (sql string, n int) {
+	for _, b := range insertBuckets {
+		if b <= rows {
+			if s, ok := p.delete[b]; ok {
+				return s, b
+			}
+		}
+	}
+	return p.deleteSQL, 1
+}
+
 // UpdateSQL is the single-row UPDATE: SET all written columns from the after
 // image, WHERE the key (or, keyless, the whole before image) matches.
 func (p *ApplyPlan) UpdateSQL() string { return p.updateSQL }
@@ -209,6 +274,11 @@ func (p *ApplyPlan) UpdateArgs(before, after []any) ([]any, error) {
 // DeleteArgs returns the bind values of one delete.
 func (p *ApplyPlan) DeleteArgs(before []any) ([]any, error) {
 	return p.appendMatchArgs(make([]any, 0, len(p.Key)+1), before)
+}
+
+// AppendDeleteArgs appends the bind values of one deleted row.
+func (p *ApplyPlan) AppendDeleteArgs(dst, before []any) ([]any, error) {
+	return p.appendMatchArgs(dst, before)
 }
 
 func (p *ApplyPlan) appendMatchArgs(dst, before []any) ([]any, error) {

@@ -54,6 +54,8 @@ func (r *runner) registerMetrics() error {
 			func() float64 { return float64(r.applier.Stats().Bytes) }),
 		counter("applied_ddl_total", "Schema changes applied.",
 			func() float64 { return float64(r.applier.Stats().DDL) }),
+		counter("retried_groups_total", "Grouped target transactions PostgreSQL refused that then applied one source transaction at a time (a constraint or trigger only the target has).",
+			func() float64 { return float64(r.applier.Stats().Retried) }),
 		counter("binlog_events_total", "Binlog events read from the source.",
 			func() float64 { return float64(ss.Events.Load()) }),
 		counter("binlog_bytes_total", "Binlog bytes read from the source.",

@@ -30,7 +30,7 @@ func (r *runner) statusLoop(ctx context.Context) {
 				"queue", cur.Queue,
 				"read", r.stream.Position().String(),
 				"applied", r.applier.Position().String(),
-				"ddl", cur.DDL, "skipped", cur.Skipped, "large", cur.Large)
+				"ddl", cur.DDL, "skipped", cur.Skipped, "large", cur.Large, "retried", cur.Retried)
 			prev, prevAt, prevRead = cur, now, read
 		}
 	}
