@@ -311,11 +311,9 @@ func (p *tablePlan) freshInserts(ctx context.Context, e *engine, h uint64, n int
 		if err != nil {
 			return nil, err
 		}
-		row := make([]any, len(p.cols))
-		for i, cc := range p.convs {
-			if row[i], err = cc.FromText(vals[i]); err != nil {
-				return nil, fmt.Errorf("repair: %w", err)
-			}
+		row, err := p.targetRow(vals)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, stmt{sql: ins, args: row})
 	}

@@ -73,6 +73,19 @@ func (e *engine) runRepair(ctx context.Context, p *tablePlan, stmts []stmt) erro
 	})
 }
 
+// targetRow converts a row the source printed (the table's columns first,
+// as fetched for a repair) to the values written to the target.
+func (p *tablePlan) targetRow(vals [][]byte) ([]any, error) {
+	row := make([]any, len(p.cols))
+	for i, cc := range p.convs {
+		var err error
+		if row[i], err = cc.FromText(vals[i]); err != nil {
+			return nil, fmt.Errorf("repair: %w", err)
+		}
+	}
+	return row, nil
+}
+
 // deleteByText deletes a target row by its key as the target printed it.
 func (p *tablePlan) deleteByText(key []string) stmt {
 	cols := make([]string, len(p.key))
@@ -160,11 +173,9 @@ func (p *tablePlan) freshUpserts(ctx context.Context, db *sql.DB, keys [][]strin
 		if err != nil {
 			return nil, err
 		}
-		row := make([]any, len(p.cols))
-		for i, cc := range p.convs {
-			if row[i], err = cc.FromText(vals[i]); err != nil {
-				return nil, fmt.Errorf("repair: %w", err)
-			}
+		row, err := p.targetRow(vals)
+		if err != nil {
+			return nil, err
 		}
 		found[rawKey(vals[len(p.cols):])] = true
 		out = append(out, stmt{sql: upsert, args: row})
