@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/postgres"
 	"github.com/sluice-db/sluice/internal/testenv/typecorpus"
 )
 
@@ -54,6 +56,7 @@ func TestReplicateEveryTypeAndDML(t *testing.T) {
 	}
 	g.catchUp(g.options())
 	g.compare()
+	checkTypesAgainstCorpus(t, g)
 	if n := g.count("nopk"); n != 5 {
 		t.Errorf("nopk has %d rows, want 5", n)
 	}
@@ -68,5 +71,35 @@ func TestReplicateEveryTypeAndDML(t *testing.T) {
 	g.exec("UPDATE pk SET v = v + 1 WHERE id = 100")
 	if d := g.differences(); len(d) != 1 || !strings.Contains(d[0], "table pk: replicated 4 rows, source 4 rows, 2 rows differ") {
 		t.Errorf("differences after an unreplicated update: %q", d)
+	}
+}
+
+// checkTypesAgainstCorpus compares every value of the replicated "types"
+// table with the text the corpus expects: rows 1 and 2 arrived by the
+// binlog and moved to ids 101 and 102, row 3 was updated in vc (gs follows
+// it), j, d65 and i, row 4 was deleted.
+func checkTypesAgainstCorpus(t *testing.T, g *rig) {
+	t.Helper()
+	postgis, err := postgres.HasExtension(context.Background(), g.pg, "postgis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	updated := map[string]string{"vc": "changed", "gs": "changed-", "j": `{"x": 1}`,
+		"d65": "1.500000000000000000000000000000", "i": "5"}
+	table := pgx.Identifier{g.db, "types"}.Sanitize()
+	for _, c := range typecorpus.Columns {
+		got := typecorpus.PGTexts(t, g.pg, table, c, postgis)
+		want := map[int]string{101: c.Want(0, postgis), 102: c.Want(1, postgis), 3: c.Want(2, postgis)}
+		if v, ok := updated[c.Name]; ok {
+			want[3] = v
+		}
+		if len(got) != len(want) {
+			t.Errorf("column %s: rows %v, want ids 3, 101, 102", c.Name, got)
+		}
+		for id, w := range want {
+			if got[id] != w {
+				t.Errorf("%s (%s) id %d: PostgreSQL has %q, want %q", c.Name, c.DDL, id, got[id], w)
+			}
+		}
 	}
 }

@@ -41,44 +41,14 @@ func TestSnapshotEveryTypeExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SET TimeZone = 'UTC'"); err != nil {
-		t.Fatal(err)
-	}
 	postgis, _ := postgres.HasExtension(ctx, conn, "postgis")
 	for _, c := range typecorpus.Columns {
-		expr := `"` + c.Name + `"::text`
-		switch {
-		case c.PostGIS != nil && postgis:
-			expr = `encode(ST_AsEWKB("` + c.Name + `"), 'hex')`
-		case c.Name == "i4" || c.Name == "i6":
-			expr = `host("` + c.Name + `")` // inet::text appends the netmask
-		}
-		got := map[int]string{}
-		rs, err := conn.Query(ctx, `SELECT id, `+expr+` FROM "`+db+`".every ORDER BY id`)
-		if err != nil {
-			t.Fatalf("column %s: %v", c.Name, err)
-		}
-		for rs.Next() {
-			var id int
-			var v *string
-			if err := rs.Scan(&id, &v); err != nil {
-				t.Fatal(err)
-			}
-			got[id] = typecorpus.Null
-			if v != nil {
-				got[id] = *v
-			}
-		}
-		rs.Close()
+		got := typecorpus.PGTexts(t, pg, `"`+db+`".every`, c, postgis)
 		if len(got) != rows {
 			t.Errorf("column %s: %d rows in PostgreSQL, want %d", c.Name, len(got), rows)
 		}
 		for r := range rows {
-			want := c.PG(r)
-			if postgis {
-				want = c.PGWithPostGIS(r)
-			}
-			if got[r+1] != want {
+			if want := c.Want(r, postgis); got[r+1] != want {
 				t.Errorf("%s (%s) row %d: PostgreSQL has %q, want %q", c.Name, c.DDL, r+1, got[r+1], want)
 			}
 		}

@@ -7,8 +7,12 @@
 package typecorpus
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Null is the text of a NULL in Column.Values and in what tests read back.
@@ -54,9 +58,10 @@ func (c Column) PG(r int) string {
 	return Null
 }
 
-// PGWithPostGIS is PG, or for the geometry column the PostGIS EWKB hex.
-func (c Column) PGWithPostGIS(r int) string {
-	if c.PostGIS == nil {
+// Want is what PGTexts reads for row index r (id r+1): PG, or with postgis
+// the PostGIS EWKB hex of the geometry column.
+func (c Column) Want(r int, postgis bool) string {
+	if c.PostGIS == nil || !postgis {
 		return c.PG(r)
 	}
 	if r < len(c.PostGIS) {
@@ -106,4 +111,54 @@ func Find(name string) (Column, bool) {
 		}
 	}
 	return Column{}, false
+}
+
+// PGBeginner is what PGTexts reads with: a *pgxpool.Pool or a *pgx.Conn.
+type PGBeginner interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// PGTexts reads column c of every row of table (a quoted, qualified
+// PostgreSQL name) and returns its text by id in the form of Column.Want:
+// col::text in UTC, host(col) for the inet columns, the EWKB hex of a
+// PostGIS geometry, Null for NULL.
+func PGTexts(t testing.TB, pg PGBeginner, table string, c Column, postgis bool) map[int]string {
+	t.Helper()
+	ctx := context.Background()
+	expr := pgx.Identifier{c.Name}.Sanitize() + "::text"
+	switch {
+	case c.PostGIS != nil && postgis:
+		expr = "encode(ST_AsEWKB(" + pgx.Identifier{c.Name}.Sanitize() + "), 'hex')"
+	case c.Name == "i4" || c.Name == "i6":
+		expr = "host(" + pgx.Identifier{c.Name}.Sanitize() + ")" // inet::text appends the netmask
+	}
+	tx, err := pg.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SET LOCAL TimeZone = 'UTC'"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(ctx, "SELECT id, "+expr+" FROM "+table)
+	if err != nil {
+		t.Fatalf("column %s: %v", c.Name, err)
+	}
+	defer rows.Close()
+	got := map[int]string{}
+	for rows.Next() {
+		var id int
+		var v *string
+		if err := rows.Scan(&id, &v); err != nil {
+			t.Fatalf("column %s: %v", c.Name, err)
+		}
+		got[id] = Null
+		if v != nil {
+			got[id] = *v
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("column %s: %v", c.Name, err)
+	}
+	return got
 }
