@@ -223,15 +223,8 @@ func (s *side) pgTexts(t *testing.T, cols []*normColumn) [][]string {
 	return scanTexts(t, rows, len(exprs))
 }
 
-// textRows is what scanTexts reads: *sql.Rows and pgx.Rows both are.
-type textRows interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-}
-
 // scanTexts reads every row of n text columns.
-func scanTexts(t *testing.T, rows textRows, n int) [][]string {
+func scanTexts(t *testing.T, rows aggRows, n int) [][]string {
 	t.Helper()
 	var out [][]string
 	for rows.Next() {
