@@ -13,3 +13,10 @@ CREATE TABLE logins (
   UNIQUE KEY uq_email (email),
   CONSTRAINT fk_login_user FOREIGN KEY (user_id) REFERENCES users (id) ON DELETE CASCADE ON UPDATE CASCADE
 ) ENGINE=InnoDB;
+
+-- Sessions get their cascading foreign key only in the middle of the stream.
+CREATE TABLE sessions (
+  token CHAR(32) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+  user_id INT UNSIGNED NOT NULL,
+  KEY idx_user (user_id)
+) ENGINE=InnoDB;
