@@ -119,7 +119,10 @@ func (p *tablePlan) targetGroups(ctx context.Context, e *engine) ([]hashCount, e
 	if len(p.json) > 0 {
 		return p.goGroups(ctx, e, false)
 	}
-	q := "SELECT h::text, count(*)::text FROM (SELECT " + pgHash(p.pgRowText) + " AS h FROM " + p.pgTable + ") x GROUP BY h ORDER BY h"
+	// ORDER BY x.h, not h: PostgreSQL resolves a bare ORDER BY name to the
+	// output column first, here the text h::text, which sorts 99 after 100
+	// and breaks the merge with the source's numeric order.
+	q := "SELECT x.h::text, count(*)::text FROM (SELECT " + pgHash(p.pgRowText) + " AS h FROM " + p.pgTable + ") x GROUP BY x.h ORDER BY x.h"
 	rows, err := e.tgt.Query(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("target row hashes of %s: %w", p.target, err)
