@@ -1,11 +1,18 @@
 package realworld
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // TestShop migrates an e-commerce schema under an order load: orders with
@@ -32,6 +39,22 @@ func TestShop(t *testing.T) {
 	}
 	m := s.run(t)
 
+	compareShop(t, m)
+	if t.Failed() {
+		return
+	}
+	repairShop(t, m)
+	compareShop(t, m)
+
+	var dups int
+	if err := m.my.QueryRow("SELECT count(*) FROM (SELECT 1 FROM `price history` GROUP BY `product id`, price, `changed on`, note HAVING count(*) > 1) d").Scan(&dups); err != nil || dups == 0 {
+		t.Errorf("price history has %d duplicated rows (%v): the test lost its point", dups, err)
+	}
+}
+
+// compareShop compares the shop's tables value by value.
+func compareShop(t *testing.T, m migrated) {
+	t.Helper()
 	compareTable(t, m, "product", 900, plain("product_id"), plain("SKU"), plain("name"), plain("slug"),
 		plain("ean"), plain("group"), plain("price"), plain("special_price"), plain("qty_tiny"), plain("qty_small"),
 		plain("qty_medium"), plain("qty"), plain("views"), plain("balance"), bit("is_active"), bit("flags"),
@@ -52,9 +75,49 @@ func TestShop(t *testing.T) {
 	compareTable(t, m, "customer_login", 150, plain("login_id"), plain("email"), plain("email_ci"))
 	compareTable(t, m, "group", 3, plain("key"), plain("desc"), plain("order"))
 
-	var dups int
-	if err := m.my.QueryRow("SELECT count(*) FROM (SELECT 1 FROM `price history` GROUP BY `product id`, price, `changed on`, note HAVING count(*) > 1) d").Scan(&dups); err != nil || dups == 0 {
-		t.Errorf("price history has %d duplicated rows (%v): the test lost its point", dups, err)
+}
+
+// repairShop damages the target the way a bad manual fix would, in every
+// awkward table, and requires verify to find it and --repair to undo it:
+// verify and repair must handle reserved-word and spaced names, keyless
+// duplicates, binary keys, BIT, JSON, floats and generated columns.
+func repairShop(t *testing.T, m migrated) {
+	t.Helper()
+	q := func(table string) string { return pgx.Identifier{m.db, table}.Sanitize() }
+	damage := []string{
+		`DELETE FROM ` + q("price history") + ` WHERE ctid = (SELECT ctid FROM ` + q("price history") +
+			` h WHERE (SELECT count(*) FROM ` + q("price history") + ` d WHERE d."product id" = h."product id" AND d.price = h.price
+			AND d."changed on" = h."changed on" AND d.note IS NOT DISTINCT FROM h.note) > 1 LIMIT 1)`,
+		`UPDATE ` + q("product") + ` SET "Größe" = 'zz', attributes = '{"x": 1}', is_active = ~is_active, name = 'X' WHERE product_id = (SELECT min(product_id) FROM ` + q("product") + `)`,
+		`DELETE FROM ` + q("OrderItems") + ` WHERE (order_id, line_no) = (SELECT order_id, line_no FROM ` + q("OrderItems") + ` ORDER BY order_id DESC LIMIT 1)`,
+		`UPDATE ` + q("order") + ` SET "desc" = 'tampered', is_gift = B'1', payload = '[]' WHERE order_id = (SELECT max(order_id) FROM ` + q("order") + `)`,
+		`UPDATE ` + q("category") + ` SET weight = weight + 1, lead_time = NULL WHERE category_id = (SELECT max(category_id) FROM ` + q("category") + `)`,
+		`DELETE FROM ` + q("key") + ` WHERE position('\x00ff'::bytea in "key") > 0 AND ctid = (SELECT min(ctid) FROM ` + q("key") + ` WHERE position('\x00ff'::bytea in "key") > 0)`,
+		`INSERT INTO ` + q("newsletter_subscriber") + ` (store_id, subscriber_email, status) VALUES (9, NULL, 9)`,
+	}
+	for _, d := range damage {
+		if tag, err := m.pg.Exec(context.Background(), d); err != nil || tag.RowsAffected() != 1 {
+			t.Fatalf("damage the target: %s: %v (%d rows)", d, err, tag.RowsAffected())
+		}
+	}
+	bin := testenv.SluiceBinary(t)
+	logPath := filepath.Join(t.TempDir(), "verify.log")
+	args := []string{"verify", "--online=off", "--log-level", "warn", "--source", m.sourceURL, "--target", m.targetURL,
+		"--include", m.db, "--stream", m.stream}
+	if code := runSluice(t, bin, logPath, args...); code != 1 {
+		t.Fatalf("verify of a damaged target: exit %d, want 1\n%s", code, tailFile(logPath, 60))
+	}
+	out := tailFile(logPath, 400)
+	for _, table := range []string{"price history", "product", "OrderItems", "order", "category", "key", "newsletter_subscriber"} {
+		if !strings.Contains(out, m.db+"."+table) {
+			t.Errorf("verify's report does not name %s", table)
+		}
+	}
+	if code := runSluice(t, bin, logPath, append(args, "--repair")...); code != 0 {
+		t.Fatalf("verify --repair: exit %d\n%s", code, tailFile(logPath, 1000))
+	}
+	if code := runSluice(t, bin, logPath, args...); code != 0 {
+		t.Fatalf("verify after --repair: exit %d\n%s", code, tailFile(logPath, 60))
 	}
 }
 
