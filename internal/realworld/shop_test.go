@@ -1,18 +1,13 @@
 package realworld
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // TestShop migrates an e-commerce schema under an order load: orders with
@@ -95,30 +90,7 @@ func repairShop(t *testing.T, m migrated) {
 		`DELETE FROM ` + q("key") + ` WHERE position('\x00ff'::bytea in "key") > 0 AND ctid = (SELECT min(ctid) FROM ` + q("key") + ` WHERE position('\x00ff'::bytea in "key") > 0)`,
 		`INSERT INTO ` + q("newsletter_subscriber") + ` (store_id, subscriber_email, status) VALUES (9, NULL, 9)`,
 	}
-	for _, d := range damage {
-		if tag, err := m.pg.Exec(context.Background(), d); err != nil || tag.RowsAffected() != 1 {
-			t.Fatalf("damage the target: %s: %v (%d rows)", d, err, tag.RowsAffected())
-		}
-	}
-	bin := testenv.SluiceBinary(t)
-	logPath := filepath.Join(t.TempDir(), "verify.log")
-	args := []string{"verify", "--online=off", "--log-level", "warn", "--source", m.sourceURL, "--target", m.targetURL,
-		"--include", m.db, "--stream", m.stream}
-	if code := runSluice(t, bin, logPath, args...); code != 1 {
-		t.Fatalf("verify of a damaged target: exit %d, want 1\n%s", code, tailFile(logPath, 60))
-	}
-	out := tailFile(logPath, 400)
-	for _, table := range []string{"price history", "product", "OrderItems", "order", "category", "key", "newsletter_subscriber"} {
-		if !strings.Contains(out, m.db+"."+table) {
-			t.Errorf("verify's report does not name %s", table)
-		}
-	}
-	if code := runSluice(t, bin, logPath, append(args, "--repair")...); code != 0 {
-		t.Fatalf("verify --repair: exit %d\n%s", code, tailFile(logPath, 1000))
-	}
-	if code := runSluice(t, bin, logPath, args...); code != 0 {
-		t.Fatalf("verify after --repair: exit %d\n%s", code, tailFile(logPath, 60))
-	}
+	damageAndRepair(t, m, damage, "price history", "product", "OrderItems", "order", "category", "key", "newsletter_subscriber")
 }
 
 func seedShop(t *testing.T, my *sql.DB) {
