@@ -30,6 +30,17 @@ func TestShop(t *testing.T) {
 			"ALTER TABLE `price history` ADD COLUMN `currency code` CHAR(3) NOT NULL DEFAULT 'EUR'",
 			"UPDATE `group` SET `key` = 'shoes-v2' WHERE `key` = 'shoes'", // cascades to product.group
 			"DELETE FROM `group` WHERE `key` = 'bags'",                    // SET NULL on product.group
+			// The classic charset upgrade: latin1 to utf8mb4, then text latin1 cannot hold.
+			"ALTER TABLE category CONVERT TO CHARACTER SET utf8mb4",
+			"UPDATE category SET name = CONCAT(name, ' 😀') WHERE category_id % 5 = 0",
+			"ALTER TABLE `group` MODIFY `desc` VARCHAR(255) CHARACTER SET utf8mb4 NOT NULL DEFAULT ''",
+			"UPDATE `group` SET `desc` = CONCAT(`desc`, ' Ελληνικά 😀') WHERE `key` <> 'misc'",
+			"ALTER TABLE `price history` MODIFY note VARCHAR(80) CHARACTER SET utf8mb4 DEFAULT NULL",
+			"INSERT INTO `price history` (`product id`, price, `changed on`, note) VALUES (1, 1.5, '2026-01-01', 'remise 🎁 über'), (1, 1.5, '2026-01-01', 'remise 🎁 über')",
+			// A column in the middle of product goes; later row images are shorter.
+			"ALTER TABLE product DROP COLUMN special_price",
+			"ALTER TABLE `order` ADD COLUMN coupon VARCHAR(32) CHARACTER SET latin1 DEFAULT NULL AFTER state",
+			"UPDATE `order` SET coupon = CONCAT('SOLDÉ', order_id % 10) WHERE order_id % 3 = 0",
 		},
 	}
 	m := s.run(t)
@@ -51,13 +62,13 @@ func TestShop(t *testing.T) {
 func compareShop(t *testing.T, m migrated) {
 	t.Helper()
 	compareTable(t, m, "product", 900, plain("product_id"), plain("SKU"), plain("name"), plain("slug"),
-		plain("ean"), plain("group"), plain("price"), plain("special_price"), plain("qty_tiny"), plain("qty_small"),
+		plain("ean"), plain("group"), plain("price"), plain("qty_tiny"), plain("qty_small"),
 		plain("qty_medium"), plain("qty"), plain("views"), plain("balance"), bit("is_active"), bit("flags"),
 		jsonCol("attributes"), plain("name_lower"), plain("price_incl_tax"), hexed("sku_hash"), plain("Größe"),
 		datetime("created_at"), ts("updated_at"), plain("meta_title"))
 	compareTable(t, m, "order", 500, plain("order_id"), plain("increment_id"), plain("customer_email"),
 		plain("state"), plain("grand_total"), plain("currency"), plain("desc"), jsonCol("payload"), bit("is_gift"),
-		ts("created_at"))
+		ts("created_at"), plain("coupon"))
 	compareTable(t, m, "OrderItems", 1000, plain("order_id"), plain("line_no"), plain("SKU"),
 		plain("product_id"), plain("qty"), plain("price"), plain("discount_pct"), plain("row_total"), plain("row_total_net"))
 	compareTable(t, m, "price history", 500, plain("product id"), plain("price"),
