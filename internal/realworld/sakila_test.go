@@ -34,6 +34,10 @@ func TestSakila(t *testing.T) {
 			// A parent delete whose children only InnoDB removes (not in the binlog).
 			"DELETE FROM customer WHERE customer_id = 7",
 			"UPDATE film SET original_title = CONCAT('orig ', title) WHERE film_id % 7 = 0",
+			// New ENUM and SET members, then values that use them.
+			"ALTER TABLE film MODIFY rating ENUM('G','PG','PG-13','R','NC-17','X') DEFAULT 'G'",
+			"ALTER TABLE film MODIFY special_features SET('Trailers','Commentaries','Deleted Scenes','Behind the Scenes','Director''s Cut') DEFAULT NULL",
+			"UPDATE film SET rating = 'X', special_features = CONCAT_WS(',', special_features, 'Director''s Cut') WHERE film_id % 10 = 0",
 		},
 	}
 	m := s.run(t)
