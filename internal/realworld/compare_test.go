@@ -29,6 +29,12 @@ func plain(name string) col {
 	return col{my: "`" + name + "`", pg: pgx.Identifier{name}.Sanitize() + "::text"}
 }
 
+// nulStripped is a text column under sluice's default --nul-char strip:
+// PostgreSQL text cannot hold U+0000, so the target has the text without it.
+func nulStripped(name string) col {
+	return col{my: "REPLACE(`" + name + "`, CHAR(0), '')", pg: pgx.Identifier{name}.Sanitize() + "::text"}
+}
+
 // ts is a TIMESTAMP/DATETIME with up to 6 fractional digits; MySQL's zero
 // value and PostgreSQL's -infinity (sluice's NOT NULL zero-date policy)
 // print alike.
