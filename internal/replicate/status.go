@@ -25,6 +25,7 @@ func (r *runner) statusLoop(ctx context.Context) {
 				"lag_s", roundLag(r.lagSeconds()),
 				"txns_per_s", rate(cur.Txns-prev.Txns, secs),
 				"events_per_s", rate(cur.Changes-prev.Changes, secs),
+				"target_txns_per_s", rate(cur.Groups-prev.Groups, secs),
 				"bytes_per_s", int64(rate(cur.Bytes-prev.Bytes, secs)),
 				"binlog_bytes_per_s", int64(rate(read-prevRead, secs)),
 				"queue", cur.Queue,

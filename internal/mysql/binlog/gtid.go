@@ -2,6 +2,9 @@ package binlog
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/go-mysql-org/go-mysql/mysql"
 	"github.com/go-mysql-org/go-mysql/replication"
@@ -39,11 +42,46 @@ func newGTIDTracker(flavor, start string, enabled bool) (*gtidTracker, error) {
 func (g *gtidTracker) enabled() bool { return g.set != nil }
 
 // String is the executed set as of the last commit ("" when not tracked).
+// It is called for every transaction, so MariaDB sets are formatted here
+// rather than by go-mysql (fmt, a sort and a join each time): the same text.
 func (g *gtidTracker) String() string {
 	if g.set == nil {
 		return ""
 	}
+	if m, ok := g.set.(*mysql.MariadbGTIDSet); ok {
+		return formatMariaDBSet(m)
+	}
 	return g.set.String()
+}
+
+// formatMariaDBSet is MariadbGTIDSet.String: "domain-server-seq" per domain,
+// sorted as strings, joined by commas.
+func formatMariaDBSet(m *mysql.MariadbGTIDSet) string {
+	if len(m.Sets) == 1 {
+		for _, gt := range m.Sets {
+			return formatMariaDBGTID(gt)
+		}
+	}
+	parts := make([]string, 0, len(m.Sets))
+	for _, gt := range m.Sets {
+		parts = append(parts, formatMariaDBGTID(gt))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
+}
+
+// formatMariaDBGTID is MariadbGTID.String without fmt.
+func formatMariaDBGTID(gt *mysql.MariadbGTID) string {
+	if gt.DomainID == 0 && gt.ServerID == 0 && gt.SequenceNumber == 0 {
+		return ""
+	}
+	var b [64]byte
+	out := strconv.AppendUint(b[:0], uint64(gt.DomainID), 10)
+	out = append(out, '-')
+	out = strconv.AppendUint(out, uint64(gt.ServerID), 10)
+	out = append(out, '-')
+	out = strconv.AppendUint(out, gt.SequenceNumber, 10)
+	return string(out)
 }
 
 // clone returns the set for a reconnect.
@@ -62,7 +100,7 @@ func (g *gtidTracker) begin(ev replication.Event) string {
 	case *replication.MariadbGTIDEvent:
 		gt := e.GTID
 		g.pendingMaria, g.hasPending = &gt, true
-		return gt.String()
+		return formatMariaDBGTID(&gt)
 	case *replication.GTIDEvent:
 		return g.beginMySQL(e)
 	case *replication.GtidTaggedLogEvent:
