@@ -113,7 +113,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 	for _, t := range r.Tables {
 		res := t.Result
 		if t.Result == ResultDifferences {
-			res = fmt.Sprintf("%d differences", t.Differences())
+			res = plural(t.Differences(), "difference")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%s\t\n", t.Table, t.Mode, t.Rows, t.Chunks,
 			float64(t.Bytes)/1e6, t.Seconds, res)
@@ -175,4 +175,12 @@ func (r *Report) finish() {
 			r.Result = ResultDifferences
 		}
 	}
+}
+
+// plural is "1 difference", "2 differences".
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
