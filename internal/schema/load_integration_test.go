@@ -356,3 +356,29 @@ func TestLoadManyTablesIsSetBased(t *testing.T) {
 		t.Errorf("Load of %d tables took %v, want < 5s", n, took)
 	}
 }
+
+// TestLoadAutoIncrementAtUnsignedMax: a BIGINT UNSIGNED AUTO_INCREMENT
+// column that reached 18446744073709551615 makes TABLES.AUTO_INCREMENT
+// larger than int64; the loader once failed on it ("value out of range"),
+// which stopped every snapshot and replication start of the database.
+func TestLoadAutoIncrementAtUnsignedMax(t *testing.T) {
+	env := testenv.Get(t)
+	dbName := env.NewDatabase(t, "schema_aimax")
+	my := env.MySQL(t, dbName)
+	ctx := context.Background()
+	if _, err := my.ExecContext(ctx, `CREATE TABLE big (id BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY, v INT);
+		INSERT INTO big VALUES (18446744073709551614, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	f, err := schema.NewFilter([]string{dbName}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := schema.Load(ctx, my, f)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if tb := cat.Table(schema.TableID{Database: dbName, Name: "big"}); tb == nil || tb.AutoIncrement != 18446744073709551615 {
+		t.Errorf("big = %+v, want AutoIncrement 18446744073709551615", tb)
+	}
+}

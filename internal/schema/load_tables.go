@@ -24,7 +24,7 @@ func (l *loader) loadTables(ctx context.Context) (map[TableID]*Table, []Object, 
 			id                         TableID
 			typ                        string
 			engine, collation, comment sql.NullString
-			autoInc                    sql.NullInt64
+			autoInc                    sql.Null[uint64] // BIGINT UNSIGNED: up to 18446744073709551615
 		)
 		if err := rows.Scan(&id.Database, &id.Name, &typ, &engine, &collation, &autoInc, &comment); err != nil {
 			return nil, nil, fmt.Errorf("read tables: %w", err)
@@ -44,8 +44,8 @@ func (l *loader) loadTables(ctx context.Context) (map[TableID]*Table, []Object, 
 			continue // TEMPORARY and other server-internal kinds
 		}
 		t := &Table{TableID: id, Engine: engine.String, Collation: collation.String, Comment: comment.String}
-		if autoInc.Valid && autoInc.Int64 > 0 {
-			t.AutoIncrement = uint64(autoInc.Int64)
+		if autoInc.Valid && autoInc.V > 0 {
+			t.AutoIncrement = autoInc.V
 		}
 		byID[id] = t
 	}
