@@ -58,6 +58,10 @@ type Applier struct {
 	// with every applied row (see checkpoint.InsertAppliedSQL).
 	runStart model.Position
 
+	// seqs are the tables whose identity sequences must follow replicated
+	// rows (sequences.go).
+	seqs seqTracker
+
 	started atomic.Bool
 }
 

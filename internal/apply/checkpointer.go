@@ -21,8 +21,14 @@ func (a *Applier) checkpointLoop(ctx context.Context, conn *pgxpool.Conn, draine
 			if err := a.saveCheckpoint(ctx, conn, false); err != nil {
 				return err
 			}
+			if err := a.syncSequences(ctx, conn, false); err != nil {
+				return err
+			}
 		case <-drained:
-			return a.saveCheckpoint(ctx, conn, true)
+			if err := a.saveCheckpoint(ctx, conn, true); err != nil {
+				return err
+			}
+			return a.syncSequences(ctx, conn, true)
 		case <-ctx.Done():
 			// Whatever committed is already recorded in sluice.applied, so
 			// this save only shortens the next start's skip list.
@@ -30,6 +36,9 @@ func (a *Applier) checkpointLoop(ctx context.Context, conn *pgxpool.Conn, draine
 			defer cancel()
 			if err := a.saveCheckpoint(fctx, conn, true); err != nil {
 				a.cfg.Log.Warn("apply: final checkpoint on stop failed (the next start is still exact)", "error", err)
+			}
+			if err := a.syncSequences(fctx, conn, true); err != nil {
+				a.cfg.Log.Warn("apply: identity sequences not moved past the replicated rows on stop", "error", err)
 			}
 			return nil
 		}

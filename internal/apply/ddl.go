@@ -34,6 +34,12 @@ func (d *dispatcher) applyDDL(ctx context.Context, t *model.Txn) error {
 	defer a.release(conn)
 	a.ckMu.Lock()
 	defer a.ckMu.Unlock()
+	// Everything before is committed: move the sequences past it while the
+	// tables still have the names they were marked with.
+	if err := a.syncSequencesLocked(ctx, conn, true); err != nil {
+		return err
+	}
+	a.seqs.reset()
 	ddl := t.DDL
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		for _, s := range ddl.PG {

@@ -107,7 +107,8 @@ func (d *dispatcher) covered(end model.Position) bool {
 func (d *dispatcher) newItem(t *model.Txn) (*item, error) {
 	it := &item{txn: t, off: make([]int32, len(t.Changes)+1),
 		ident: make([]uint64, len(t.Changes)), hasIdent: make([]bool, len(t.Changes))}
-	var held []uint64 // cascade keys: held, but not a change's own keys (compaction)
+	var held []uint64     // cascade keys: held, but not a change's own keys (compaction)
+	var marked *tableKeys // last table marked for a sequence sync
 	for i := range t.Changes {
 		rc := &t.Changes[i]
 		if rc.Table == nil {
@@ -116,10 +117,15 @@ func (d *dispatcher) newItem(t *model.Txn) (*item, error) {
 		tk, ok := d.tables[rc.Table]
 		if !ok {
 			tk = newTableKeys(rc.Table)
+			tk.autoInc = autoIncrementColumn(rc.Table)
 			d.tables[rc.Table] = tk
 		}
 		it.flat = d.hasher.changeKeys(it.flat, tk, rc)
 		held, it.check = d.cascadeKeys(tk, rc, held, it.check)
+		if tk.autoInc != "" && rc.Op != model.Delete && tk != marked {
+			d.a.seqs.mark(seqTable{id: rc.Table.TableID, qtable: d.a.naming.QTable(rc.Table.TableID), column: tk.autoInc})
+			marked = tk
+		}
 		it.off[i+1] = int32(len(it.flat))
 		if rc.Op != model.Insert {
 			it.ident[i], it.hasIdent[i] = d.hasher.identityKey(tk, rc.Before)

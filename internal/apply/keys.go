@@ -58,6 +58,9 @@ type tableKeys struct {
 	// identity is the index in keys of Table.KeyColumns() (the key UPDATE and
 	// DELETE match on), or -1 when the table has none.
 	identity int
+	// autoInc is the AUTO_INCREMENT column ("" if none), whose sequence
+	// must follow replicated rows (sequences.go); set by the dispatcher.
+	autoInc string
 }
 
 // keyTag names a table and a set of its columns independently of column

@@ -348,3 +348,16 @@ func damageAndRepair(t *testing.T, m migrated, damage []string, damaged ...strin
 		t.Fatalf("verify after --repair: exit %d\n%s", code, tailFile(logPath, 100))
 	}
 }
+
+// requireCutover runs inserts without explicit keys on the target, as the
+// application does after a cut-over: each must succeed, which needs the
+// identity sequences past every replicated row. Run it last: the rows exist
+// only on the target.
+func requireCutover(t *testing.T, m migrated, inserts ...string) {
+	t.Helper()
+	for _, q := range inserts {
+		if _, err := m.pg.Exec(context.Background(), q); err != nil {
+			t.Errorf("after cut-over: %s: %v", q, err)
+		}
+	}
+}

@@ -71,6 +71,8 @@ func TestSakila(t *testing.T) {
 		`UPDATE ` + q("film_text") + ` SET description = NULL WHERE film_id = (SELECT min(film_id) FROM ` + q("film_text") + ` WHERE description IS NOT NULL)`,
 	}, "address", "film", "film_actor", "payment", "film_text")
 	compareSakila(t, m)
+	requireCutover(t, m, `INSERT INTO `+pgx.Identifier{m.db, "actor"}.Sanitize()+` (first_name, last_name) VALUES ('CUT', 'OVER')`,
+		`INSERT INTO `+pgx.Identifier{m.db, "category"}.Sanitize()+` (name) VALUES ('After cut-over')`)
 	if n := count(t, m.my, "film_text"); n != count(t, m.my, "film") {
 		t.Errorf("source film_text has %d rows, film %d: the triggers did not run", n, count(t, m.my, "film"))
 	}

@@ -60,6 +60,8 @@ func TestWordPress(t *testing.T) {
 		AND tablename = 'wp_postmeta' AND indexname = 'wp_postmeta_post_id_meta_key'`, m.db).Scan(&idx); err != nil || idx != 1 {
 		t.Errorf("the index pt-online-schema-change added is not on the target's wp_postmeta (%d, %v)", idx, err)
 	}
+	requireCutover(t, m, `INSERT INTO `+pgx.Identifier{m.db, "wp_options"}.Sanitize()+` (option_name, option_value) VALUES ('cutover', 'x')`,
+		`INSERT INTO `+pgx.Identifier{m.db, "wp_comments"}.Sanitize()+` (comment_author, comment_content, comment_date, comment_date_gmt) VALUES ('a', 'b', now(), now())`)
 	var nuls int
 	if err := m.my.QueryRow("SELECT count(*) FROM wp_options WHERE LOCATE(CHAR(0), option_value) > 0").Scan(&nuls); err != nil || nuls < 2 {
 		t.Errorf("the source has %d options with NUL bytes (%v): the test lost its point", nuls, err)
