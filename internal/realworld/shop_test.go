@@ -80,6 +80,8 @@ func compareShop(t *testing.T, m migrated) {
 	compareTable(t, m, "key", 50, hexed("key"), plain("value"), plain("desc"))
 	compareTable(t, m, "category", 50, plain("category_id"), plain("parent_id"), plain("name"), float("weight"),
 		float("score"), plain("lead_time"), plain("since"), plain("is_anchor"), plain("display_mode"))
+	compareTable(t, m, "coupon", 100, plain("code"), plain("user"), plain("limit"), plain("offset"), datetime("end"),
+		plain("select"), plain("discount"))
 	compareTable(t, m, "customer_login", 150, plain("login_id"), plain("email"), plain("email_ci"))
 	compareTable(t, m, "group", 3, plain("key"), plain("desc"), plain("order"))
 
@@ -147,6 +149,9 @@ INSERT INTO newsletter_subscriber (store_id, subscriber_email, status, confirm_c
   FROM seq_1_to_300;
 INSERT INTO ` + "`key`" + ` SELECT CONCAT('counter/', seq, IF(seq % 2 = 0, X'00FF', '')),
   ELT(1 + seq % 3, 18446744073709551615, 0, seq), IF(seq % 2 = 0, NULL, CONCAT('Desc ', seq)) FROM seq_1_to_60;
+INSERT INTO coupon (code, ` + "`user`" + `, ` + "`limit`" + `, ` + "`offset`" + `, ` + "`end`" + `, discount)
+  SELECT CONCAT('SAVE', seq), IF(seq % 2 = 0, NULL, CONCAT('u', seq)), 10 + seq % 5, seq % 3, '2027-01-01' + INTERVAL seq DAY, 5 + seq % 50
+  FROM seq_1_to_100;
 INSERT INTO customer_login (email) SELECT CONCAT('Login', seq, '@Example.com') FROM seq_1_to_200;
 SET SESSION sql_mode = '';
 INSERT INTO category (parent_id, name, weight, score, lead_time, since, is_anchor, display_mode)
@@ -163,7 +168,7 @@ SET SESSION sql_mode = DEFAULT;`)
 // shopWrite runs one transaction of an online shop; n is unique per call.
 func shopWrite(my *sql.DB, rng *rand.Rand, n int64) error {
 	product := 1 + rng.IntN(1000)
-	switch rng.IntN(13) {
+	switch rng.IntN(14) {
 	case 0, 1: // an order with items, stock decremented
 		return inTxn(my, func(tx *sql.Tx) error {
 			var inc any
@@ -267,6 +272,14 @@ func shopWrite(my *sql.DB, rng *rand.Rand, n int64) error {
 		}
 		_, err := my.Exec("UPDATE customer_login SET email = UPPER(?) WHERE login_id = ?", email, b)
 		return err
+	case 13: // a coupon is used, renamed (primary key change) or replaced
+		code := fmt.Sprint("SAVE", 1+rng.IntN(100))
+		return inTxn(my, func(tx *sql.Tx) error {
+			return errorsFirst(
+				exec(tx, "UPDATE coupon SET `offset` = `offset` + 1, `end` = NOW() WHERE code = ? AND `offset` < `limit`", code),
+				exec(tx, "UPDATE coupon SET code = ? WHERE code = ?", fmt.Sprint("X", n), code),
+				exec(tx, "INSERT INTO coupon (code, `user`, `limit`, discount) VALUES (?, 'anyone', 3, 12.50) ON DUPLICATE KEY UPDATE `limit` = `limit` + 1", code))
+		})
 	default: // a product edit: price (stored generated), name (virtual), bit flags, JSON
 		_, err := my.Exec("UPDATE product SET price = price + 0.000001, name = CONCAT(name, ' Ä'), is_active = NOT is_active, "+
 			"flags = flags ^ b'10000001', attributes = JSON_SET(IFNULL(attributes, '{}'), '$.size', ?, '$.\"key with space\"', 'ü') WHERE product_id = ?",

@@ -127,3 +127,18 @@ CREATE TABLE customer_login (
   PRIMARY KEY (login_id),
   UNIQUE KEY uq_email_ci (email_ci)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+
+-- Names PostgreSQL reserves (user, limit, offset, end, select) and CHECK
+-- constraints, as newer schemas have them.
+CREATE TABLE coupon (
+  code VARCHAR(32) NOT NULL,
+  `user` VARCHAR(64) DEFAULT NULL,
+  `limit` INT UNSIGNED NOT NULL DEFAULT 1,
+  `offset` SMALLINT NOT NULL DEFAULT 0,
+  `end` DATETIME DEFAULT NULL,
+  `select` ENUM('all','first') NOT NULL DEFAULT 'all',
+  discount DECIMAL(5,2) NOT NULL,
+  PRIMARY KEY (code),
+  CONSTRAINT chk_discount CHECK (discount > 0 AND discount <= 100),
+  CONSTRAINT chk_limit CHECK (`limit` >= `offset`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
