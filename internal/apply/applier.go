@@ -88,6 +88,11 @@ type item struct {
 	// flat[off[i]:off[i+1]] are the conflict keys of change i.
 	flat []uint64
 	off  []int32
+	// cas[casOff[i]:casOff[i+1]] are the cascade keys change i holds or
+	// checks (nil when no change has any): the order a group's changes
+	// may not be coalesced across (coalesce.go).
+	cas    []uint64
+	casOff []int32
 	// ident[i] is the row-identity key of change i's before image.
 	ident    []uint64
 	hasIdent []bool

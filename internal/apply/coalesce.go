@@ -43,12 +43,11 @@ func coalesce(cs []change) []change {
 			clear(open) // a barrier: nothing moves across it
 			ok = false
 		}
-		for _, k := range c.keys {
-			if !ok {
-				break
-			}
-			if last, seen := lastRun[k]; seen && last > r {
-				ok = false
+		for _, ks := range [2][]uint64{c.keys, c.cascade} {
+			for _, k := range ks {
+				if last, seen := lastRun[k]; ok && seen && last > r {
+					ok = false
+				}
 			}
 		}
 		if !ok {
@@ -59,8 +58,10 @@ func coalesce(cs []change) []change {
 			}
 		}
 		runs[r] = append(runs[r], int32(j))
-		for _, k := range c.keys {
-			lastRun[k] = r // never lowers it: a join requires last <= r
+		for _, ks := range [2][]uint64{c.keys, c.cascade} {
+			for _, k := range ks {
+				lastRun[k] = r // never lowers it: a join requires last <= r
+			}
 		}
 	}
 	if len(runs) == len(cs) {

@@ -151,3 +151,28 @@ func TestCoalesceGroupsInsertsByTable(t *testing.T) {
 		t.Fatalf("a change moved across a keyless change: %v", describeChanges(out))
 	}
 }
+
+// TestCoalesceKeepsCascadeOrder: a child change may not move ahead of a
+// parent change whose foreign key action (on the target) reaches its table.
+func TestCoalesceKeepsCascadeOrder(t *testing.T) {
+	h := newKeyHasher(maphash.MakeSeed())
+	rcs := []model.RowChange{
+		{Op: model.Insert, Table: t2Table, After: row(10, 1010, 0)},
+		{Op: model.Delete, Table: uTable, Before: row(1, 101, 0)},
+		{Op: model.Insert, Table: t2Table, After: row(11, 1011, 0)},
+	}
+	cs := worldChanges(h, rcs)
+	if out := coalesce(append([]change(nil), cs...)); out[1].rc.Table != t2Table {
+		t.Fatalf("without cascade keys the second insert should join the first: %v", describeChanges(out))
+	}
+	k := h.tagKey(cascadeTag(pgTable{"d", "t2"}))
+	for i := range cs {
+		cs[i].cascade = []uint64{k} // inserts of t2 check it, the delete of t holds it
+	}
+	out := coalesce(cs)
+	for i := range out {
+		if out[i].rc.Op != rcs[i].Op || out[i].rc.Table != rcs[i].Table {
+			t.Fatalf("an insert moved across the cascading delete: %v", describeChanges(out))
+		}
+	}
+}

@@ -15,6 +15,10 @@ import (
 type change struct {
 	rc   model.RowChange
 	keys []uint64 // conflict keys of this change (a merged change: of both)
+	// cascade are the cascade keys it holds or checks (cascade.go): they
+	// order it only against foreign key actions, so compaction ignores them
+	// and coalescing keeps them.
+	cascade []uint64
 	// ident is the row-identity key of the before image (updates, deletes).
 	ident    uint64
 	hasIdent bool
@@ -113,6 +117,9 @@ func merge(ci, cj *change) {
 	keys := make([]uint64, 0, len(ci.keys)+len(cj.keys))
 	keys = append(append(keys, ci.keys...), cj.keys...)
 	ci.keys = dedupe(keys)
+	if len(cj.cascade) > 0 {
+		ci.cascade = dedupe(append(append([]uint64(nil), ci.cascade...), cj.cascade...))
+	}
 }
 
 // rowsEqual compares two row images exactly.

@@ -121,7 +121,15 @@ func (d *dispatcher) newItem(t *model.Txn) (*item, error) {
 			d.tables[rc.Table] = tk
 		}
 		it.flat = d.hasher.changeKeys(it.flat, tk, rc)
+		h0, c0 := len(held), len(it.check)
 		held, it.check = d.cascadeKeys(tk, rc, held, it.check)
+		if len(held) > h0 || len(it.check) > c0 || it.casOff != nil {
+			if it.casOff == nil {
+				it.casOff = make([]int32, len(t.Changes)+1)
+			}
+			it.cas = append(append(it.cas, held[h0:]...), it.check[c0:]...)
+			it.casOff[i+1] = int32(len(it.cas))
+		}
 		if tk.autoInc != "" && rc.Op != model.Delete && tk != marked {
 			d.a.seqs.mark(seqTable{id: rc.Table.TableID, qtable: d.a.naming.QTable(rc.Table.TableID), column: tk.autoInc})
 			marked = tk

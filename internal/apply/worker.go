@@ -138,6 +138,9 @@ func groupChanges(group []*item) []change {
 				c.keys = it.flat[it.off[i]:it.off[i+1]:it.off[i+1]]
 				c.ident, c.hasIdent = it.ident[i], it.hasIdent[i]
 			}
+			if it.casOff != nil {
+				c.cascade = it.cas[it.casOff[i]:it.casOff[i+1]:it.casOff[i+1]]
+			}
 			cs = append(cs, c)
 		}
 	}
