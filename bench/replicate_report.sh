@@ -32,25 +32,30 @@ runs() { awk -F'\t' -v t="$2" -v w="$3" '$1 == t && $2 == w && $4 != "failed"' "
 failed() { awk -F'\t' -v t="$2" -v w="$3" '$1 == t && $2 == w && $4 == "failed"' "$1" | wc -l; }
 div() { awk -v a="$1" -v b="$2" -v d="${3:-0}" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.*f\n", d, a / b }'; }
 
+# stalled TOOL WORKLOAD: seconds of the tool's live runs (all passes) in which the source itself
+# committed nothing (sysbench's per-second report: tps 0.00). No heartbeat is written then either,
+# so the lag (now - newest heartbeat in the target) grows by the stall without any delay of the tool.
+stalled() { cat "$WORK/logs/$1.$2".*.sysbench.log 2>/dev/null | grep -c '^\[ *[0-9]*s \].* tps: 0\.00 '; }
+
 tools() { cut -f1 "$LIVE" "$CATCHUP" | awk '!seen[$0]++'; }
 workloads() { cut -f2 "$1" | awk '!seen[$0]++'; }
 
 live_table() {
-	echo "| workload | tool | source tps | applied tps | applied/source | lag p50 s | lag p99 s | lag max s | tool CPU s | mariadbd CPU s | postgres CPU s | tool peak RSS MB |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| workload | tool | source tps | applied tps | applied/source | lag p50 s | lag p99 s | lag max s | source stalled s | tool CPU s | mariadbd CPU s | postgres CPU s | tool peak RSS MB |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	local wl tool n load apply src app
 	for wl in $(workloads "$LIVE"); do
 		for tool in $(tools); do
 			[[ $(runs "$LIVE" "$tool" "$wl") -gt 0 ]] || {
-				[[ $(failed "$LIVE" "$tool" "$wl") -gt 0 ]] && echo "| $wl | $tool | failed (see logs) | | | | | | | | | |"
+				[[ $(failed "$LIVE" "$tool" "$wl") -gt 0 ]] && echo "| $wl | $tool | failed (see logs) | | | | | | | | | | |"
 				continue
 			}
 			n="$(med "$LIVE" "$tool" "$wl" 4)" load="$(med "$LIVE" "$tool" "$wl" 5)" apply="$(med "$LIVE" "$tool" "$wl" 6)"
 			src="$(div "$n" "$load")" app="$(div "$n" "$apply")"
-			printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$wl" "$tool" "$src" "$app" \
+			printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$wl" "$tool" "$src" "$app" \
 				"$(div "$load" "$apply" 2)" "$(med "$LIVE" "$tool" "$wl" 7)" "$(med "$LIVE" "$tool" "$wl" 8)" \
-				"$(med "$LIVE" "$tool" "$wl" 9)" "$(med "$LIVE" "$tool" "$wl" 10)" "$(med "$LIVE" "$tool" "$wl" 11)" \
-				"$(med "$LIVE" "$tool" "$wl" 12)" "$(med "$LIVE" "$tool" "$wl" 13)"
+				"$(med "$LIVE" "$tool" "$wl" 9)" "$(stalled "$tool" "$wl")" "$(med "$LIVE" "$tool" "$wl" 10)" \
+				"$(med "$LIVE" "$tool" "$wl" 11)" "$(med "$LIVE" "$tool" "$wl" 12)" "$(med "$LIVE" "$tool" "$wl" 13)"
 		done
 	done
 }
@@ -81,15 +86,15 @@ Reading the numbers:
 - Source tps differs between the two tools' runs because the tool shares the two cores with the
   source: sluice applying in real time takes CPU from MariaDB, pg_chameleon mostly sleeps or
   reads while it falls behind. The goal is applied/source >= 1 with the lag bounded, per run.
-- Where the catch-up time goes (CPU profile of an in-process catch-up of 20 s of oltp_write_only,
-  `internal/replicate` + `internal/apply`): the binlog reader goroutine of go-mysql takes ~58% of
-  the process's CPU (of which ~30% is `SetReadDeadline` per packet, from go-mysql's ReadTimeout,
-  and ~30% packet copying/allocation), the stream's event handling ~13%, garbage collection ~10%,
-  the whole parallel apply ~7%. The apply side alone replays a 100,000-transaction backlog of the
-  same shapes at 15-20k write_only and 150k+ insert transactions/s on this box
-  (`SLUICE_APPLY_BENCH=1 go test -run TestApplyThroughput ./internal/apply`): the single binlog
-  reader is the limit of the catch-up. Measured in-process on the same backlog: ReadTimeout 0
-  instead of a per-packet deadline ~15% faster, GOGC=400 ~15% faster.
+- Source stalled s: seconds of the load in which the source itself committed nothing (sysbench's
+  per-second report shows 0 tps). The heartbeat writer stalls with it, so the lag (now - newest
+  heartbeat visible in the target) grows by the stall's length although nothing waits to be
+  applied; the plot shows both.
+- Where sluice's catch-up time goes (CPU profile through `--metrics-addr ... /debug/pprof/`, on an
+  insert backlog): the go-mysql reader goroutine (packet reads, event parsing, row decoding) ~37%,
+  the stream's event handling and type conversion ~22%, the apply workers (batching, pgx encoding)
+  ~23%, dispatch (conflict keys) ~8%; the rest is the runtime. The whole machine is the limit: on
+  the same backlog sluice, PostgreSQL and MariaDB's dump thread together use ~1.7 of the 2 cores.
 - pg_chameleon replays with `on_error_replay: continue` (its example configuration); its target
   did not match the source at the end (see correctness above).
 EOF
