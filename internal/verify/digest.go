@@ -113,11 +113,18 @@ func (p *tablePlan) capRows(n int64) int64 {
 	return n
 }
 
-// pgKeyOrder is the ORDER BY list of the key on PostgreSQL.
+// digestAlias names the table in the target digest query, so that its
+// ORDER BY names key columns and never the output column "t": a key column
+// called t would otherwise sort by the row text (ORDER BY prefers output
+// names), the digest would differ and verify would fall back to row sums.
+const digestAlias = "sluice_src"
+
+// pgKeyOrder is the ORDER BY list of the key on PostgreSQL, qualified by
+// digestAlias.
 func (p *tablePlan) pgKeyOrder() string {
 	parts := make([]string, len(p.key))
 	for k, i := range p.key {
-		parts[k] = quotePG(p.cols[i].PGName)
+		parts[k] = digestAlias + "." + quotePG(p.cols[i].PGName)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -147,7 +154,7 @@ func (p *tablePlan) targetDigest(ctx context.Context, pool *pgxpool.Pool, s scop
 	// The sorted subquery is read by an index scan of the key: rows arrive
 	// in key order without a sort, which string_agg(... ORDER BY) would do.
 	q := "SELECT count(*), md5(string_agg(t, E'\\n')) FROM (SELECT " + p.pgRowText + " AS t FROM " + p.pgTable +
-		" WHERE " + where + " ORDER BY " + p.pgKeyOrder() + ") s"
+		" AS " + digestAlias + " WHERE " + where + " ORDER BY " + p.pgKeyOrder() + ") s"
 	var d chunkDigest
 	var sum *string
 	if err := pool.QueryRow(ctx, q, args...).Scan(&d.Count, &sum); err != nil {
