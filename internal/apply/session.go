@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
 )
 
 // Sessions of one stream are fenced by a PostgreSQL advisory lock.
@@ -24,7 +26,7 @@ import (
 // whole life, and a run starts by taking it exclusively, which waits until
 // every backend of an earlier run has exited; only then is the state read.
 // The same lock makes a second sluice on the same stream fail fast.
-const lockClass = 7371727 // first key of pg_advisory_lock(int, int); the second is hashtext(stream)
+const lockClass = checkpoint.StreamLockClass // first key of pg_advisory_lock(int, int); the second is hashtext(stream)
 
 // applicationName marks apply sessions in pg_stat_activity.
 func (a *Applier) applicationName() string {

@@ -34,8 +34,8 @@ columns differ (with both values). Tables without a key are compared as
 multisets of rows. Values are compared after the same conversions the snapshot
 applies (--zero-date, --nul-char must match the snapshot's).
 
-While 'sluice replicate' runs (--online, on by default when the stream's
-checkpoint moved in the last two minutes), a differing row is read again after
+While 'sluice replicate' runs (--online, on by default while a replicator of
+the stream is connected to the target), a differing row is read again after
 the replicator has applied everything the source read saw, up to --recheck
 times, and only rows that still differ are reported.
 
@@ -62,7 +62,7 @@ Exit codes: 0 equal (or every difference repaired), 1 differences found,
 	f.Int("max-diffs", 100, "differing rows listed per table in the report (all are counted and repaired), e.g. --max-diffs 1000")
 	f.Bool("repair", false, "make the target equal to the source for every differing row (delete, insert or update by key, in transactions), e.g. --repair")
 	f.String("repair-sql", "", "write the repair statements to this file instead of running them, e.g. --repair-sql fix.sql")
-	f.String("online", verify.OnlineAuto, "re-check differing rows after the replicator's checkpoint passed them: auto (when the stream's checkpoint is moving), on, off; --online alone means on, --online=off to disable")
+	f.String("online", verify.OnlineAuto, "re-check differing rows after the replicator's checkpoint passed them: auto (while a replicator of --stream is connected to the target), on, off; --online alone means on, --online=off to disable")
 	f.Lookup("online").NoOptDefVal = verify.OnlineOn
 	f.Int("recheck", 3, "online mode: how many times a differing row is read again before it is reported, e.g. --recheck 5")
 	f.Duration("recheck-wait", 0, "online mode: longest wait for the replicator to reach the source position per re-check (default 30s), e.g. --recheck-wait 1m")

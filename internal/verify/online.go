@@ -26,15 +26,16 @@ import (
 
 // Online modes.
 const (
-	OnlineAuto = "auto" // on when the stream's checkpoint moved recently
+	OnlineAuto = "auto" // on while a replicator of the stream is connected to the target
 	OnlineOn   = "on"
 	OnlineOff  = "off"
 )
 
-// activeCheckpointAge is how recent a checkpoint must be for OnlineAuto.
-const activeCheckpointAge = 2 * time.Minute
-
-// resolveOnline decides whether a run is online.
+// resolveOnline decides whether a run is online. auto: when a replicator of
+// the stream is connected to the target now (it holds the stream's lock,
+// checkpoint.StreamRunning); a stopped replicator leaves nothing in flight,
+// and a recent checkpoint alone would make verify wait for one that never
+// moves again.
 func resolveOnline(ctx context.Context, pool *pgxpool.Pool, mode, stream string) (bool, error) {
 	switch mode {
 	case OnlineOn:
@@ -45,15 +46,7 @@ func resolveOnline(ctx context.Context, pool *pgxpool.Pool, mode, stream string)
 	default:
 		return false, fmt.Errorf("--online %q: want auto, on or off", mode)
 	}
-	st, err := checkpoint.Load(ctx, pool, stream)
-	if err != nil || st == nil {
-		return false, err
-	}
-	var age time.Duration
-	if err := pool.QueryRow(ctx, "SELECT now() - $1::timestamptz", st.UpdatedAt).Scan(&age); err != nil {
-		return false, fmt.Errorf("checkpoint age: %w", err)
-	}
-	return age < activeCheckpointAge, nil
+	return checkpoint.StreamRunning(ctx, pool, stream)
 }
 
 // sourcePosition returns the source's current binlog position (the end of

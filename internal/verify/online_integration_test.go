@@ -100,13 +100,28 @@ INSERT INTO o SELECT seq, CONCAT('v', seq) FROM seq_1_to_500;`)
 	rep = s.runVerify(t, []*schema.Table{tb}, nil)
 	sameLines(t, "offline differences", found(rep), []string{"o differs id=300 v", "o differs id=8 v"})
 
-	// auto: a checkpoint that moved recently turns online mode on.
+	// auto: online while a replicator of the stream holds its lock (here a
+	// session plays the replicator), offline otherwise, whatever the
+	// checkpoint's age.
 	online, err := resolveOnline(ctx, s.pg, OnlineAuto, stream)
+	if err != nil || online {
+		t.Errorf("auto with a fresh checkpoint and no replicator: online=%v err=%v", online, err)
+	}
+	conn, err := s.pg.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock_shared($1, hashtext($2))", checkpoint.StreamLockClass, stream); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock_all()") }()
+	online, err = resolveOnline(ctx, s.pg, OnlineAuto, stream)
 	if err != nil || !online {
-		t.Errorf("auto with a fresh checkpoint: online=%v err=%v", online, err)
+		t.Errorf("auto with a replicator connected: online=%v err=%v", online, err)
 	}
 	online, err = resolveOnline(ctx, s.pg, OnlineAuto, stream+"_none")
 	if err != nil || online {
-		t.Errorf("auto without a checkpoint: online=%v err=%v", online, err)
+		t.Errorf("auto for a stream nobody replicates: online=%v err=%v", online, err)
 	}
 }
