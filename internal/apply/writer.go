@@ -118,19 +118,11 @@ func (w *writer) writeRun(ctx context.Context, run []change) error {
 		}
 		return w.queueInserts(plan, run)
 	case model.Update:
-		for i := range run {
-			args, err := plan.UpdateArgs(run[i].rc.Before, run[i].rc.After)
-			if err != nil {
-				return &stmtError{stmt: stmt{ch: &run[i]}, err: err}
-			}
-			w.queue(stmt{sql: plan.UpdateSQL(), expect: 1, ch: &run[i], rows: 1}, args...)
-		}
+		return w.queueUpdates(ctx, plan, run)
 	case model.Delete:
 		return w.queueDeletes(plan, run)
-	default:
-		return &stmtError{stmt: stmt{ch: &run[0]}, err: fmt.Errorf("unknown row operation %v", run[0].rc.Op)}
 	}
-	return nil
+	return &stmtError{stmt: stmt{ch: &run[0]}, err: fmt.Errorf("unknown row operation %v", run[0].rc.Op)}
 }
 
 // queueInserts sends a run of inserts as multi-row INSERT statements.
@@ -151,6 +143,67 @@ func (w *writer) queueInserts(plan *postgres.ApplyPlan, run []change) error {
 		run = run[n:]
 	}
 	return nil
+}
+
+// queueUpdates sends a run of updates: consecutive updates that leave every
+// unique-key column unchanged and touch distinct rows go several to a
+// statement (UPDATE ... FROM (VALUES ...)); they cannot collide on a unique
+// index in any order. The others go one row per statement.
+func (w *writer) queueUpdates(ctx context.Context, plan *postgres.ApplyPlan, run []change) error {
+	many := plan.UpdateManyAllowed() && !w.single
+	rowsSeen := map[uint64]bool{}
+	for i := 0; i < len(run); {
+		j := i
+		if many {
+			clear(rowsSeen)
+			for j < len(run) && j-i < maxUpdateChunk && run[j].hasIdent && !rowsSeen[run[j].ident] &&
+				uniqueUnchanged(plan, &run[j].rc) {
+				rowsSeen[run[j].ident] = true
+				j++
+			}
+		}
+		n := 1
+		if j-i >= 2 {
+			n = plan.UpdateManyChunk(j - i)
+		}
+		if n < 2 {
+			args, err := plan.UpdateArgs(run[i].rc.Before, run[i].rc.After)
+			if err != nil {
+				return &stmtError{stmt: stmt{ch: &run[i]}, err: err}
+			}
+			w.queue(stmt{sql: plan.UpdateSQL(), expect: 1, ch: &run[i], rows: 1}, args...)
+			i++
+			continue
+		}
+		sql, err := w.plans.updateManySQL(ctx, w.conn, plan, n)
+		if err != nil {
+			return &stmtError{stmt: stmt{ch: &run[i]}, err: err}
+		}
+		args := make([]any, 0, n*(len(plan.Key)+len(plan.Cols)))
+		for k := i; k < i+n; k++ {
+			if args, err = plan.AppendUpdateManyArgs(args, run[k].rc.Before, run[k].rc.After); err != nil {
+				return &stmtError{stmt: stmt{ch: &run[k]}, err: err}
+			}
+		}
+		w.queue(stmt{sql: sql, expect: int64(n), ch: &run[i], rows: n}, args...)
+		i += n
+	}
+	return nil
+}
+
+// maxUpdateChunk bounds the rows of one multi-row UPDATE.
+const maxUpdateChunk = 256
+
+// uniqueUnchanged reports whether an update leaves every column of every
+// unique key as it was (valueEqual may say no for equal values: then the
+// update merely goes alone).
+func uniqueUnchanged(plan *postgres.ApplyPlan, rc *model.RowChange) bool {
+	for _, c := range plan.UniqueColumns() {
+		if c >= len(rc.Before) || c >= len(rc.After) || !valueEqual(rc.Before[c], rc.After[c]) {
+			return false
+		}
+	}
+	return true
 }
 
 // queueDeletes sends a run of deletes as multi-row DELETE statements by key

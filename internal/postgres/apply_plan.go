@@ -40,8 +40,12 @@ type ApplyPlan struct {
 	// Keyless is true when updates and deletes match the whole before image.
 	Keyless bool
 
-	insert     map[int]string // rows per statement → INSERT text
-	delete     map[int]string // rows per statement → DELETE text (keyed tables)
+	insert map[int]string // rows per statement → INSERT text
+	delete map[int]string // rows per statement → DELETE text (keyed tables)
+	// uniqueCols are the columns of every unique key (primary key included);
+	// nil with updateMany false when a unique key has an expression part.
+	uniqueCols []int
+	updateMany bool // multi-row UPDATE allowed (keyed, unique keys of plain columns)
 	maxRows    int
 	updateSQL  string
 	deleteSQL  string
@@ -65,6 +69,8 @@ func NewApplyPlan(t *schema.Table, ident pgx.Identifier, writable []int) (*Apply
 		p.Key = append(p.Key, i)
 	}
 	p.Keyless = len(p.Key) == 0
+	p.uniqueCols, p.updateMany = uniqueColumns(t)
+	p.updateMany = p.updateMany && !p.Keyless
 	names := make([]string, len(writable))
 	for i, c := range writable {
 		if c < 0 || c >= len(t.Columns) {
@@ -86,6 +92,144 @@ func NewApplyPlan(t *schema.Table, ident pgx.Identifier, writable []int) (*Apply
 		}
 	}
 	return p, nil
+}
+
+// uniqueColumns returns the indexes of the columns of every unique key,
+// and false when some unique index has an expression part (its inputs are
+// unknown, so no update can be shown not to touch it).
+func uniqueColumns(t *schema.Table) ([]int, bool) {
+	seen := map[int]bool{}
+	var out []int
+	add := func(name string) bool {
+		i := t.ColumnIndex(name)
+		if i < 0 {
+			return false
+		}
+		if !seen[i] {
+			seen[i] = true
+			out = append(out, i)
+		}
+		return true
+	}
+	for _, name := range t.PrimaryKey {
+		if !add(name) {
+			return nil, false
+		}
+	}
+	for _, ix := range t.Indexes {
+		if !ix.Unique || ix.Kind == "FULLTEXT" || ix.Kind == "SPATIAL" {
+			continue
+		}
+		for _, ic := range ix.Columns {
+			if ic.Name == "" || !add(ic.Name) {
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+// UpdateManyAllowed says whether updates of this table may go several rows
+// to a statement (UpdateManySQL): keyed, every unique key made of columns.
+// Each update must still leave its unique-key columns unchanged
+// (UniqueColumns), so that no statement can collide on a unique index in an
+// order the source never had.
+func (p *ApplyPlan) UpdateManyAllowed() bool { return p.updateMany }
+
+// UniqueColumns are the indexes of the columns of every unique key.
+func (p *ApplyPlan) UniqueColumns() []int { return p.uniqueCols }
+
+// updateBuckets are the row counts of the multi-row UPDATEs.
+var updateBuckets = []int{256, 64, 16, 4, 2}
+
+// UpdateManyChunk returns the largest multi-row UPDATE size not above rows
+// that fits the parameter limit, or 1.
+func (p *ApplyPlan) UpdateManyChunk(rows int) int {
+	per := len(p.Key) + len(p.Cols)
+	for _, b := range updateBuckets {
+		if b <= rows && b*per <= maxParams {
+			return b
+		}
+	}
+	return 1
+}
+
+// UpdateManySQL is an UPDATE of rows rows by key from a VALUES list:
+//
+//	UPDATE t AS sluice_t SET "a" = sluice_v.c0, ... FROM (VALUES ($1::integer, $2::text, ...), ...)
+//	  AS sluice_v(k0, c0, ...) WHERE sluice_t."id" = sluice_v.k0
+//
+// types are the target's type names of the table's columns (by index into
+// Table.Columns): VALUES needs them, parameters have no other context.
+func (p *ApplyPlan) UpdateManySQL(rows int, types []string) string {
+	var b strings.Builder
+	b.WriteString("UPDATE ")
+	b.WriteString(p.QTable)
+	b.WriteString(" AS sluice_t SET ")
+	for i, c := range p.Cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(schema.QuoteIdent(p.Table.Columns[c].Name))
+		b.WriteString(" = sluice_v.c")
+		b.WriteString(strconv.Itoa(i))
+	}
+	b.WriteString(" FROM (VALUES ")
+	n := 1
+	cols := append(append([]int(nil), p.Key...), p.Cols...)
+	for r := 0; r < rows; r++ {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for i, c := range cols {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			b.WriteString("::")
+			b.WriteString(types[c])
+			n++
+		}
+		b.WriteByte(')')
+	}
+	b.WriteString(") AS sluice_v(")
+	for i := range p.Key {
+		b.WriteString("k" + strconv.Itoa(i) + ", ")
+	}
+	for i := range p.Cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("c" + strconv.Itoa(i))
+	}
+	b.WriteString(") WHERE ")
+	for i, c := range p.Key {
+		if i > 0 {
+			b.WriteString(" AND ")
+		}
+		b.WriteString("sluice_t." + schema.QuoteIdent(p.Table.Columns[c].Name) + " = sluice_v.k" + strconv.Itoa(i))
+	}
+	return b.String()
+}
+
+// AppendUpdateManyArgs appends one row of UpdateManySQL: the key from the
+// before image, then the written columns from the after image.
+func (p *ApplyPlan) AppendUpdateManyArgs(dst, before, after []any) ([]any, error) {
+	if len(before) < len(p.Table.Columns) {
+		return dst, p.imageError("before", len(before))
+	}
+	if len(after) < len(p.Table.Columns) {
+		return dst, p.imageError("after", len(after))
+	}
+	for _, c := range p.Key {
+		dst = append(dst, before[c])
+	}
+	for _, c := range p.Cols {
+		dst = append(dst, after[c])
+	}
+	return dst, nil
 }
 
 // buildDeleteMany deletes rows by key: "k" IN ($1, $2, ...) for one key

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -45,5 +46,40 @@ func TestDeleteChunks(t *testing.T) {
 	}
 	if _, n := one.DeleteChunk(1000); n != 256 {
 		t.Errorf("1000 rows: chunk of %d, want 256", n)
+	}
+}
+
+func TestUpdateMany(t *testing.T) {
+	cols := []schema.Column{{Name: "id", DataType: "int"}, {Name: "u", DataType: "int"}, {Name: "v", DataType: "varchar", Nullable: true}}
+	tbl := &schema.Table{TableID: schema.TableID{Database: "d", Name: "t"}, Columns: cols, PrimaryKey: []string{"id"},
+		Indexes: []schema.Index{{Name: "u", Unique: true, Columns: []schema.IndexColumn{{Name: "u"}}}}}
+	p := planOf(t, tbl)
+	if !p.UpdateManyAllowed() || fmt.Sprint(p.UniqueColumns()) != "[0 1]" {
+		t.Fatalf("allowed %v, unique columns %v", p.UpdateManyAllowed(), p.UniqueColumns())
+	}
+	got := p.UpdateManySQL(2, []string{"pg_catalog.int4", "pg_catalog.int4", "pg_catalog.varchar"})
+	want := `UPDATE "s"."t" AS sluice_t SET "id" = sluice_v.c0, "u" = sluice_v.c1, "v" = sluice_v.c2 FROM (VALUES ` +
+		`($1::pg_catalog.int4, $2::pg_catalog.int4, $3::pg_catalog.int4, $4::pg_catalog.varchar), ` +
+		`($5::pg_catalog.int4, $6::pg_catalog.int4, $7::pg_catalog.int4, $8::pg_catalog.varchar)) ` +
+		`AS sluice_v(k0, c0, c1, c2) WHERE sluice_t."id" = sluice_v.k0`
+	if got != want {
+		t.Errorf("UpdateManySQL:\n got %s\nwant %s", got, want)
+	}
+	args, err := p.AppendUpdateManyArgs(nil, []any{int64(1), int64(2), "a"}, []any{int64(1), int64(2), "b"})
+	if err != nil || fmt.Sprint(args) != "[1 1 2 b]" {
+		t.Errorf("args %v, %v", args, err)
+	}
+	if n := p.UpdateManyChunk(100); n != 64 {
+		t.Errorf("chunk of 100 rows: %d, want 64", n)
+	}
+	// A unique index with an expression part: no multi-row updates.
+	expr := *tbl
+	expr.Indexes = []schema.Index{{Name: "e", Unique: true, Columns: []schema.IndexColumn{{Name: ""}}}}
+	if planOf(t, &expr).UpdateManyAllowed() {
+		t.Error("multi-row updates allowed with an expression unique index")
+	}
+	keyless := &schema.Table{TableID: schema.TableID{Database: "d", Name: "bag"}, Columns: cols}
+	if planOf(t, keyless).UpdateManyAllowed() {
+		t.Error("multi-row updates allowed on a keyless table")
 	}
 }

@@ -43,6 +43,11 @@ func TestReplicateEveryTypeAndDML(t *testing.T) {
 		"DELETE FROM nopk WHERE a IS NULL LIMIT 1",
 		"UPDATE uk SET email = 'c' WHERE id = 1",
 		"UPDATE uk SET email = 'a' WHERE id = 2", // reuses the unique value freed just before
+		// Several rows of every type updated and set back: multi-row UPDATE
+		// ... FROM (VALUES ...) writes every column through its cast, and the
+		// corpus check below must still find every original value.
+		"UPDATE types SET i = -i - 1 WHERE id > 4", // swaps INT's minimum and maximum
+		"UPDATE types SET i = -i - 1 WHERE id > 4",
 		"BEGIN",
 		"INSERT INTO pk VALUES (100, 100)",
 		"UPDATE types SET i = 5 WHERE id = 3",
