@@ -35,7 +35,7 @@ div() { awk -v a="$1" -v b="$2" -v d="${3:-0}" 'BEGIN { if (a == "-" || b == "-"
 # stalled TOOL WORKLOAD: seconds of the tool's live runs (all passes) in which the source itself
 # committed nothing (sysbench's per-second report: tps 0.00). No heartbeat is written then either,
 # so the lag (now - newest heartbeat in the target) grows by the stall without any delay of the tool.
-stalled() { cat "$WORK/logs/$1.$2".*.sysbench.log 2>/dev/null | grep -c '^\[ *[0-9]*s \].* tps: 0\.00 '; }
+stalled() { cat "${LOGS:-$WORK/logs}/$1.$2".*.sysbench.log 2>/dev/null | grep -c '^\[ *[0-9]*s \].* tps: 0\.00 '; }
 
 tools() { cut -f1 "$LIVE" "$CATCHUP" | awk '!seen[$0]++'; }
 workloads() { cut -f2 "$1" | awk '!seen[$0]++'; }
@@ -95,8 +95,9 @@ Reading the numbers:
   the stream's event handling and type conversion ~22%, the apply workers (batching, pgx encoding)
   ~23%, dispatch (conflict keys) ~8%; the rest is the runtime. The whole machine is the limit: on
   the same backlog sluice, PostgreSQL and MariaDB's dump thread together use ~1.7 of the 2 cores.
-- pg_chameleon replays with `on_error_replay: continue` (its example configuration); its target
-  did not match the source at the end (see correctness above).
+- pg_chameleon replays with `on_error_replay: continue` (its example configuration): a row it
+  fails to replay is skipped, so check the correctness line above (in an earlier run its target
+  did not match the source).
 EOF
 }
 
@@ -208,14 +209,14 @@ PY
 	fi
 	if [[ -n ${BENCH_EXTRA_WORK:-} ]]; then
 		# A further pass kept next to the main one (e.g. sluice alone on a quieter machine).
-		LIVE="$BENCH_EXTRA_WORK/live.tsv" CATCHUP="$BENCH_EXTRA_WORK/catchup.tsv"
+		LIVE="$BENCH_EXTRA_WORK/live.tsv" CATCHUP="$BENCH_EXTRA_WORK/catchup.tsv" LOGS="$BENCH_EXTRA_WORK/logs"
 		echo "### ${BENCH_EXTRA_LABEL:-Another pass}"
 		echo
 		live_table
 		echo
 		catchup_table
 		echo
-		LIVE="$WORK/live.tsv" CATCHUP="$WORK/catchup.tsv"
+		LIVE="$WORK/live.tsv" CATCHUP="$WORK/catchup.tsv" LOGS="$WORK/logs"
 	fi
 	if plot; then
 		echo "![source writes/s, applied rows/s and lag over time, first pass](benchmarks-replicate.png)"
