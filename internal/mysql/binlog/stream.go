@@ -187,6 +187,9 @@ func (s *Stream) session(ctx context.Context, src *Source) (bool, error) {
 		if err != nil {
 			return progressed, classify(err, s.boundary)
 		}
+		if !progressed {
+			wd.started()
+		}
 		progressed = true
 		if err := s.handle(ctx, ev, ev.Header.LogPos); err != nil {
 			if ctx.Err() != nil {

@@ -40,10 +40,14 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 }
 
 // watchdog dials the connections of one binlog session and closes any of
-// them that stays silent for deadAfter.
+// them that stays silent for deadAfter once the session streams events.
+// Before the first event the limit is startupGrace: positioning a dump by
+// GTID makes MariaDB read the binlog file from its start, silently, which
+// takes seconds on a large file.
 type watchdog struct {
 	deadAfter time.Duration
 	log       *slog.Logger
+	streaming atomic.Bool // the session has received its first event
 
 	mu    sync.Mutex
 	conns map[*watchedConn]*silence
@@ -54,6 +58,12 @@ type silence struct {
 	reads uint64
 	since time.Time
 }
+
+// startupGrace bounds the silence before a session's first event.
+const startupGrace = 2 * time.Minute
+
+// started tells the watchdog that the session receives events.
+func (w *watchdog) started() { w.streaming.Store(true) }
 
 func newWatchdog(deadAfter time.Duration, log *slog.Logger) *watchdog {
 	return &watchdog{deadAfter: deadAfter, log: log, conns: map[*watchedConn]*silence{}}
@@ -90,6 +100,10 @@ func (w *watchdog) run(ctx context.Context) {
 
 // check closes the connections silent for deadAfter and forgets them.
 func (w *watchdog) check(now time.Time) {
+	limit := w.deadAfter
+	if !w.streaming.Load() {
+		limit = max(limit, startupGrace)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for c, s := range w.conns {
@@ -102,7 +116,7 @@ func (w *watchdog) check(now time.Time) {
 			s.reads, s.since = n, now
 			continue
 		}
-		if now.Sub(s.since) < w.deadAfter {
+		if now.Sub(s.since) < limit {
 			continue
 		}
 		w.log.Warn("binlog connection silent, closing it to reconnect",

@@ -55,7 +55,9 @@ func TestStreamReplacesASilentConnection(t *testing.T) {
 	if took < cfg.deadAfter {
 		t.Errorf("rows written behind the frozen connection arrived after %v, before it could be taken for dead (%v)", took, cfg.deadAfter)
 	}
-	if took > cfg.deadAfter+5*time.Second {
+	// Detection, the 1 s reconnect backoff and MariaDB finding the GTID in a
+	// large binlog file (seconds on a busy machine) add up.
+	if took > cfg.deadAfter+20*time.Second {
 		t.Errorf("the silent connection was replaced only after %v (deadAfter %v)", took, cfg.deadAfter)
 	}
 }
