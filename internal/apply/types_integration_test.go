@@ -68,6 +68,22 @@ func typeCases() []typeCase {
 	}
 }
 
+// convertRow converts one value of each case (chosen by pick) as the binlog
+// decoder would and appends them to the leading values lead (the columns
+// before the cases' columns).
+func convertRow(t *testing.T, conv *typemap.TableConv, lead []any, cases []typeCase, pick func(typeCase) string) []any {
+	t.Helper()
+	out := append([]any(nil), lead...)
+	for i, tc := range cases {
+		v, err := conv.Columns[len(lead)+i].FromText([]byte(pick(tc)))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.col.Name, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
 // TestApplyEveryTypeKeyless writes a keyless table with a column of every
 // MySQL type family (values converted by typemap exactly as the binlog
 // decoder does), holding two identical rows; it updates one of them and
@@ -92,17 +108,7 @@ func TestApplyEveryTypeKeyless(t *testing.T) {
 		defs = append(defs, fmt.Sprintf("%s %s", schema.QuoteIdent(tbl.Columns[i].Name), cc.PGType))
 	}
 	f.exec(`CREATE TABLE $S.every (` + strings.Join(defs, ", ") + `)`)
-	row := func(pick func(typeCase) string) []any {
-		out := make([]any, len(cases))
-		for i, tc := range cases {
-			v, err := conv.Columns[i].FromText([]byte(pick(tc)))
-			if err != nil {
-				t.Fatalf("%s: %v", tc.col.Name, err)
-			}
-			out[i] = v
-		}
-		return out
-	}
+	row := func(pick func(typeCase) string) []any { return convertRow(t, conv, nil, cases, pick) }
 	a := row(func(tc typeCase) string { return tc.a })
 	a2 := row(func(tc typeCase) string { return tc.a }) // the same values, converted again
 	b := row(func(tc typeCase) string { return tc.b })
@@ -155,17 +161,7 @@ func TestApplyEveryTypeUpdateMany(t *testing.T) {
 	}
 	f.exec(`CREATE TABLE $S.upd (`+strings.Join(defs, ", ")+`, PRIMARY KEY (id))`,
 		`CREATE TABLE $S.want (`+strings.Join(defs, ", ")+`, PRIMARY KEY (id))`)
-	row := func(id int64, pick func(typeCase) string) []any {
-		out := []any{id}
-		for i, tc := range cases {
-			v, err := conv.Columns[i+1].FromText([]byte(pick(tc)))
-			if err != nil {
-				t.Fatalf("%s: %v", tc.col.Name, err)
-			}
-			out = append(out, v)
-		}
-		return out
-	}
+	row := func(id int64, pick func(typeCase) string) []any { return convertRow(t, conv, []any{id}, cases, pick) }
 	a := func(tc typeCase) string { return tc.a }
 	b := func(tc typeCase) string { return tc.b }
 	var ins, toB, backToA, final []model.RowChange

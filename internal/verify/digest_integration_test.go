@@ -22,6 +22,18 @@ func (s *side) planOf(t *testing.T, tb *schema.Table) *tablePlan {
 	return p
 }
 
+// engine is a comparison engine on the side's source (one connection) and
+// target, closed at cleanup.
+func (s *side) engine(t *testing.T) *engine {
+	t.Helper()
+	src, err := openSource(context.Background(), s.src, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return &engine{src: src, tgt: s.pg}
+}
+
 // TestVerifyDigests: chunk digests are used where they may be, equal data
 // give equal digests, and a digest that differs only because the source
 // reads rows out of key order never makes verify report a difference.
@@ -42,12 +54,7 @@ INSERT INTO wide VALUES (1, 'x');`)
 	s.snapshot(t, typemap.DefaultOptions(), names...)
 
 	ctx := context.Background()
-	src, err := openSource(ctx, s.src, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	e := &engine{src: src, tgt: s.pg}
+	e := s.engine(t)
 	inorder, reversed, wide := s.planOf(t, tables[0]), s.planOf(t, tables[1]), s.planOf(t, tables[2])
 	if inorder.digestRows < digestMinRows || reversed.digestRows < digestMinRows {
 		t.Fatalf("digest rows: inorder %d, reversed %d; want digests for both", inorder.digestRows, reversed.digestRows)
@@ -101,12 +108,7 @@ INSERT INTO tk SELECT seq, seq * 3 FROM seq_1_to_2000;`)
 	tb := loadTable(t, s.my, s.db, "tk")
 	s.snapshot(t, typemap.DefaultOptions(), "tk")
 	ctx := context.Background()
-	src, err := openSource(ctx, s.src, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	e := &engine{src: src, tgt: s.pg}
+	e := s.engine(t)
 	p := s.planOf(t, tb)
 	if p.digestRows < digestMinRows {
 		t.Fatalf("digest rows %d: want digests", p.digestRows)
