@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -73,51 +72,25 @@ func (w *worker) collect(ctx context.Context) ([]*item, bool) {
 	}
 	group := []*item{first}
 	rows, bytes := len(first.txn.Changes), first.txn.Bytes
-	// Catching up (the transaction is seconds old), a small group is worth a
-	// short wait for more: bigger groups mean fewer target transactions and
-	// longer runs per table. Live, nothing waits.
-	var wait <-chan time.Time
-	if time.Since(first.txn.Timestamp) > catchUpAge {
-		wait = time.After(catchUpWait)
-	}
 	for rows < w.a.cfg.GroupRows && bytes < w.a.cfg.GroupBytes {
-		var it *item
-		var ok bool
 		select {
-		case it, ok = <-w.queue:
+		case it, ok := <-w.queue:
+			if !ok {
+				return group, true
+			}
+			if rows+len(it.txn.Changes) > w.a.cfg.GroupRows || bytes+it.txn.Bytes > w.a.cfg.GroupBytes {
+				w.carry = it
+				return group, true
+			}
+			group = append(group, it)
+			rows += len(it.txn.Changes)
+			bytes += it.txn.Bytes
 		default:
-			if wait == nil || rows >= w.a.cfg.GroupRows/8 {
-				return group, true
-			}
-			select {
-			case it, ok = <-w.queue:
-			case <-wait:
-				return group, true
-			case <-ctx.Done():
-				return group, true
-			}
-		}
-		if !ok {
 			return group, true
 		}
-		if rows+len(it.txn.Changes) > w.a.cfg.GroupRows || bytes+it.txn.Bytes > w.a.cfg.GroupBytes {
-			w.carry = it
-			return group, true
-		}
-		group = append(group, it)
-		rows += len(it.txn.Changes)
-		bytes += it.txn.Bytes
 	}
 	return group, true
 }
-
-// While catching up (the first transaction of a group is older than
-// catchUpAge), a worker waits up to catchUpWait for a group of at least an
-// eighth of GroupRows.
-const (
-	catchUpAge  = 2 * time.Second
-	catchUpWait = 3 * time.Millisecond
-)
 
 // finish releases the group's keys and marks its transactions committed.
 // Keys first: the tracker's signal wakes a dispatcher waiting on them.
