@@ -2,7 +2,6 @@ package realworld
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // col is one compared column: the same value written as MySQL and as
@@ -109,50 +110,21 @@ func compareTable(t *testing.T, m migrated, table string, minRows int, cols ...c
 
 func mysqlText(t *testing.T, my *sql.DB, q string, cols []col) []string {
 	t.Helper()
-	rows, err := my.Query(q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
 	var out []string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
+	for _, vals := range testenv.MySQLTexts(t, my, q) {
 		parts := make([]string, len(cols))
 		for i, v := range vals {
 			parts[i] = renderText(t, v.String, v.Valid, cols[i])
 		}
 		out = append(out, strings.Join(parts, " | "))
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
 	return out
 }
 
 func pgText(t *testing.T, m migrated, q string, cols []col) []string {
 	t.Helper()
-	rows, err := m.pg.Query(context.Background(), q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
 	var out []string
-	for rows.Next() {
-		vals := make([]*string, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
+	for _, vals := range testenv.PGTexts(t, m.pg, q) {
 		parts := make([]string, len(cols))
 		for i, v := range vals {
 			s := ""
@@ -162,9 +134,6 @@ func pgText(t *testing.T, m migrated, q string, cols []col) []string {
 			parts[i] = renderText(t, s, v != nil, cols[i])
 		}
 		out = append(out, strings.Join(parts, " | "))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
