@@ -188,6 +188,9 @@ func (r *runner) chunkDone(j *tableJob, recopy bool) {
 	j.pending--
 	j.touched = true
 	j.mu.Unlock()
+	if r.o.afterChunk != nil {
+		r.o.afterChunk()
+	}
 	r.maybeFinishTable(j)
 }
 

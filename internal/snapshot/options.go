@@ -49,6 +49,9 @@ type Options struct {
 	// PostgreSQL notices the dead connection.
 	StreamLockWait time.Duration
 	Log            *slog.Logger
+	// afterChunk, when set, is called after each chunk's copy is committed
+	// (tests interrupt a snapshot at an exact chunk with it).
+	afterChunk func()
 	// Progress receives the progress display (a bar on a terminal, else a
 	// log line every ProgressEvery); nil for none.
 	Progress      io.Writer

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -45,28 +45,32 @@ func doneChunks(t *testing.T, pg *pgxpool.Pool, stream, db, table string) [][][]
 	return out
 }
 
-// interruptAfter runs a snapshot and cancels it once n chunks are copied.
+// interruptAfter runs a snapshot and cancels it once n chunks are copied
+// (exactly: the hook runs after each chunk's commit, so no chunk after the
+// n-th starts a new copy).
 func interruptAfter(t *testing.T, opts Options, pg *pgxpool.Pool, n int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() {
-		for ctx.Err() == nil {
-			var done int
-			pg.QueryRow(ctx, `SELECT count(*) FROM sluice.snapshot_chunk WHERE stream = $1 AND done`, opts.Stream).Scan(&done)
-			if done >= n {
-				cancel()
-				return
-			}
-			time.Sleep(2 * time.Millisecond)
+	var copied atomic.Int64
+	opts.afterChunk = func() {
+		if copied.Add(1) >= int64(n) {
+			cancel()
 		}
-	}()
+	}
 	_, err := Run(ctx, opts)
 	if err == nil {
 		t.Fatal("the snapshot finished before it could be interrupted")
 	}
 	if !errors.Is(err, context.Canceled) && !strings.Contains(err.Error(), "cancel") {
 		t.Logf("interrupted run failed with: %v", err)
+	}
+	var done int
+	if err := pg.QueryRow(context.Background(), `SELECT count(*) FROM sluice.snapshot_chunk WHERE stream = $1 AND done`, opts.Stream).Scan(&done); err != nil {
+		t.Fatal(err)
+	}
+	if done < n {
+		t.Fatalf("interrupted after %d chunks were recorded, want at least %d", done, n)
 	}
 }
 
