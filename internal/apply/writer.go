@@ -150,8 +150,11 @@ func (w *writer) queueInserts(plan *postgres.ApplyPlan, run []change) error {
 // statement (UPDATE ... FROM (VALUES ...)); they cannot collide on a unique
 // index in any order. The others go one row per statement.
 func (w *writer) queueUpdates(ctx context.Context, plan *postgres.ApplyPlan, run []change) error {
-	many := plan.UpdateManyAllowed() && !w.single
-	rowsSeen := map[uint64]bool{}
+	many := plan.UpdateManyAllowed() && !w.single && len(run) >= 2
+	var rowsSeen map[uint64]bool
+	if many {
+		rowsSeen = make(map[uint64]bool, min(len(run), maxUpdateChunk))
+	}
 	for i := 0; i < len(run); {
 		j := i
 		if many {
