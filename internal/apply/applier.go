@@ -48,7 +48,7 @@ type Applier struct {
 
 	// skip holds end positions of source transactions that a previous run
 	// committed above its checkpoint (dispatcher only).
-	skip map[model.Position]struct{}
+	skip map[string]struct{}
 
 	// leader is the fenced session held for the whole run (see fence); the
 	// checkpointer writes through it.
@@ -182,7 +182,7 @@ func (a *Applier) load(ctx context.Context, conn *pgxpool.Conn) error {
 	if err := checkpoint.EnsureApplied(ctx, conn); err != nil {
 		return err
 	}
-	st, err := checkpoint.Load(ctx, conn, a.cfg.Stream)
+	st, err := checkpoint.Load(ctx, conn, a.cfg.Stream, a.cfg.Decode)
 	if err != nil {
 		return err
 	}
@@ -190,57 +190,54 @@ func (a *Applier) load(ctx context.Context, conn *pgxpool.Conn) error {
 	if st != nil {
 		start = mark{pos: st.Position, ts: st.SourceTime, schemaVersion: st.SchemaVersion}
 	}
-	rows, err := checkpoint.LoadApplied(ctx, conn, a.cfg.Stream)
+	rows, err := checkpoint.LoadApplied(ctx, conn, a.cfg.Stream, a.cfg.Decode)
 	if err != nil {
 		return err
 	}
-	a.skip = map[model.Position]struct{}{}
+	a.skip = map[string]struct{}{}
 	var stale []model.Position
 	for _, r := range rows {
 		// A row written by a run that started beyond the checkpoint (or
 		// from a checkpoint that no longer exists) belongs to another
 		// binlog history (see InsertAppliedSQL): it says nothing about this
 		// one. A run that started without any checkpoint records no start.
-		if !r.Start.IsZero() && (st == nil || r.Start.Compare(st.Position) > 0) {
+		if r.Start != nil && (st == nil || r.Start.Compare(st.Position) > 0) {
 			stale = append(stale, r.Last)
 			continue
 		}
 		a.applied = append(a.applied, r.Last)
 		for _, e := range r.Ends {
 			if st == nil || e.Compare(st.Position) > 0 {
-				a.skip[posKey(e)] = struct{}{}
+				a.skip[e.Key()] = struct{}{}
 			}
 		}
 	}
 	if len(stale) > 0 {
 		a.cfg.Log.Warn("apply: ignoring and deleting applied records of another binlog history (a new snapshot or a reset binary log)",
-			"stream", a.cfg.Stream, "rows", len(stale), "checkpoint", start.pos.String())
+			"stream", a.cfg.Stream, "rows", len(stale), "checkpoint", model.PositionString(start.pos))
 		if err := checkpoint.DeleteAppliedRows(ctx, conn, a.cfg.Stream, stale); err != nil {
 			return err
 		}
 	}
 	if st != nil {
-		a.runStart = posKey(st.Position)
+		a.runStart = st.Position
 	}
 	a.tr = newTracker(start)
 	a.saved = start
 	a.state = st
-	a.cfg.Log.Info("apply: resuming", "stream", a.cfg.Stream, "checkpoint", start.pos.String(),
+	a.cfg.Log.Info("apply: resuming", "stream", a.cfg.Stream, "checkpoint", model.PositionString(start.pos),
 		"schema_version", start.schemaVersion, "applied_above_checkpoint", len(a.skip), "workers", a.cfg.Workers)
 	return nil
 }
 
-// posKey is the identity of a source transaction: its end file and offset
-// (the GTID set is left out: it is derived from them).
-func posKey(p model.Position) model.Position { return model.Position{File: p.File, Pos: p.Pos} }
-
 // alreadyApplied reports whether a transaction ending at end is in the
 // target already, and forgets it (it is seen once per run).
 func (a *Applier) alreadyApplied(end model.Position) bool {
-	if end.IsZero() {
+	if end == nil {
 		return false
 	}
-	if k := posKey(end); len(a.skip) > 0 {
+	if len(a.skip) > 0 {
+		k := end.Key()
 		if _, ok := a.skip[k]; ok {
 			delete(a.skip, k)
 			return true

@@ -444,8 +444,8 @@ func TestApplyIgnoresAppliedRowsOfAnotherHistory(t *testing.T) {
 	if err := checkpoint.EnsureApplied(ctx, f.pool); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.pool.Exec(ctx, checkpoint.InsertAppliedSQL, f.stream, pos(3).File, int64(pos(3).Pos),
-		[]string{pos(2).File, pos(3).File}, []int64{int64(pos(2).Pos), int64(pos(3).Pos)}, "mysql-bin.000050", int64(4)); err != nil {
+	if _, err := f.pool.Exec(ctx, checkpoint.InsertAppliedSQL, f.stream, pos(3).Key(),
+		[]string{pos(2).Key(), pos(3).Key()}, "mysql-bin.000050:4"); err != nil {
 		t.Fatal(err)
 	}
 	// The new history: a snapshot left the checkpoint at pos(0) of a reset binlog.

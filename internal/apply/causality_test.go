@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 func TestCausalityPlacement(t *testing.T) {
@@ -116,8 +116,8 @@ func TestCausalityKeepsConflictOrder(t *testing.T) {
 }
 
 func TestTrackerWatermarkOverOutOfOrderCommits(t *testing.T) {
-	tr := newTracker(mark{pos: model.Position{File: "b.000001", Pos: 4}, schemaVersion: 1})
-	pos := func(p uint32) model.Position { return model.Position{File: "b.000001", Pos: p} }
+	tr := newTracker(mark{pos: binlogpos.Position{File: "b.000001", Pos: 4}, schemaVersion: 1})
+	pos := func(p uint32) binlogpos.Position { return binlogpos.Position{File: "b.000001", Pos: p} }
 	e1 := tr.add(&entry{seq: 1, end: pos(100), bytes: 10, schemaVersion: 1})
 	e2 := tr.add(&entry{seq: 2, end: pos(200), bytes: 20, schemaVersion: 1})
 	tr.add(&entry{seq: 3, end: pos(300), done: true, schemaVersion: 1}) // heartbeat
@@ -126,12 +126,12 @@ func TestTrackerWatermarkOverOutOfOrderCommits(t *testing.T) {
 		t.Fatalf("pending: %d txns %d bytes, want 3 and 70", n, b)
 	}
 	tr.complete(e2, e4)
-	if wm := tr.watermark(); wm.pos.Pos != 4 {
+	if wm := tr.watermark(); wm.pos.(binlogpos.Position).Pos != 4 {
 		t.Fatalf("txn 1 not committed: watermark must stay at the start, got %v", wm.pos)
 	}
 	tr.complete(e1)
 	wm := tr.watermark()
-	if wm.pos.Pos != 400 || wm.seq != 4 || wm.schemaVersion != 2 {
+	if wm.pos.(binlogpos.Position).Pos != 400 || wm.seq != 4 || wm.schemaVersion != 2 {
 		t.Fatalf("all committed: watermark %+v, want pos 400 seq 4 version 2", wm)
 	}
 	if !tr.idle() {
@@ -140,7 +140,7 @@ func TestTrackerWatermarkOverOutOfOrderCommits(t *testing.T) {
 	// A repeated older position (a heartbeat of a stream started before
 	// the checkpoint) does not move the watermark back.
 	tr.add(&entry{seq: 5, end: pos(250), done: true, schemaVersion: 2})
-	if wm := tr.watermark(); wm.pos.Pos != 400 || wm.seq != 5 {
+	if wm := tr.watermark(); wm.pos.(binlogpos.Position).Pos != 400 || wm.seq != 5 {
 		t.Fatalf("watermark moved back to %v", wm.pos)
 	}
 	select {

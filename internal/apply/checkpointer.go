@@ -55,7 +55,7 @@ func (a *Applier) saveCheckpoint(ctx context.Context, conn *pgxpool.Conn, durabl
 	a.ckMu.Lock()
 	defer a.ckMu.Unlock()
 	wm := a.tr.watermark()
-	if wm.pos.IsZero() || (wm.pos == a.saved.pos && wm.schemaVersion == a.saved.schemaVersion) {
+	if wm.pos == nil || (wm.pos == a.saved.pos && wm.schemaVersion == a.saved.schemaVersion) {
 		return nil
 	}
 	if wm.pos.Compare(a.saved.pos) < 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/ddl"
+	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
@@ -52,7 +53,10 @@ type Config struct {
 	// target (generated columns of the target left out). Default:
 	// ddl.WritableColumns, the rule the CREATE TABLE was made with.
 	Writable func(t *schema.Table) []int
-	Log      *slog.Logger
+	// Decode reads the source's positions back from the target's state
+	// (required: the source's model.PositionDecoder).
+	Decode model.PositionDecoder
+	Log    *slog.Logger
 }
 
 func (c Config) withDefaults() Config {
@@ -103,6 +107,9 @@ func PoolConns(workers int) int {
 }
 
 func (c Config) validate(poolMax int32) error {
+	if c.Decode == nil {
+		return fmt.Errorf("apply: Config.Decode is not set (the source's position decoder)")
+	}
 	if int(poolMax) < PoolConns(c.Workers) {
 		return fmt.Errorf("apply: the PostgreSQL pool allows %d connections, %d workers need %d (set pool_max_conns)",
 			poolMax, c.Workers, PoolConns(c.Workers))

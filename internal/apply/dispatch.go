@@ -93,14 +93,14 @@ func (d *dispatcher) entry(t *model.Txn, done bool) *entry {
 // checkpoint: it must not move the watermark back.
 func (d *dispatcher) coveredEntry(t *model.Txn) *entry {
 	e := d.entry(t, true)
-	e.end, e.ts = model.Position{}, time.Time{}
+	e.end, e.ts = nil, time.Time{}
 	return e
 }
 
 // covered reports whether a transaction ending at end is at or below the
 // checkpoint the run started from.
 func (d *dispatcher) covered(end model.Position) bool {
-	return !d.start.IsZero() && !end.IsZero() && end.Compare(d.start) <= 0
+	return d.start != nil && end != nil && end.Compare(d.start) <= 0
 }
 
 // newItem computes the conflict keys of a transaction.

@@ -16,7 +16,7 @@ import (
 // on it: nothing is skipped. It names everything needed to find the cause:
 // the source transaction's end position, the table, the row's key, the SQL.
 type Error struct {
-	Position model.Position // end of the source transaction (zero inside a large one still streaming)
+	Position model.Position // end of the source transaction (nil inside a large one still streaming)
 	GTID     string
 	Table    schema.TableID
 	Op       model.Op
@@ -30,7 +30,7 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("apply: source transaction ending at ")
-	if e.Position.IsZero() {
+	if e.Position == nil {
 		b.WriteString("(large transaction, not yet complete)")
 	} else {
 		b.WriteString(e.Position.String())

@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -64,7 +65,7 @@ func (f *fixture) exec(sqls ...string) {
 
 // config returns an apply config for this fixture's stream.
 func (f *fixture) config(workers int) Config {
-	return Config{Stream: f.stream, Workers: workers, CheckpointInterval: 50 * time.Millisecond}
+	return Config{Stream: f.stream, Workers: workers, CheckpointInterval: 50 * time.Millisecond, Decode: binlogpos.Decode}
 }
 
 // run applies txns (their Seq set from 1) to completion.
@@ -121,7 +122,7 @@ func (f *fixture) dump(table string, cols string) []string {
 
 func (f *fixture) checkpoint() *checkpoint.State {
 	f.t.Helper()
-	st, err := checkpoint.Load(context.Background(), f.pool, f.stream)
+	st, err := checkpoint.Load(context.Background(), f.pool, f.stream, binlogpos.Decode)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -138,8 +139,8 @@ func (f *fixture) appliedRows() int {
 	return n
 }
 
-func pos(n int) model.Position {
-	return model.Position{File: "mysql-bin.000007", Pos: uint32(1000 + n*100)}
+func pos(n int) binlogpos.Position {
+	return binlogpos.Position{File: "mysql-bin.000007", Pos: uint32(1000 + n*100)}
 }
 
 func equalLists(t *testing.T, what string, got, want []string) {

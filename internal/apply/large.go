@@ -121,7 +121,7 @@ var errStreamEnded = errors.New("apply: stream ended inside a large transaction"
 func largeError(err error, plans *planCache, t *model.Txn) error {
 	err = describe(err, plans)
 	var e *Error
-	if errors.As(err, &e) && e.Position.IsZero() {
+	if errors.As(err, &e) && e.Position == nil {
 		e.Position, e.GTID = t.End, t.GTID
 	}
 	return err

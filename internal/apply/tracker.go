@@ -94,7 +94,7 @@ func (t *tracker) advanceLocked() {
 		t.wm.seq = e.seq
 		// Never backwards: a stream started before the checkpoint repeats
 		// positions (and heartbeats) the watermark has passed already.
-		if !e.end.IsZero() && e.end.Compare(t.wm.pos) >= 0 {
+		if e.end != nil && e.end.Compare(t.wm.pos) >= 0 {
 			t.wm.pos = e.end
 		}
 		if e.ts.After(t.wm.ts) {

@@ -200,17 +200,19 @@ func (a *Applier) writeTxn(ctx context.Context, wr *writer, cs []change, group [
 		return err
 	}
 	last := group[len(group)-1].txn.End
-	files := make([]string, len(group))
-	poss := make([]int64, len(group))
+	ends := make([]string, len(group))
 	for i, it := range group {
-		files[i], poss[i] = it.txn.End.File, int64(it.txn.End.Pos)
+		ends[i] = it.txn.End.Key()
 	}
-	wr.queue(stmt{sql: checkpoint.InsertAppliedSQL, expect: 1},
-		a.cfg.Stream, last.File, int64(last.Pos), files, poss, a.runStart.File, int64(a.runStart.Pos))
+	var start string
+	if a.runStart != nil {
+		start = a.runStart.Key()
+	}
+	wr.queue(stmt{sql: checkpoint.InsertAppliedSQL, expect: 1}, a.cfg.Stream, last.Key(), ends, start)
 	wr.queue(stmt{sql: "COMMIT", expect: -1, tag: "COMMIT"})
 	if err := wr.flush(ctx); err != nil {
 		return err
 	}
-	a.noteApplied(posKey(last))
+	a.noteApplied(last)
 	return nil
 }

@@ -18,62 +18,36 @@ import (
 // target transaction as the data it names, and deleted once the checkpoint
 // covers it, so the table stays as small as the apply window.
 //
-// A source transaction is named by its end position (binlog file and offset
-// after its commit event): stable across restarts, since a restarted stream
-// re-reads the same files, unlike the in-memory sequence numbers.
+// A source transaction is named by the key of its end position
+// (model.Position.Key: for a binlog, file and offset after its commit event):
+// stable across restarts, since a restarted stream re-reads the same
+// transactions, unlike the in-memory sequence numbers.
 const appliedDDL = `
 CREATE TABLE IF NOT EXISTS sluice.applied (
 	stream      text NOT NULL,
-	binlog_file text NOT NULL,   -- end position of the last source transaction in the row
-	binlog_pos  bigint NOT NULL,
-	files       text[] NOT NULL, -- end positions of every source transaction in the row
-	positions   bigint[] NOT NULL,
-	start_file  text NOT NULL DEFAULT '', -- the checkpoint the writing run started from
-	start_pos   bigint NOT NULL DEFAULT 0,
+	last_key    text NOT NULL,   -- end position key of the last source transaction in the row
+	ends        text[] NOT NULL, -- end position keys of every source transaction in the row
+	start_key   text NOT NULL DEFAULT '', -- the checkpoint the writing run started from
 	recorded_at timestamptz NOT NULL DEFAULT now(),
-	PRIMARY KEY (stream, binlog_file, binlog_pos)
+	PRIMARY KEY (stream, last_key)
 )`
 
-// appliedUpgrade adds the columns a table created by an earlier version lacks.
-const appliedUpgrade = `
-ALTER TABLE sluice.applied ADD COLUMN IF NOT EXISTS start_file text NOT NULL DEFAULT '';
-ALTER TABLE sluice.applied ADD COLUMN IF NOT EXISTS start_pos bigint NOT NULL DEFAULT 0`
-
 // InsertAppliedSQL records one target transaction's source transactions; the
-// arguments are stream, the last end position's file and offset, the files
-// and offsets of all end positions (text[] and bigint[]), and the file and
-// offset of the checkpoint the run started from.
+// arguments are stream, the last end position's key, the keys of all end
+// positions (text[]), and the key of the checkpoint the run started from
+// ('' when it started without one).
 //
-// The start position makes a row verifiable: in one binlog history every
+// The start position makes a row verifiable: in one stream history every
 // run starts at or after the start of the runs before it, and the checkpoint
 // only moves forward, so a row whose start lies beyond the current
 // checkpoint belongs to another history (a reset binary log and a new
 // snapshot under the same stream name) and must not make apply skip anything.
-const InsertAppliedSQL = `INSERT INTO sluice.applied (stream, binlog_file, binlog_pos, files, positions, start_file, start_pos)
-	VALUES ($1, $2, $3, $4, $5, $6, $7)`
+const InsertAppliedSQL = `INSERT INTO sluice.applied (stream, last_key, ends, start_key) VALUES ($1, $2, $3, $4)`
 
 // EnsureApplied creates the applied table (after Ensure created the schema).
 func EnsureApplied(ctx context.Context, q Querier) error {
-	if _, err := q.Exec(ctx, `SELECT pg_advisory_lock(7371726)`); err != nil {
-		return fmt.Errorf("checkpoint: lock for applied table creation: %w", err)
-	}
-	_, err := q.Exec(ctx, appliedDDL)
-	if err == nil {
-		// ALTER TABLE locks the table even when there is nothing to add:
-		// only run it when a column is missing.
-		var missing bool
-		err = q.QueryRow(ctx, `SELECT NOT EXISTS (SELECT 1 FROM information_schema.columns
-			WHERE table_schema = 'sluice' AND table_name = 'applied' AND column_name = 'start_pos')`).Scan(&missing)
-		if err == nil && missing {
-			_, err = q.Exec(ctx, appliedUpgrade)
-		}
-	}
-	_, uerr := q.Exec(ctx, `SELECT pg_advisory_unlock(7371726)`)
-	if err != nil {
+	if err := EnsureTables(ctx, q, appliedDDL+";"+legacyAppliedSQL); err != nil {
 		return fmt.Errorf("checkpoint: create table sluice.applied: %w", err)
-	}
-	if uerr != nil {
-		return fmt.Errorf("checkpoint: unlock: %w", uerr)
 	}
 	return nil
 }
@@ -82,13 +56,13 @@ func EnsureApplied(ctx context.Context, q Querier) error {
 type AppliedRow struct {
 	Last  model.Position   // the row's key: its newest end position
 	Ends  []model.Position // every source transaction it covers
-	Start model.Position   // the checkpoint the run that wrote it started from
+	Start model.Position   // the checkpoint the run that wrote it started from (nil: none)
 }
 
-// LoadApplied returns the applied rows of a stream.
-func LoadApplied(ctx context.Context, q Querier, stream string) ([]AppliedRow, error) {
-	rows, err := q.Query(ctx, `SELECT binlog_file, binlog_pos, files, positions, start_file, start_pos FROM sluice.applied
-		WHERE stream = $1 ORDER BY binlog_file, binlog_pos`, stream)
+// LoadApplied returns the applied rows of a stream, positions read back
+// with the source's decoder.
+func LoadApplied(ctx context.Context, q Querier, stream string, decode model.PositionDecoder) ([]AppliedRow, error) {
+	rows, err := q.Query(ctx, `SELECT last_key, ends, start_key FROM sluice.applied WHERE stream = $1`, stream)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: load applied transactions of stream %q: %w", stream, err)
 	}
@@ -96,20 +70,23 @@ func LoadApplied(ctx context.Context, q Querier, stream string) ([]AppliedRow, e
 	var out []AppliedRow
 	for rows.Next() {
 		var r AppliedRow
-		var pos, startPos int64
-		var files []string
-		var positions []int64
-		if err := rows.Scan(&r.Last.File, &pos, &files, &positions, &r.Start.File, &startPos); err != nil {
+		var ends []string
+		var last, start string
+		if err := rows.Scan(&last, &ends, &start); err != nil {
 			return nil, fmt.Errorf("checkpoint: scan applied: %w", err)
 		}
-		r.Start.Pos = uint32(startPos)
-		if len(files) != len(positions) {
-			return nil, fmt.Errorf("checkpoint: applied row %s:%d has %d files but %d positions",
-				r.Last.File, pos, len(files), len(positions))
+		if r.Last, err = decode(last); err != nil || r.Last == nil {
+			return nil, fmt.Errorf("checkpoint: applied row %q: %v", last, err)
 		}
-		r.Last.Pos = uint32(pos)
-		for i := range files {
-			r.Ends = append(r.Ends, model.Position{File: files[i], Pos: uint32(positions[i])})
+		if r.Start, err = decode(start); err != nil {
+			return nil, fmt.Errorf("checkpoint: applied row %s: start: %w", r.Last, err)
+		}
+		for _, e := range ends {
+			p, err := decode(e)
+			if err != nil || p == nil {
+				return nil, fmt.Errorf("checkpoint: applied row %s: end %q: %v", r.Last, e, err)
+			}
+			r.Ends = append(r.Ends, p)
 		}
 		out = append(out, r)
 	}
@@ -119,19 +96,17 @@ func LoadApplied(ctx context.Context, q Querier, stream string) ([]AppliedRow, e
 	return out, nil
 }
 
-// DeleteAppliedRows deletes the applied rows with the given keys (their Last
-// positions), once a saved checkpoint covers them.
-func DeleteAppliedRows(ctx context.Context, q Querier, stream string, keys []model.Position) error {
-	if len(keys) == 0 {
+// DeleteAppliedRows deletes the applied rows with the given Last positions,
+// once a saved checkpoint covers them.
+func DeleteAppliedRows(ctx context.Context, q Querier, stream string, lasts []model.Position) error {
+	if len(lasts) == 0 {
 		return nil
 	}
-	files := make([]string, len(keys))
-	poss := make([]int64, len(keys))
-	for i, k := range keys {
-		files[i], poss[i] = k.File, int64(k.Pos)
+	keys := make([]string, len(lasts))
+	for i, p := range lasts {
+		keys[i] = p.Key()
 	}
-	_, err := q.Exec(ctx, `DELETE FROM sluice.applied a USING unnest($2::text[], $3::bigint[]) AS k(f, p)
-		WHERE a.stream = $1 AND a.binlog_file = k.f AND a.binlog_pos = k.p`, stream, files, poss)
+	_, err := q.Exec(ctx, `DELETE FROM sluice.applied WHERE stream = $1 AND last_key = ANY($2::text[])`, stream, keys)
 	if err != nil {
 		return fmt.Errorf("checkpoint: delete %d applied rows of stream %q: %w", len(keys), stream, err)
 	}

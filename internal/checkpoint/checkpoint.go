@@ -31,7 +31,7 @@ type Querier interface {
 
 // State is the applied position of one stream.
 type State struct {
-	Position      model.Position
+	Position      model.Position // nil only in a State that was never saved
 	SchemaVersion int64
 	// SourceTime is the source commit time of the last applied transaction.
 	SourceTime time.Time
@@ -42,10 +42,7 @@ const ddl = `
 CREATE SCHEMA IF NOT EXISTS sluice;
 CREATE TABLE IF NOT EXISTS sluice.checkpoint (
 	stream         text PRIMARY KEY,
-	binlog_file    text NOT NULL,
-	binlog_pos     bigint NOT NULL,
-	gtid_set       text NOT NULL DEFAULT '',
-	flavor         text NOT NULL DEFAULT '',
+	position       text NOT NULL, -- the source's own encoding (model.Position.Encode)
 	schema_version bigint NOT NULL DEFAULT 0,
 	source_time    timestamptz,
 	updated_at     timestamptz NOT NULL DEFAULT now()
@@ -57,40 +54,38 @@ CREATE TABLE IF NOT EXISTS sluice.schema_history (
 	table_name  text NOT NULL,
 	definition  jsonb,
 	ddl         text NOT NULL DEFAULT '',
-	binlog_file text NOT NULL DEFAULT '',
-	binlog_pos  bigint NOT NULL DEFAULT 0,
-	gtid_set    text NOT NULL DEFAULT '',
+	position    text NOT NULL DEFAULT '', -- where the schema change is in the source's stream
 	recorded_at timestamptz NOT NULL DEFAULT now(),
 	PRIMARY KEY (stream, version, database, table_name)
 );`
 
-// Ensure creates the sluice schema and its tables when missing. Concurrent
-// callers are serialised with an advisory lock because CREATE ... IF NOT
-// EXISTS is not race-free in PostgreSQL.
+// Ensure creates the sluice schema and its tables when missing, and converts
+// tables an earlier sluice left (legacy.go).
 func Ensure(ctx context.Context, q Querier) error {
-	if _, err := q.Exec(ctx, `SELECT pg_advisory_lock(7371726)`); err != nil {
-		return fmt.Errorf("checkpoint: lock for schema creation: %w", err)
-	}
-	_, err := q.Exec(ctx, ddl)
-	_, uerr := q.Exec(ctx, `SELECT pg_advisory_unlock(7371726)`)
-	if err != nil {
+	if err := EnsureTables(ctx, q, ddl+legacyCheckpointSQL); err != nil {
 		return fmt.Errorf("checkpoint: create schema %q: %w (the target user needs CREATE on the database)", Schema, err)
-	}
-	if uerr != nil {
-		return fmt.Errorf("checkpoint: unlock: %w", uerr)
 	}
 	return nil
 }
 
+// EnsureTables runs CREATE ... IF NOT EXISTS statements (and conversions)
+// in one implicit transaction under a transaction-level advisory lock:
+// CREATE ... IF NOT EXISTS is not race-free in PostgreSQL, so concurrent
+// callers are serialised; one multi-statement query keeps lock and
+// statements on one session even when q is a pool.
+func EnsureTables(ctx context.Context, q Querier, statements string) error {
+	_, err := q.Exec(ctx, "SELECT pg_advisory_xact_lock(7371726);\n"+statements)
+	return err
+}
+
 // Load returns the state of a stream, or nil when it has none. A missing
-// sluice schema counts as no state.
-func Load(ctx context.Context, q Querier, stream string) (*State, error) {
+// sluice schema counts as no state. decode is the source's position decoder.
+func Load(ctx context.Context, q Querier, stream string, decode model.PositionDecoder) (*State, error) {
 	var st State
 	var src *time.Time
-	err := q.QueryRow(ctx, `SELECT binlog_file, binlog_pos, gtid_set, flavor, schema_version, source_time, updated_at
-		FROM sluice.checkpoint WHERE stream = $1`, stream).Scan(
-		&st.Position.File, &st.Position.Pos, &st.Position.GTIDSet, &st.Position.Flavor,
-		&st.SchemaVersion, &src, &st.UpdatedAt)
+	var pos string
+	err := q.QueryRow(ctx, `SELECT position, schema_version, source_time, updated_at
+		FROM sluice.checkpoint WHERE stream = $1`, stream).Scan(&pos, &st.SchemaVersion, &src, &st.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -100,6 +95,9 @@ func Load(ctx context.Context, q Querier, stream string) (*State, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: load stream %q: %w", stream, err)
+	}
+	if st.Position, err = decode(pos); err != nil {
+		return nil, fmt.Errorf("checkpoint: stream %q: %w", stream, err)
 	}
 	if src != nil {
 		st.SourceTime = *src
@@ -114,14 +112,15 @@ func Save(ctx context.Context, q Querier, stream string, st State) error {
 	if !st.SourceTime.IsZero() {
 		src = st.SourceTime
 	}
+	if st.Position == nil {
+		return fmt.Errorf("checkpoint: save stream %q: no position (a bug)", stream)
+	}
 	_, err := q.Exec(ctx, `INSERT INTO sluice.checkpoint
-		(stream, binlog_file, binlog_pos, gtid_set, flavor, schema_version, source_time, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, now())
-		ON CONFLICT (stream) DO UPDATE SET binlog_file = EXCLUDED.binlog_file,
-			binlog_pos = EXCLUDED.binlog_pos, gtid_set = EXCLUDED.gtid_set, flavor = EXCLUDED.flavor,
+		(stream, position, schema_version, source_time, updated_at)
+		VALUES ($1, $2, $3, $4, now())
+		ON CONFLICT (stream) DO UPDATE SET position = EXCLUDED.position,
 			schema_version = EXCLUDED.schema_version, source_time = EXCLUDED.source_time, updated_at = now()`,
-		stream, st.Position.File, int64(st.Position.Pos), st.Position.GTIDSet, st.Position.Flavor,
-		st.SchemaVersion, src)
+		stream, st.Position.Encode(), st.SchemaVersion, src)
 	if err != nil {
 		return fmt.Errorf("checkpoint: save stream %q at %s: %w", stream, st.Position, err)
 	}

@@ -15,14 +15,16 @@ import (
 func SaveSchema(ctx context.Context, q Querier, stream string, version int64, pos model.Position,
 	ddlText string, tables []*schema.Table, dropped []schema.TableID) error {
 	const ins = `INSERT INTO sluice.schema_history
-		(stream, version, database, table_name, definition, ddl, binlog_file, binlog_pos, gtid_set)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		(stream, version, database, table_name, definition, ddl, position)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (stream, version, database, table_name) DO UPDATE SET definition = EXCLUDED.definition,
-			ddl = EXCLUDED.ddl, binlog_file = EXCLUDED.binlog_file, binlog_pos = EXCLUDED.binlog_pos,
-			gtid_set = EXCLUDED.gtid_set, recorded_at = now()`
+			ddl = EXCLUDED.ddl, position = EXCLUDED.position, recorded_at = now()`
+	var at string
+	if pos != nil {
+		at = pos.Encode()
+	}
 	for _, id := range dropped {
-		if _, err := q.Exec(ctx, ins, stream, version, id.Database, id.Name, nil, ddlText,
-			pos.File, int64(pos.Pos), pos.GTIDSet); err != nil {
+		if _, err := q.Exec(ctx, ins, stream, version, id.Database, id.Name, nil, ddlText, at); err != nil {
 			return fmt.Errorf("schema history: record drop of %s (version %d): %w", id, version, err)
 		}
 	}
@@ -31,8 +33,7 @@ func SaveSchema(ctx context.Context, q Querier, stream string, version int64, po
 		if err != nil {
 			return fmt.Errorf("schema history: encode %s: %w", t.TableID, err)
 		}
-		if _, err := q.Exec(ctx, ins, stream, version, t.Database, t.Name, string(def), ddlText,
-			pos.File, int64(pos.Pos), pos.GTIDSet); err != nil {
+		if _, err := q.Exec(ctx, ins, stream, version, t.Database, t.Name, string(def), ddlText, at); err != nil {
 			return fmt.Errorf("schema history: record %s (version %d): %w", t.TableID, version, err)
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
-	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/mysql/binlog"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 func newStatusCmd() *cobra.Command {
@@ -42,13 +42,13 @@ Exit codes: 0 printed, 1 the stream has no checkpoint, 2 configuration error.`,
 
 // streamStatus is what status prints.
 type streamStatus struct {
-	Stream         string          `json:"stream"`
-	Position       model.Position  `json:"position"`
-	SchemaVersion  int64           `json:"schema_version"`
-	UpdatedAt      time.Time       `json:"updated_at"`
-	AgeSeconds     float64         `json:"age_seconds"`
-	SourceTime     *time.Time      `json:"source_time,omitempty"`
-	SourcePosition *model.Position `json:"source_position,omitempty"`
+	Stream         string              `json:"stream"`
+	Position       binlogpos.Position  `json:"position"`
+	SchemaVersion  int64               `json:"schema_version"`
+	UpdatedAt      time.Time           `json:"updated_at"`
+	AgeSeconds     float64             `json:"age_seconds"`
+	SourceTime     *time.Time          `json:"source_time,omitempty"`
+	SourcePosition *binlogpos.Position `json:"source_position,omitempty"`
 	// LagSeconds is set with --source: 0 when caught up.
 	LagSeconds *float64 `json:"lag_seconds,omitempty"`
 	CaughtUp   *bool    `json:"caught_up,omitempty"`
@@ -91,14 +91,18 @@ func readStatus(ctx context.Context, target config.Postgres, source *config.MySQ
 		return nil, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", target.Redacted(), err))
 	}
 	defer conn.Close(context.Background())
-	cp, err := checkpoint.Load(ctx, conn, stream)
+	cp, err := checkpoint.Load(ctx, conn, stream, binlogpos.Decode)
+	if err != nil {
+		return nil, err
+	}
+	applied, err := binlogpos.From(cp.Position)
 	if err != nil {
 		return nil, err
 	}
 	if cp == nil {
 		return nil, fmt.Errorf("stream %q has no checkpoint in %s: run `sluice snapshot` or `sluice migrate` first", stream, target.Redacted())
 	}
-	st := &streamStatus{Stream: stream, Position: cp.Position, SchemaVersion: cp.SchemaVersion,
+	st := &streamStatus{Stream: stream, Position: applied, SchemaVersion: cp.SchemaVersion,
 		UpdatedAt: cp.UpdatedAt, AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds()}
 	if !cp.SourceTime.IsZero() {
 		t := cp.SourceTime
@@ -121,7 +125,7 @@ func readStatus(ctx context.Context, target config.Postgres, source *config.MySQ
 		return nil, err
 	}
 	st.SourcePosition = &pos
-	caught := cp.Position.File != "" && cp.Position.Compare(pos) >= 0
+	caught := applied.File != "" && applied.Compare(pos) >= 0
 	st.CaughtUp = &caught
 	switch {
 	case caught:

@@ -1,62 +1,43 @@
-// Package model is the change model between the binlog source and the apply
-// side: positions, row changes with PostgreSQL-ready values, transactions.
+// Package model is the engine-neutral change model between a source and the
+// pipeline: opaque positions, row changes, transactions, schema changes.
 package model
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
-// Position is a point in the source's binlog. File/Pos is always set; GTIDSet
-// is the executed GTID set at that point when the source has GTIDs (MariaDB
-// "0-1-42,1-2-7" or MySQL "uuid:1-42"), with Flavor "mariadb" or "mysql".
-type Position struct {
-	File    string `json:"file"`
-	Pos     uint32 `json:"pos"`
-	GTIDSet string `json:"gtid_set,omitempty"`
-	Flavor  string `json:"flavor,omitempty"`
+// Position is a point in a source's change stream, opaque to everything but
+// the source that made it: the pipeline and the sinks only order, identify,
+// store and print positions. nil is "no position". Each source has its own
+// type (a binlog file/offset/GTID set: internal/source/mysql/binlogpos; an
+// LSN or a per-shard vector later) and a PositionDecoder for what Encode and
+// Key wrote.
+type Position interface {
+	// Compare orders this position against q, a position of the same
+	// source (negative: this one is earlier); nil sorts first.
+	Compare(q Position) int
+	// Key identifies a transaction boundary compactly (the end of a source
+	// transaction): equal keys, same boundary. Sinks record applied
+	// transactions by it; the decoder reads it back well enough to Compare.
+	Key() string
+	// Encode is the full position, from which its source can resume.
+	Encode() string
+	String() string
 }
 
-func (p Position) String() string {
-	s := fmt.Sprintf("%s:%d", p.File, p.Pos)
-	if p.GTIDSet != "" {
-		s += " gtid " + p.GTIDSet
-	}
-	return s
-}
+// PositionDecoder reads a position back from what its Encode or Key wrote;
+// "" decodes to nil.
+type PositionDecoder func(string) (Position, error)
 
-// IsZero reports whether no position is set.
-func (p Position) IsZero() bool { return p.File == "" && p.GTIDSet == "" }
-
-// Compare orders positions by binlog file sequence number, then offset.
-// Binlog file names end in a zero-padded sequence number (mysql-bin.000042),
-// which is compared numerically so that .999999 < .1000000.
-func (p Position) Compare(q Position) int {
-	a, b := fileSeq(p.File), fileSeq(q.File)
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	case p.Pos < q.Pos:
-		return -1
-	case p.Pos > q.Pos:
-		return 1
+// PositionString prints p, or "(none)" for nil.
+func PositionString(p Position) string {
+	if p == nil {
+		return "(none)"
 	}
-	return 0
-}
-
-func fileSeq(name string) uint64 {
-	i := strings.LastIndexByte(name, '.')
-	n, err := strconv.ParseUint(name[i+1:], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return n
+	return p.String()
 }
 
 // Op is the kind of a row change.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // noteIdle is the stream's OnIdle hook (a heartbeat of the idle source). It
 // must not block the stream.
-func (r *runner) noteIdle(model.Position) {
+func (r *runner) noteIdle(binlogpos.Position) {
 	select {
 	case r.idle <- struct{}{}:
 	default:
@@ -25,7 +25,7 @@ func (r *runner) watchCaughtUp(ctx context.Context, done chan<- struct{}) {
 		return
 	case <-r.idle:
 	}
-	var target model.Position
+	var target binlogpos.Position
 	for {
 		var err error
 		if target, err = r.src.MasterStatus(ctx, r.info); err == nil {
@@ -42,7 +42,7 @@ func (r *runner) watchCaughtUp(ctx context.Context, done chan<- struct{}) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if applied := r.applier.Position(); reached(applied, target) {
+		if applied := appliedBinlog(r.applier.Position()); reached(applied, target) {
 			r.log.Info("caught up with the source", "applied", applied.String(), "source_position", target.String())
 			close(done)
 			return
@@ -58,7 +58,7 @@ func (r *runner) watchCaughtUp(ctx context.Context, done chan<- struct{}) {
 // reached reports whether the applied position covers the target. When the
 // target carries no file (a GTID-only start has none until the first event)
 // nothing is known to be reached.
-func reached(applied, target model.Position) bool {
+func reached(applied, target binlogpos.Position) bool {
 	if applied.File == "" || target.File == "" {
 		return false
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // writer inserts, updates and deletes rows of table w and inserts rows
@@ -131,7 +132,7 @@ func TestReplicateSchemaChangesDuringWrites(t *testing.T) {
 	g.catchUp(g.options())
 	g.compare()
 
-	st, err := checkpoint.Load(context.Background(), g.pg, g.stream)
+	st, err := checkpoint.Load(context.Background(), g.pg, g.stream, binlogpos.Decode)
 	if err != nil {
 		t.Fatal(err)
 	}

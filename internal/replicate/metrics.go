@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // lagSeconds is how far the applied state is behind the source: now minus
@@ -67,9 +67,9 @@ func (r *runner) registerMetrics() error {
 		gauge("read_binlog_position", "Offset in the binlog file read up to.",
 			func() float64 { return float64(r.stream.Position().Pos) }),
 		gauge("applied_binlog_file", "Sequence number of the binlog file applied up to.",
-			func() float64 { return float64(fileNumber(r.applier.Position())) }),
+			func() float64 { return float64(fileNumber(appliedBinlog(r.applier.Position()))) }),
 		gauge("applied_binlog_position", "Offset in the binlog file applied up to.",
-			func() float64 { return float64(r.applier.Position().Pos) }),
+			func() float64 { return float64(appliedBinlog(r.applier.Position()).Pos) }),
 	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
@@ -84,8 +84,14 @@ func (r *runner) registerMetrics() error {
 	return nil
 }
 
+// appliedBinlog is the applier's watermark as a binlog position (zero before any).
+func appliedBinlog(p model.Position) binlogpos.Position {
+	b, _ := binlogpos.From(p)
+	return b
+}
+
 // fileNumber is the numeric suffix of a binlog file name (mysql-bin.000042 → 42).
-func fileNumber(p model.Position) uint64 {
+func fileNumber(p binlogpos.Position) uint64 {
 	n, _ := strconv.ParseUint(p.File[strings.LastIndexByte(p.File, '.')+1:], 10, 64)
 	return n
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
-	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -112,16 +112,16 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // ParsePosition parses --start-position file:pos (e.g. mysql-bin.000042:1337).
-func ParsePosition(s string) (model.Position, error) {
+func ParsePosition(s string) (binlogpos.Position, error) {
 	file, pos, ok := strings.Cut(strings.TrimSpace(s), ":")
 	if !ok || file == "" {
-		return model.Position{}, fmt.Errorf("--start-position %q: want file:pos, e.g. mysql-bin.000042:4", s)
+		return binlogpos.Position{}, fmt.Errorf("--start-position %q: want file:pos, e.g. mysql-bin.000042:4", s)
 	}
 	p, err := strconv.ParseUint(pos, 10, 32)
 	if err != nil || p < 4 {
-		return model.Position{}, fmt.Errorf("--start-position %q: the offset must be a number >= 4", s)
+		return binlogpos.Position{}, fmt.Errorf("--start-position %q: the offset must be a number >= 4", s)
 	}
-	return model.Position{File: file, Pos: uint32(p)}, nil
+	return binlogpos.Position{File: file, Pos: uint32(p)}, nil
 }
 
 // ParseSize parses a memory size: a number with an optional unit, e.g.

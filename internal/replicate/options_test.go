@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
-	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 func TestParseSize(t *testing.T) {
@@ -53,21 +53,21 @@ func TestOptionsAreCheckedTogether(t *testing.T) {
 }
 
 func TestReachedAndFileNumber(t *testing.T) {
-	a := model.Position{File: "mysql-bin.000010", Pos: 500}
+	a := binlogpos.Position{File: "mysql-bin.000010", Pos: 500}
 	for _, c := range []struct {
-		applied, target model.Position
+		applied, target binlogpos.Position
 		want            bool
 	}{
-		{a, model.Position{File: "mysql-bin.000010", Pos: 500}, true},
-		{a, model.Position{File: "mysql-bin.000010", Pos: 501}, false},
-		{a, model.Position{File: "mysql-bin.000009", Pos: 9999}, true},
-		{model.Position{GTIDSet: "0-1-5"}, a, false},
+		{a, binlogpos.Position{File: "mysql-bin.000010", Pos: 500}, true},
+		{a, binlogpos.Position{File: "mysql-bin.000010", Pos: 501}, false},
+		{a, binlogpos.Position{File: "mysql-bin.000009", Pos: 9999}, true},
+		{binlogpos.Position{GTIDSet: "0-1-5"}, a, false},
 	} {
 		if got := reached(c.applied, c.target); got != c.want {
 			t.Errorf("reached(%s, %s) = %v", c.applied, c.target, got)
 		}
 	}
-	if fileNumber(model.Position{File: "host.example-bin.000123"}) != 123 || fileNumber(model.Position{}) != 0 {
+	if fileNumber(binlogpos.Position{File: "host.example-bin.000123"}) != 123 || fileNumber(binlogpos.Position{}) != 0 {
 		t.Error("fileNumber")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/postgres"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv/typecorpus"
 )
 
@@ -65,7 +66,7 @@ func TestReplicateEveryTypeAndDML(t *testing.T) {
 	if n := g.count("nopk"); n != 5 {
 		t.Errorf("nopk has %d rows, want 5", n)
 	}
-	st, err := checkpoint.Load(context.Background(), g.pg, g.stream)
+	st, err := checkpoint.Load(context.Background(), g.pg, g.stream, binlogpos.Decode)
 	if err != nil || st == nil {
 		t.Fatalf("checkpoint: %v %v", st, err)
 	}

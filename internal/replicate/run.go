@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-db/sluice/internal/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/postgres"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -85,7 +86,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		return err
 	}
 	r.applier, err = apply.New(apply.Config{Stream: o.Stream, Workers: o.Workers,
-		MaxInflightBytes: o.MaxTxnMemory / 2, Log: r.log}, r.pool, r.naming)
+		MaxInflightBytes: o.MaxTxnMemory / 2, Decode: binlogpos.Decode, Log: r.log}, r.pool, r.naming)
 	if err != nil {
 		return err
 	}

@@ -12,11 +12,12 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // origin is where the stream starts and the schema in force there.
 type origin struct {
-	pos     model.Position
+	pos     binlogpos.Position
 	tables  map[schema.TableID]*schema.Table
 	version int64
 }
@@ -29,7 +30,7 @@ type origin struct {
 // is safe because it only writes a stream that no run has applied to.
 func (r *runner) ensureStart(ctx context.Context) error {
 	o := r.o
-	st, err := checkpoint.Load(ctx, r.pool, o.Stream)
+	st, err := checkpoint.Load(ctx, r.pool, o.Stream, binlogpos.Decode)
 	if err != nil {
 		return err
 	}
@@ -49,27 +50,31 @@ func (r *runner) ensureStart(ctx context.Context) error {
 		return r.recordStart(ctx, pos)
 	case o.StartGTID != "" || o.StartPosition != "":
 		r.log.Warn("the stream has a checkpoint: --start-gtid/--start-position only apply to a stream without one",
-			"stream", o.Stream, "checkpoint", st.Position.String())
+			"stream", o.Stream, "checkpoint", model.PositionString(st.Position))
 	}
-	if st.SchemaVersion <= 0 && !st.Position.IsZero() {
+	if st.SchemaVersion <= 0 && st.Position != nil {
+		pos, err := binlogpos.From(st.Position)
+		if err != nil {
+			return exitcode.ConfigError(fmt.Errorf("stream %q: %w", o.Stream, err))
+		}
 		r.log.Warn("the checkpoint has no schema history: assuming the tables at the checkpoint are defined as they are now, and recording that as schema version 1",
-			"stream", o.Stream, "checkpoint", st.Position.String())
-		return r.recordStart(ctx, st.Position)
+			"stream", o.Stream, "checkpoint", pos.String())
+		return r.recordStart(ctx, pos)
 	}
 	return nil
 }
 
 // flagPosition is the start given by --start-gtid or --start-position.
-func (r *runner) flagPosition(ctx context.Context) (model.Position, error) {
+func (r *runner) flagPosition(ctx context.Context) (binlogpos.Position, error) {
 	o := r.o
 	if o.StartGTID != "" {
 		if !r.info.GTID {
-			return model.Position{}, exitcode.ConfigError(fmt.Errorf("--start-gtid: the source has no GTIDs (gtid_mode is not ON); use --start-position"))
+			return binlogpos.Position{}, exitcode.ConfigError(fmt.Errorf("--start-gtid: the source has no GTIDs (gtid_mode is not ON); use --start-position"))
 		}
 		if _, err := gomysql.ParseGTIDSet(r.info.Flavor, o.StartGTID); err != nil {
-			return model.Position{}, exitcode.ConfigError(fmt.Errorf("--start-gtid %q is not a %s GTID set: %v", o.StartGTID, r.info.Flavor, err))
+			return binlogpos.Position{}, exitcode.ConfigError(fmt.Errorf("--start-gtid %q is not a %s GTID set: %v", o.StartGTID, r.info.Flavor, err))
 		}
-		return model.Position{GTIDSet: strings.TrimSpace(o.StartGTID), Flavor: r.info.Flavor}, nil
+		return binlogpos.Position{GTIDSet: strings.TrimSpace(o.StartGTID), Flavor: r.info.Flavor}, nil
 	}
 	pos, err := ParsePosition(o.StartPosition)
 	if err != nil {
@@ -86,14 +91,17 @@ func (r *runner) flagPosition(ctx context.Context) (model.Position, error) {
 // of an earlier run can still move it) into the stream's start and schema.
 func (r *runner) origin(ctx context.Context, st *checkpoint.State) (*origin, error) {
 	o := r.o
-	if st == nil || st.Position.IsZero() {
+	if st == nil || st.Position == nil {
 		return nil, exitcode.ConfigError(fmt.Errorf("the checkpoint of stream %q has no position; re-run `sluice snapshot --restart`", o.Stream))
 	}
-	if st.Position.Flavor != "" && st.Position.Flavor != r.info.Flavor {
-		return nil, exitcode.ConfigError(fmt.Errorf("the checkpoint of stream %q was recorded on a %s source, but %s is %s: wrong --source or --stream?",
-			o.Stream, st.Position.Flavor, o.Source.Redacted(), r.info.Flavor))
+	pos, err := binlogpos.From(st.Position)
+	if err != nil {
+		return nil, exitcode.ConfigError(fmt.Errorf("stream %q: %w; wrong --source or --stream?", o.Stream, err))
 	}
-	pos := st.Position
+	if pos.Flavor != "" && pos.Flavor != r.info.Flavor {
+		return nil, exitcode.ConfigError(fmt.Errorf("the checkpoint of stream %q was recorded on a %s source, but %s is %s: wrong --source or --stream?",
+			o.Stream, pos.Flavor, o.Source.Redacted(), r.info.Flavor))
+	}
 	pos.Flavor = r.info.Flavor
 	if !r.info.GTID {
 		pos.GTIDSet = ""
@@ -111,7 +119,7 @@ func (r *runner) origin(ctx context.Context, st *checkpoint.State) (*origin, err
 
 // gtidAt converts a file position into the GTID set there (MariaDB), so the
 // stream can record GTIDs; on failure it logs and tracks file:pos only.
-func (r *runner) gtidAt(ctx context.Context, pos model.Position) string {
+func (r *runner) gtidAt(ctx context.Context, pos binlogpos.Position) string {
 	g, err := r.src.GTIDAt(ctx, r.info, pos)
 	if err != nil {
 		r.log.Warn("cannot convert the start position into a GTID set; tracking file:pos only", "position", pos.String(), "err", err)
@@ -122,7 +130,7 @@ func (r *runner) gtidAt(ctx context.Context, pos model.Position) string {
 
 // recordStart writes the start position and the current schema as version
 // 1 in one target transaction.
-func (r *runner) recordStart(ctx context.Context, pos model.Position) error {
+func (r *runner) recordStart(ctx context.Context, pos binlogpos.Position) error {
 	if err := checkpoint.Ensure(ctx, r.pool); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -51,7 +52,7 @@ func TestSnapshotTablesIndexesCheckpoint(t *testing.T) {
 	if len(rep.NotMigrated) != 1 || !strings.Contains(rep.NotMigrated[0], "view") {
 		t.Errorf("not migrated = %v, want the view", rep.NotMigrated)
 	}
-	st, err := checkpoint.Load(ctx, pg, opts.Stream)
+	st, err := checkpoint.Load(ctx, pg, opts.Stream, binlogpos.Decode)
 	if err != nil || st == nil || st.Position != rep.Position || st.SchemaVersion != 1 {
 		t.Fatalf("checkpoint = %+v, %v; want position %s version 1", st, err, rep.Position)
 	}

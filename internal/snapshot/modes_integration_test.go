@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -44,7 +45,7 @@ func TestSchemaOnlyThenDataOnly(t *testing.T) {
 	if rep.Mode != "schema-only" || rep.Rows != 0 || !rep.Position.IsZero() || pgCount(t, pg, `"`+db+`".child`) != 0 {
 		t.Errorf("schema-only report %+v", rep)
 	}
-	if st, _ := checkpoint.Load(ctx, pg, opts.Stream); st != nil {
+	if st, _ := checkpoint.Load(ctx, pg, opts.Stream, binlogpos.Decode); st != nil {
 		t.Errorf("schema-only recorded a checkpoint: %+v", st)
 	}
 	fks := `SELECT conname FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1 AND contype = 'f'`
@@ -67,7 +68,7 @@ func TestSchemaOnlyThenDataOnly(t *testing.T) {
 	if idx := pgRows(t, pg, `SELECT indexname FROM pg_indexes WHERE schemaname = $1`, db); len(idx) != 4 { // both keys, kname and the index MySQL made for the foreign key
 		t.Errorf("indexes = %v", idx)
 	}
-	if st, err := checkpoint.Load(ctx, pg, opts.Stream); err != nil || st == nil || st.Position != rep.Position {
+	if st, err := checkpoint.Load(ctx, pg, opts.Stream, binlogpos.Decode); err != nil || st == nil || st.Position != rep.Position {
 		t.Errorf("checkpoint %+v, %v; want %s", st, err, rep.Position)
 	}
 }

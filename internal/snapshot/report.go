@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -16,8 +16,8 @@ type Report struct {
 	Stream string `json:"stream"`
 	// Position is the source binlog position the target now matches; replicate
 	// continues from it. Zero with --schema-only or without a source binlog.
-	Position model.Position `json:"position"`
-	Mode     string         `json:"mode"` // "full", "schema-only" or "data-only"
+	Position binlogpos.Position `json:"position"`
+	Mode     string             `json:"mode"` // "full", "schema-only" or "data-only"
 	// Method is how the reader sessions were brought to one instant.
 	Method     string `json:"method,omitempty"`
 	LockHeldMS int64  `json:"lock_held_ms"`

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -140,7 +141,7 @@ func TestResumeAfterSourceChanges(t *testing.T) {
 		opts.Stream, rep.Position.File, int64(rep.Position.Pos)).Scan(&stale); err != nil || stale != 0 {
 		t.Errorf("%d chunks are not done as of the final position (%v)", stale, err)
 	}
-	st, err := checkpoint.Load(context.Background(), pg, opts.Stream)
+	st, err := checkpoint.Load(context.Background(), pg, opts.Stream, binlogpos.Decode)
 	if err != nil || st == nil || st.Position != rep.Position {
 		t.Errorf("checkpoint %+v, %v; want %s", st, err, rep.Position)
 	}

@@ -15,10 +15,10 @@ import (
 
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/exitcode"
-	"github.com/sluice-db/sluice/internal/model"
 	mysnap "github.com/sluice-db/sluice/internal/mysql/snapshot"
 	"github.com/sluice-db/sluice/internal/postgres"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -66,7 +66,7 @@ type runner struct {
 	report  *Report
 	lock    *pgxpool.Conn // holds the stream's snapshot lock
 	pass    int
-	pos     model.Position
+	pos     binlogpos.Position
 	resumed bool
 	// replicaRole: some target table has foreign keys already (tables the
 	// user created), so COPY runs with session_replication_role = replica

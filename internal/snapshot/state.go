@@ -10,9 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
-	"github.com/sluice-db/sluice/internal/model"
 	mysnap "github.com/sluice-db/sluice/internal/mysql/snapshot"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -26,10 +26,7 @@ CREATE TABLE IF NOT EXISTS sluice.snapshot_run (
 	fingerprint  jsonb NOT NULL,             -- options a resumed run must share
 	tables       jsonb NOT NULL,             -- the source tables (schema.Table) at the first pass
 	pass         int NOT NULL DEFAULT 0,     -- 1 for the first consistent read, +1 per resume
-	binlog_file  text NOT NULL DEFAULT '',   -- position of the current pass's consistent read
-	binlog_pos   bigint NOT NULL DEFAULT 0,
-	gtid_set     text NOT NULL DEFAULT '',
-	flavor       text NOT NULL DEFAULT '',
+	position     text NOT NULL DEFAULT '',   -- source position of the current pass's consistent read
 	method       text NOT NULL DEFAULT '',
 	lock_held_ms bigint NOT NULL DEFAULT 0,
 	started_at   timestamptz NOT NULL DEFAULT now(),
@@ -59,9 +56,7 @@ CREATE TABLE IF NOT EXISTS sluice.snapshot_chunk (
 	hash        bytea,                        -- 128-bit hash (2 × xxHash64) of the rows as read
 	changes     jsonb,                        -- values changed by policy in this chunk
 	pass        int NOT NULL DEFAULT 0,       -- the pass whose consistent read the rows are as of
-	binlog_file text NOT NULL DEFAULT '',
-	binlog_pos  bigint NOT NULL DEFAULT 0,
-	gtid_set    text NOT NULL DEFAULT '',
+	position    text NOT NULL DEFAULT '',     -- source position of that consistent read
 	copied_at   timestamptz,
 	PRIMARY KEY (stream, database, table_name, chunk)
 );`
@@ -72,15 +67,30 @@ func ensureState(ctx context.Context, q checkpoint.Querier) error {
 	if err := checkpoint.Ensure(ctx, q); err != nil {
 		return err
 	}
-	if _, err := q.Exec(ctx, `SELECT pg_advisory_lock(7371727)`); err != nil {
-		return fmt.Errorf("snapshot state: lock for schema creation: %w", err)
-	}
-	_, err := q.Exec(ctx, stateDDL)
-	_, uerr := q.Exec(ctx, `SELECT pg_advisory_unlock(7371727)`)
-	if err != nil {
+	if err := checkpoint.EnsureTables(ctx, q, stateDDL+legacyStateSQL); err != nil {
 		return fmt.Errorf("snapshot state: create tables in schema sluice: %w", err)
 	}
-	return uerr
+	return nil
+}
+
+// legacyStateSQL converts the state of a snapshot an earlier sluice left
+// half-done (see checkpoint/legacy.go), so it resumes after the upgrade.
+var legacyStateSQL = checkpoint.LegacyConversion("snapshot_run", "binlog_file", `
+ALTER TABLE sluice.snapshot_run ADD COLUMN position text NOT NULL DEFAULT '';
+UPDATE sluice.snapshot_run SET position = json_build_object('kind', 'mysql', 'file', binlog_file,
+	'pos', binlog_pos, 'gtid_set', gtid_set, 'flavor', flavor)::text WHERE binlog_file <> '' OR gtid_set <> '';
+ALTER TABLE sluice.snapshot_run DROP COLUMN binlog_file, DROP COLUMN binlog_pos, DROP COLUMN gtid_set,
+	DROP COLUMN flavor`) + checkpoint.LegacyConversion("snapshot_chunk", "binlog_file", `
+ALTER TABLE sluice.snapshot_chunk ADD COLUMN position text NOT NULL DEFAULT '';
+UPDATE sluice.snapshot_chunk SET position = `+checkpoint.MySQLPositionJSON+` WHERE binlog_file <> '' OR gtid_set <> '';
+ALTER TABLE sluice.snapshot_chunk DROP COLUMN binlog_file, DROP COLUMN binlog_pos, DROP COLUMN gtid_set`)
+
+// encodeChunkPosition stores "" for a chunk not copied at any position.
+func encodeChunkPosition(p binlogpos.Position) string {
+	if p.IsZero() {
+		return ""
+	}
+	return p.Encode()
 }
 
 // runState is the row of sluice.snapshot_run.
@@ -89,7 +99,7 @@ type runState struct {
 	Fingerprint fingerprint
 	Tables      []*schema.Table
 	Pass        int
-	Position    model.Position
+	Position    binlogpos.Position
 	Method      string
 	LockHeldMS  int64
 	StartedAt   time.Time
@@ -98,18 +108,19 @@ type runState struct {
 func loadRun(ctx context.Context, q checkpoint.Querier, stream string) (*runState, error) {
 	var r runState
 	var fp, tables []byte
-	var pos int64
-	err := q.QueryRow(ctx, `SELECT status, fingerprint, tables, pass, binlog_file, binlog_pos, gtid_set, flavor,
+	var pos string
+	err := q.QueryRow(ctx, `SELECT status, fingerprint, tables, pass, position,
 		method, lock_held_ms, started_at FROM sluice.snapshot_run WHERE stream = $1`, stream).Scan(
-		&r.Status, &fp, &tables, &r.Pass, &r.Position.File, &pos, &r.Position.GTIDSet, &r.Position.Flavor,
-		&r.Method, &r.LockHeldMS, &r.StartedAt)
+		&r.Status, &fp, &tables, &r.Pass, &pos, &r.Method, &r.LockHeldMS, &r.StartedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("snapshot state: load run of stream %q: %w", stream, err)
 	}
-	r.Position.Pos = uint32(pos)
+	if r.Position, err = binlogpos.Parse(pos); err != nil {
+		return nil, fmt.Errorf("snapshot state: run of stream %q: %w", stream, err)
+	}
 	if err := json.Unmarshal(fp, &r.Fingerprint); err != nil {
 		return nil, fmt.Errorf("snapshot state: decode run options: %w", err)
 	}
@@ -137,10 +148,10 @@ func insertRun(ctx context.Context, q checkpoint.Querier, stream string, fp fing
 }
 
 // startPass records the consistent read a pass copies from.
-func startPass(ctx context.Context, q checkpoint.Querier, stream string, pass int, pos model.Position, method string, lockMS int64) error {
-	_, err := q.Exec(ctx, `UPDATE sluice.snapshot_run SET pass = $2, binlog_file = $3, binlog_pos = $4, gtid_set = $5,
-		flavor = $6, method = $7, lock_held_ms = $8, updated_at = now() WHERE stream = $1`,
-		stream, pass, pos.File, int64(pos.Pos), pos.GTIDSet, pos.Flavor, method, lockMS)
+func startPass(ctx context.Context, q checkpoint.Querier, stream string, pass int, pos binlogpos.Position, method string, lockMS int64) error {
+	_, err := q.Exec(ctx, `UPDATE sluice.snapshot_run SET pass = $2, position = $3,
+		method = $4, lock_held_ms = $5, updated_at = now() WHERE stream = $1`,
+		stream, pass, pos.Encode(), method, lockMS)
 	if err != nil {
 		return fmt.Errorf("snapshot state: record pass %d at %s: %w", pass, pos, err)
 	}
@@ -223,7 +234,7 @@ type chunkState struct {
 	Hash     []byte
 	Changes  []typemap.ChangeCount
 	Pass     int
-	Position model.Position
+	Position binlogpos.Position
 }
 
 func boundArg(b mysnap.Bound) any {
@@ -247,7 +258,7 @@ func insertChunk(ctx context.Context, q checkpoint.Querier, stream string, id sc
 
 func loadChunks(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID) ([]chunkState, error) {
 	rows, err := q.Query(ctx, `SELECT chunk, lower_key, upper_key, done, rows, bytes, hash, changes, pass,
-		binlog_file, binlog_pos, gtid_set FROM sluice.snapshot_chunk
+		position FROM sluice.snapshot_chunk
 		WHERE stream = $1 AND database = $2 AND table_name = $3 ORDER BY chunk`, stream, id.Database, id.Name)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot state: load chunks of %s: %w", id, err)
@@ -258,12 +269,15 @@ func loadChunks(ctx context.Context, q checkpoint.Querier, stream string, id sch
 		var c chunkState
 		var lo, hi [][]byte
 		var changes []byte
-		var pos int64
-		if err := rows.Scan(&c.Seq, &lo, &hi, &c.Done, &c.Rows, &c.Bytes, &c.Hash, &changes, &c.Pass,
-			&c.Position.File, &pos, &c.Position.GTIDSet); err != nil {
+		var pos string
+		if err := rows.Scan(&c.Seq, &lo, &hi, &c.Done, &c.Rows, &c.Bytes, &c.Hash, &changes, &c.Pass, &pos); err != nil {
 			return nil, fmt.Errorf("snapshot state: load chunks of %s: %w", id, err)
 		}
-		c.Lo, c.Hi, c.Position.Pos = lo, hi, uint32(pos)
+		c.Lo, c.Hi = lo, hi
+		var err error
+		if c.Position, err = binlogpos.Parse(pos); err != nil {
+			return nil, fmt.Errorf("snapshot state: chunk %d of %s: %w", c.Seq, id, err)
+		}
 		if len(changes) > 0 {
 			if err := json.Unmarshal(changes, &c.Changes); err != nil {
 				return nil, fmt.Errorf("snapshot state: chunk %d of %s: %w", c.Seq, id, err)
@@ -284,14 +298,13 @@ func markChunkDone(ctx context.Context, q checkpoint.Querier, stream string, id 
 		return err
 	}
 	_, err = q.Exec(ctx, `INSERT INTO sluice.snapshot_chunk (stream, database, table_name, chunk, lower_key, upper_key,
-			done, rows, bytes, hash, changes, pass, binlog_file, binlog_pos, gtid_set, copied_at)
-		VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $10, $11, $12, $13, $14, now())
+			done, rows, bytes, hash, changes, pass, position, copied_at)
+		VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $10, $11, $12, now())
 		ON CONFLICT (stream, database, table_name, chunk) DO UPDATE SET done = true, rows = EXCLUDED.rows,
 			bytes = EXCLUDED.bytes, hash = EXCLUDED.hash, changes = EXCLUDED.changes, pass = EXCLUDED.pass,
-			binlog_file = EXCLUDED.binlog_file, binlog_pos = EXCLUDED.binlog_pos, gtid_set = EXCLUDED.gtid_set,
-			copied_at = now()`,
+			position = EXCLUDED.position, copied_at = now()`,
 		stream, id.Database, id.Name, c.Seq, boundArg(c.Lo), boundArg(c.Hi), st.Rows, st.Bytes, st.Hash, string(changes),
-		st.Pass, st.Position.File, int64(st.Position.Pos), st.Position.GTIDSet)
+		st.Pass, encodeChunkPosition(st.Position))
 	if err != nil {
 		return fmt.Errorf("snapshot state: record %s done: %w", c, err)
 	}
@@ -299,10 +312,10 @@ func markChunkDone(ctx context.Context, q checkpoint.Querier, stream string, id 
 }
 
 // keepChunk moves a chunk that did not change to a later pass.
-func keepChunk(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID, seq, pass int, pos model.Position) error {
-	_, err := q.Exec(ctx, `UPDATE sluice.snapshot_chunk SET pass = $5, binlog_file = $6, binlog_pos = $7, gtid_set = $8
+func keepChunk(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID, seq, pass int, pos binlogpos.Position) error {
+	_, err := q.Exec(ctx, `UPDATE sluice.snapshot_chunk SET pass = $5, position = $6
 		WHERE stream = $1 AND database = $2 AND table_name = $3 AND chunk = $4`,
-		stream, id.Database, id.Name, seq, pass, pos.File, int64(pos.Pos), pos.GTIDSet)
+		stream, id.Database, id.Name, seq, pass, encodeChunkPosition(pos))
 	if err != nil {
 		return fmt.Errorf("snapshot state: keep chunk %d of %s: %w", seq, id, err)
 	}

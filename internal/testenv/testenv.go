@@ -224,3 +224,33 @@ func (e *Env) PG(t testing.TB) *pgxpool.Pool {
 	}
 	return pool
 }
+
+// NewPGDatabase creates a fresh PostgreSQL database owned by the sluice role
+// and returns a superuser URL to it; it is dropped when the test ends. Tests
+// that need their own `sluice` state schema (which is one per database) use it.
+func (e *Env) NewPGDatabase(t testing.TB, prefix string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	name := UniqueName(prefix)
+	admin := e.PG(t)
+	if _, err := admin.Exec(ctx, `CREATE DATABASE "`+name+`" OWNER sluice`); err != nil {
+		t.Fatalf("testenv: create PostgreSQL database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if truthy(os.Getenv("SLUICE_TEST_KEEP")) {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := admin.Exec(ctx, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
+			t.Logf("testenv: drop PostgreSQL database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(e.pgAdmin)
+	if err != nil {
+		t.Fatalf("testenv: PostgreSQL admin URL: %v", err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/mysql/binlog"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // Online mode: while `sluice replicate` runs, a row can differ only because
@@ -52,11 +53,11 @@ func resolveOnline(ctx context.Context, pool *pgxpool.Pool, mode, stream string)
 // sourcePosition returns the source's current binlog position (the end of
 // the last committed transaction) and its GTID set, read the way the
 // replicator reads it.
-func sourcePosition(ctx context.Context, db *sql.DB) (model.Position, error) {
+func sourcePosition(ctx context.Context, db *sql.DB) (binlogpos.Position, error) {
 	src := binlog.SourceOnPool(db)
 	info, err := src.Info(ctx)
 	if err != nil {
-		return model.Position{}, fmt.Errorf("source binlog position: %w", err)
+		return binlogpos.Position{}, fmt.Errorf("source binlog position: %w", err)
 	}
 	return src.MasterStatus(ctx, info)
 }
@@ -67,7 +68,7 @@ func sourcePosition(ctx context.Context, db *sql.DB) (model.Position, error) {
 // only at transactions it replicates can stay behind the file offset of
 // later transactions of other databases, never behind their GTIDs if it
 // records them).
-func reached(applied, p model.Position) bool {
+func reached(applied, p binlogpos.Position) bool {
 	if applied.File != "" && p.File != "" && applied.Compare(p) >= 0 {
 		return true
 	}
@@ -102,22 +103,26 @@ func mariaDomains(set string) map[string]uint64 {
 // waitApplied waits until the stream's checkpoint reaches p, at most limit.
 // reachedPos is false when the limit passed first; moved says whether the
 // checkpoint changed at all meanwhile (a replicator that is not running).
-func waitApplied(ctx context.Context, pool *pgxpool.Pool, stream string, p model.Position, limit time.Duration) (reachedPos, moved bool, err error) {
+func waitApplied(ctx context.Context, pool *pgxpool.Pool, stream string, p binlogpos.Position, limit time.Duration) (reachedPos, moved bool, err error) {
 	deadline := time.Now().Add(limit)
 	delay := 20 * time.Millisecond
-	var first *model.Position
+	var first model.Position
 	for {
-		st, err := checkpoint.Load(ctx, pool, stream)
+		st, err := checkpoint.Load(ctx, pool, stream, binlogpos.Decode)
 		if err != nil {
 			return false, moved, err
 		}
 		if st != nil {
 			if first == nil {
-				first = &st.Position
-			} else if st.Position != *first {
+				first = st.Position
+			} else if st.Position != first {
 				moved = true
 			}
-			if reached(st.Position, p) {
+			applied, err := binlogpos.From(st.Position)
+			if err != nil {
+				return false, moved, err
+			}
+			if reached(applied, p) {
 				return true, true, nil
 			}
 		}
@@ -136,7 +141,7 @@ func waitApplied(ctx context.Context, pool *pgxpool.Pool, stream string, p model
 // waitForPosition is the engine's wait for the replicator: after one wait
 // in which the checkpoint did not move at all, the replicator is taken as
 // stopped and later re-checks compare without waiting (said once).
-func (e *engine) waitForPosition(ctx context.Context, table string, pos model.Position) error {
+func (e *engine) waitForPosition(ctx context.Context, table string, pos binlogpos.Position) error {
 	if e.stalled.Load() {
 		return nil
 	}

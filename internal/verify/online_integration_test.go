@@ -6,26 +6,26 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
-	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 func TestReached(t *testing.T) {
-	p := model.Position{File: "bin.000002", Pos: 500, GTIDSet: "0-1-40,1-2-7", Flavor: "mariadb"}
+	p := binlogpos.Position{File: "bin.000002", Pos: 500, GTIDSet: "0-1-40,1-2-7", Flavor: "mariadb"}
 	cases := []struct {
-		applied model.Position
+		applied binlogpos.Position
 		want    bool
 	}{
-		{model.Position{File: "bin.000002", Pos: 500}, true},
-		{model.Position{File: "bin.000002", Pos: 499}, false},
-		{model.Position{File: "bin.000003", Pos: 4}, true},
-		{model.Position{File: "bin.000001", Pos: 9000}, false},
+		{binlogpos.Position{File: "bin.000002", Pos: 500}, true},
+		{binlogpos.Position{File: "bin.000002", Pos: 499}, false},
+		{binlogpos.Position{File: "bin.000003", Pos: 4}, true},
+		{binlogpos.Position{File: "bin.000001", Pos: 9000}, false},
 		// Behind by offset, but every GTID domain applied (filtered tail).
-		{model.Position{File: "bin.000002", Pos: 100, GTIDSet: "0-1-40,1-2-9", Flavor: "mariadb"}, true},
-		{model.Position{File: "bin.000002", Pos: 100, GTIDSet: "0-1-39,1-2-9", Flavor: "mariadb"}, false},
-		{model.Position{File: "bin.000002", Pos: 100, GTIDSet: "0-1-40", Flavor: "mariadb"}, false},
-		{model.Position{}, false},
+		{binlogpos.Position{File: "bin.000002", Pos: 100, GTIDSet: "0-1-40,1-2-9", Flavor: "mariadb"}, true},
+		{binlogpos.Position{File: "bin.000002", Pos: 100, GTIDSet: "0-1-39,1-2-9", Flavor: "mariadb"}, false},
+		{binlogpos.Position{File: "bin.000002", Pos: 100, GTIDSet: "0-1-40", Flavor: "mariadb"}, false},
+		{binlogpos.Position{}, false},
 	}
 	for _, c := range cases {
 		if got := reached(c.applied, p); got != c.want {

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // TestCrashKillNine is issue 4's crash test: while a mixed write load runs
@@ -124,7 +125,7 @@ func checkpointOf(t *testing.T, url, stream string) string {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	st, err := checkpoint.Load(ctx, conn, stream)
+	st, err := checkpoint.Load(ctx, conn, stream, binlogpos.Decode)
 	if err != nil || st == nil {
 		t.Fatalf("checkpoint of %s: %v %v", stream, st, err)
 	}

@@ -48,7 +48,7 @@ func TestMariaDBCompressedEvents(t *testing.T) {
 		t.Fatalf("update: %+v", upd.Changes)
 	}
 	// The server did write compressed events.
-	rows, err := db.Query("SHOW BINLOG EVENTS IN '" + ins.End.File + "'")
+	rows, err := db.Query("SHOW BINLOG EVENTS IN '" + endOf(ins).File + "'")
 	if err != nil {
 		t.Fatal(err)
 	}

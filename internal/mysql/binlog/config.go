@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/config"
-	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -48,7 +48,7 @@ type Config struct {
 	// Start is where reading begins: the End of the last applied Txn. With a
 	// GTID set and a source with GTIDs the dump is positioned by GTID, else
 	// by file:pos.
-	Start model.Position
+	Start binlogpos.Position
 	// Tables is the schema in force at Start, SchemaVersion its version.
 	Tables        map[schema.TableID]*schema.Table
 	SchemaVersion int64
@@ -79,7 +79,7 @@ type Config struct {
 	// has nothing more to send (a heartbeat), and at most once per heartbeat
 	// period while the binlog carries only changes outside the scope: on a
 	// shared server other databases' writes may never let it fall silent.
-	OnIdle func(model.Position)
+	OnIdle func(binlogpos.Position)
 
 	// deadAfter is how long a binlog connection may stay silent (no event,
 	// no heartbeat) before it is taken for dead and replaced; default

@@ -12,13 +12,13 @@ import (
 	"github.com/go-mysql-org/go-mysql/replication"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
-	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // PurgedError says the source no longer has the binlog a start position
 // needs. Only a new snapshot can recover from it.
 type PurgedError struct {
-	Position model.Position
+	Position binlogpos.Position
 	Detail   string // the server's message, when it sent one
 }
 
@@ -35,7 +35,7 @@ func (e *PurgedError) Error() string {
 }
 
 // purged returns the configuration error (exit 2) for a purged start position.
-func purged(pos model.Position, detail string) error {
+func purged(pos binlogpos.Position, detail string) error {
 	return exitcode.ConfigError(&PurgedError{Position: pos, Detail: detail})
 }
 
@@ -65,7 +65,7 @@ const errBinlogGone = 1236
 
 // classify turns an error of the dump connection into a permanent error when
 // retrying cannot help; network errors are returned as they are.
-func classify(err error, start model.Position) error {
+func classify(err error, start binlogpos.Position) error {
 	if err == nil || isPermanent(err) {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-mysql-org/go-mysql/replication"
 
 	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // handle processes one binlog event. logPos is the position right after the
@@ -130,7 +131,7 @@ func (s *Stream) heartbeat(ctx context.Context, e *replication.HeartbeatEvent, h
 	if file == "" {
 		file = s.file
 	}
-	pos := model.Position{File: file, Pos: h.LogPos, GTIDSet: s.gtid.String(), Flavor: s.cfg.Info.Flavor}
+	pos := binlogpos.Position{File: file, Pos: h.LogPos, GTIDSet: s.gtid.String(), Flavor: s.cfg.Info.Flavor}
 	if pos.Compare(s.boundary) < 0 {
 		pos = s.boundary
 	}
@@ -162,12 +163,12 @@ func (s *Stream) emitMarker(ctx context.Context, h *replication.EventHeader, log
 
 // at is the position right after the event ending at logPos, with the GTID
 // set as of the last commit.
-func (s *Stream) at(logPos uint32) model.Position {
-	return model.Position{File: s.file, Pos: logPos, GTIDSet: s.gtid.String(), Flavor: s.cfg.Info.Flavor}
+func (s *Stream) at(logPos uint32) binlogpos.Position {
+	return binlogpos.Position{File: s.file, Pos: logPos, GTIDSet: s.gtid.String(), Flavor: s.cfg.Info.Flavor}
 }
 
 // statementAt is where a statement event starts, for error messages.
-func (s *Stream) statementAt(h *replication.EventHeader, logPos uint32) model.Position {
+func (s *Stream) statementAt(h *replication.EventHeader, logPos uint32) binlogpos.Position {
 	p := s.at(logPos)
 	if logPos >= h.EventSize {
 		p.Pos = logPos - h.EventSize

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -27,7 +28,7 @@ func TestIdleSourceSendsHeartbeats(t *testing.T) {
 	var idle atomic.Int32
 	cfg := Config{Source: src, Info: info, ServerID: 78, Start: start, Log: testenv.Logger(),
 		Mapper: typemap.New(typemap.DefaultOptions(), nil),
-		OnIdle: func(model.Position) { idle.Add(1) },
+		OnIdle: func(binlogpos.Position) { idle.Add(1) },
 		Translate: func(map[schema.TableID]*schema.Table, string, string) (*DDLResult, error) {
 			return &DDLResult{Ignored: true}, nil
 		}}
@@ -55,7 +56,7 @@ func TestIdleSourceSendsHeartbeats(t *testing.T) {
 		}
 	}
 	last := beats[len(beats)-1]
-	if last.End.File != now.File || last.End.Pos != now.Pos || last.End.GTIDSet != now.GTIDSet {
+	if endOf(last).File != now.File || endOf(last).Pos != now.Pos || endOf(last).GTIDSet != now.GTIDSet {
 		t.Errorf("heartbeat position %s, source at %s", last.End, now)
 	}
 	for i := 1; i < len(beats); i++ {

@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -69,7 +70,7 @@ func (f *fixture) exec(stmts ...string) {
 }
 
 // position is the source's current position.
-func (f *fixture) position() model.Position {
+func (f *fixture) position() binlogpos.Position {
 	f.t.Helper()
 	s, err := OpenSource(f.src)
 	if err != nil {
@@ -109,7 +110,7 @@ func (f *fixture) mapper() *typemap.Mapper {
 }
 
 // config is a stream configuration reading the test database from start.
-func (f *fixture) config(start model.Position, tr Translator) Config {
+func (f *fixture) config(start binlogpos.Position, tr Translator) Config {
 	return Config{
 		Source:        f.src,
 		Info:          f.info,

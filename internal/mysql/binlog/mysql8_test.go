@@ -14,6 +14,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -214,7 +215,7 @@ func TestMySQL8JSONAndGTIDs(t *testing.T) {
 	m := typemap.New(typemap.DefaultOptions(), nil)
 	s, err := New(Config{
 		Info: SourceInfo{Flavor: FlavorMySQL, GTID: true}, ServerID: 9, Mapper: m,
-		Start:  model.Position{File: "binlog.000007", Pos: 4, GTIDSet: sid.String() + ":1-5"},
+		Start:  binlogpos.Position{File: "binlog.000007", Pos: 4, GTIDSet: sid.String() + ":1-5"},
 		Tables: map[schema.TableID]*schema.Table{tbl.TableID: tbl}, SchemaVersion: 3,
 		Translate: func(map[schema.TableID]*schema.Table, string, string) (*DDLResult, error) {
 			return &DDLResult{Ignored: true}, nil
@@ -250,8 +251,8 @@ func TestMySQL8JSONAndGTIDs(t *testing.T) {
 		}
 	}
 	txn := <-out
-	if txn.GTID != sid.String()+":6" || txn.End.GTIDSet != sid.String()+":1-6" ||
-		txn.End.File != "binlog.000007" || txn.End.Pos != b.pos || txn.End.Flavor != FlavorMySQL {
+	if txn.GTID != sid.String()+":6" || endOf(txn).GTIDSet != sid.String()+":1-6" ||
+		endOf(txn).File != "binlog.000007" || endOf(txn).Pos != b.pos || endOf(txn).Flavor != FlavorMySQL {
 		t.Errorf("txn gtid %q end %+v (want pos %d)", txn.GTID, txn.End, b.pos)
 	}
 	if !txn.Timestamp.Equal(commit) {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-mysql-org/go-mysql/mysql"
 	"github.com/go-mysql-org/go-mysql/replication"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 func TestMariaDBGTIDTracking(t *testing.T) {
@@ -121,4 +123,10 @@ func TestMariaDBSetFormatMatchesGoMySQL(t *testing.T) {
 			t.Fatalf("formatMariaDBSet = %q, go-mysql says %q", got, want)
 		}
 	}
+}
+
+// endOf is a transaction's end as the binlog position it is.
+func endOf(t *model.Txn) binlogpos.Position {
+	p, _ := binlogpos.From(t.End)
+	return p
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -58,7 +59,7 @@ func TestPurgedBinlogIsAConfigurationError(t *testing.T) {
 	}
 	byFile := old
 	byFile.GTIDSet = ""
-	for name, start := range map[string]model.Position{"file": byFile, "gtid": old} {
+	for name, start := range map[string]binlogpos.Position{"file": byFile, "gtid": old} {
 		t.Run(name, func(t *testing.T) {
 			cfg := Config{Source: src, Info: info, ServerID: 77, Start: start,
 				Mapper: typemap.New(typemap.DefaultOptions(), nil), Log: testenv.Logger(),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // query handles a QUERY event: transaction control, or a statement.
@@ -159,7 +160,7 @@ func isRowStatement(q string) bool {
 
 // checkStatementScope stops on a statement-based change of a replicated
 // table: its rows are not in the binlog, so they would be lost silently.
-func (s *Stream) checkStatementScope(q, db string, at model.Position) error {
+func (s *Stream) checkStatementScope(q, db string, at binlogpos.Position) error {
 	ids, err := statementTables(q, db)
 	if err != nil {
 		return fmt.Errorf("binlog %s: a row change logged as a statement (a session with binlog_format=STATEMENT or MIXED) "+

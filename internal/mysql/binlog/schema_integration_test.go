@@ -86,7 +86,7 @@ func TestSchemaChangesInTheMiddleOfWrites(t *testing.T) {
 		if got != want {
 			t.Fatalf("%s:\n got %s\nwant %s", stmt, got, want)
 		}
-		if txn.End.IsZero() {
+		if endOf(txn).IsZero() {
 			t.Fatalf("%s: no end position", stmt)
 		}
 	}

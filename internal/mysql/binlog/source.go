@@ -13,10 +13,10 @@ import (
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
-	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
-// Flavors, as model.Position.Flavor and go-mysql name them.
+// Flavors, as binlogpos.Position.Flavor and go-mysql name them.
 const (
 	FlavorMySQL   = gomysql.MySQLFlavor
 	FlavorMariaDB = gomysql.MariaDBFlavor
@@ -87,8 +87,8 @@ func (s *Source) Info(ctx context.Context) (SourceInfo, error) {
 
 // MasterStatus returns the source's current binlog position (SHOW MASTER
 // STATUS) with its executed GTID set.
-func (s *Source) MasterStatus(ctx context.Context, info SourceInfo) (model.Position, error) {
-	pos := model.Position{Flavor: info.Flavor}
+func (s *Source) MasterStatus(ctx context.Context, info SourceInfo) (binlogpos.Position, error) {
+	pos := binlogpos.Position{Flavor: info.Flavor}
 	row, err := s.masterStatusRow(ctx)
 	if err != nil {
 		return pos, err
@@ -176,7 +176,7 @@ func (s *Source) BinaryLogs(ctx context.Context) ([]string, error) {
 // GTIDAt converts a file:pos into the MariaDB GTID position at that point
 // (BINLOG_GTID_POS), so that a stream started from a file position can still
 // record GTIDs. It returns "" on MySQL.
-func (s *Source) GTIDAt(ctx context.Context, info SourceInfo, pos model.Position) (string, error) {
+func (s *Source) GTIDAt(ctx context.Context, info SourceInfo, pos binlogpos.Position) (string, error) {
 	if info.Flavor != FlavorMariaDB {
 		return "", nil
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // Stream reads the binlog from a start position and emits model.Txn values.
@@ -39,11 +40,11 @@ type Stream struct {
 	gtid   *gtidTracker
 	out    chan<- *model.Txn
 
-	file     string         // binlog file being read
-	boundary model.Position // end of the last complete transaction: where a reconnect resumes
-	seq      uint64         // last Seq handed out
-	txn      *openTxn       // transaction being read, nil between transactions
-	resume   *resumeState   // set after a reconnect in the middle of a fragmented transaction
+	file     string             // binlog file being read
+	boundary binlogpos.Position // end of the last complete transaction: where a reconnect resumes
+	seq      uint64             // last Seq handed out
+	txn      *openTxn           // transaction being read, nil between transactions
+	resume   *resumeState       // set after a reconnect in the middle of a fragmented transaction
 	// pendingGTID is the GTID of the group being read; a statement outside
 	// a transaction (DDL) commits it.
 	pendingGTID string
@@ -53,7 +54,7 @@ type Stream struct {
 
 	stats Stats
 	mu    sync.Mutex // guards readPos for Position
-	read  model.Position
+	read  binlogpos.Position
 }
 
 // openTxn is the transaction being assembled.
@@ -118,7 +119,7 @@ func New(cfg Config) (*Stream, error) {
 func (s *Stream) Stats() *Stats { return &s.stats }
 
 // Position returns the end of the last complete transaction read.
-func (s *Stream) Position() model.Position {
+func (s *Stream) Position() binlogpos.Position {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.read
@@ -338,7 +339,7 @@ func (s *Stream) nextSeq() uint64 {
 }
 
 // setBoundary records the end of a complete transaction.
-func (s *Stream) setBoundary(p model.Position) {
+func (s *Stream) setBoundary(p binlogpos.Position) {
 	s.boundary = p
 	s.mu.Lock()
 	s.read = p
@@ -361,6 +362,6 @@ func (s *Stream) idle(force bool) {
 
 func (s *Stream) logger() *slog.Logger { return s.cfg.Log }
 
-func (s *Stream) errorf(at model.Position, format string, a ...any) error {
+func (s *Stream) errorf(at binlogpos.Position, format string, a ...any) error {
 	return fmt.Errorf("binlog %s: %s", at, fmt.Sprintf(format, a...))
 }

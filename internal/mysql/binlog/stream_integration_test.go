@@ -123,8 +123,8 @@ func TestStreamInsertUpdateDeleteAndMultiTableTxn(t *testing.T) {
 	if got, want := changeSummary(first.Changes[0]), "insert t1 before=[] after=[1 a 1.50 2020-01-02 03:04:05.123 +0000 UTC]"; got != want {
 		t.Errorf("insert: %s, want %s", got, want)
 	}
-	if first.GTID == "" || !strings.Contains(first.End.GTIDSet, first.GTID) {
-		t.Errorf("gtid %q not in end set %q", first.GTID, first.End.GTIDSet)
+	if first.GTID == "" || !strings.Contains(endOf(first).GTIDSet, first.GTID) {
+		t.Errorf("gtid %q not in end set %q", first.GTID, endOf(first).GTIDSet)
 	}
 	if d := time.Since(first.Timestamp); d < 0 || d > time.Minute {
 		t.Errorf("timestamp %s is not the commit time", first.Timestamp)

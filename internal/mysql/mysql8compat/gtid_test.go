@@ -9,8 +9,7 @@ import (
 	"github.com/go-mysql-org/go-mysql/mysql"
 	"github.com/go-mysql-org/go-mysql/replication"
 	"github.com/google/uuid"
-
-	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // gtidWant is what a decoded GTID_LOG_EVENT must hold.
@@ -209,7 +208,7 @@ func mustGTIDSet(t *testing.T, s string) *mysql.MysqlGTIDSet {
 // checkpoints use it: parse @@gtid_executed (MySQL separates UUIDs with
 // ",\n"), add the GTID of each committed transaction, test whether a
 // transaction was already applied, and store the set as a string in
-// model.Position.GTIDSet.
+// binlogpos.Position.GTIDSet.
 func TestMySQLGTIDSetArithmetic(t *testing.T) {
 	const a, b = "3e11fa47-71ca-11e1-9e33-c80aa9429562", "8f2a1c3b-0000-11ee-8000-0242ac120002"
 	set := mustGTIDSet(t, b+":1-100:103:105-110,\n"+a+":1-5")
@@ -270,7 +269,7 @@ func TestMySQLGTIDSetArithmetic(t *testing.T) {
 }
 
 // TestMySQLGTIDSetCheckpointRoundTrip: a GTID set survives what a
-// checkpoint does to it — cloning, the model.Position string through JSON,
+// checkpoint does to it — cloning, the binlogpos.Position string through JSON,
 // and the binary form sent in COM_BINLOG_DUMP_GTID.
 func TestMySQLGTIDSetCheckpointRoundTrip(t *testing.T) {
 	const a = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
@@ -284,13 +283,13 @@ func TestMySQLGTIDSetCheckpointRoundTrip(t *testing.T) {
 		t.Errorf("adding to a clone changed the original: %s / %s", set, clone)
 	}
 
-	// The checkpoint round trip: model.Position → JSON → parse → same set.
-	pos := model.Position{File: "binlog.000042", Pos: 1234, GTIDSet: set.String(), Flavor: mysql.MySQLFlavor}
+	// The checkpoint round trip: binlogpos.Position → JSON → parse → same set.
+	pos := binlogpos.Position{File: "binlog.000042", Pos: 1234, GTIDSet: set.String(), Flavor: mysql.MySQLFlavor}
 	raw, err := json.Marshal(pos)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back model.Position
+	var back binlogpos.Position
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
-	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // Method is how the reader sessions were brought to one instant.
@@ -69,7 +69,7 @@ type PointOptions struct {
 // before Position is visible to every session, none after it.
 type Point struct {
 	Sessions []*sql.Conn
-	Position model.Position
+	Position binlogpos.Position
 	Method   Method
 	// LockHeld is how long the global read lock blocked writes (0 without
 	// lock): from sending FLUSH TABLES WITH READ LOCK, because new writes
@@ -250,7 +250,7 @@ func (s *Source) lockFree(ctx context.Context, p *Point, o PointOptions) error {
 	if err := checkPositionedSnapshots(ctx, p.Sessions[0], MethodLockFree); err != nil {
 		return err
 	}
-	positions := make([]model.Position, len(p.Sessions))
+	positions := make([]binlogpos.Position, len(p.Sessions))
 	for attempt := 1; attempt <= o.LockFreeAttempts; attempt++ {
 		if err := startAll(ctx, p.Sessions, nil); err != nil {
 			rollbackAll(ctx, p.Sessions)
@@ -284,7 +284,7 @@ func (s *Source) lockFree(ctx context.Context, p *Point, o PointOptions) error {
 		"use --snapshot-method global-read-lock (needs RELOAD) or single-session", errNoAgreement, o.LockFreeAttempts)
 }
 
-func allEqual(ps []model.Position) bool {
+func allEqual(ps []binlogpos.Position) bool {
 	for _, q := range ps[1:] {
 		if q != ps[0] {
 			return false
@@ -295,13 +295,13 @@ func allEqual(ps []model.Position) bool {
 
 // snapshotPosition reads MariaDB's position of the session's snapshot (see
 // above for why it reads more than once).
-func snapshotPosition(ctx context.Context, c *sql.Conn) (model.Position, error) {
-	var last model.Position
+func snapshotPosition(ctx context.Context, c *sql.Conn) (binlogpos.Position, error) {
+	var last binlogpos.Position
 	same := 0
 	for read := 1; read <= positionMaxReads; read++ {
 		pos, err := readSnapshotStatus(ctx, c)
 		if err != nil {
-			return model.Position{}, err
+			return binlogpos.Position{}, err
 		}
 		if read > 1 && pos == last {
 			same++
@@ -312,10 +312,10 @@ func snapshotPosition(ctx context.Context, c *sql.Conn) (model.Position, error) 
 			return last, nil
 		}
 		if err := sleepCtx(ctx, positionPause); err != nil {
-			return model.Position{}, err
+			return binlogpos.Position{}, err
 		}
 	}
-	return model.Position{}, fmt.Errorf("binlog_snapshot_position: no %d equal readings in %d (MariaDB shares the status "+
+	return binlogpos.Position{}, fmt.Errorf("binlog_snapshot_position: no %d equal readings in %d (MariaDB shares the status "+
 		"buffer between sessions and something on the source runs SHOW STATUS continuously); retry, or grant RELOAD "+
 		"for --snapshot-method global-read-lock", positionAgree, positionMaxReads)
 }
@@ -332,17 +332,17 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // readSnapshotStatus reads binlog_snapshot_file and _position once.
-func readSnapshotStatus(ctx context.Context, c *sql.Conn) (model.Position, error) {
+func readSnapshotStatus(ctx context.Context, c *sql.Conn) (binlogpos.Position, error) {
 	rows, err := c.QueryContext(ctx, "SHOW STATUS LIKE 'binlog_snapshot_%'")
 	if err != nil {
-		return model.Position{}, fmt.Errorf("read binlog_snapshot status: %w", err)
+		return binlogpos.Position{}, fmt.Errorf("read binlog_snapshot status: %w", err)
 	}
 	defer rows.Close()
-	var pos model.Position
+	var pos binlogpos.Position
 	for rows.Next() {
 		var k, v string
 		if err := rows.Scan(&k, &v); err != nil {
-			return model.Position{}, err
+			return binlogpos.Position{}, err
 		}
 		switch strings.ToLower(k) {
 		case "binlog_snapshot_file":
@@ -350,7 +350,7 @@ func readSnapshotStatus(ctx context.Context, c *sql.Conn) (model.Position, error
 		case "binlog_snapshot_position":
 			var n uint64
 			if _, err := fmt.Sscan(v, &n); err != nil {
-				return model.Position{}, fmt.Errorf("binlog_snapshot_position %q: %w", v, err)
+				return binlogpos.Position{}, fmt.Errorf("binlog_snapshot_position %q: %w", v, err)
 			}
 			pos.Pos = uint32(n)
 		}
@@ -359,7 +359,7 @@ func readSnapshotStatus(ctx context.Context, c *sql.Conn) (model.Position, error
 }
 
 // withMariaDBGTID adds the GTID position that corresponds to file:pos.
-func withMariaDBGTID(ctx context.Context, c *sql.Conn, pos model.Position) (model.Position, error) {
+func withMariaDBGTID(ctx context.Context, c *sql.Conn, pos binlogpos.Position) (binlogpos.Position, error) {
 	pos.Flavor = "mariadb"
 	var g sql.NullString
 	if err := c.QueryRowContext(ctx, "SELECT BINLOG_GTID_POS(?, ?)", pos.File, pos.Pos).Scan(&g); err != nil {
@@ -422,8 +422,8 @@ func (s *Source) globalLock(ctx context.Context, p *Point, o PointOptions) error
 
 // masterStatus reads the binlog position and executed GTID set (under the
 // global read lock, so both describe the same instant).
-func (s *Source) masterStatus(ctx context.Context, c *sql.Conn) (model.Position, error) {
-	pos := model.Position{Flavor: s.Flavor}
+func (s *Source) masterStatus(ctx context.Context, c *sql.Conn) (binlogpos.Position, error) {
+	pos := binlogpos.Position{Flavor: s.Flavor}
 	rows, err := c.QueryContext(ctx, "SHOW MASTER STATUS")
 	if err != nil {
 		// MySQL 8.4 removed SHOW MASTER STATUS.
