@@ -95,13 +95,14 @@ func readStatus(ctx context.Context, target config.Postgres, source *config.MySQ
 	if err != nil {
 		return nil, err
 	}
+	if cp == nil {
+		return nil, fmt.Errorf("stream %q has no checkpoint in %s: run `sluice snapshot` or `sluice migrate` first", stream, target.Redacted())
+	}
 	applied, err := binlogpos.From(cp.Position)
 	if err != nil {
 		return nil, err
 	}
-	if cp == nil {
-		return nil, fmt.Errorf("stream %q has no checkpoint in %s: run `sluice snapshot` or `sluice migrate` first", stream, target.Redacted())
-	}
+
 	st := &streamStatus{Stream: stream, Position: applied, SchemaVersion: cp.SchemaVersion,
 		UpdatedAt: cp.UpdatedAt, AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds()}
 	if !cp.SourceTime.IsZero() {

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
@@ -137,12 +138,12 @@ func TestResumeAfterSourceChanges(t *testing.T) {
 	}
 	var stale int
 	if err := pg.QueryRow(context.Background(), `SELECT count(*) FROM sluice.snapshot_chunk
-		WHERE stream = $1 AND (NOT done OR pass <> 2 OR binlog_file <> $2 OR binlog_pos <> $3)`,
-		opts.Stream, rep.Position.File, int64(rep.Position.Pos)).Scan(&stale); err != nil || stale != 0 {
+		WHERE stream = $1 AND (NOT done OR pass <> 2 OR position <> $2)`,
+		opts.Stream, rep.Position.Encode()).Scan(&stale); err != nil || stale != 0 {
 		t.Errorf("%d chunks are not done as of the final position (%v)", stale, err)
 	}
 	st, err := checkpoint.Load(context.Background(), pg, opts.Stream, binlogpos.Decode)
-	if err != nil || st == nil || st.Position != rep.Position {
+	if err != nil || st == nil || st.Position != model.Position(rep.Position) {
 		t.Errorf("checkpoint %+v, %v; want %s", st, err, rep.Position)
 	}
 	// --restart throws everything away and copies again.

@@ -35,6 +35,7 @@ func mariadbDefaults(dataDir, runDir string, port int) []string {
 		"--bind-address=127.0.0.1",
 		"--pid-file=" + filepath.Join(runDir, "mysqld.pid"),
 		"--log-error=" + filepath.Join(runDir, "error.log"),
+		"--tmpdir=" + runDir, // not the shared /tmp (see scripts/sandbox)
 		"--skip-name-resolve",
 		"--log-bin=" + filepath.Join(dataDir, "mysql-bin"),
 		"--binlog-format=ROW",
