@@ -1,10 +1,8 @@
 package apply
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
@@ -127,18 +125,10 @@ func uniqueKeyChanged(tk *tableKeys, rc *model.RowChange) bool {
 	}
 	for _, key := range tk.keys {
 		for _, p := range key.parts {
-			if p.col >= len(rc.Before) || p.col >= len(rc.After) || !sameValue(rc.Before[p.col], rc.After[p.col]) {
+			if p.col >= len(rc.Before) || p.col >= len(rc.After) || !valueEqual(rc.Before[p.col], rc.After[p.col]) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-func sameValue(a, b any) bool {
-	if x, ok := a.([]byte); ok {
-		y, ok := b.([]byte)
-		return ok && bytes.Equal(x, y)
-	}
-	return reflect.DeepEqual(a, b)
 }

@@ -1,12 +1,6 @@
 package apply
 
 import (
-	"bytes"
-	"reflect"
-	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"github.com/sluice-db/sluice/internal/model"
 )
 
@@ -133,49 +127,4 @@ func rowsEqual(a, b []any) bool {
 		}
 	}
 	return true
-}
-
-// valueEqual reports whether two converted values are the same value of the
-// same type. It may say false for equal values (merely skipping a fold), but
-// never true for different ones.
-func valueEqual(a, b any) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	switch x := a.(type) {
-	case int64:
-		y, ok := b.(int64)
-		return ok && x == y
-	case int32:
-		y, ok := b.(int32)
-		return ok && x == y
-	case int16:
-		y, ok := b.(int16)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case []byte:
-		y, ok := b.([]byte)
-		return ok && bytes.Equal(x, y)
-	case float64:
-		y, ok := b.(float64)
-		return ok && x == y
-	case float32:
-		y, ok := b.(float32)
-		return ok && x == y
-	case time.Time:
-		y, ok := b.(time.Time)
-		return ok && x.Equal(y) && x.Location().String() == y.Location().String()
-	case pgtype.Numeric:
-		y, ok := b.(pgtype.Numeric)
-		if !ok || x.Valid != y.Valid || x.NaN != y.NaN || x.InfinityModifier != y.InfinityModifier || x.Exp != y.Exp {
-			return false
-		}
-		if x.Int == nil || y.Int == nil {
-			return x.Int == nil && y.Int == nil
-		}
-		return x.Int.Cmp(y.Int) == 0
-	}
-	return reflect.TypeOf(a) == reflect.TypeOf(b) && reflect.DeepEqual(a, b)
 }

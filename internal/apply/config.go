@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // Config tunes the applier. Zero values take the documented defaults.
@@ -53,6 +54,8 @@ type Config struct {
 	// target (generated columns of the target left out). Default:
 	// ddl.WritableColumns, the rule the CREATE TABLE was made with.
 	Writable func(t *schema.Table) []int
+	// Mapper converts the source's values into PostgreSQL values (required).
+	Mapper *typemap.Mapper
 	// Decode reads the source's positions back from the target's state
 	// (required: the source's model.PositionDecoder).
 	Decode model.PositionDecoder
@@ -107,6 +110,9 @@ func PoolConns(workers int) int {
 }
 
 func (c Config) validate(poolMax int32) error {
+	if c.Mapper == nil {
+		return fmt.Errorf("apply: Config.Mapper is not set (the type mapper)")
+	}
 	if c.Decode == nil {
 		return fmt.Errorf("apply: Config.Decode is not set (the source's position decoder)")
 	}

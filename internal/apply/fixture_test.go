@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // fixture is one test's private target schema and stream on the sandbox
@@ -65,7 +66,7 @@ func (f *fixture) exec(sqls ...string) {
 
 // config returns an apply config for this fixture's stream.
 func (f *fixture) config(workers int) Config {
-	return Config{Stream: f.stream, Workers: workers, CheckpointInterval: 50 * time.Millisecond, Decode: binlogpos.Decode}
+	return Config{Stream: f.stream, Workers: workers, CheckpointInterval: 50 * time.Millisecond, Decode: binlogpos.Decode, Mapper: typemap.New(typemap.DefaultOptions(), nil)}
 }
 
 // run applies txns (their Seq set from 1) to completion.

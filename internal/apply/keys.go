@@ -1,17 +1,9 @@
 package apply
 
 import (
-	"encoding/binary"
-	"fmt"
 	"hash/maphash"
-	"math"
-	"math/big"
 	"slices"
 	"strings"
-	"time"
-	"unicode/utf8"
-
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
@@ -22,18 +14,25 @@ import (
 // with disjoint keys commute. A hash collision only merges two keys, which
 // adds ordering and never removes any, so hashing is safe.
 //
-// Keys are deliberately coarse where exactness would be fragile:
-//   - text values are lower-cased and right-trimmed of spaces, so keys that
-//     MySQL's case-insensitive PAD SPACE collations treat as equal collide;
-//   - integer widths are erased (int16/int32/int64 hash alike), and decimals
-//     are normalised, so a foreign key column and the parent key it references
-//     hash alike even when their declared types differ slightly;
+// Keys hash the source's own values (model.RowChange), so the scheduler
+// serves every sink; they are deliberately coarse where exactness would be
+// fragile:
+//   - values of text columns are lower-cased and right-trimmed of spaces
+//     (whether go-mysql gives a string or bytes), so keys that MySQL's
+//     case-insensitive PAD SPACE collations treat as equal collide, as they
+//     do in a MySQL target;
+//   - integer widths are erased (int8…int64 and uint8…uint64 hash alike, a
+//     negative value of an UNSIGNED column as its unsigned value), and
+//     decimals are normalised (1.50 = 1.5), so a foreign key column and the
+//     parent key it references hash alike even when their declared types
+//     differ slightly;
 //   - prefix index parts hash only the prefix.
 
 // keyPart is one column of a unique key.
 type keyPart struct {
 	col    int // index into Table.Columns
 	prefix int // characters/bytes of a prefix index part; 0 = whole value
+	norm   valueNorm
 }
 
 // uniqueKey is a column set that identifies at most one row of a table.
@@ -185,7 +184,7 @@ func columnParts(t *schema.Table, names []string, prefixes []int) ([]keyPart, bo
 		if ci < 0 {
 			return nil, false
 		}
-		parts[i] = keyPart{col: ci}
+		parts[i] = keyPart{col: ci, norm: normOf(t.Columns[ci])}
 		if prefixes != nil {
 			parts[i].prefix = prefixes[i]
 		}
@@ -217,7 +216,7 @@ func (k *keyHasher) hashKey(key uniqueKey, row []any) (uint64, bool) {
 			return 0, false
 		}
 		k.h.WriteByte(0xff)
-		k.writeValue(row[p.col], p.prefix)
+		k.writeValue(row[p.col], p)
 	}
 	return k.h.Sum64(), true
 }
@@ -259,100 +258,6 @@ func (k *keyHasher) identityKey(tk *tableKeys, img []any) (uint64, bool) {
 		return 0, false
 	}
 	return k.hashKey(tk.keys[tk.identity], img)
-}
-
-func (k *keyHasher) writeUint(u uint64) {
-	binary.LittleEndian.PutUint64(k.buf[:], u)
-	k.h.Write(k.buf[:])
-}
-
-// writeValue writes a normalised form of one key value. Equal values must
-// write equal bytes; unequal values may (rarely) write equal bytes.
-func (k *keyHasher) writeValue(v any, prefix int) {
-	switch x := v.(type) {
-	case int64:
-		k.h.WriteByte('i')
-		k.writeUint(uint64(x))
-	case int32:
-		k.h.WriteByte('i')
-		k.writeUint(uint64(int64(x)))
-	case int16:
-		k.h.WriteByte('i')
-		k.writeUint(uint64(int64(x)))
-	case int:
-		k.h.WriteByte('i')
-		k.writeUint(uint64(int64(x)))
-	case uint64:
-		k.h.WriteByte('i')
-		k.writeUint(x)
-	case string:
-		k.h.WriteByte('s')
-		k.h.WriteString(foldKeyText(x, prefix))
-	case []byte:
-		k.h.WriteByte('b')
-		if prefix > 0 && len(x) > prefix {
-			x = x[:prefix]
-		}
-		k.h.Write(x)
-	case pgtype.Numeric:
-		k.writeNumeric(x)
-	case time.Time:
-		k.h.WriteByte('t')
-		k.writeUint(uint64(x.Unix()))
-		k.writeUint(uint64(x.Nanosecond()))
-	case float64:
-		k.h.WriteByte('f')
-		k.writeUint(math.Float64bits(x))
-	case float32:
-		k.h.WriteByte('f')
-		k.writeUint(math.Float64bits(float64(x)))
-	default:
-		// Rare key types (uuid, inet, bit, interval, infinity timestamps):
-		// their printed form is deterministic for equal values.
-		fmt.Fprintf(&k.h, "%T:%v", v, v)
-	}
-}
-
-// writeNumeric hashes a decimal by its value: trailing zeros of the digits
-// are folded into the exponent, so 1.50 (150e-2) and 1.5 (15e-1) hash alike.
-func (k *keyHasher) writeNumeric(n pgtype.Numeric) {
-	k.h.WriteByte('n')
-	if !n.Valid || n.NaN || n.InfinityModifier != pgtype.Finite || n.Int == nil {
-		fmt.Fprintf(&k.h, "%v/%v/%v", n.Valid, n.NaN, n.InfinityModifier)
-		return
-	}
-	i, exp := new(big.Int).Set(n.Int), n.Exp
-	if i.Sign() == 0 {
-		k.h.WriteByte('0')
-		return
-	}
-	ten, r := big.NewInt(10), new(big.Int)
-	for {
-		q, m := new(big.Int).QuoRem(i, ten, r)
-		if m.Sign() != 0 {
-			break
-		}
-		i, exp = q, exp+1
-	}
-	k.h.Write(i.Bytes())
-	k.h.WriteByte(byte(i.Sign() + 1))
-	k.writeUint(uint64(int64(exp)))
-}
-
-// foldKeyText lower-cases and trims trailing spaces (MySQL's PAD SPACE
-// collations ignore them) and cuts a prefix index part to its length.
-func foldKeyText(s string, prefix int) string {
-	if prefix > 0 && utf8.RuneCountInString(s) > prefix {
-		n := 0
-		for i := range s {
-			if n == prefix {
-				s = s[:i]
-				break
-			}
-			n++
-		}
-	}
-	return strings.ToLower(strings.TrimRight(s, " "))
 }
 
 // dedupe sorts keys and removes repeats in place.

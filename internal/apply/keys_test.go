@@ -2,11 +2,8 @@ package apply
 
 import (
 	"hash/maphash"
-	"math/big"
+	"math"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
@@ -131,36 +128,60 @@ func TestKeysKeylessTableIsWide(t *testing.T) {
 	}
 }
 
+// Keys hash the source's own values (go-mysql's decoding).
 func TestKeyValueNormalisation(t *testing.T) {
 	h := newKeyHasher(maphash.MakeSeed())
-	tbl := &schema.Table{TableID: schema.TableID{Database: "d", Name: "t"},
-		Columns: []schema.Column{{Name: "k", DataType: "varchar"}}, PrimaryKey: []string{"k"}}
-	tk := newTableKeys(tbl)
-	k := func(v any) uint64 {
-		ks := keysOf(h, tk, model.RowChange{Op: model.Insert, After: []any{v}})
-		return ks[0]
+	keyOf := func(c schema.Column) func(v any) uint64 {
+		c.Name = "k"
+		tk := newTableKeys(&schema.Table{TableID: schema.TableID{Database: "d", Name: "t"},
+			Columns: []schema.Column{c}, PrimaryKey: []string{"k"}})
+		return func(v any) uint64 { return keysOf(h, tk, model.RowChange{Op: model.Insert, After: []any{v}})[0] }
 	}
-	if k("Abc") != k("abc  ") {
-		t.Error("case and trailing spaces must fold (MySQL _ci PAD SPACE collations)")
+	text := keyOf(schema.Column{DataType: "varchar", Charset: "utf8mb4"})
+	if text("Abc") != text("abc  ") || text("Abc") != text([]byte("abc")) {
+		t.Error("case and trailing spaces must fold (MySQL _ci PAD SPACE collations), string or bytes alike")
 	}
-	if k("abc") == k("abd") {
+	if text("abc") == text("abd") {
 		t.Error("different strings must differ")
 	}
-	n1 := pgtype.Numeric{Int: big.NewInt(150), Exp: -2, Valid: true}
-	n2 := pgtype.Numeric{Int: big.NewInt(15), Exp: -1, Valid: true}
-	n3 := pgtype.Numeric{Int: big.NewInt(151), Exp: -2, Valid: true}
-	if k(n1) != k(n2) || k(n1) == k(n3) {
-		t.Error("decimals must hash by value: 1.50 == 1.5 != 1.51")
+	bin := keyOf(schema.Column{DataType: "varbinary", Charset: "binary"})
+	if bin([]byte{1, 2}) == bin([]byte{1, 3}) || bin("Ab") == bin("ab") || bin([]byte("ab")) != bin("ab") {
+		t.Error("binary strings hash exactly, string or bytes alike")
 	}
-	t1 := time.Date(2024, 1, 2, 3, 4, 5, 6000, time.UTC)
-	if k(t1) != k(t1.In(time.FixedZone("x", 3600))) || k(t1) == k(t1.Add(time.Microsecond)) {
-		t.Error("times must hash by instant")
+	dec := keyOf(schema.Column{DataType: "decimal", Precision: 10, Scale: 2})
+	if dec("1.50") != dec("1.5") || dec("1.50") == dec("1.51") || dec("-0.00") != dec("0") || dec("10") != dec("10.00") {
+		t.Error("decimals must hash by value: 1.50 == 1.5 != 1.51, -0.00 == 0, 10 == 10.00")
 	}
-	if k([]byte{1, 2}) == k([]byte{1, 3}) {
-		t.Error("bytes must differ")
+	// An INT UNSIGNED column decoded without signedness metadata gives
+	// int32(-1) for 4294967295; a BIGINT child referencing it gives int64.
+	uns := keyOf(schema.Column{DataType: "int", Unsigned: true})
+	big := keyOf(schema.Column{DataType: "bigint", Unsigned: true})
+	if uns(int32(-1)) != big(int64(4294967295)) || uns(uint32(4294967295)) != big(uint64(4294967295)) {
+		t.Error("unsigned values must hash by their unsigned value whatever the width")
+	}
+	signed := keyOf(schema.Column{DataType: "int"})
+	if signed(int32(-1)) == signed(int32(1)) || signed(int8(7)) != signed(int64(7)) {
+		t.Error("signed integers: widths erased, signs kept")
 	}
 	if foldKeyText("ÄBCDEF", 3) != "äbc" {
 		t.Errorf("prefix of 3 characters: got %q", foldKeyText("ÄBCDEF", 3))
+	}
+}
+
+func TestValueEqualIsExact(t *testing.T) {
+	same := [][2]any{{nil, nil}, {"a", "a"}, {[]byte("a"), []byte("a")}, {int64(1), int64(1)}, {int8(-1), int8(-1)},
+		{uint64(1 << 63), uint64(1 << 63)}, {1.5, 1.5}, {float32(2), float32(2)}}
+	for _, p := range same {
+		if !valueEqual(p[0], p[1]) {
+			t.Errorf("%#v and %#v must be equal", p[0], p[1])
+		}
+	}
+	differ := [][2]any{{nil, "a"}, {"a", []byte("a")}, {"a", "A"}, {int64(1), int32(1)}, {0.0, math.Copysign(0, -1)},
+		{"1.5", "1.50"}, {[]byte{0}, []byte{}}}
+	for _, p := range differ {
+		if valueEqual(p[0], p[1]) {
+			t.Errorf("%#v and %#v must not be equal", p[0], p[1])
+		}
 	}
 }
 

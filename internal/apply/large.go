@@ -28,7 +28,7 @@ func (d *dispatcher) applyLarge(ctx context.Context, first *model.Txn, in <-chan
 		return err
 	}
 	defer a.release(conn)
-	plans := newPlanCache(a.naming, a.cfg.Writable)
+	plans := newPlanCache(a.naming, a.cfg.Mapper, a.cfg.Writable)
 	wr := newWriter(conn.Conn(), plans, a.cfg.CopyRows, largeFlushRows)
 	wr.queue(stmt{sql: "BEGIN", expect: -1})
 	seq := first.Seq

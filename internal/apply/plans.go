@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/postgres"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // planCache holds the compiled apply plan of each table version a worker
@@ -15,6 +16,7 @@ import (
 // the pointer identifies the version; the cache is dropped after every DDL.
 type planCache struct {
 	naming   schema.Naming
+	mapper   *typemap.Mapper
 	writable func(*schema.Table) []int
 	m        map[*schema.Table]*postgres.ApplyPlan
 	// updateMany holds the multi-row UPDATE text per table version and row
@@ -28,8 +30,8 @@ type updateManyKey struct {
 	rows int
 }
 
-func newPlanCache(naming schema.Naming, writable func(*schema.Table) []int) *planCache {
-	return &planCache{naming: naming, writable: writable, m: map[*schema.Table]*postgres.ApplyPlan{},
+func newPlanCache(naming schema.Naming, mapper *typemap.Mapper, writable func(*schema.Table) []int) *planCache {
+	return &planCache{naming: naming, mapper: mapper, writable: writable, m: map[*schema.Table]*postgres.ApplyPlan{},
 		updateMany: map[updateManyKey]string{}, types: map[*schema.Table][]string{}}
 }
 
@@ -41,7 +43,11 @@ func (c *planCache) get(t *schema.Table) (*postgres.ApplyPlan, error) {
 		return nil, fmt.Errorf("row change without a table")
 	}
 	ident := pgx.Identifier{c.naming.Schema(t.Database), t.Name}
-	p, err := postgres.NewApplyPlan(t, ident, c.writable(t))
+	conv, err := c.mapper.Compile(t)
+	if err != nil {
+		return nil, fmt.Errorf("compile converters for %s: %w", t.TableID, err)
+	}
+	p, err := postgres.NewApplyPlan(t, ident, c.writable(t), conv)
 	if err != nil {
 		return nil, err
 	}

@@ -26,11 +26,12 @@ func TestApplyMovesIdentitySequences(t *testing.T) {
 			Columns: []schema.Column{{Name: "id", DataType: typ, AutoIncrement: true}, {Name: "v", DataType: "varchar", Nullable: true}}}
 	}
 	tt, ut := ai("t", "int"), ai("u", "bigint")
+	ut.Columns[0].Unsigned = true
 	wt := &schema.Table{TableID: schema.TableID{Database: f.db, Name: "w"}, PrimaryKey: []string{"id"},
 		Columns: []schema.Column{{Name: "id", DataType: "int", AutoIncrement: true}}}
 	txns := withPositions([]*model.Txn{
 		{Changes: []model.RowChange{{Op: model.Insert, Table: tt, After: []any{int32(1), "a"}}, {Op: model.Insert, Table: tt, After: []any{int32(7), "b"}}}},
-		{Changes: []model.RowChange{{Op: model.Insert, Table: ut, After: []any{"3", "c"}}, {Op: model.Insert, Table: ut, After: []any{"18446744073709551615", "max"}}}},
+		{Changes: []model.RowChange{{Op: model.Insert, Table: ut, After: []any{uint64(3), "c"}}, {Op: model.Insert, Table: ut, After: []any{uint64(18446744073709551615), "max"}}}},
 		{Changes: []model.RowChange{{Op: model.Update, Table: tt, Before: []any{int32(1), "a"}, After: []any{int32(40), "a"}}}},
 		{Changes: []model.RowChange{{Op: model.Insert, Table: wt, After: []any{int32(3)}}}},
 	}, 1)

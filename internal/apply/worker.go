@@ -28,7 +28,7 @@ type worker struct {
 
 func newWorker(id int, a *Applier) *worker {
 	return &worker{id: id, a: a, queue: make(chan *item, a.cfg.QueueTxns),
-		plans: newPlanCache(a.naming, a.cfg.Writable)}
+		plans: newPlanCache(a.naming, a.cfg.Mapper, a.cfg.Writable)}
 }
 
 func (w *worker) run(ctx context.Context) error {

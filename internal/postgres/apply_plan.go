@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // maxParams is PostgreSQL's limit on bind parameters per statement.
@@ -20,8 +21,10 @@ const maxParams = 65535
 var insertBuckets = []int{256, 64, 16, 4, 1}
 
 // ApplyPlan is the compiled form of one table version for the apply side:
-// its SQL templates and which image values bind to which parameter. It is
-// immutable after NewApplyPlan and safe for concurrent use.
+// its SQL templates, which image values bind to which parameter, and the
+// converters that turn the source's values (model.RowChange images) into
+// PostgreSQL values as they are bound. It is immutable after NewApplyPlan
+// and safe for concurrent use.
 //
 // Keyed tables (a primary key, or a unique key whose columns are all NOT
 // NULL) update and delete by that key. Keyless tables match the full
@@ -39,6 +42,8 @@ type ApplyPlan struct {
 	Key []int
 	// Keyless is true when updates and deletes match the whole before image.
 	Keyless bool
+	// conv converts source values column by column.
+	conv *typemap.TableConv
 
 	insert map[int]string // rows per statement → INSERT text
 	delete map[int]string // rows per statement → DELETE text (keyed tables)
@@ -54,12 +59,16 @@ type ApplyPlan struct {
 }
 
 // NewApplyPlan compiles the plan of table t, written to the target table
-// ident, writing the columns whose indexes are in writable.
-func NewApplyPlan(t *schema.Table, ident pgx.Identifier, writable []int) (*ApplyPlan, error) {
+// ident, writing the columns whose indexes are in writable, converting
+// source values with conv (compiled for t).
+func NewApplyPlan(t *schema.Table, ident pgx.Identifier, writable []int, conv *typemap.TableConv) (*ApplyPlan, error) {
 	if len(writable) == 0 {
 		return nil, fmt.Errorf("apply plan %s: no writable columns", t.TableID)
 	}
-	p := &ApplyPlan{Table: t, Ident: ident, QTable: ident.Sanitize(), Cols: writable,
+	if conv == nil || len(conv.Columns) != len(t.Columns) {
+		return nil, fmt.Errorf("apply plan %s: no converters for the table version", t.TableID)
+	}
+	p := &ApplyPlan{Table: t, Ident: ident, QTable: ident.Sanitize(), Cols: writable, conv: conv,
 		insert: map[int]string{}, delete: map[int]string{}}
 	for _, name := range t.KeyColumns() {
 		i := t.ColumnIndex(name)
@@ -223,11 +232,21 @@ func (p *ApplyPlan) AppendUpdateManyArgs(dst, before, after []any) ([]any, error
 	if len(after) < len(p.Table.Columns) {
 		return dst, p.imageError("after", len(after))
 	}
-	for _, c := range p.Key {
-		dst = append(dst, before[c])
+	dst, err := p.appendValues(dst, p.Key, before)
+	if err != nil {
+		return dst, err
 	}
-	for _, c := range p.Cols {
-		dst = append(dst, after[c])
+	return p.appendValues(dst, p.Cols, after)
+}
+
+// appendValues appends the converted values of the given columns of an image.
+func (p *ApplyPlan) appendValues(dst []any, cols []int, img []any) ([]any, error) {
+	for _, c := range cols {
+		v, err := p.conv.Columns[c].FromBinlog(img[c])
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, v)
 	}
 	return dst, nil
 }
@@ -397,10 +416,7 @@ func (p *ApplyPlan) AppendInsertArgs(dst []any, after []any) ([]any, error) {
 	if len(after) < len(p.Table.Columns) {
 		return dst, p.imageError("after", len(after))
 	}
-	for _, c := range p.Cols {
-		dst = append(dst, after[c])
-	}
-	return dst, nil
+	return p.appendValues(dst, p.Cols, after)
 }
 
 // UpdateArgs returns the bind values of one update.
@@ -408,9 +424,9 @@ func (p *ApplyPlan) UpdateArgs(before, after []any) ([]any, error) {
 	if len(after) < len(p.Table.Columns) {
 		return nil, p.imageError("after", len(after))
 	}
-	args := make([]any, 0, len(p.Cols)*2)
-	for _, c := range p.Cols {
-		args = append(args, after[c])
+	args, err := p.appendValues(make([]any, 0, len(p.Cols)*2), p.Cols, after)
+	if err != nil {
+		return nil, err
 	}
 	return p.appendMatchArgs(args, before)
 }
@@ -433,10 +449,7 @@ func (p *ApplyPlan) appendMatchArgs(dst, before []any) ([]any, error) {
 	if p.Keyless {
 		cols = p.Cols
 	}
-	for _, c := range cols {
-		dst = append(dst, before[c])
-	}
-	return dst, nil
+	return p.appendValues(dst, cols, before)
 }
 
 // KeyString describes the row a before (or after) image identifies, for

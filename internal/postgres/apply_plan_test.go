@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 func planOf(t *testing.T, tbl *schema.Table) *ApplyPlan {
@@ -15,7 +16,11 @@ func planOf(t *testing.T, tbl *schema.Table) *ApplyPlan {
 	for i := range writable {
 		writable[i] = i
 	}
-	p, err := NewApplyPlan(tbl, pgx.Identifier{"s", tbl.Name}, writable)
+	conv, err := typemap.New(typemap.DefaultOptions(), nil).Compile(tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewApplyPlan(tbl, pgx.Identifier{"s", tbl.Name}, writable, conv)
 	if err != nil {
 		t.Fatal(err)
 	}

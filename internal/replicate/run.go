@@ -86,7 +86,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		return err
 	}
 	r.applier, err = apply.New(apply.Config{Stream: o.Stream, Workers: o.Workers,
-		MaxInflightBytes: o.MaxTxnMemory / 2, Decode: binlogpos.Decode, Log: r.log}, r.pool, r.naming)
+		MaxInflightBytes: o.MaxTxnMemory / 2, Mapper: r.mapper, Decode: binlogpos.Decode, Log: r.log}, r.pool, r.naming)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,6 @@ func (r *runner) prepare(ctx context.Context) error {
 	r.stream, err = binlog.New(binlog.Config{
 		Source: o.Source, Info: r.info, ServerID: serverID, Stream: o.Stream,
 		Start: start.pos, Tables: start.tables, SchemaVersion: start.version,
-		Mapper:        r.mapper,
 		InScope:       func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) },
 		Translate:     r.translator(),
 		SkipDDL:       skip,

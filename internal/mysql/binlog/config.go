@@ -15,7 +15,6 @@ import (
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
-	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // DDLResult is what a schema-changing statement does, as the translator
@@ -52,7 +51,6 @@ type Config struct {
 	// Tables is the schema in force at Start, SchemaVersion its version.
 	Tables        map[schema.TableID]*schema.Table
 	SchemaVersion int64
-	Mapper        *typemap.Mapper
 	// InScope says which tables are replicated; rows of other tables are not
 	// even decoded. It is called from go-mysql's reader goroutine too.
 	InScope   func(schema.TableID) bool
@@ -93,9 +91,6 @@ type Config struct {
 
 func (c *Config) withDefaults() (Config, error) {
 	out := *c
-	if out.Mapper == nil {
-		return out, errors.New("binlog: no type mapper")
-	}
 	if out.Translate == nil {
 		return out, errors.New("binlog: no DDL translator")
 	}

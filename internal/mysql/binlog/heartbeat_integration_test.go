@@ -10,7 +10,6 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
-	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // TestIdleSourceSendsHeartbeats runs on a throwaway server nobody else
@@ -27,7 +26,6 @@ func TestIdleSourceSendsHeartbeats(t *testing.T) {
 	}
 	var idle atomic.Int32
 	cfg := Config{Source: src, Info: info, ServerID: 78, Start: start, Log: testenv.Logger(),
-		Mapper: typemap.New(typemap.DefaultOptions(), nil),
 		OnIdle: func(binlogpos.Position) { idle.Add(1) },
 		Translate: func(map[schema.TableID]*schema.Table, string, string) (*DDLResult, error) {
 			return &DDLResult{Ignored: true}, nil

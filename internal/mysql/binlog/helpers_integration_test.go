@@ -119,7 +119,6 @@ func (f *fixture) config(start binlogpos.Position, tr Translator) Config {
 		Start:         start,
 		Tables:        f.tables(),
 		SchemaVersion: 1,
-		Mapper:        f.mapper(),
 		InScope:       func(id schema.TableID) bool { return f.scope.Match(id.Database, id.Name) },
 		Translate:     tr,
 		Log:           testenv.Logger(),
@@ -128,7 +127,10 @@ func (f *fixture) config(start binlogpos.Position, tr Translator) Config {
 
 // running is a stream in a goroutine with its output channel.
 type running struct {
-	t      *testing.T
+	t *testing.T
+	// mapper converts the changes next returns into PostgreSQL values, as
+	// the PostgreSQL sink does, so tests compare them with the snapshot's.
+	mapper *typemap.Mapper
 	stream *Stream
 	out    chan *model.Txn
 	cancel context.CancelFunc
@@ -150,7 +152,7 @@ func startStreamCap(t *testing.T, cfg Config, capacity int) *running {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{t: t, stream: s, out: make(chan *model.Txn, capacity), cancel: cancel, done: make(chan error, 1)}
+	r := &running{t: t, stream: s, mapper: testMapper(t, cfg), out: make(chan *model.Txn, capacity), cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- s.Run(ctx, r.out) }()
 	t.Cleanup(func() { r.stop() })
 	return r
@@ -178,6 +180,7 @@ func (r *running) next(timeout time.Duration) *model.Txn {
 				r.t.Fatalf("stream ended: %v", r.stop())
 			}
 			if len(txn.Changes) > 0 || txn.DDL != nil {
+				toPG(r.t, r.mapper, txn)
 				return txn
 			}
 		case <-deadline:
@@ -216,4 +219,24 @@ func ignoreOthers(db string) Translator {
 		}
 		return &DDLResult{Ignored: true, Reason: "other database"}, nil
 	}
+}
+
+// testMapper is a type mapper with the source's character sets (when the
+// stream has a source connection).
+func testMapper(t *testing.T, cfg Config) *typemap.Mapper {
+	t.Helper()
+	o := typemap.DefaultOptions()
+	if cfg.Source.Host != "" {
+		src, err := OpenSource(cfg.Source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		cs, err := typemap.LoadCharsets(context.Background(), src.db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Charsets = cs
+	}
+	return typemap.New(o, nil)
 }

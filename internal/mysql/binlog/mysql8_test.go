@@ -214,7 +214,7 @@ func TestMySQL8JSONAndGTIDs(t *testing.T) {
 	}}
 	m := typemap.New(typemap.DefaultOptions(), nil)
 	s, err := New(Config{
-		Info: SourceInfo{Flavor: FlavorMySQL, GTID: true}, ServerID: 9, Mapper: m,
+		Info: SourceInfo{Flavor: FlavorMySQL, GTID: true}, ServerID: 9,
 		Start:  binlogpos.Position{File: "binlog.000007", Pos: 4, GTIDSet: sid.String() + ":1-5"},
 		Tables: map[schema.TableID]*schema.Table{tbl.TableID: tbl}, SchemaVersion: 3,
 		Translate: func(map[schema.TableID]*schema.Table, string, string) (*DDLResult, error) {
@@ -251,6 +251,7 @@ func TestMySQL8JSONAndGTIDs(t *testing.T) {
 		}
 	}
 	txn := <-out
+	toPG(t, m, txn)
 	if txn.GTID != sid.String()+":6" || endOf(txn).GTIDSet != sid.String()+":1-6" ||
 		endOf(txn).File != "binlog.000007" || endOf(txn).Pos != b.pos || endOf(txn).Flavor != FlavorMySQL {
 		t.Errorf("txn gtid %q end %+v (want pos %d)", txn.GTID, txn.End, b.pos)

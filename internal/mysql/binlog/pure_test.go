@@ -8,6 +8,7 @@ import (
 	"github.com/go-mysql-org/go-mysql/replication"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 func TestMariaDBGTIDTracking(t *testing.T) {
@@ -121,6 +122,26 @@ func TestMariaDBSetFormatMatchesGoMySQL(t *testing.T) {
 		}
 		if got, want := formatMariaDBSet(set), set.String(); got != want {
 			t.Fatalf("formatMariaDBSet = %q, go-mysql says %q", got, want)
+		}
+	}
+}
+
+// toPG converts a transaction's images in place from the source's values
+// into PostgreSQL values, as the PostgreSQL sink does when it writes them.
+func toPG(t *testing.T, m *typemap.Mapper, txn *model.Txn) {
+	t.Helper()
+	for i := range txn.Changes {
+		c := &txn.Changes[i]
+		conv, err := m.Compile(c.Table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, img := range [][]any{c.Before, c.After} {
+			for j, v := range img {
+				if img[j], err = conv.Columns[j].FromBinlog(v); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 	}
 }

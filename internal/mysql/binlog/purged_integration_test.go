@@ -12,7 +12,6 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
-	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // TestPurgedBinlogIsAConfigurationError purges the binlog a start position
@@ -62,7 +61,7 @@ func TestPurgedBinlogIsAConfigurationError(t *testing.T) {
 	for name, start := range map[string]binlogpos.Position{"file": byFile, "gtid": old} {
 		t.Run(name, func(t *testing.T) {
 			cfg := Config{Source: src, Info: info, ServerID: 77, Start: start,
-				Mapper: typemap.New(typemap.DefaultOptions(), nil), Log: testenv.Logger(),
+				Log: testenv.Logger(),
 				Translate: func(map[schema.TableID]*schema.Table, string, string) (*DDLResult, error) {
 					return &DDLResult{Ignored: true}, nil
 				}}

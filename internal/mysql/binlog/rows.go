@@ -1,13 +1,15 @@
 package binlog
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/go-mysql-org/go-mysql/replication"
 
 	"github.com/sluice-db/sluice/internal/model"
-	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/schema"
 )
 
 // rows converts the row images of a rows event and adds them to the open
@@ -32,10 +34,10 @@ func (s *Stream) rows(ctx context.Context, e *replication.RowsEvent, h *replicat
 	for _, skipped := range e.SkippedColumns {
 		if len(skipped) > 0 {
 			return s.errorf(s.statementAt(h, logPos), "table %s: the row image lacks columns %v: sluice needs binlog_row_image=FULL "+
-				"(SET GLOBAL binlog_row_image='FULL' and restart the writing sessions)", mt.conv.Table.TableID, skipped)
+				"(SET GLOBAL binlog_row_image='FULL' and restart the writing sessions)", mt.table.TableID, skipped)
 		}
 	}
-	changes, bytes, err := s.convertRows(mt.conv, op, e.Rows)
+	changes, bytes, err := s.convertRows(mt.table, op, e.Rows)
 	if err != nil {
 		return s.errorf(s.statementAt(h, logPos), "%v%s", err, s.statementHint())
 	}
@@ -65,31 +67,33 @@ func rowsOp(t replication.EventType) (model.Op, error) {
 }
 
 // convertRows turns go-mysql row images into model changes. Update events
-// hold before and after images alternately.
-func (s *Stream) convertRows(conv *typemap.TableConv, op model.Op, rows [][]any) ([]model.RowChange, int64, error) {
+// hold before and after images alternately. The values stay as go-mysql
+// decodes them (the source's own types: see model.RowChange); the sink
+// converts them to its own.
+func (s *Stream) convertRows(t *schema.Table, op model.Op, rows [][]any) ([]model.RowChange, int64, error) {
 	step := 1
 	if op == model.Update {
 		step = 2
 		if len(rows)%2 != 0 {
-			return nil, 0, fmt.Errorf("table %s: update event with %d images, want pairs", conv.Table.TableID, len(rows))
+			return nil, 0, fmt.Errorf("table %s: update event with %d images, want pairs", t.TableID, len(rows))
 		}
 	}
 	changes := make([]model.RowChange, 0, len(rows)/step)
 	var bytes int64
 	for i := 0; i < len(rows); i += step {
-		c := model.RowChange{Op: op, Table: conv.Table}
+		c := model.RowChange{Op: op, Table: t}
 		var err error
 		var n int64
 		switch op {
 		case model.Insert:
-			c.After, n, err = convertImage(conv, rows[i])
+			c.After, n, err = detachImage(t, rows[i])
 		case model.Delete:
-			c.Before, n, err = convertImage(conv, rows[i])
+			c.Before, n, err = detachImage(t, rows[i])
 		case model.Update:
-			c.Before, n, err = convertImage(conv, rows[i])
+			c.Before, n, err = detachImage(t, rows[i])
 			if err == nil {
 				var m int64
-				c.After, m, err = convertImage(conv, rows[i+1])
+				c.After, m, err = detachImage(t, rows[i+1])
 				n += m
 			}
 		}
@@ -106,24 +110,26 @@ func (s *Stream) convertRows(conv *typemap.TableConv, op model.Op, rows [][]any)
 // values: the struct, two slice headers and allocator rounding.
 const rowChangeOverhead = 96
 
-// convertImage converts one row image with the table's converters and
-// returns the approximate memory it holds.
-func convertImage(conv *typemap.TableConv, row []any) ([]any, int64, error) {
-	if len(row) != len(conv.Columns) {
+// detachImage checks one row image against the table version and makes its
+// values independent of go-mysql's event buffer (strings and byte slices may
+// point into it), reusing the row slice go-mysql allocated for the event. It
+// returns the approximate memory the image holds.
+func detachImage(t *schema.Table, row []any) ([]any, int64, error) {
+	if len(row) != len(t.Columns) {
 		return nil, 0, fmt.Errorf("table %s: row image has %d values, the schema has %d columns",
-			conv.Table.TableID, len(row), len(conv.Columns))
+			t.TableID, len(row), len(t.Columns))
 	}
-	out := make([]any, len(row))
 	size := int64(16 * len(row))
 	for i, v := range row {
-		x, err := conv.Columns[i].FromBinlog(v)
-		if err != nil {
-			return nil, 0, err
+		switch x := v.(type) {
+		case []byte:
+			row[i] = bytes.Clone(x)
+		case string:
+			row[i] = strings.Clone(x)
 		}
-		out[i] = x
-		size += valueSize(x)
+		size += valueSize(row[i])
 	}
-	return out, size, nil
+	return row, size, nil
 }
 
 // valueSize approximates the heap memory behind one converted value.

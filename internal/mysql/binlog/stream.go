@@ -104,7 +104,7 @@ func New(cfg Config) (*Stream, error) {
 	}
 	s := &Stream{
 		cfg:      c,
-		tables:   newTableSet(c.Tables, c.SchemaVersion, c.Mapper, c.InScope),
+		tables:   newTableSet(c.Tables, c.SchemaVersion, c.InScope),
 		gtid:     g,
 		boundary: c.Start,
 		file:     c.Start.File,

@@ -116,7 +116,7 @@ func TestStreamInsertUpdateDeleteAndMultiTableTxn(t *testing.T) {
 	if len(first.Changes) != 1 || first.Changes[0].Op != model.Insert || first.Changes[0].Table.Name != "t1" {
 		t.Fatalf("first txn: %+v", first)
 	}
-	m := cfg.Mapper
+	m := testMapper(t, cfg)
 	t1 := cfg.Tables[schema.TableID{Database: f.db, Name: "t1"}]
 	t2 := cfg.Tables[schema.TableID{Database: f.db, Name: "t2"}]
 	// What the snapshot would read for id 10 (was 1) must equal the insert's image but id/v.

@@ -8,19 +8,17 @@ import (
 	"github.com/go-mysql-org/go-mysql/replication"
 
 	"github.com/sluice-db/sluice/internal/schema"
-	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // tableSet is the schema in force at the stream's read position: every
-// known table version, the schema-history version, and the converters
-// compiled for the tables the binlog mentions.
+// known table version, the schema-history version, and the resolution of
+// the binlog's table ids.
 type tableSet struct {
 	tables  map[schema.TableID]*schema.Table
 	version int64
-	mapper  *typemap.Mapper
 	inScope func(schema.TableID) bool
 	// byBinlogID caches the resolution of a binlog table id (from TABLE_MAP)
-	// to a table version and its converters. Cleared on every schema change
+	// to a table version. Cleared on every schema change
 	// and reconnect: MySQL reuses ids only for an unchanged definition, but
 	// the cache must never outlive the schema it was checked against.
 	byBinlogID map[uint64]*mappedTable
@@ -29,15 +27,15 @@ type tableSet struct {
 // mappedTable is a table of the binlog resolved against the schema history.
 // skip is set for tables out of scope.
 type mappedTable struct {
-	conv *typemap.TableConv
-	skip bool
+	table *schema.Table
+	skip  bool
 }
 
-func newTableSet(tables map[schema.TableID]*schema.Table, version int64, m *typemap.Mapper, inScope func(schema.TableID) bool) *tableSet {
+func newTableSet(tables map[schema.TableID]*schema.Table, version int64, inScope func(schema.TableID) bool) *tableSet {
 	if tables == nil {
 		tables = map[schema.TableID]*schema.Table{}
 	}
-	return &tableSet{tables: maps.Clone(tables), version: version, mapper: m, inScope: inScope,
+	return &tableSet{tables: maps.Clone(tables), version: version, inScope: inScope,
 		byBinlogID: map[uint64]*mappedTable{}}
 }
 
@@ -81,11 +79,7 @@ func (s *tableSet) resolve(tm *replication.TableMapEvent) (*mappedTable, error) 
 	if err := checkColumns(t, tm); err != nil {
 		return nil, err
 	}
-	conv, err := s.mapper.Compile(t)
-	if err != nil {
-		return nil, fmt.Errorf("compile converters for %s (schema version %d): %w", id, s.version, err)
-	}
-	mt := &mappedTable{conv: conv}
+	mt := &mappedTable{table: t}
 	s.byBinlogID[tm.TableID] = mt
 	return mt, nil
 }

@@ -35,14 +35,14 @@ func TestStreamEveryTypeEqualsSnapshotReading(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	snap := f.textRows(tbl, cfg.Mapper, "TRUE")
+	snap := f.textRows(tbl, r.mapper, "TRUE")
 	if len(snap) != typecorpus.Rows {
 		t.Fatalf("%d rows on the source", len(snap))
 	}
 	if _, err := conn.ExecContext(t.Context(), "UPDATE types SET id = id + 100"); err != nil {
 		t.Fatal(err)
 	}
-	moved := f.textRows(tbl, cfg.Mapper, "TRUE")
+	moved := f.textRows(tbl, r.mapper, "TRUE")
 	if _, err := conn.ExecContext(t.Context(), "DELETE FROM types WHERE id = 102"); err != nil {
 		t.Fatal(err)
 	}
