@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS sluice.applied (
 // InsertAppliedSQL records one target transaction's source transactions; the
 // arguments are stream, the last end position's key, the keys of all end
 // positions (text[]), and the key of the checkpoint the run started from
-// (” when it started without one).
+// (empty when it started without one).
 //
 // The start position makes a row verifiable: in one stream history every
 // run starts at or after the start of the runs before it, and the checkpoint
