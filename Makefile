@@ -59,7 +59,7 @@ test: deps sandbox-up fmt-check vet
 	unset SLUICE_SOURCE SLUICE_TARGET; \
 	CI="$${CI:-true}" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -p $(TEST_P) -parallel $(TEST_PARALLEL) $(TEST_FLAGS) \
 		$$($(GO) list ./... | grep -v /crashtest); \
-	CI="$${CI:-true}" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./internal/apply/crashtest/...
+	CI="$${CI:-true}" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./internal/pipeline/crashtest/...
 # The crash and 1 GB-transaction tests run alone, after the rest: their load (and a 20 s
 # transaction) on the shared sandbox would make other tests' FLUSH TABLES WITH READ LOCK wait.
 

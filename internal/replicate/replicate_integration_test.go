@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sluice-db/sluice/internal/checkpoint"
-	"github.com/sluice-db/sluice/internal/postgres"
+	"github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv/typecorpus"
 )

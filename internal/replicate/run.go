@@ -10,14 +10,14 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sluice-db/sluice/internal/apply"
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/gctune"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/mysql/binlog"
-	"github.com/sluice-db/sluice/internal/postgres"
+	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -39,7 +39,7 @@ type runner struct {
 	cat        *schema.Catalog
 	mapper     *typemap.Mapper
 	stream     *binlog.Stream
-	applier    *apply.Applier
+	applier    *pipeline.Applier
 	unregister func()
 	idle       chan struct{} // the stream went idle (OnIdle), for --until-caught-up
 }
@@ -85,8 +85,13 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err := r.ensureStart(ctx); err != nil {
 		return err
 	}
-	r.applier, err = apply.New(apply.Config{Stream: o.Stream, Workers: o.Workers,
-		MaxInflightBytes: o.MaxTxnMemory / 2, Mapper: r.mapper, Decode: binlogpos.Decode, Log: r.log}, r.pool, r.naming)
+	sink, err := pgsink.New(pgsink.Config{Stream: o.Stream, Workers: o.Workers, Mapper: r.mapper,
+		Decode: binlogpos.Decode, Naming: r.naming, Log: r.log}, r.pool)
+	if err != nil {
+		return err
+	}
+	r.applier, err = pipeline.New(pipeline.Config{Stream: o.Stream, Workers: o.Workers,
+		MaxInflightBytes: o.MaxTxnMemory / 2, Log: r.log}, sink)
 	if err != nil {
 		return err
 	}
@@ -136,8 +141,8 @@ func (r *runner) connect(ctx context.Context) error {
 		return exitcode.ConfigError(err)
 	}
 	r.srcDB.SetMaxOpenConns(2)
-	conns := apply.PoolConns(r.o.Workers) + 2
-	if r.pool, err = postgres.Connect(ctx, r.o.Target.ConnString(), conns); err != nil {
+	conns := pipeline.PoolConns(r.o.Workers) + 2
+	if r.pool, err = pgsink.Connect(ctx, r.o.Target.ConnString(), conns); err != nil {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", r.o.Target.Redacted(), err))
 	}
 	return nil
@@ -159,7 +164,7 @@ func (r *runner) loadSource(ctx context.Context) error {
 		return fmt.Errorf("source: %w", err)
 	}
 	opts := typemap.Options{ZeroDate: r.o.ZeroDate, Nul: r.o.Nul}
-	if opts.PostGIS, err = postgres.HasExtension(ctx, r.pool, "postgis"); err != nil {
+	if opts.PostGIS, err = pgsink.HasExtension(ctx, r.pool, "postgis"); err != nil {
 		return err
 	}
 	if opts.Charsets, err = typemap.LoadCharsets(ctx, r.srcDB); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	mysnap "github.com/sluice-db/sluice/internal/mysql/snapshot"
-	"github.com/sluice-db/sluice/internal/postgres"
+	"github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 

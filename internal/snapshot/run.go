@@ -16,7 +16,7 @@ import (
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	mysnap "github.com/sluice-db/sluice/internal/mysql/snapshot"
-	"github.com/sluice-db/sluice/internal/postgres"
+	"github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluice-db/sluice/internal/postgres"
+	"github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/testenv/typecorpus"
 )

@@ -1,0 +1,75 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+)
+
+// Error is a change the target refused (constraint violation, value out of
+// range, missing table, a row the target does not have), or a value the
+// sink could not convert. Replication stops
+// on it: nothing is skipped. It names everything needed to find the cause:
+// the source transaction's end position, the table, the row's key, the SQL.
+type Error struct {
+	Position model.Position // end of the source transaction (nil inside a large one still streaming)
+	GTID     string
+	Table    schema.TableID
+	Op       model.Op
+	Key      string // "id=42", values cut short
+	SQL      string // the statement that failed, cut short
+	// DDL is the source statement when a schema change failed.
+	DDL string
+	Err error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("apply: source transaction ending at ")
+	if e.Position == nil {
+		b.WriteString("(large transaction, not yet complete)")
+	} else {
+		b.WriteString(e.Position.String())
+	}
+	if e.GTID != "" {
+		b.WriteString(" (GTID " + e.GTID + ")")
+	}
+	if e.DDL != "" {
+		b.WriteString(": DDL " + Shorten(e.DDL, 300))
+	}
+	if e.Table.Name != "" {
+		fmt.Fprintf(&b, ": %s %s", e.Op, e.Table)
+		if e.Key != "" {
+			b.WriteString(" [" + e.Key + "]")
+		}
+	}
+	if e.SQL != "" {
+		b.WriteString(": SQL: " + Shorten(e.SQL, 300))
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	var pgErr *pgconn.PgError
+	if errors.As(e.Err, &pgErr) && pgErr.Detail != "" {
+		b.WriteString(" (" + pgErr.Detail + ")")
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Shorten cuts s to about n bytes on a character boundary, marking the cut.
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut-- // do not split a UTF-8 sequence
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,209 @@
+// Package postgres is the PostgreSQL (and openGauss) sink: it converts the
+// source's values into PostgreSQL values (internal/typemap), writes them with
+// pipelined multi-row statements and binary COPY, and keeps the stream's
+// state (checkpoint, applied records, schema history: internal/checkpoint)
+// in the same PostgreSQL transactions as the rows. The snapshot's COPY
+// writer and the per-table apply plans live here too.
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/ddl"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/pipeline"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+// Config configures the PostgreSQL sink. Zero values take the documented
+// defaults; Mapper, Decode and Naming are required.
+type Config struct {
+	// Stream names the replication stream whose state is used.
+	Stream string
+	// Workers is the pipeline's worker count, to check the pool's size.
+	Workers int
+	// Mapper converts the source's values into PostgreSQL values.
+	Mapper *typemap.Mapper
+	// Decode reads the source's positions back from the state tables.
+	Decode model.PositionDecoder
+	// Naming maps source databases to target schemas.
+	Naming schema.Naming
+	// CopyRows is the shortest run of inserts into one table sent with COPY
+	// instead of multi-row INSERT (default 2000; 0 keeps the default, <0
+	// disables COPY).
+	CopyRows int
+	// SyncCommit keeps synchronous_commit on for the apply transactions.
+	// Off (the default) is safe: see docs/replication.md.
+	SyncCommit bool
+	// FenceTimeout bounds the wait at start for sessions of an earlier run
+	// of the stream to end (default 60s); see session.go.
+	FenceTimeout time.Duration
+	// Writable returns the indexes of the columns sluice writes in the
+	// target (generated columns of the target left out). Default:
+	// ddl.WritableColumns, the rule the CREATE TABLE was made with.
+	Writable func(t *schema.Table) []int
+	Log      *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.Stream == "" {
+		c.Stream = checkpoint.DefaultStream
+	}
+	if c.Workers <= 0 {
+		c.Workers = pipeline.DefaultWorkers()
+	}
+	if c.FenceTimeout <= 0 {
+		c.FenceTimeout = 60 * time.Second
+	}
+	if c.CopyRows == 0 {
+		c.CopyRows = 2000
+	}
+	if c.Writable == nil {
+		c.Writable = ddl.WritableColumns
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Sink is the pipeline's PostgreSQL target (pipeline.Sink).
+type Sink struct {
+	cfg  Config
+	pool *pgxpool.Pool
+	// leader is the fenced session held from Open to Close (see fence); the
+	// checkpoints are written through it.
+	leader *pgxpool.Conn
+	// seqs are the tables whose identity sequences must follow replicated
+	// rows (sequences.go).
+	seqs seqTracker
+}
+
+var _ pipeline.Sink = (*Sink)(nil)
+
+// New returns a sink writing through pool, which must allow
+// pipeline.PoolConns(cfg.Workers) connections.
+func New(cfg Config, pool *pgxpool.Pool) (*Sink, error) {
+	cfg = cfg.withDefaults()
+	if cfg.Mapper == nil || cfg.Decode == nil {
+		return nil, fmt.Errorf("apply: the PostgreSQL sink needs a type mapper and a position decoder")
+	}
+	if need := pipeline.PoolConns(cfg.Workers); int(pool.Config().MaxConns) < need {
+		return nil, fmt.Errorf("apply: the PostgreSQL pool allows %d connections, %d workers need %d (set pool_max_conns)",
+			pool.Config().MaxConns, cfg.Workers, need)
+	}
+	return &Sink{cfg: cfg, pool: pool}, nil
+}
+
+// Open fences earlier runs (session.go) and loads the stream's state.
+func (a *Sink) Open(ctx context.Context) (*checkpoint.State, []checkpoint.AppliedRow, error) {
+	leader, err := a.fence(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, rows, err := a.load(ctx, leader)
+	if err != nil {
+		a.release(leader)
+		return nil, nil, err
+	}
+	a.leader = leader
+	return st, rows, nil
+}
+
+func (a *Sink) load(ctx context.Context, conn *pgxpool.Conn) (*checkpoint.State, []checkpoint.AppliedRow, error) {
+	if err := checkpoint.Ensure(ctx, conn); err != nil {
+		return nil, nil, err
+	}
+	if err := checkpoint.EnsureApplied(ctx, conn); err != nil {
+		return nil, nil, err
+	}
+	st, err := checkpoint.Load(ctx, conn, a.cfg.Stream, a.cfg.Decode)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := checkpoint.LoadApplied(ctx, conn, a.cfg.Stream, a.cfg.Decode)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, rows, nil
+}
+
+// Close releases the fenced session.
+func (a *Sink) Close() {
+	if a.leader != nil {
+		a.release(a.leader)
+		a.leader = nil
+	}
+}
+
+// SaveCheckpoint writes the checkpoint row and deletes the covered applied
+// rows in one transaction on the fenced session.
+func (a *Sink) SaveCheckpoint(ctx context.Context, st checkpoint.State, covered []model.Position, durable bool) error {
+	return pgx.BeginFunc(ctx, a.leader, func(tx pgx.Tx) error {
+		if durable {
+			if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = on`); err != nil {
+				return err
+			}
+		}
+		if err := checkpoint.Save(ctx, tx, a.cfg.Stream, st); err != nil {
+			return err
+		}
+		return checkpoint.DeleteAppliedRows(ctx, tx, a.cfg.Stream, covered)
+	})
+}
+
+// DeleteApplied deletes applied rows of another stream history.
+func (a *Sink) DeleteApplied(ctx context.Context, lasts []model.Position) error {
+	return checkpoint.DeleteAppliedRows(ctx, a.leader, a.cfg.Stream, lasts)
+}
+
+// Sync moves identity sequences past the replicated rows.
+func (a *Sink) Sync(ctx context.Context, final bool) error {
+	return a.syncSequences(ctx, a.leader, final)
+}
+
+// TargetName names a target table as Cascades does.
+func (a *Sink) TargetName(id schema.TableID) string {
+	return a.cfg.Naming.Schema(id.Database) + "\x00" + id.Name
+}
+
+// Cascades reads every foreign key with an action from the target's
+// catalog: the catalog is what PostgreSQL will actually do.
+func (a *Sink) Cascades(ctx context.Context) (*pipeline.Cascades, error) {
+	rows, err := a.pool.Query(ctx, `SELECT pn.nspname::text, p.relname::text, cn.nspname::text, c.relname::text
+		FROM pg_constraint k
+		JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
+		JOIN pg_class p ON p.oid = k.confrelid JOIN pg_namespace pn ON pn.oid = p.relnamespace
+		WHERE k.contype = 'f' AND (k.confdeltype IN ('c', 'n', 'd') OR k.confupdtype IN ('c', 'n', 'd'))`)
+	if err != nil {
+		return nil, fmt.Errorf("apply: read the target's foreign key actions: %w", err)
+	}
+	edges := map[string][]string{}
+	var ps, pt, cs, ct string
+	_, err = pgx.ForEachRow(rows, []any{&ps, &pt, &cs, &ct}, func() error {
+		p := ps + "\x00" + pt
+		edges[p] = append(edges[p], cs+"\x00"+ct)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("apply: read the target's foreign key actions: %w", err)
+	}
+	return pipeline.NewCascades(edges), nil
+}
+
+// Session opens a prepared session (session.go) for one worker.
+func (a *Sink) Session(ctx context.Context) (pipeline.Session, error) {
+	conn, err := a.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &session{a: a, conn: conn, plans: newPlanCache(a.cfg.Naming, a.cfg.Mapper, a.cfg.Writable)}, nil
+}
