@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
-	mysnap "github.com/sluice-db/sluice/internal/mysql/snapshot"
+	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/preflight"
 	"github.com/sluice-db/sluice/internal/snapshot"
 	"github.com/sluice-db/sluice/internal/typemap"

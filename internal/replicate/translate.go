@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/sluice-db/sluice/internal/ddl"
-	"github.com/sluice-db/sluice/internal/mysql/binlog"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/schema"
 )
 

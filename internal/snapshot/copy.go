@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	mysnap "github.com/sluice-db/sluice/internal/mysql/snapshot"
+	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
 // openPoint opens the reader sessions at one instant and checks that the

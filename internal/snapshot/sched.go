@@ -4,7 +4,7 @@ import (
 	"container/heap"
 	"sync"
 
-	mysnap "github.com/sluice-db/sluice/internal/mysql/snapshot"
+	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
 // task is one unit of work for a reader session: prepare a table (plan its

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	mysnap "github.com/sluice-db/sluice/internal/mysql/snapshot"
+	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 

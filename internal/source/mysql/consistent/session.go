@@ -6,7 +6,7 @@
 // Everything here runs against *sql.Conn sessions of go-sql-driver/mysql
 // with the text protocol (interpolated parameters), so values arrive exactly
 // as typemap.ColumnConv.FromText expects them.
-package snapshot
+package consistent
 
 import (
 	"context"
