@@ -6,16 +6,13 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/sluice-db/sluice/internal/checkpoint"
 )
 
-// Querier is what a connection, a pool and a transaction offer.
-type Querier interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
+// Querier is what a connection, a pool and a transaction offer (declared
+// once, by the state store).
+type Querier = checkpoint.Querier
 
 // Connect opens a pool of at most maxConns connections to the target.
 // Sessions run in UTC so timestamptz text (errors, logs) reads like the source.
