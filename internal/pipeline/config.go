@@ -73,9 +73,9 @@ func (c Config) withDefaults() Config {
 // DefaultWorkers is the number of workers when none is configured.
 func DefaultWorkers() int { return max(4, 2*runtime.NumCPU()) }
 
-// PoolConns is the number of target sessions the applier holds at once: one
-// per worker, and one for schema changes and large transactions (the sink's
-// own session for checkpoints comes on top: sinks add it).
+// PoolConns is the number of target sessions a run holds at once: one per
+// worker, one for schema changes and large transactions, and the one a sink
+// keeps from Open to Close for its checkpoints.
 func PoolConns(workers int) int {
 	if workers <= 0 {
 		workers = DefaultWorkers()
