@@ -114,41 +114,44 @@ func (e *Env) withMySQL(ctx context.Context) (*Env, error) {
 	return &m, nil
 }
 
-// seqTable matches MariaDB's sequence-engine tables seq_1_to_N, which MySQL does not have.
-var seqTable = regexp.MustCompile(`\bseq_1_to_(\d+)\b`)
+// seqTable matches MariaDB's sequence-engine tables seq_M_to_N, which MySQL does not have.
+var seqTable = regexp.MustCompile(`\bseq_(\d+)_to_(\d+)\b`)
 
-// SQL adapts fixture SQL written for MariaDB to the flavor. On MySQL every seq_1_to_N table
+// SQL adapts fixture SQL written for MariaDB to the flavor. On MySQL every seq_M_to_N table
 // (MariaDB's sequence engine) becomes a derived table of the same name with one column seq
-// holding 1..N in order, built from cross-joined digits (a recursive CTE would hit MySQL's
+// holding M..N in order, built from cross-joined digits (a recursive CTE would hit MySQL's
 // cte_max_recursion_depth of 1000). On MariaDB the text is returned unchanged.
 func (e *Env) SQL(q string) string {
 	if e.flavor != MySQL {
 		return q
 	}
 	return seqTable.ReplaceAllStringFunc(q, func(m string) string {
-		n, err := strconv.Atoi(seqTable.FindStringSubmatch(m)[1])
-		if err != nil || n < 1 {
+		sm := seqTable.FindStringSubmatch(m)
+		from, err1 := strconv.Atoi(sm[1])
+		to, err2 := strconv.Atoi(sm[2])
+		if err1 != nil || err2 != nil || to < from {
 			return m
 		}
-		return seqDerivedTable(n) + " AS " + m
+		return seqDerivedTable(from, to) + " AS " + m
 	})
 }
 
-// seqDerivedTable is a derived table (SELECT seq ...) of the integers 1..n, most significant
+// seqDerivedTable is a derived table (SELECT seq ...) of the integers from..to, most significant
 // digit joined first; ORDER BY with LIMIT makes MySQL materialise it in ascending order (without
 // LIMIT it drops the ORDER BY of a derived table), so auto-increment ids follow seq as on MariaDB.
-func seqDerivedTable(n int) string {
+func seqDerivedTable(from, to int) string {
+	n := to - from + 1
 	const digits = "(SELECT 0 AS d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL " +
 		"SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)"
 	levels := len(strconv.Itoa(n))
-	var from, sum []string
+	var joins, sum []string
 	for i := levels - 1; i >= 0; i-- {
 		alias := "d" + strconv.Itoa(i)
-		from = append(from, digits+" AS "+alias)
+		joins = append(joins, digits+" AS "+alias)
 		sum = append(sum, alias+".d * "+strconv.Itoa(pow10(i)))
 	}
-	return "(SELECT seq FROM (SELECT " + strings.Join(sum, " + ") + " + 1 AS seq FROM " +
-		strings.Join(from, " CROSS JOIN ") + ") AS seq_digits WHERE seq <= " + strconv.Itoa(n) + " ORDER BY seq LIMIT " + strconv.Itoa(n) + ")"
+	return "(SELECT seq FROM (SELECT " + strings.Join(sum, " + ") + " + " + strconv.Itoa(from) + " AS seq FROM " +
+		strings.Join(joins, " CROSS JOIN ") + ") AS seq_digits WHERE seq <= " + strconv.Itoa(to) + " ORDER BY seq LIMIT " + strconv.Itoa(n) + ")"
 }
 
 func pow10(i int) int {

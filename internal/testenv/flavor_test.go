@@ -53,3 +53,16 @@ func TestSQLLeavesMariaDBAlone(t *testing.T) {
 		t.Errorf("MySQL SQL: %q", got)
 	}
 }
+
+func TestSQLSeqRange(t *testing.T) {
+	Flavors(t, func(t *testing.T, env *Env) {
+		db := env.MySQL(t, env.NewDatabase(t, "TestSQLSeqRange"))
+		var n, lo, hi int
+		if err := db.QueryRow(env.SQL("SELECT COUNT(*), MIN(seq), MAX(seq) FROM seq_995_to_1003")).Scan(&n, &lo, &hi); err != nil {
+			t.Fatal(err)
+		}
+		if n != 9 || lo != 995 || hi != 1003 {
+			t.Errorf("seq_995_to_1003: %d rows from %d to %d", n, lo, hi)
+		}
+	})
+}

@@ -230,6 +230,11 @@ func buildJSON(c *column, _ target) (convs, error) {
 		return string(b), nil
 	}
 	fromBytes := c.binlogAsText(conv)
+	if dataType(c.col) == "json" {
+		// MySQL's binary JSON, rendered to text by go-mysql: its doubles are
+		// re-rendered as MySQL prints them, as the snapshot read them (jsonnum.go).
+		fromBytes = c.binlogAsText(func(b []byte) (any, error) { return conv(mysqlJSONDoubles(b)) })
+	}
 	return convs{
 		text: conv,
 		binlog: func(v any) (any, error) {
