@@ -239,7 +239,11 @@ func buildJSON(c *column, _ target) (convs, error) {
 		text: conv,
 		binlog: func(v any) (any, error) {
 			if _, partial := v.(*replication.JsonDiff); partial {
-				return nil, c.errorf("partial JSON update in the binlog: sluice needs full JSON values, set binlog_row_value_options='' on the source")
+				// go-mysql v1.16 decodes only the first diff of a partial update,
+				// so applying it could lose changes silently (docs/mysql8.md).
+				return nil, c.errorf("partial JSON update in the binlog (binlog_row_value_options=PARTIAL_JSON, " +
+					"globally or in the writing session): sluice needs full JSON values; set binlog_row_value_options='' " +
+					"globally and in the application's sessions, then restart replication from a fresh snapshot of this table")
 			}
 			return fromBytes(v)
 		},
