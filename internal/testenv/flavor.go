@@ -115,7 +115,13 @@ func (e *Env) withMySQL(ctx context.Context) (*Env, error) {
 }
 
 // seqTable matches MariaDB's sequence-engine tables seq_M_to_N, which MySQL does not have.
-var seqTable = regexp.MustCompile(`\bseq_(\d+)_to_(\d+)\b`)
+// An alias may follow (seq_0_to_3 y, seq_1_to_3 AS l).
+var seqTable = regexp.MustCompile(`(?i)\bseq_(\d+)_to_(\d+)\b(\s+(?:AS\s+)?([a-z_][a-z0-9_]*))?`)
+
+// notAlias are the words that may follow a table name without being its alias.
+var notAlias = map[string]bool{"where": true, "join": true, "on": true, "group": true, "order": true, "limit": true,
+	"union": true, "cross": true, "inner": true, "left": true, "right": true, "straight_join": true, "having": true,
+	"window": true, "for": true, "lock": true, "natural": true, "using": true, "into": true, "as": true}
 
 // SQL adapts fixture SQL written for MariaDB to the flavor. On MySQL every seq_M_to_N table
 // (MariaDB's sequence engine) becomes a derived table of the same name with one column seq
@@ -132,7 +138,11 @@ func (e *Env) SQL(q string) string {
 		if err1 != nil || err2 != nil || to < from {
 			return m
 		}
-		return seqDerivedTable(from, to) + " AS " + m
+		name, rest := "seq_"+sm[1]+"_to_"+sm[2], sm[3]
+		if alias := sm[4]; alias != "" && !notAlias[strings.ToLower(alias)] {
+			name, rest = alias, ""
+		}
+		return seqDerivedTable(from, to) + " AS " + name + rest
 	})
 }
 

@@ -66,3 +66,17 @@ func TestSQLSeqRange(t *testing.T) {
 		}
 	})
 }
+
+func TestSQLSeqAliases(t *testing.T) {
+	Flavors(t, func(t *testing.T, env *Env) {
+		db := env.MySQL(t, env.NewDatabase(t, "TestSQLSeqAliases"))
+		var n, sum int
+		q := "SELECT COUNT(*), SUM(a.seq * 10 + y.seq) FROM seq_1_to_3 a JOIN seq_0_to_3 AS y WHERE a.seq > 1"
+		if err := db.QueryRow(env.SQL(q)).Scan(&n, &sum); err != nil {
+			t.Fatalf("%s: %v", env.SQL(q), err)
+		}
+		if n != 8 || sum != 212 {
+			t.Errorf("%d rows, sum %d; want 8 rows, sum 212", n, sum)
+		}
+	})
+}
