@@ -24,7 +24,7 @@ help:
 	@echo "make test          start the sandbox, gofmt check, go vet, all unit + integration tests"
 	@echo "make demo          the main job on the sandbox: sysbench data, migrate under writes, verify"
 	@echo "make bench         run bench/run.sh"
-	@echo "make sandbox       start the sandbox MariaDB + PostgreSQL (scripts/sandbox start)"
+	@echo "make sandbox       start the sandbox MariaDB + MySQL 9.7 + PostgreSQL (scripts/sandbox start)"
 	@echo "make sandbox-stop  stop the sandbox servers"
 	@echo "make clean         remove bin/ (the sandbox is left alone: scripts/sandbox reset)"
 

@@ -8,7 +8,7 @@ import (
 // StreamLockClass is the first key of the advisory lock pg_advisory_lock(int,
 // int) that fences the apply sessions of a stream; the second key is
 // hashtext(stream). Every apply session holds it in shared mode for its whole
-// life, and a run starts by taking it exclusively (internal/apply/session.go).
+// life, and a run starts by taking it exclusively (internal/sink/postgres/session.go).
 const StreamLockClass = 7371727
 
 // StreamRunning reports whether a replicator of the stream is connected to

@@ -45,13 +45,14 @@ func forgetStream(t *testing.T, env *testenv.Env, stream string) {
 // TestMigrateUnderWriteLoad runs `sluice migrate --until-caught-up` while a
 // write load runs on the source from before the snapshot until well into
 // replication, and then compares every row of both sides.
-func TestMigrateUnderWriteLoad(t *testing.T) {
-	env := testenv.Get(t)
+func TestMigrateUnderWriteLoad(t *testing.T) { testenv.Flavors(t, testMigrateUnderWriteLoad) }
+
+func testMigrateUnderWriteLoad(t *testing.T, env *testenv.Env) {
 	db := env.NewDatabase(t, "cli_migrate")
 	my := env.MySQL(t, db)
-	if _, err := my.Exec(`CREATE TABLE acct (id INT PRIMARY KEY, balance BIGINT NOT NULL, note VARCHAR(50));
+	if _, err := my.Exec(env.SQL(`CREATE TABLE acct (id INT PRIMARY KEY, balance BIGINT NOT NULL, note VARCHAR(50));
 		CREATE TABLE log (id BIGINT AUTO_INCREMENT PRIMARY KEY, acct INT, delta INT);
-		INSERT INTO acct SELECT seq, 1000, CONCAT('n', seq) FROM seq_1_to_5000`); err != nil {
+		INSERT INTO acct SELECT seq, 1000, CONCAT('n', seq) FROM seq_1_to_5000`)); err != nil {
 		t.Fatal(err)
 	}
 	stream := testenv.UniqueName("mig")

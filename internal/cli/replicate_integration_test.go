@@ -40,7 +40,10 @@ func TestReplicateWithoutStartPosition(t *testing.T) {
 // (with --metrics-addr), stops it by cancellation (what SIGINT does) within a few
 // seconds, and reads the checkpoint back with `sluice status`.
 func TestReplicateFromStartPositionAndStatus(t *testing.T) {
-	env := testenv.Get(t)
+	testenv.Flavors(t, testReplicateFromStartPositionAndStatus)
+}
+
+func testReplicateFromStartPositionAndStatus(t *testing.T, env *testenv.Env) {
 	db := env.NewDatabase(t, "cli_startpos")
 	my := env.MySQL(t, db)
 	if _, err := my.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))"); err != nil {
@@ -54,10 +57,13 @@ func TestReplicateFromStartPositionAndStatus(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("snapshot --schema-only: %s", errOut)
 	}
-	var file string
-	var pos int64
-	var x1, x2 any
-	if err := my.QueryRow("SHOW MASTER STATUS").Scan(&file, &pos, &x1, &x2); err != nil {
+	status := testenv.MySQLTexts(t, my, env.BinlogStatusSQL())
+	if len(status) != 1 || !status[0][0].Valid {
+		t.Fatalf("%s: %v", env.BinlogStatusSQL(), status)
+	}
+	file := status[0][0].String
+	pos, err := strconv.ParseInt(status[0][1].String, 10, 64)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := my.Exec("INSERT INTO t VALUES (1, 'a'), (2, 'b')"); err != nil {

@@ -121,6 +121,14 @@ func addForeignKey(qname string, t *schema.Table, fk schema.ForeignKey, n schema
 	}
 	if a := fkAction(fk.OnUpdate); a != "" {
 		s += " ON UPDATE " + a
+		if a == "CASCADE" {
+			// MySQL 9 (foreign keys in the SQL layer, innodb_native_foreign_keys=OFF)
+			// binlogs the cascaded child rows before the parent row that caused them:
+			// a child arrives with the new key before its parent has it. Checking at
+			// commit accepts that order; PostgreSQL's own cascade still runs at once
+			// (referential actions are never deferred) and finds the children moved.
+			s += " DEFERRABLE INITIALLY DEFERRED"
+		}
 	}
 	return s
 }

@@ -31,14 +31,15 @@ func mustTarget(t *testing.T, url string) config.Postgres {
 	return p
 }
 
-func TestSandboxPasses(t *testing.T) {
-	env := testenv.Get(t)
+func TestSandboxPasses(t *testing.T) { testenv.Flavors(t, testSandboxPasses) }
+
+func testSandboxPasses(t *testing.T, env *testenv.Env) {
 	db := env.NewDatabase(t, "pf_ok")
 	rep := Run(context.Background(), mustSource(t, env.SourceURL(db)), mustTarget(t, env.TargetURL()), allNeeds())
 	if err := rep.Err(); err != nil {
 		t.Fatalf("the sandbox must pass pre-flight: %v", err)
 	}
-	if rep.Source.Flavor != "mariadb" || rep.Source.ServerID == 0 || !rep.Source.GTID {
+	if rep.Source.Flavor != string(env.Flavor()) || rep.Source.ServerID == 0 || !rep.Source.GTID {
 		t.Errorf("source info: %+v", rep.Source)
 	}
 	if rep.Target.WALLevel != "logical" || !strings.HasPrefix(rep.Target.Version, "15") {

@@ -19,7 +19,7 @@ func TestCascadeThenReuse(t *testing.T) {
 	s := scenario{
 		prefix:     "rw_cascade",
 		schemaFile: "accounts.sql",
-		seed: func(t *testing.T, my *sql.DB) {
+		seed: func(t *testing.T, my flavorDB) {
 			if _, err := my.Exec(`INSERT INTO users (name) SELECT CONCAT('user', seq) FROM seq_1_to_200;
 				INSERT INTO logins (user_id, email) SELECT seq, CONCAT('e', seq, '@example.org') FROM seq_1_to_200;
 				INSERT INTO sessions SELECT MD5(seq), seq FROM seq_1_to_200`); err != nil {

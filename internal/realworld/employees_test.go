@@ -22,8 +22,13 @@ import (
 // replication with an error that names it.
 func TestEmployees(t *testing.T) {
 	t.Parallel()
+	testenv.Flavors(t, testEmployees)
+}
+
+func testEmployees(t *testing.T, env *testenv.Env) {
 	var seq atomic.Int64
 	s := scenario{
+		env:        env,
 		prefix:     "rw_emp",
 		schemaFile: "employees.sql",
 		seed:       seedEmployees,
@@ -75,7 +80,7 @@ func TestEmployees(t *testing.T) {
 	}
 }
 
-func seedEmployees(t *testing.T, my *sql.DB) {
+func seedEmployees(t *testing.T, my flavorDB) {
 	t.Helper()
 	_, err := my.Exec(`
 INSERT INTO employees SELECT 10000 + seq, '1952-02-29' + INTERVAL (seq * 7) % 5000 DAY,

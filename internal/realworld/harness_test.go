@@ -28,7 +28,7 @@ type scenario struct {
 	schemaFile string
 	sqlMode    string
 	// seed fills the tables before the migration starts.
-	seed func(t *testing.T, my *sql.DB)
+	seed func(t *testing.T, my flavorDB)
 	// write runs one source transaction of the load (any number of rows).
 	// Deadlocks and lock wait timeouts are retried by the harness.
 	write func(my *sql.DB, rng *rand.Rand) error
@@ -37,6 +37,8 @@ type scenario struct {
 	midStream []string
 	// extraArgs are added to migrate, replicate and verify.
 	extraArgs []string
+	// env is the source server (testenv.Flavors); nil is testenv.Get's MariaDB.
+	env *testenv.Env
 }
 
 // migrated is a scenario after a successful migrate, replicate and verify.
@@ -56,17 +58,20 @@ type migrated struct {
 // requires `sluice verify` to report equal.
 func (s scenario) run(t *testing.T) migrated {
 	t.Helper()
-	env := testenv.Get(t)
+	env := s.env
+	if env == nil {
+		env = testenv.Get(t)
+	}
 	db := env.NewDatabase(t, s.prefix)
 	my := openSource(t, env, db, s.sqlMode)
 	schema, err := os.ReadFile(filepath.Join("testdata", s.schemaFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := my.Exec(string(schema)); err != nil {
+	if _, err := my.Exec(env.SQL(string(schema))); err != nil {
 		t.Fatalf("%s: %v", s.schemaFile, err)
 	}
-	s.seed(t, my)
+	s.seed(t, flavorDB{my, env})
 	stream := testenv.UniqueName("rw")
 	forgetStream(t, env, stream)
 	pg := env.PG(t)
@@ -80,9 +85,14 @@ func (s scenario) run(t *testing.T) migrated {
 	common := append([]string{"--source", env.SourceURL(db), "--target", env.TargetURL(), "--include", db,
 		"--stream", stream}, s.extraArgs...)
 	// single-session: FLUSH TABLES WITH READ LOCK is server-wide and waits
-	// for any long transaction of any test sharing the sandbox server.
+	// for any long transaction of any test sharing the sandbox server. MySQL
+	// has no single-session method (MariaDB's binlog_snapshot_position).
+	method := "single-session"
+	if env.IsMySQL() {
+		method = "global-read-lock"
+	}
 	migrateArgs := append([]string{"migrate", "--workers", "2", "--chunk-rows", "500", "--until-caught-up",
-		"--snapshot-method", "single-session", "--json", "--log-level", "warn"}, common...)
+		"--snapshot-method", method, "--json", "--log-level", "warn"}, common...)
 	var stdout strings.Builder
 	mig := testenv.SluiceCommand(bin, migrateArgs...)
 	mig.Stdout = &stdout
@@ -360,4 +370,15 @@ func requireCutover(t *testing.T, m migrated, inserts ...string) {
 			t.Errorf("after cut-over: %s: %v", q, err)
 		}
 	}
+}
+
+// flavorDB is the source database of a scenario's seed: Exec adapts the
+// seed's MariaDB SQL to the flavor (testenv.Env.SQL).
+type flavorDB struct {
+	*sql.DB
+	env *testenv.Env
+}
+
+func (f flavorDB) Exec(q string, args ...any) (sql.Result, error) {
+	return f.DB.Exec(f.env.SQL(q), args...)
 }

@@ -98,7 +98,7 @@ func compareSakila(t *testing.T, m migrated) {
 	compareTable(t, m, "city", 100, plain("city_id"), plain("country_id"))
 }
 
-func seedSakila(t *testing.T, my *sql.DB) {
+func seedSakila(t *testing.T, my flavorDB) {
 	t.Helper()
 	_, err := my.Exec(`
 INSERT INTO country (country) SELECT CONCAT('Country ', seq) FROM seq_1_to_20;

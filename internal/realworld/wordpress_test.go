@@ -114,7 +114,7 @@ func compareWordPress(t *testing.T, m migrated) {
 
 }
 
-func seedWordPress(t *testing.T, my *sql.DB) {
+func seedWordPress(t *testing.T, my flavorDB) {
 	t.Helper()
 	long := strings.Repeat("Lorem ipsum dolor sit amet, 😀 consectetur — adipiscing elit. ", 200)
 	_, err := my.Exec(`

@@ -3,6 +3,7 @@ package replicate
 import (
 	"context"
 	"fmt"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -79,7 +80,11 @@ func (w *writer) halt(t *testing.T) {
 // schema history stored in the target, not with the current schema), and
 // compares every table with a fresh snapshot at the end.
 func TestReplicateSchemaChangesDuringWrites(t *testing.T) {
-	g := newRig(t, "rp_ddl", `
+	testenv.Flavors(t, testReplicateSchemaChangesDuringWrites)
+}
+
+func testReplicateSchemaChangesDuringWrites(t *testing.T, env *testenv.Env) {
+	g := newRigOn(t, env, "rp_ddl", `
 		CREATE TABLE w (id INT PRIMARY KEY, v INT);
 		CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, a INT DEFAULT 1, b VARCHAR(20) DEFAULT 'b', d DATE DEFAULT '2020-01-01');
 		CREATE TABLE old_name (k INT PRIMARY KEY, s TEXT);
@@ -160,7 +165,11 @@ func TestReplicateSchemaChangesDuringWrites(t *testing.T) {
 // replication with the statement, its position and --skip-ddl; with
 // --skip-ddl it continues (and the rows written before it are applied).
 func TestReplicateUnsupportedDDLStops(t *testing.T) {
-	g := newRig(t, "rp_unsup", `CREATE TABLE t (id INT PRIMARY KEY, v INT)`)
+	testenv.Flavors(t, testReplicateUnsupportedDDLStops)
+}
+
+func testReplicateUnsupportedDDLStops(t *testing.T, env *testenv.Env) {
+	g := newRigOn(t, env, "rp_unsup", `CREATE TABLE t (id INT PRIMARY KEY, v INT)`)
 	g.snapshot(g.stream, "")
 	g.exec("INSERT INTO t VALUES (1, 1)",
 		"ALTER TABLE t ADD COLUMN seq INT AUTO_INCREMENT UNIQUE KEY",
@@ -175,7 +184,7 @@ func TestReplicateUnsupportedDDLStops(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, want := range []string{"ALTER TABLE t ADD COLUMN seq INT AUTO_INCREMENT UNIQUE KEY",
-		"replication stopped at binlog mysql-bin.", "--skip-ddl 'ALTER TABLE t ADD*'"} {
+		"replication stopped at binlog " + binlogBase(env) + ".", "--skip-ddl 'ALTER TABLE t ADD*'"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)
 		}
@@ -215,4 +224,12 @@ func columnNames(cols []schema.Column) []string {
 func sorted(s []string) []string {
 	sort.Strings(s)
 	return s
+}
+
+// binlogBase is the binlog base name of the sandbox server of env's flavor.
+func binlogBase(env *testenv.Env) string {
+	if env.IsMySQL() {
+		return "binlog"
+	}
+	return "mysql-bin"
 }

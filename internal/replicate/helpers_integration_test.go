@@ -32,7 +32,12 @@ type rig struct {
 
 func newRig(t *testing.T, prefix, ddl string) *rig {
 	t.Helper()
-	env := testenv.Get(t)
+	return newRigOn(t, testenv.Get(t), prefix, ddl)
+}
+
+// newRigOn is newRig on env's source (testenv.Flavors).
+func newRigOn(t *testing.T, env *testenv.Env, prefix, ddl string) *rig {
+	t.Helper()
 	db := env.NewDatabase(t, prefix)
 	g := &rig{t: t, env: env, db: db, my: env.MySQL(t, db), pg: env.PG(t), stream: testenv.UniqueName("rs")}
 	if ddl != "" {
@@ -62,7 +67,7 @@ func (g *rig) forgetStream(stream string) {
 func (g *rig) exec(stmts ...string) {
 	g.t.Helper()
 	for _, s := range stmts {
-		if _, err := g.my.Exec(s); err != nil {
+		if _, err := g.my.Exec(g.env.SQL(s)); err != nil {
 			g.t.Fatalf("%s: %v", s, err)
 		}
 	}

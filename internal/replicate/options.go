@@ -1,6 +1,6 @@
 // Package replicate runs `sluice replicate`: it reads the row binlog from
-// where the target's checkpoint says (internal/mysql/binlog) and hands the
-// transactions to the parallel applier (internal/apply), with metrics, a
+// where the target's checkpoint says (internal/source/mysql/binlog) and hands the
+// transactions to the parallel applier (internal/pipeline, into internal/sink/postgres), with metrics, a
 // status line, graceful stop and --until-caught-up. docs/replication.md
 // explains the method.
 package replicate

@@ -10,6 +10,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/testenv/typecorpus"
 )
 
@@ -17,8 +18,11 @@ import (
 // primary keys), deletes, rows without a primary key with duplicates, and a
 // transaction touching several tables, then compares every table with a
 // fresh snapshot of the source.
-func TestReplicateEveryTypeAndDML(t *testing.T) {
-	g := newRig(t, "rp_dml", typecorpus.CreateTable("types")+`;
+func TestReplicateEveryTypeAndDML(t *testing.T) { testenv.Flavors(t, testReplicateEveryTypeAndDML) }
+
+func testReplicateEveryTypeAndDML(t *testing.T, env *testenv.Env) {
+	corpus := typecorpus.For(env.IsMySQL())
+	g := newRigOn(t, env, "rp_dml", corpus.CreateTable("types")+`;
 		CREATE TABLE pk (id INT PRIMARY KEY, v INT);
 		CREATE TABLE nopk (a INT, b VARCHAR(10));
 		CREATE TABLE uk (id INT PRIMARY KEY, email VARCHAR(20) NOT NULL, UNIQUE KEY (email))`)
@@ -32,7 +36,7 @@ func TestReplicateEveryTypeAndDML(t *testing.T) {
 	defer conn.Close()
 	for _, q := range []string{
 		"SET SESSION sql_mode = ''",
-		typecorpus.Insert("types"),
+		corpus.Insert("types"),
 		"UPDATE types SET id = id + 100 WHERE id <= 2",
 		"UPDATE types SET vc = 'changed', j = '{\"x\": 1}', d65 = 1.5 WHERE id = 3",
 		"DELETE FROM types WHERE id = 4",
@@ -62,7 +66,7 @@ func TestReplicateEveryTypeAndDML(t *testing.T) {
 	}
 	g.catchUp(g.options())
 	g.compare()
-	checkTypesAgainstCorpus(t, g)
+	checkTypesAgainstCorpus(t, g, corpus)
 	if n := g.count("nopk"); n != 5 {
 		t.Errorf("nopk has %d rows, want 5", n)
 	}
@@ -84,7 +88,7 @@ func TestReplicateEveryTypeAndDML(t *testing.T) {
 // table with the text the corpus expects: rows 1 and 2 arrived by the
 // binlog and moved to ids 101 and 102, row 3 was updated in vc (gs follows
 // it), j, d65 and i, row 4 was deleted.
-func checkTypesAgainstCorpus(t *testing.T, g *rig) {
+func checkTypesAgainstCorpus(t *testing.T, g *rig, corpus typecorpus.Corpus) {
 	t.Helper()
 	postgis, err := postgres.HasExtension(context.Background(), g.pg, "postgis")
 	if err != nil {
@@ -93,7 +97,7 @@ func checkTypesAgainstCorpus(t *testing.T, g *rig) {
 	updated := map[string]string{"vc": "changed", "gs": "changed-", "j": `{"x": 1}`,
 		"d65": "1.500000000000000000000000000000", "i": "5"}
 	table := pgx.Identifier{g.db, "types"}.Sanitize()
-	for _, c := range typecorpus.Columns {
+	for _, c := range corpus {
 		got := typecorpus.PGTexts(t, g.pg, table, c, postgis)
 		want := map[int]string{101: c.Want(0, postgis), 102: c.Want(1, postgis), 3: c.Want(2, postgis)}
 		if v, ok := updated[c.Name]; ok {

@@ -2,6 +2,7 @@ package schema_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -282,7 +283,10 @@ func js(v any) string {
 }
 
 func TestLoadLiteralIncludeNotFound(t *testing.T) {
-	env := testenv.Get(t)
+	testenv.Flavors(t, testLoadLiteralIncludeNotFound)
+}
+
+func testLoadLiteralIncludeNotFound(t *testing.T, env *testenv.Env) {
 	dbName := env.NewDatabase(t, "schema_nf")
 	my := env.MySQL(t, dbName)
 	ctx := context.Background()
@@ -324,7 +328,14 @@ func TestLoadManyTablesIsSetBased(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates 400 tables")
 	}
-	env := testenv.Get(t)
+	// MariaDB only: on MySQL 9.7 the same load takes ~1.4 s (information_schema
+	// is a view over the data dictionary and information_schema_stats_expiry=0
+	// opens every table for AUTO_INCREMENT), too close to this timed bound on a
+	// shared machine; docs/mysql8.md.
+	testLoadManyTablesIsSetBased(t, testenv.GetFlavor(t, testenv.MariaDB))
+}
+
+func testLoadManyTablesIsSetBased(t *testing.T, env *testenv.Env) {
 	dbName := env.NewDatabase(t, "schema_many")
 	my := env.MySQL(t, dbName)
 	ctx := context.Background()
@@ -362,7 +373,10 @@ func TestLoadManyTablesIsSetBased(t *testing.T) {
 // larger than int64; the loader once failed on it ("value out of range"),
 // which stopped every snapshot and replication start of the database.
 func TestLoadAutoIncrementAtUnsignedMax(t *testing.T) {
-	env := testenv.Get(t)
+	testenv.Flavors(t, testLoadAutoIncrementAtUnsignedMax)
+}
+
+func testLoadAutoIncrementAtUnsignedMax(t *testing.T, env *testenv.Env) {
 	dbName := env.NewDatabase(t, "schema_aimax")
 	my := env.MySQL(t, dbName)
 	ctx := context.Background()
@@ -380,5 +394,49 @@ func TestLoadAutoIncrementAtUnsignedMax(t *testing.T) {
 	}
 	if tb := cat.Table(schema.TableID{Database: dbName, Name: "big"}); tb == nil || tb.AutoIncrement != 18446744073709551615 {
 		t.Errorf("big = %+v, want AutoIncrement 18446744073709551615", tb)
+	}
+}
+
+// TestLoadAutoIncrementIsFresh: MySQL 8+ caches information_schema.TABLES
+// statistics (AUTO_INCREMENT included) for information_schema_stats_expiry
+// seconds, a day by default; the loader must see rows inserted after the
+// cache was filled, or the snapshot's identity would restart below them.
+func TestLoadAutoIncrementIsFresh(t *testing.T) {
+	testenv.Flavors(t, testLoadAutoIncrementIsFresh)
+}
+
+func testLoadAutoIncrementIsFresh(t *testing.T, env *testenv.Env) {
+	dbName := env.NewDatabase(t, "schema_aifresh")
+	my := env.MySQL(t, dbName)
+	ctx := context.Background()
+	conn, err := my.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var cached sql.NullInt64
+	for _, q := range []string{"CREATE TABLE a (id INT AUTO_INCREMENT PRIMARY KEY, v INT)", "INSERT INTO a (v) VALUES (1)"} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Fill the statistics cache (on MySQL) with AUTO_INCREMENT = 2, then move past it.
+	q := "SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'a'"
+	if err := conn.QueryRowContext(ctx, q, dbName).Scan(&cached); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "INSERT INTO a (v) VALUES (2), (3), (4)"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := schema.NewFilter([]string{dbName}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := schema.Load(ctx, my, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb := cat.Table(schema.TableID{Database: dbName, Name: "a"}); tb == nil || tb.AutoIncrement != 5 {
+		t.Errorf("a = %+v, want AutoIncrement 5 (the statistics cache said %v)", tb, cached)
 	}
 }

@@ -14,17 +14,20 @@ import (
 // chunks and checks rows, indexes, foreign keys, sequences, the recorded
 // position and the report.
 func TestSnapshotTablesIndexesCheckpoint(t *testing.T) {
-	env := testenv.Get(t)
+	testenv.Flavors(t, testSnapshotTablesIndexesCheckpoint)
+}
+
+func testSnapshotTablesIndexesCheckpoint(t *testing.T, env *testenv.Env) {
 	db := env.NewDatabase(t, "snap_basic")
 	my := env.MySQL(t, db)
-	mustExec(t, my, `CREATE TABLE parent (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(20) NOT NULL, UNIQUE KEY uname (name));
+	mustExec(t, my, env.SQL(`CREATE TABLE parent (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(20) NOT NULL, UNIQUE KEY uname (name));
 		CREATE TABLE child (id BIGINT PRIMARY KEY, parent_id INT NOT NULL, note TEXT, KEY kp (parent_id),
 			CONSTRAINT fk_parent FOREIGN KEY (parent_id) REFERENCES parent (id));
 		CREATE TABLE nokey (a INT, b VARCHAR(5));
 		CREATE VIEW v AS SELECT * FROM parent;
 		INSERT INTO parent (name) SELECT CONCAT('p', seq) FROM seq_1_to_10;
 		INSERT INTO child SELECT seq, 1 + seq % 10, IF(seq % 3 = 0, NULL, REPEAT('x', seq)) FROM seq_1_to_25;
-		INSERT INTO nokey VALUES (1, 'a'), (1, 'a'), (NULL, NULL);`)
+		INSERT INTO nokey VALUES (1, 'a'), (1, 'a'), (NULL, NULL);`))
 	opts := testOptions(t, env, db)
 	ctx := context.Background()
 	rep, err := Run(ctx, opts)

@@ -2,7 +2,8 @@
 //
 // The servers come from, in this order:
 //
-//  1. SLUICE_TEST_MYSQL_ADMIN and SLUICE_TEST_PG_ADMIN (admin URLs; both must be set);
+//  1. SLUICE_TEST_MYSQL_ADMIN and SLUICE_TEST_PG_ADMIN (admin URLs; both must be set), and
+//     SLUICE_TEST_MYSQL9_ADMIN for the MySQL server of the flavor axis (flavor.go);
 //  2. with CI=true or SLUICE_TEST_SANDBOX=1: `scripts/sandbox start`, run once per test binary
 //     (the script is idempotent and serialises concurrent callers with a lock file);
 //  3. otherwise the sandbox's default ports (127.0.0.1:13306 and 127.0.0.1:15432), if they answer.
@@ -38,6 +39,8 @@ type Env struct {
 	pgAdmin    string   // superuser URL of the target database
 	target     string   // the sluice role's URL of the same database
 	origin     string   // how the servers were found, for messages
+	flavor     Flavor   // which source server this is (MariaDB unless from GetFlavor)
+	mysql9     string   // admin URL of the MySQL server for GetFlavor(t, MySQL), "" when unknown
 }
 
 var (
@@ -78,7 +81,8 @@ func resolve(ctx context.Context) (*Env, error) {
 	switch {
 	case my != "" && pg != "":
 		return connectEnv(ctx, envVars{mysqlAdmin: my, pgAdmin: pg,
-			source: os.Getenv("SLUICE_TEST_SOURCE"), target: os.Getenv("SLUICE_TEST_TARGET")},
+			source: os.Getenv("SLUICE_TEST_SOURCE"), target: os.Getenv("SLUICE_TEST_TARGET"),
+			mysql9Admin: os.Getenv("SLUICE_TEST_MYSQL9_ADMIN")},
 			"SLUICE_TEST_MYSQL_ADMIN/SLUICE_TEST_PG_ADMIN")
 	case my != "" || pg != "":
 		return nil, errors.New("set both SLUICE_TEST_MYSQL_ADMIN and SLUICE_TEST_PG_ADMIN, or neither")
@@ -96,6 +100,7 @@ func resolve(ctx context.Context) (*Env, error) {
 // envVars are the four URLs of a test environment, as strings.
 type envVars struct {
 	mysqlAdmin, pgAdmin, source, target string
+	mysql9Admin                         string // the MySQL server of the flavor axis (flavor.go)
 }
 
 // sandboxDefaults are the URLs `scripts/sandbox env` prints, honouring its port variables.
@@ -103,10 +108,11 @@ func sandboxDefaults() envVars {
 	myPort := envOr("SLUICE_MYSQL_PORT", "13306")
 	pgPort := envOr("SLUICE_PG_PORT", "15432")
 	return envVars{
-		mysqlAdmin: "mysql://root:root@127.0.0.1:" + myPort + "/",
-		pgAdmin:    "postgres://postgres:postgres@127.0.0.1:" + pgPort + "/sluice",
-		source:     "mysql://sluice:sluice@127.0.0.1:" + myPort + "/sbtest",
-		target:     "postgres://sluice:sluice@127.0.0.1:" + pgPort + "/sluice",
+		mysqlAdmin:  "mysql://root:root@127.0.0.1:" + myPort + "/",
+		pgAdmin:     "postgres://postgres:postgres@127.0.0.1:" + pgPort + "/sluice",
+		source:      "mysql://sluice:sluice@127.0.0.1:" + myPort + "/sbtest",
+		target:      "postgres://sluice:sluice@127.0.0.1:" + pgPort + "/sluice",
+		mysql9Admin: "mysql://root:root@127.0.0.1:" + envOr("SLUICE_MYSQL9_PORT", "13307") + "/",
 	}
 }
 
@@ -139,7 +145,8 @@ func connectEnv(ctx context.Context, v envVars, origin string) (*Env, error) {
 		t.User = url.UserPassword("sluice", "sluice")
 		target = t.String()
 	}
-	env := &Env{mysqlAdmin: admin, source: source, pgAdmin: v.pgAdmin, target: target, origin: origin}
+	env := &Env{mysqlAdmin: admin, source: source, pgAdmin: v.pgAdmin, target: target, origin: origin,
+		flavor: MariaDB, mysql9: v.mysql9Admin}
 	if err := env.ping(ctx); err != nil {
 		return nil, fmt.Errorf("servers from %s: %w", origin, err)
 	}
@@ -189,7 +196,7 @@ func (e *Env) PGAdminURL() string { return e.pgAdmin }
 
 // String says where the servers came from, without passwords.
 func (e *Env) String() string {
-	return fmt.Sprintf("MySQL %s, PostgreSQL %s (from %s)", e.mysqlAdmin.Redacted(), redactURL(e.pgAdmin), e.origin)
+	return fmt.Sprintf("%s %s, PostgreSQL %s (from %s)", e.flavor, e.mysqlAdmin.Redacted(), redactURL(e.pgAdmin), e.origin)
 }
 
 // MySQL opens an admin connection pool to database db ("" for none) with multiStatements=true.

@@ -230,11 +230,20 @@ func buildJSON(c *column, _ target) (convs, error) {
 		return string(b), nil
 	}
 	fromBytes := c.binlogAsText(conv)
+	if dataType(c.col) == "json" {
+		// MySQL's binary JSON, rendered to text by go-mysql: its doubles are
+		// re-rendered as MySQL prints them, as the snapshot read them (jsonnum.go).
+		fromBytes = c.binlogAsText(func(b []byte) (any, error) { return conv(mysqlJSONDoubles(b)) })
+	}
 	return convs{
 		text: conv,
 		binlog: func(v any) (any, error) {
 			if _, partial := v.(*replication.JsonDiff); partial {
-				return nil, c.errorf("partial JSON update in the binlog: sluice needs full JSON values, set binlog_row_value_options='' on the source")
+				// go-mysql v1.16 decodes only the first diff of a partial update,
+				// so applying it could lose changes silently (docs/mysql8.md).
+				return nil, c.errorf("partial JSON update in the binlog (binlog_row_value_options=PARTIAL_JSON, " +
+					"globally or in the writing session): sluice needs full JSON values; set binlog_row_value_options='' " +
+					"globally and in the application's sessions, then restart replication from a fresh snapshot of this table")
 			}
 			return fromBytes(v)
 		},

@@ -26,13 +26,18 @@ func startBinlogTail(t *testing.T, e *sandboxEnv, admin *sql.DB) *binlogTail {
 	var file string
 	var pos uint32
 	var skip1, skip2 []byte
-	if err := admin.QueryRow("SHOW MASTER STATUS").Scan(&file, &pos, &skip1, &skip2); err != nil {
-		t.Fatalf("SHOW MASTER STATUS: %v", err)
+	var skip3 []byte
+	status, flavor, dest := e.env.BinlogStatusSQL(), gomysql.MariaDBFlavor, []any{&file, &pos, &skip1, &skip2}
+	if e.env.IsMySQL() {
+		flavor, dest = gomysql.MySQLFlavor, append(dest, &skip3) // + Executed_Gtid_Set
+	}
+	if err := admin.QueryRow(status).Scan(dest...); err != nil {
+		t.Fatalf("%s: %v", status, err)
 	}
 	host, port, user, pass := e.mysqlAdminHostPort()
 	cfg := replication.BinlogSyncerConfig{
 		ServerID:                uint32(1_000_000 + rand.IntN(1_000_000)),
-		Flavor:                  gomysql.MariaDBFlavor,
+		Flavor:                  flavor,
 		Host:                    host,
 		Port:                    port,
 		User:                    user,
@@ -40,6 +45,7 @@ func startBinlogTail(t *testing.T, e *sandboxEnv, admin *sql.DB) *binlogTail {
 		ParseTime:               false,
 		TimestampStringLocation: time.UTC,
 		UseDecimal:              false,
+		RenderJSONAsMySQLText:   true, // as internal/source/mysql/binlog's stream
 		Logger:                  quietLogger(),
 	}
 	s := replication.NewBinlogSyncer(cfg)

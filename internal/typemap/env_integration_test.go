@@ -24,7 +24,12 @@ type sandboxEnv struct {
 
 func sandboxOrSkip(t *testing.T) *sandboxEnv {
 	t.Helper()
-	env := testenv.Get(t)
+	return sandboxOn(t, testenv.Get(t))
+}
+
+// sandboxOn is sandboxOrSkip on env's source (testenv.Flavors).
+func sandboxOn(t *testing.T, env *testenv.Env) *sandboxEnv {
+	t.Helper()
 	src, err := config.ParseSource(env.MySQLAdminURL(""))
 	if err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func (p *tablePlan) myWhere(s scope) (string, []any, error) {
 		if s.buckets == nil {
 			return "TRUE", nil, nil
 		}
-		return myBucket(p.myKeyText, s.nBuckets) + " IN (" + bucketList(s.buckets) + ")", nil, nil
+		return p.myBucket(p.myKeyText, s.nBuckets) + " IN (" + bucketList(s.buckets) + ")", nil, nil
 	}
 	return p.myRangeWhere(s.lo, s.hi)
 }
@@ -69,7 +69,7 @@ func (p *tablePlan) pgWhere(s scope) (string, []any, error) {
 		if s.buckets == nil {
 			return "TRUE", nil, nil
 		}
-		return pgBucket(p.pgKeyText, s.nBuckets) + " IN (" + bucketList(s.buckets) + ")", nil, nil
+		return p.pgBucket(p.pgKeyText, s.nBuckets) + " IN (" + bucketList(s.buckets) + ")", nil, nil
 	}
 	return p.pgRangeWhere(s.lo, s.hi, 0)
 }
@@ -102,7 +102,7 @@ func (h *hashSum) agg() agg {
 
 // rowHashOf combines a server-side row digest with the canonical JSON
 // values (tables with JSON columns): the first 60 bits of
-// MD5(digest|json1|json2...) as the SQL row hashes use.
+// MD5(digest|json1|json2...), computed here in Go for both sides.
 func rowHashOf(digest []byte, jsons []string) uint64 {
 	h := md5.New()
 	h.Write(digest)
@@ -141,10 +141,10 @@ func (p *tablePlan) sourceChecksum(ctx context.Context, db *sql.DB, s scope, byB
 	}
 	bucket := "0"
 	if byBucket {
-		bucket = myBucket(p.myKeyText, s.nBuckets)
+		bucket = p.myBucket(p.myKeyText, s.nBuckets)
 	}
 	if len(p.json) > 0 {
-		sel := []string{bucket, "MD5(" + p.myRowFast + ")"}
+		sel := []string{bucket, p.digest.my(p.myRowFast)}
 		for _, i := range p.json {
 			sel = append(sel, p.cols[i].MySQLRaw)
 		}
@@ -155,7 +155,7 @@ func (p *tablePlan) sourceChecksum(ctx context.Context, db *sql.DB, s scope, byB
 		}
 		return p.goChecksum(sqlRows{rows}, true)
 	}
-	q := "SELECT " + bucket + ", COUNT(*), CAST(COALESCE(SUM(" + myHash(p.myRowFast) + "), 0) AS CHAR) FROM " +
+	q := "SELECT " + bucket + ", COUNT(*), CAST(COALESCE(SUM(" + p.myHash(p.myRowFast) + "), 0) AS CHAR) FROM " +
 		p.myTable + " WHERE " + where
 	if byBucket {
 		q += " GROUP BY 1"
@@ -176,10 +176,10 @@ func (p *tablePlan) targetChecksum(ctx context.Context, pool *pgxpool.Pool, s sc
 	}
 	bucket := "0"
 	if byBucket {
-		bucket = pgBucket(p.pgKeyText, s.nBuckets)
+		bucket = p.pgBucket(p.pgKeyText, s.nBuckets)
 	}
 	if len(p.json) > 0 {
-		sel := []string{bucket + "::text", "md5(" + p.pgRowText + ")"}
+		sel := []string{bucket + "::text", p.digest.pg(p.pgRowText)}
 		for _, i := range p.json {
 			sel = append(sel, p.cols[i].PGRaw)
 		}
@@ -190,7 +190,7 @@ func (p *tablePlan) targetChecksum(ctx context.Context, pool *pgxpool.Pool, s sc
 		}
 		return p.goChecksum(pgRows{rows}, false)
 	}
-	q := "SELECT " + bucket + "::int, count(*), COALESCE(sum(" + pgHash(p.pgRowText) + "), 0)::text FROM " +
+	q := "SELECT " + bucket + "::int, count(*), COALESCE(sum(" + p.pgHash(p.pgRowText) + "), 0)::text FROM " +
 		p.pgTable + " WHERE " + where
 	if byBucket {
 		q += " GROUP BY 1"

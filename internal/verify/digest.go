@@ -41,7 +41,7 @@ const digestMinRows = 8192
 // any digest chunk's text, so that GROUP_CONCAT is not cut short.
 const sourceGroupConcatMax = 2 * digestMaxBytes
 
-// chunkDigest is a chunk's row count and the MD5 (hex) of its joined row
+// chunkDigest is a chunk's row count and the digest (hex, MD5 or SHA-256: hash.go) of its joined row
 // texts; MD5 is empty for an empty chunk.
 type chunkDigest struct {
 	Count int64
@@ -135,7 +135,7 @@ func (p *tablePlan) sourceDigest(ctx context.Context, db *sql.DB, s scope) (chun
 	if err != nil {
 		return chunkDigest{}, err
 	}
-	q := "SELECT COUNT(*), MD5(GROUP_CONCAT(" + p.myRowFast + " SEPARATOR '\\n')) FROM " + p.myTable + " WHERE " + where
+	q := "SELECT COUNT(*), " + p.digest.my("GROUP_CONCAT("+p.myRowFast+" SEPARATOR '\\n')") + " FROM " + p.myTable + " WHERE " + where
 	var d chunkDigest
 	var sum sql.NullString
 	if err := db.QueryRowContext(ctx, q, args...).Scan(&d.Count, &sum); err != nil {
@@ -153,7 +153,7 @@ func (p *tablePlan) targetDigest(ctx context.Context, pool *pgxpool.Pool, s scop
 	}
 	// The sorted subquery is read by an index scan of the key: rows arrive
 	// in key order without a sort, which string_agg(... ORDER BY) would do.
-	q := "SELECT count(*), md5(string_agg(t, E'\\n')) FROM (SELECT " + p.pgRowText + " AS t FROM " + p.pgTable +
+	q := "SELECT count(*), " + p.digest.pg("string_agg(t, E'\\n')") + " FROM (SELECT " + p.pgRowText + " AS t FROM " + p.pgTable +
 		" AS " + digestAlias + " WHERE " + where + " ORDER BY " + p.pgKeyOrder() + ") s"
 	var d chunkDigest
 	var sum *string

@@ -26,11 +26,12 @@ type side struct {
 	my     *sql.DB       // sluice settings (time_zone +00:00), multiStatements
 	pg     *pgxpool.Pool // targetSessionParams
 	pgSchm string
+	digest rowDigest // what verify chooses for this source (hash.go)
 }
 
-func newSide(t *testing.T, prefix string) *side {
+// newSide gives the test a fresh database on env's source (testenv.Flavors).
+func newSide(t *testing.T, env *testenv.Env, prefix string) *side {
 	t.Helper()
-	env := testenv.Get(t)
 	db := env.NewDatabase(t, prefix)
 	src, err := config.ParseSource(env.SourceURL(db))
 	if err != nil {
@@ -56,11 +57,17 @@ func newSide(t *testing.T, prefix string) *side {
 	if _, err := pg.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+quotePG(db)); err != nil {
 		t.Fatal(err)
 	}
-	return &side{env: env, db: db, src: src, tgt: tgt, my: my, pg: pg, pgSchm: db}
+	digest, err := chooseDigest(ctx, my, pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &side{env: env, db: db, src: src, tgt: tgt, my: my, pg: pg, pgSchm: db, digest: digest}
 }
 
+// mustMy runs fixture SQL on the source, adapted to its flavor (testenv.Env.SQL).
 func (s *side) mustMy(t *testing.T, q string, args ...any) {
 	t.Helper()
+	q = s.env.SQL(q)
 	if _, err := s.my.Exec(q, args...); err != nil {
 		t.Fatalf("MySQL: %v\n%s", err, q)
 	}

@@ -27,14 +27,16 @@ import (
 // It skips only when the binary says a command is "not implemented yet"
 // (exit 2): once snapshot and replicate exist the test runs, and any other
 // failure of theirs fails it, in CI too.
-func TestOnlineWithReplicator(t *testing.T) {
-	s := newSide(t, "verify_live")
+func TestOnlineWithReplicator(t *testing.T) { testenv.Flavors(t, testOnlineWithReplicator) }
+
+func testOnlineWithReplicator(t *testing.T, env *testenv.Env) {
+	s := newSide(t, env, "verify_live")
 	bin := testenv.SluiceBinary(t)
 	const tables, rows = 3, 3000
 	for i := 1; i <= tables; i++ {
 		s.mustMy(t, fmt.Sprintf(`CREATE TABLE sb%d (id INT AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0,
 			c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_%d (k));
-			INSERT INTO sb%d (k, c, pad) SELECT seq %% 1000, MD5(seq), SHA1(seq) FROM seq_1_to_%d`, i, i, i, rows))
+			INSERT INTO sb%d (k, c, pad) SELECT seq %% 1000, SHA2(seq, 256), SHA2(seq, 224) FROM seq_1_to_%d`, i, i, i, rows))
 	}
 	source := s.env.SourceURL(s.db)
 	target := s.env.TargetURL()
@@ -247,8 +249,10 @@ func (s *syncBuffer) String() string {
 
 // TestCLIExitCodes runs the built binary: 0 equal, 1 differences, 2 error,
 // and --repair makes the next run exit 0.
-func TestCLIExitCodes(t *testing.T) {
-	s := newSide(t, "verify_cli")
+func TestCLIExitCodes(t *testing.T) { testenv.Flavors(t, testCLIExitCodes) }
+
+func testCLIExitCodes(t *testing.T, env *testenv.Env) {
+	s := newSide(t, env, "verify_cli")
 	bin := testenv.SluiceBinary(t)
 	s.mustMy(t, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10)); INSERT INTO t SELECT seq, seq FROM seq_1_to_100")
 	s.snapshot(t, typemap.DefaultOptions(), "t")
@@ -283,8 +287,10 @@ func TestCLIExitCodes(t *testing.T) {
 // TestReplicatedTypesEqual: values that reach the target through the
 // binlog (`sluice replicate`: inserts, then updates of every column) verify
 // equal, like the snapshot's.
-func TestReplicatedTypesEqual(t *testing.T) {
-	s := newSide(t, "verify_repl")
+func TestReplicatedTypesEqual(t *testing.T) { testenv.Flavors(t, testReplicatedTypesEqual) }
+
+func testReplicatedTypesEqual(t *testing.T, env *testenv.Env) {
+	s := newSide(t, env, "verify_repl")
 	bin := testenv.SluiceBinary(t)
 	for _, command := range []string{"replicate"} {
 		out, code := runSluice(t, bin, time.Minute, command, "--source", "mysql://probe:x@127.0.0.1:1/probe",
@@ -302,13 +308,13 @@ func TestReplicatedTypesEqual(t *testing.T) {
 	s.fillTypeTable(t, "types", 100) // through the binlog
 	// Every column of the snapshot's rows updated through the binlog: the
 	// values of row r move to row (r+1) mod n.
-	n := corpusRows()
+	n := corpusRows(corpusFor(s.env))
 	var upd strings.Builder
 	upd.WriteString("SET SESSION sql_mode = 'ALLOW_INVALID_DATES'; ")
 	for r := range n {
 		src := (r + 1) % n
 		fmt.Fprintf(&upd, "UPDATE types t, types s SET ")
-		for i, c := range append(append([]normCase{}, normCorpus...), normCase{name: "j"}) {
+		for i, c := range append(append([]normCase{}, corpusFor(s.env)...), normCase{name: "j"}) {
 			if i > 0 {
 				upd.WriteString(", ")
 			}

@@ -107,7 +107,7 @@ func (p *tablePlan) sourceGroups(ctx context.Context, e *engine) ([]hashCount, e
 	if len(p.json) > 0 {
 		return p.goGroups(ctx, e, true)
 	}
-	q := "SELECT CAST(h AS CHAR), COUNT(*) FROM (SELECT " + myHash(p.myRowText) + " AS h FROM " + p.myTable + ") x GROUP BY h ORDER BY h"
+	q := "SELECT CAST(h AS CHAR), COUNT(*) FROM (SELECT " + p.myHash(p.myRowText) + " AS h FROM " + p.myTable + ") x GROUP BY h ORDER BY h"
 	rows, err := e.src.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("source row hashes of %s: %w", p.name, err)
@@ -122,7 +122,7 @@ func (p *tablePlan) targetGroups(ctx context.Context, e *engine) ([]hashCount, e
 	// ORDER BY x.h, not h: PostgreSQL resolves a bare ORDER BY name to the
 	// output column first, here the text h::text, which sorts 99 after 100
 	// and breaks the merge with the source's numeric order.
-	q := "SELECT x.h::text, count(*)::text FROM (SELECT " + pgHash(p.pgRowText) + " AS h FROM " + p.pgTable + ") x GROUP BY x.h ORDER BY x.h"
+	q := "SELECT x.h::text, count(*)::text FROM (SELECT " + p.pgHash(p.pgRowText) + " AS h FROM " + p.pgTable + ") x GROUP BY x.h ORDER BY x.h"
 	rows, err := e.tgt.Query(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("target row hashes of %s: %w", p.target, err)
@@ -153,7 +153,7 @@ func readGroups(rows rowSource) ([]hashCount, error) {
 func (p *tablePlan) goGroups(ctx context.Context, e *engine, source bool) ([]hashCount, error) {
 	var rows rowSource
 	if source {
-		sel := []string{"MD5(" + p.myRowText + ")"}
+		sel := []string{p.digest.my(p.myRowText)}
 		for _, i := range p.json {
 			sel = append(sel, p.cols[i].MySQLRaw)
 		}
@@ -163,7 +163,7 @@ func (p *tablePlan) goGroups(ctx context.Context, e *engine, source bool) ([]has
 		}
 		rows = sqlRows{r}
 	} else {
-		sel := []string{"md5(" + p.pgRowText + ")"}
+		sel := []string{p.digest.pg(p.pgRowText)}
 		for _, i := range p.json {
 			sel = append(sel, p.cols[i].PGRaw)
 		}
@@ -236,9 +236,9 @@ func (e *engine) sampleRows(ctx context.Context, r *tableRun) {
 		}
 		var text []byte
 		if d.SourceCount > d.TargetCount {
-			err = e.src.QueryRowContext(ctx, "SELECT "+p.myRowText+" FROM "+p.myTable+" WHERE "+myHash(p.myRowText)+" = ? LIMIT 1", h).Scan(&text)
+			err = e.src.QueryRowContext(ctx, "SELECT "+p.myRowText+" FROM "+p.myTable+" WHERE "+p.myHash(p.myRowText)+" = ? LIMIT 1", h).Scan(&text)
 		} else {
-			err = e.tgt.QueryRow(ctx, "SELECT "+p.pgRowText+" FROM "+p.pgTable+" WHERE "+pgHash(p.pgRowText)+" = $1 LIMIT 1", int64(h)).Scan(&text)
+			err = e.tgt.QueryRow(ctx, "SELECT "+p.pgRowText+" FROM "+p.pgTable+" WHERE "+p.pgHash(p.pgRowText)+" = $1 LIMIT 1", int64(h)).Scan(&text)
 		}
 		if err == nil {
 			d.SampleSource = truncate(string(text))
@@ -260,7 +260,7 @@ func (e *engine) repairMultiset(ctx context.Context, r *tableRun, diffs []Multis
 		if d.TargetCount > d.SourceCount {
 			stmts = append(stmts, stmt{
 				sql: "DELETE FROM " + p.pgTable + " WHERE ctid IN (SELECT ctid FROM " + p.pgTable + " WHERE " +
-					pgHash(p.pgRowText) + " = $1 LIMIT " + strconv.FormatInt(d.TargetCount-d.SourceCount, 10) + ")",
+					p.pgHash(p.pgRowText) + " = $1 LIMIT " + strconv.FormatInt(d.TargetCount-d.SourceCount, 10) + ")",
 				args: []any{int64(h)}})
 			continue
 		}
@@ -300,7 +300,7 @@ func (p *tablePlan) freshInserts(ctx context.Context, e *engine, h uint64, n int
 		cols[i] = quotePG(c.PGName)
 		ph[i] = "$" + strconv.Itoa(i+1)
 	}
-	q := "SELECT " + strings.Join(sel, ", ") + " FROM " + p.myTable + " WHERE " + myHash(p.myRowText) + " = ? LIMIT " + strconv.FormatInt(n, 10)
+	q := "SELECT " + strings.Join(sel, ", ") + " FROM " + p.myTable + " WHERE " + p.myHash(p.myRowText) + " = ? LIMIT " + strconv.FormatInt(n, 10)
 	rows, err := e.src.QueryContext(ctx, q, h)
 	if err != nil {
 		return nil, fmt.Errorf("repair: read %s: %w", p.name, err)

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"testing"
 	"time"
 
@@ -38,8 +39,10 @@ func TestReached(t *testing.T) {
 // its change is "in flight" (the checkpoint is behind the source), and a
 // row was changed directly on the target. Verify in online mode must wait
 // for the checkpoint, re-read, drop the in-flight row and report the other.
-func TestOnlineRecheck(t *testing.T) {
-	s := newSide(t, "verify_online")
+func TestOnlineRecheck(t *testing.T) { testenv.Flavors(t, testOnlineRecheck) }
+
+func testOnlineRecheck(t *testing.T, env *testenv.Env) {
+	s := newSide(t, env, "verify_online")
 	ctx := context.Background()
 	s.mustMy(t, `CREATE TABLE o (id INT PRIMARY KEY, v VARCHAR(20));
 INSERT INTO o SELECT seq, CONCAT('v', seq) FROM seq_1_to_500;`)

@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -53,6 +52,8 @@ type tablePlan struct {
 	estRows, estBytes int64 // from the source's statistics
 
 	digestRows int64 // most rows of a chunk compared by digest first; 0 = no digests (digest.go)
+
+	digest rowDigest // the hash both sides compute (hash.go)
 }
 
 // rangeKinds are the kinds whose values sort the same in both engines, so a
@@ -65,13 +66,13 @@ var rangeKinds = map[typemap.Kind]bool{
 
 // newTablePlan compiles a table's comparison. pgSchema is the target schema
 // (schema.Naming); targetCols are the column names the target table has.
-func newTablePlan(t *schema.Table, m *typemap.Mapper, pgSchema string, targetCols map[string]bool) (*tablePlan, error) {
+func newTablePlan(t *schema.Table, m *typemap.Mapper, pgSchema string, targetCols map[string]bool, digest rowDigest) (*tablePlan, error) {
 	conv, err := m.Compile(t)
 	if err != nil {
 		return nil, err
 	}
 	p := &tablePlan{
-		table: t, conv: conv, opts: m.Options(),
+		table: t, conv: conv, opts: m.Options(), digest: digest,
 		name: t.Database + "." + t.Name, target: pgSchema + "." + t.Name,
 		myTable: quoteMy(t.Database) + "." + quoteMy(t.Name),
 		pgTable: quotePG(pgSchema) + "." + quotePG(t.Name),
@@ -197,20 +198,6 @@ func joinParts(parts []string) []string {
 		args = append(args, x)
 	}
 	return args
-}
-
-// Row hashes: the first 15 hex digits (60 bits) of the MD5 of the row text
-// as an integer. Their SUM fits both engines' exact aggregates (DECIMAL and
-// numeric) for any row count, and equal multisets of rows give equal sums.
-func myHash(text string) string { return "CAST(CONV(LEFT(MD5(" + text + "), 15), 16, 10) AS UNSIGNED)" }
-func pgHash(text string) string { return "('x' || left(md5(" + text + "), 15))::bit(60)::bigint" }
-
-// Buckets (modeBucket): 32 bits of the MD5 of the key text, modulo n.
-func myBucket(keyText string, n int) string {
-	return "(CAST(CONV(LEFT(MD5(" + keyText + "), 8), 16, 10) AS UNSIGNED) % " + strconv.Itoa(n) + ")"
-}
-func pgBucket(keyText string, n int) string {
-	return "(('x' || left(md5(" + keyText + "), 8))::bit(32)::bigint % " + strconv.Itoa(n) + ")"
 }
 
 // targetColumns returns the column names of a target table, or nil when it

@@ -48,9 +48,9 @@ func (p *tablePlan) fetchSelect(source bool) []string {
 		case c.isJSON():
 			sel = append(sel, c.PGRaw)
 		case c.Large && source:
-			sel = append(sel, "MD5("+c.MySQL+")", "LEFT("+c.MySQL+", "+fmt.Sprint(prefixLen)+")")
+			sel = append(sel, p.digest.my(c.MySQL), "LEFT("+c.MySQL+", "+fmt.Sprint(prefixLen)+")")
 		case c.Large:
-			sel = append(sel, "md5("+c.PG+")", "left("+c.PG+", "+fmt.Sprint(prefixLen)+")")
+			sel = append(sel, p.digest.pg(c.PG), "left("+c.PG+", "+fmt.Sprint(prefixLen)+")")
 		case source:
 			sel = append(sel, c.MySQL)
 		default:

@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"context"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/schema"
@@ -14,8 +15,10 @@ import (
 // unique key instead of a primary key, many chunks with bisection, and
 // tables without a key.
 
-func TestVerifyKeyShapes(t *testing.T) {
-	s := newSide(t, "verify_shapes")
+func TestVerifyKeyShapes(t *testing.T) { testenv.Flavors(t, testVerifyKeyShapes) }
+
+func testVerifyKeyShapes(t *testing.T, env *testenv.Env) {
+	s := newSide(t, env, "verify_shapes")
 	opts := typemap.DefaultOptions()
 	s.mustMy(t, `
 CREATE TABLE tk (code VARCHAR(20) COLLATE utf8mb4_general_ci PRIMARY KEY, v INT, note TEXT);
@@ -94,8 +97,10 @@ INSERT INTO big SELECT seq, seq * 3, seq / 100 FROM seq_1_to_20000;`)
 	}
 }
 
-func TestVerifyKeyless(t *testing.T) {
-	s := newSide(t, "verify_keyless")
+func TestVerifyKeyless(t *testing.T) { testenv.Flavors(t, testVerifyKeyless) }
+
+func testVerifyKeyless(t *testing.T, env *testenv.Env) {
+	s := newSide(t, env, "verify_keyless")
 	opts := typemap.DefaultOptions()
 	s.mustMy(t, `
 CREATE TABLE nk (a INT, b VARCHAR(10), c DATE);
@@ -142,8 +147,10 @@ INSERT INTO nj VALUES (1, '{"x": 1, "y": [2]}'), (1, '{"x": 1, "y": [2]}'), (2, 
 // fewer decimal digits than others, and one extra target row must still be
 // the only difference (the target's groups were once sorted as text, and
 // every row was reported missing on one side and extra on the other).
-func TestVerifyKeylessManyRows(t *testing.T) {
-	s := newSide(t, "verify_keyless_many")
+func TestVerifyKeylessManyRows(t *testing.T) { testenv.Flavors(t, testVerifyKeylessManyRows) }
+
+func testVerifyKeylessManyRows(t *testing.T, env *testenv.Env) {
+	s := newSide(t, env, "verify_keyless_many")
 	s.mustMy(t, `CREATE TABLE nk (a INT, b VARCHAR(20));
 INSERT INTO nk SELECT seq, CONCAT('row ', seq) FROM seq_1_to_300;`)
 	nk := loadTable(t, s.my, s.db, "nk")
@@ -161,8 +168,10 @@ INSERT INTO nk SELECT seq, CONCAT('row ', seq) FROM seq_1_to_300;`)
 
 // TestVerifyZeroDatePolicy: zero dates the snapshot wrote as -infinity are
 // equal under that policy, and different under another.
-func TestVerifyZeroDatePolicy(t *testing.T) {
-	s := newSide(t, "verify_zero")
+func TestVerifyZeroDatePolicy(t *testing.T) { testenv.Flavors(t, testVerifyZeroDatePolicy) }
+
+func testVerifyZeroDatePolicy(t *testing.T, env *testenv.Env) {
+	s := newSide(t, env, "verify_zero")
 	s.mustMy(t, `SET SESSION sql_mode = '';
 CREATE TABLE z (id INT PRIMARY KEY, d DATE, dt DATETIME(3));
 INSERT INTO z VALUES (1, '0000-00-00', '0000-00-00 00:00:00'), (2, '2020-00-15', '2020-01-01 00:00:00.5'), (3, '2020-01-01', NULL);`)
@@ -181,8 +190,10 @@ INSERT INTO z VALUES (1, '0000-00-00', '0000-00-00 00:00:00'), (2, '2020-00-15',
 // TestVerifyGeneratedColumns: columns PostgreSQL computes itself are not
 // compared; a generated column it cannot compute is a copied plain column
 // and is compared like any other.
-func TestVerifyGeneratedColumns(t *testing.T) {
-	s := newSide(t, "verify_gen")
+func TestVerifyGeneratedColumns(t *testing.T) { testenv.Flavors(t, testVerifyGeneratedColumns) }
+
+func testVerifyGeneratedColumns(t *testing.T, env *testenv.Env) {
+	s := newSide(t, env, "verify_gen")
 	s.mustMy(t, `CREATE TABLE g (id INT PRIMARY KEY, a INT, name VARCHAR(20),
 		b INT AS (a * 2) STORED, v INT AS (a + 1) VIRTUAL, sx VARCHAR(20) AS (SOUNDEX(name)) VIRTUAL);
 		INSERT INTO g (id, a, name) VALUES (1, 10, 'Robert'), (2, 20, 'Rupert'), (3, NULL, NULL);`)
@@ -211,8 +222,10 @@ func TestVerifyGeneratedColumns(t *testing.T) {
 // TestVerifyKeyKinds: range chunks on keys of every range kind, with
 // boundaries that only compare right as their own type (BIGINT UNSIGNED
 // above 2^63, DECIMAL digits beyond a double's, negative TIME).
-func TestVerifyKeyKinds(t *testing.T) {
-	s := newSide(t, "verify_keykinds")
+func TestVerifyKeyKinds(t *testing.T) { testenv.Flavors(t, testVerifyKeyKinds) }
+
+func testVerifyKeyKinds(t *testing.T, env *testenv.Env) {
+	s := newSide(t, env, "verify_keykinds")
 	s.mustMy(t, `
 CREATE TABLE kd (k DECIMAL(30,10) PRIMARY KEY, v INT);
 INSERT INTO kd SELECT CONCAT('12345678901234567890.', LPAD(seq, 10, '0')), seq FROM seq_1_to_300;

@@ -94,6 +94,7 @@ type engine struct {
 	src      *sql.DB
 	tgt      *pgxpool.Pool
 	online   bool
+	digest   rowDigest // MD5, or SHA-256 on a source without MD5() (hash.go)
 	throttle *throttle
 	repairMu sync.Mutex  // serialises writes to RepairSQL
 	stalled  atomic.Bool // online: the replicator's checkpoint does not move
@@ -120,6 +121,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	e := &engine{o: o, src: src, tgt: tgt, throttle: newThrottle(o.MaxRateMB * 1e6)}
 	if e.online, err = resolveOnline(ctx, tgt, o.Online, o.Stream); err != nil {
 		return nil, err
+	}
+	if e.digest, err = chooseDigest(ctx, src, tgt); err != nil {
+		return nil, err
+	}
+	if e.digest != digestMD5 {
+		o.Log.Info("the source has no MD5() (MySQL 9 without component_classic_hashing): rows are hashed with SHA-256 on both sides")
 	}
 	if e.online {
 		o.Log.Info("online mode: differing rows are re-checked after the replicator's checkpoint passes them",
@@ -176,7 +183,7 @@ func (e *engine) planTable(ctx context.Context, r *tableRun, t *schema.Table, pg
 	if cols == nil {
 		return fmt.Errorf("target table %s.%s does not exist", pgSchema, t.Name)
 	}
-	p, err := newTablePlan(t, e.o.Mapper, pgSchema, cols)
+	p, err := newTablePlan(t, e.o.Mapper, pgSchema, cols, e.digest)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"io"
 	"log/slog"
 	"os"
@@ -88,7 +89,7 @@ func (s *side) createEmptyTypeTable(t *testing.T, name string) {
 	t.Helper()
 	var ddl strings.Builder
 	fmt.Fprintf(&ddl, "CREATE TABLE `%s` (id INT PRIMARY KEY", name)
-	for _, c := range normCorpus {
+	for _, c := range corpusFor(s.env) {
 		fmt.Fprintf(&ddl, ", `%s` %s", c.name, c.ddl)
 	}
 	ddl.WriteString(", j LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin CHECK (json_valid(j))) CHARACTER SET utf8mb4")
@@ -100,12 +101,12 @@ func (s *side) fillTypeTable(t *testing.T, name string, first int) {
 	t.Helper()
 	var ins strings.Builder
 	fmt.Fprintf(&ins, "SET SESSION sql_mode = 'ALLOW_INVALID_DATES'; INSERT INTO `%s` VALUES ", name)
-	for r := range corpusRows() {
+	for r := range corpusRows(corpusFor(s.env)) {
 		if r > 0 {
 			ins.WriteString(", ")
 		}
 		fmt.Fprintf(&ins, "(%d", first+r)
-		for _, c := range normCorpus {
+		for _, c := range corpusFor(s.env) {
 			v := "NULL"
 			if r < len(c.values) {
 				v = c.values[r]
@@ -138,8 +139,10 @@ func (s *side) charsetOptions(t *testing.T) typemap.Options {
 // digit, one bit, one microsecond, one SET member, one JSON value, NULL
 // becoming the empty string) and requires exactly those to be reported, repaired, and
 // the table to verify equal afterwards.
-func TestVerifyFindsEveryDifference(t *testing.T) {
-	s := newSide(t, "verify_types")
+func TestVerifyFindsEveryDifference(t *testing.T) { testenv.Flavors(t, testVerifyFindsEveryDifference) }
+
+func testVerifyFindsEveryDifference(t *testing.T, env *testenv.Env) {
+	s := newSide(t, env, "verify_types")
 	tb := s.createTypeTable(t, "types")
 	opts := s.charsetOptions(t)
 	s.snapshot(t, opts, "types")
@@ -151,15 +154,15 @@ func TestVerifyFindsEveryDifference(t *testing.T) {
 	}
 
 	rep := s.runVerify(t, []*schema.Table{tb}, withOpts(4, 2))
-	if rep.Result != ResultEqual || rep.Tables[0].Rows != int64(corpusRows()) {
-		t.Fatalf("fresh copy: result %s, rows %d (want equal, %d): %+v", rep.Result, rep.Tables[0].Rows, corpusRows(), rep.Tables[0])
+	if rep.Result != ResultEqual || rep.Tables[0].Rows != int64(corpusRows(corpusFor(s.env))) {
+		t.Fatalf("fresh copy: result %s, rows %d (want equal, %d): %+v", rep.Result, rep.Tables[0].Rows, corpusRows(corpusFor(s.env)), rep.Tables[0])
 	}
 
 	tgt := quotePG(s.pgSchm) + ".types"
 	want := []string{"types only_in_source id=1", "types only_in_target id=100"}
 	s.mustPG(t, "DELETE FROM "+tgt+" WHERE id = 1")
 	s.mustPG(t, "INSERT INTO "+tgt+" (id, dtn, tsn) VALUES (100, '2000-01-01', '2000-01-01 00:00:00+00')")
-	for _, c := range normCorpus {
+	for _, c := range corpusFor(s.env) {
 		rows := make([]int, 0, len(c.near))
 		for r := range c.near {
 			if r != 1 {

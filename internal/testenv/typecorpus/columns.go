@@ -10,7 +10,7 @@ var (
 // Columns is every type family with its edge values. Every value of the
 // earlier corpora of typemap, snapshot and binlog is here; add new ones
 // here, not in a test.
-var Columns = []Column{
+var Columns = Corpus{
 	{Name: "ti", DDL: "TINYINT", Values: [][2]string{{"-128", "-128"}, {"127", "127"}, {"0", "0"}}},
 	{Name: "tb", DDL: "TINYINT(1)", Values: [][2]string{{"82", "82"}, {"1", "1"}, {"0", "0"}}},
 	{Name: "tu", DDL: "TINYINT UNSIGNED", Values: [][2]string{{"255", "255"}, {"0", "0"}}},

@@ -70,11 +70,60 @@ func (c Column) Want(r int, postgis bool) string {
 	return Null
 }
 
+// Corpus is a list of columns: Columns, or the part of it a flavor has.
+type Corpus []Column
+
+// mariadbOnly names the columns of types only MariaDB has (UUID, INET4, INET6).
+var mariadbOnly = map[string]bool{"u": true, "i4": true, "i6": true}
+
+// For is the corpus of a source flavor: every column on MariaDB, without the
+// MariaDB-only types on MySQL.
+func For(mysql bool) Corpus {
+	if !mysql {
+		return Columns
+	}
+	var out Corpus
+	for _, c := range Columns {
+		if mariadbOnly[c.Name] {
+			continue
+		}
+		if o, ok := mysqlValues[c.Name]; ok {
+			c.Values = append([][2]string(nil), c.Values...)
+			for r, v := range o {
+				c.Values[r] = v
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// mysqlValues are the rows whose literal or stored value differs on MySQL
+// (by column, then row index): the source holds something else there, sluice
+// is not involved.
+var mysqlValues = map[string]map[int][2]string{
+	// MySQL's TIME ends at 838:59:59.000000 (MariaDB's at .999999): .9 is clipped.
+	"tm1": {1: {"'838:59:59.9'", "838:59:59"}},
+	// MySQL reads WKT of a geographic SRS (4326) as latitude-longitude unless told
+	// otherwise; the stored point is then POINT(2 1).
+	"g": {0: {"ST_GeomFromText('POINT(1 2)', 4326, 'axis-order=long-lat')", `\xe61000000101000000000000000000f03f0000000000000040`}},
+}
+
 // CreateTable is the CREATE TABLE of table: id INT PRIMARY KEY, then one
 // column per entry of Columns, in that order.
-func CreateTable(table string) string {
+func CreateTable(table string) string { return Columns.CreateTable(table) }
+
+// Insert is Columns.Insert.
+func Insert(table string) string { return Columns.Insert(table) }
+
+// Find is Columns.Find.
+func Find(name string) (Column, bool) { return Columns.Find(name) }
+
+// CreateTable is the CREATE TABLE of table: id INT PRIMARY KEY, then one
+// column per entry of the corpus, in that order.
+func (cs Corpus) CreateTable(table string) string {
 	cols := []string{"id INT PRIMARY KEY"}
-	for _, c := range Columns {
+	for _, c := range cs {
 		cols = append(cols, "`"+c.Name+"` "+c.DDL)
 	}
 	return "CREATE TABLE `" + table + "` (" + strings.Join(cols, ", ") + ") CHARACTER SET utf8mb4"
@@ -83,9 +132,9 @@ func CreateTable(table string) string {
 // Insert writes Rows rows of edge values into table. Run it with an empty
 // sql_mode (non-strict, this session only): that stores zero dates, the
 // invalid ENUM value and out-of-range literals as MySQL does.
-func Insert(table string) string {
+func (cs Corpus) Insert(table string) string {
 	names := []string{"id"}
-	for _, c := range Columns {
+	for _, c := range cs {
 		if !c.Generated() {
 			names = append(names, "`"+c.Name+"`")
 		}
@@ -93,7 +142,7 @@ func Insert(table string) string {
 	var rows []string
 	for r := range Rows {
 		vals := []string{fmt.Sprint(r + 1)}
-		for _, c := range Columns {
+		for _, c := range cs {
 			if !c.Generated() {
 				vals = append(vals, c.SQL(r))
 			}
@@ -104,8 +153,8 @@ func Insert(table string) string {
 }
 
 // Find returns the entry named name, or false.
-func Find(name string) (Column, bool) {
-	for _, c := range Columns {
+func (cs Corpus) Find(name string) (Column, bool) {
+	for _, c := range cs {
 		if c.Name == name {
 			return c, true
 		}

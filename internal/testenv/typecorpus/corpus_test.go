@@ -55,3 +55,20 @@ func TestInsertWritesEveryLiteral(t *testing.T) {
 		t.Errorf("nullable column beyond its values writes %s, want NULL", got)
 	}
 }
+
+func TestForMySQL(t *testing.T) {
+	if len(For(false)) != len(Columns) {
+		t.Errorf("MariaDB corpus has %d columns, want all %d", len(For(false)), len(Columns))
+	}
+	my := For(true)
+	for _, name := range []string{"u", "i4", "i6"} {
+		if _, ok := my.Find(name); ok {
+			t.Errorf("MySQL corpus has the MariaDB-only column %s", name)
+		}
+	}
+	tm, _ := my.Find("tm1")
+	orig, _ := Find("tm1")
+	if tm.PG(1) != "838:59:59" || orig.PG(1) != "838:59:59.9" {
+		t.Errorf("tm1 row 1: MySQL %q, MariaDB %q (the override must not leak into Columns)", tm.PG(1), orig.PG(1))
+	}
+}

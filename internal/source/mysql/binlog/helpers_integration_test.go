@@ -31,11 +31,16 @@ type fixture struct {
 
 func newFixture(t *testing.T, prefix, ddl string) *fixture {
 	t.Helper()
-	env := testenv.Get(t)
+	return newFixtureOn(t, testenv.Get(t), prefix, ddl)
+}
+
+// newFixtureOn is newFixture on env's source (testenv.Flavors).
+func newFixtureOn(t *testing.T, env *testenv.Env, prefix, ddl string) *fixture {
+	t.Helper()
 	db := env.NewDatabase(t, prefix)
 	my := env.MySQL(t, db)
 	if ddl != "" {
-		if _, err := my.Exec(ddl); err != nil {
+		if _, err := my.Exec(env.SQL(ddl)); err != nil {
 			t.Fatalf("create tables: %v", err)
 		}
 	}
@@ -63,7 +68,7 @@ func newFixture(t *testing.T, prefix, ddl string) *fixture {
 func (f *fixture) exec(stmts ...string) {
 	f.t.Helper()
 	for _, s := range stmts {
-		if _, err := f.my.Exec(s); err != nil {
+		if _, err := f.my.Exec(f.env.SQL(s)); err != nil {
 			f.t.Fatalf("%s: %v", s, err)
 		}
 	}

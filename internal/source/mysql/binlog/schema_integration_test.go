@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"reflect"
 	"strings"
 	"testing"
@@ -51,7 +52,11 @@ func reloading(f *fixture, fail string) Translator {
 // that every change is its own Txn with the next schema version, and that
 // renamed and dropped tables leave the schema.
 func TestSchemaChangesInTheMiddleOfWrites(t *testing.T) {
-	f := newFixture(t, "bl_ddl", `CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))`)
+	testenv.Flavors(t, testSchemaChangesInTheMiddleOfWrites)
+}
+
+func testSchemaChangesInTheMiddleOfWrites(t *testing.T, env *testenv.Env) {
+	f := newFixtureOn(t, env, "bl_ddl", `CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))`)
 	cfg := f.config(f.position(), reloading(f, ""))
 	r := startStream(t, cfg)
 	version := int64(1)
@@ -116,7 +121,11 @@ func TestSchemaChangesInTheMiddleOfWrites(t *testing.T) {
 // row event no longer matches the schema, which stops it with an error that
 // names the table and the columns.
 func TestUnsupportedStatementStopsAndSkipDDL(t *testing.T) {
-	f := newFixture(t, "bl_unsup", `CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))`)
+	testenv.Flavors(t, testUnsupportedStatementStopsAndSkipDDL)
+}
+
+func testUnsupportedStatementStopsAndSkipDDL(t *testing.T, env *testenv.Env) {
+	f := newFixtureOn(t, env, "bl_unsup", `CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))`)
 	start := f.position()
 	cfg := f.config(start, reloading(f, "MARKER"))
 	r := startStream(t, cfg)
@@ -179,7 +188,11 @@ func TestUnsupportedStatementStopsAndSkipDDL(t *testing.T) {
 // binlog_format=STATEMENT hides its rows from the binlog; for a table in
 // scope that must stop replication, never skip silently.
 func TestStatementFormatRowChangeStops(t *testing.T) {
-	f := newFixture(t, "bl_stmt", `CREATE TABLE t (id INT PRIMARY KEY)`)
+	testenv.Flavors(t, testStatementFormatRowChangeStops)
+}
+
+func testStatementFormatRowChangeStops(t *testing.T, env *testenv.Env) {
+	f := newFixtureOn(t, env, "bl_stmt", `CREATE TABLE t (id INT PRIMARY KEY)`)
 	r := startStream(t, f.config(f.position(), ignoreOthers(f.db)))
 	conn, err := f.my.Conn(t.Context())
 	if err != nil {

@@ -1,7 +1,10 @@
 package binlog
 
 import (
+	"encoding/json"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,11 +18,16 @@ import (
 // that each row image of the stream equals what the snapshot path
 // (SelectExpr + FromText) reads for the same row.
 func TestStreamEveryTypeEqualsSnapshotReading(t *testing.T) {
-	f := newFixture(t, "bl_types", "")
-	f.exec(typecorpus.CreateTable("types"))
+	testenv.Flavors(t, testStreamEveryTypeEqualsSnapshotReading)
+}
+
+func testStreamEveryTypeEqualsSnapshotReading(t *testing.T, env *testenv.Env) {
+	f := newFixtureOn(t, env, "bl_types", "")
+	corpus := typecorpus.For(env.IsMySQL())
+	f.exec(corpus.CreateTable("types"))
 	cfg := f.config(f.position(), ignoreOthers(f.db))
 	tbl := cfg.Tables[schema.TableID{Database: f.db, Name: "types"}]
-	if tbl == nil || len(tbl.Columns) != len(typecorpus.Columns)+1 {
+	if tbl == nil || len(tbl.Columns) != len(corpus)+1 {
 		t.Fatalf("schema of types: %+v", tbl)
 	}
 	r := startStream(t, cfg)
@@ -30,7 +38,7 @@ func TestStreamEveryTypeEqualsSnapshotReading(t *testing.T) {
 	}
 	defer conn.Close()
 	// sql_mode '' stores zero dates and out-of-range literals as MySQL does.
-	for _, q := range []string{"SET SESSION sql_mode = ''", typecorpus.Insert("types")} {
+	for _, q := range []string{"SET SESSION sql_mode = ''", corpus.Insert("types")} {
 		if _, err := conn.ExecContext(t.Context(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -77,11 +85,30 @@ func checkImages(t *testing.T, what string, txn *model.Txn, op model.Op, want fu
 				continue
 			}
 			for j := range got {
-				if !reflect.DeepEqual(got[j], exp[j]) {
+				if !reflect.DeepEqual(got[j], exp[j]) && !sameJSONDocument(got[j], exp[j]) {
 					col := c.Table.Columns[j]
 					t.Errorf("%s row %d %s column %s (%s): binlog %#v, snapshot %#v", what, i, name, col.Name, col.ColumnType, got[j], exp[j])
 				}
 			}
 		}
 	}
+}
+
+// sameJSONDocument reports whether two JSON texts hold the same document with
+// the same number texts: MySQL prints a binary JSON document with a space
+// after ',' and ':', go-mysql's rendering of its binlog image has none, and
+// jsonb keeps neither.
+func sameJSONDocument(a, b any) bool {
+	x, ok1 := a.(string)
+	y, ok2 := b.(string)
+	if !ok1 || !ok2 {
+		return false
+	}
+	var dx, dy any
+	dec := func(s string, v *any) bool {
+		d := json.NewDecoder(strings.NewReader(s))
+		d.UseNumber()
+		return d.Decode(v) == nil
+	}
+	return dec(x, &dx) && dec(y, &dy) && reflect.DeepEqual(dx, dy)
 }

@@ -16,11 +16,26 @@ import (
 
 // writer inserts rows one transaction at a time and records the GTID
 // sequence number of each commit (@@last_gtid), so a test can tell which
-// rows a snapshot at a given GTID position must contain.
+// rows a snapshot at a given GTID position must contain. MySQL has no
+// @@last_gtid: there the writer's transactions get tagged GTIDs of a tag of
+// their own (gtid_next = AUTOMATIC:tag, MySQL 8.3+), numbered 1, 2, ... in
+// commit order.
 type writer struct {
 	mu     sync.Mutex
 	seq    map[int64]uint64 // id → GTID sequence number of its commit
 	domain string
+	tag    string // MySQL: the writer's GTID tag
+	n      uint64 // MySQL: commits so far
+}
+
+// newWriter is a writer for env's flavor.
+func newWriter(env *testenv.Env) *writer {
+	w := &writer{seq: map[int64]uint64{}}
+	if env.IsMySQL() {
+		// A tag is [a-z_][a-z0-9_]{0,31}; unique per test run like a database name.
+		w.tag = strings.ReplaceAll(testenv.UniqueName("w"), "_", "")
+	}
+	return w
 }
 
 func (w *writer) run(ctx context.Context, t *testing.T, db *sql.DB, pause time.Duration, stop <-chan struct{}) {
@@ -30,6 +45,12 @@ func (w *writer) run(ctx context.Context, t *testing.T, db *sql.DB, pause time.D
 		return
 	}
 	defer conn.Close()
+	if w.tag != "" {
+		if _, err := conn.ExecContext(ctx, "SET gtid_next = 'AUTOMATIC:"+w.tag+"'"); err != nil {
+			t.Error(err)
+			return
+		}
+	}
 	for {
 		select {
 		case <-stop:
@@ -42,6 +63,14 @@ func (w *writer) run(ctx context.Context, t *testing.T, db *sql.DB, pause time.D
 			return
 		}
 		id, _ := res.LastInsertId()
+		if w.tag != "" {
+			w.mu.Lock()
+			w.n++
+			w.seq[id] = w.n
+			w.mu.Unlock()
+			time.Sleep(pause)
+			continue
+		}
 		var g string
 		if err := conn.QueryRowContext(ctx, "SELECT @@last_gtid").Scan(&g); err != nil {
 			t.Error(err)
@@ -68,7 +97,17 @@ func (w *writer) visible(t *testing.T, gtid string) map[int64]bool {
 	defer w.mu.Unlock()
 	var upTo uint64
 	found := false
+	if w.tag != "" {
+		upTo, found = tagUpTo(gtid, w.tag)
+		if !found {
+			upTo = 0 // none of the writer's commits is in the set
+		}
+		found = true
+	}
 	for _, part := range strings.Split(gtid, ",") {
+		if w.tag != "" {
+			break
+		}
 		f := strings.Split(strings.TrimSpace(part), "-")
 		if len(f) == 3 && f[0] == w.domain {
 			upTo, _ = strconv.ParseUint(f[2], 10, 64)
@@ -102,7 +141,10 @@ func waitRows(t *testing.T, w *writer, n int) {
 // method while a writer commits rows, and checks that every session sees
 // exactly the rows committed at or before the recorded GTID position.
 func TestPointIsConsistentUnderWrites(t *testing.T) {
-	env := testenv.Get(t)
+	testenv.Flavors(t, testPointIsConsistentUnderWrites)
+}
+
+func testPointIsConsistentUnderWrites(t *testing.T, env *testenv.Env) {
 	cases := []struct {
 		method Method
 		pause  time.Duration
@@ -120,7 +162,15 @@ func TestPointIsConsistentUnderWrites(t *testing.T) {
 			if _, err := my.ExecContext(ctx, "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10))"); err != nil {
 				t.Fatal(err)
 			}
-			w := &writer{seq: map[int64]uint64{}}
+			if env.IsMySQL() && (tc.method == MethodSingle || tc.method == MethodLockFree) {
+				// MariaDB's binlog_snapshot_position does not exist on MySQL: a clear refusal.
+				_, err := openSource(t, env, db, 4).OpenPoint(ctx, PointOptions{Sessions: 3, Method: tc.method})
+				if err == nil || !strings.Contains(err.Error(), "needs MariaDB") || !strings.Contains(err.Error(), "global-read-lock") {
+					t.Fatalf("method %s on MySQL: %v, want a refusal naming global-read-lock", tc.method, err)
+				}
+				return
+			}
+			w := newWriter(env)
 			stop := make(chan struct{})
 			done := make(chan struct{})
 			go func() { defer close(done); w.run(ctx, t, my, tc.pause, stop) }()
@@ -136,7 +186,7 @@ func TestPointIsConsistentUnderWrites(t *testing.T) {
 			waitRows(t, w, w.count()+20)
 			close(stop)
 			<-done
-			if p.Position.File == "" || p.Position.GTIDSet == "" || p.Position.Flavor != "mariadb" {
+			if p.Position.File == "" || p.Position.GTIDSet == "" || p.Position.Flavor != string(env.Flavor()) {
 				t.Fatalf("position %+v: want file, pos and GTID set", p.Position)
 			}
 			want := w.visible(t, p.Position.GTIDSet)
@@ -268,4 +318,24 @@ func TestPointWithoutReload(t *testing.T) {
 	if !fellBack {
 		t.Errorf("20 points with one lock-free attempt each under a writer: none fell back to single-session")
 	}
+}
+
+// tagUpTo returns the end of the first interval of tag in a MySQL GTID set
+// ("uuid:1-9:tag:1-5,..." → 5): the writer's commits are numbered from 1
+// without gaps, so one interval holds them all.
+func tagUpTo(set, tag string) (uint64, bool) {
+	for _, part := range strings.Split(set, ",") {
+		f := strings.Split(strings.TrimSpace(part), ":")
+		for i := 1; i+1 < len(f); i++ {
+			if f[i] == tag {
+				iv := f[i+1]
+				if _, end, ok := strings.Cut(iv, "-"); ok {
+					iv = end
+				}
+				n, err := strconv.ParseUint(iv, 10, 64)
+				return n, err == nil
+			}
+		}
+	}
+	return 0, false
 }

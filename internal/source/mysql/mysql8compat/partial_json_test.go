@@ -102,8 +102,9 @@ func TestPartialJSONUpdateIsRefused(t *testing.T) {
 		9: {Op: replication.JsonDiffOperationRemove, Path: "$.b"},
 	}
 	conv := jsonColumn(t)
-	const refusal = "table shop.docs column doc (json): partial JSON update in the binlog: " +
-		"sluice needs full JSON values, set binlog_row_value_options='' on the source"
+	const refusal = "table shop.docs column doc (json): partial JSON update in the binlog (binlog_row_value_options=PARTIAL_JSON, " +
+		"globally or in the writing session): sluice needs full JSON values; set binlog_row_value_options='' " +
+		"globally and in the application's sessions, then restart replication from a fresh snapshot of this table"
 	for i, row := range re.Rows {
 		if row[0] != int32(i/2+1) {
 			t.Errorf("image %d: id %v", i, row[0])

@@ -1,0 +1,102 @@
+package verify
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluice-db/sluice/internal/exitcode"
+)
+
+// rowDigest is the hash both databases compute over row and key texts. Both
+// sides must compute the identical digest, so the choice is made once per run
+// from what the source has built in: MD5 (MariaDB, MySQL up to 8.4, MySQL 9 with
+// component_classic_hashing) is the cheapest; MySQL 9 moved MD5() out of the
+// server core into a component, and there SHA-256 (SHA2 in MySQL, sha256 in
+// PostgreSQL 11+) is used instead.
+type rowDigest int
+
+const (
+	digestMD5 rowDigest = iota
+	digestSHA256
+)
+
+func (d rowDigest) String() string {
+	if d == digestSHA256 {
+		return "SHA-256"
+	}
+	return "MD5"
+}
+
+// my is the lower-case hex digest of a MySQL binary string expression.
+func (d rowDigest) my(x string) string {
+	if d == digestSHA256 {
+		return "SHA2(" + x + ", 256)"
+	}
+	return "MD5(" + x + ")"
+}
+
+// pg is the same digest of a PostgreSQL text expression (hashed as its UTF-8
+// bytes, which is what the MySQL side's utf8mb4 binary string holds).
+func (d rowDigest) pg(x string) string {
+	if d == digestSHA256 {
+		return "encode(sha256(convert_to(" + x + ", 'UTF8')), 'hex')"
+	}
+	return "md5(" + x + ")"
+}
+
+// errNoSuchFunction is MySQL's ER_SP_DOES_NOT_EXIST (1305, "FUNCTION MD5 does not exist").
+const errNoSuchFunction = 1305
+
+// chooseDigest picks the row digest: MD5 when the source has it, else
+// SHA-256, which the target must then offer (PostgreSQL 11+).
+func chooseDigest(ctx context.Context, src *sql.DB, tgt *pgxpool.Pool) (rowDigest, error) {
+	var s string
+	err := src.QueryRowContext(ctx, "SELECT MD5('')").Scan(&s)
+	if err == nil {
+		return digestMD5, nil
+	}
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != errNoSuchFunction {
+		return 0, fmt.Errorf("source: probe MD5(): %w", err)
+	}
+	if err := src.QueryRowContext(ctx, "SELECT SHA2('', 256)").Scan(&s); err != nil {
+		return 0, exitcode.ConfigError(fmt.Errorf("source: neither MD5() nor SHA2() works (%w): verify needs one of them "+
+			"to hash rows inside the source; on MySQL 9 run INSTALL COMPONENT 'file://component_classic_hashing'", err))
+	}
+	var t string
+	if err := tgt.QueryRow(ctx, "SELECT encode(sha256(convert_to('', 'UTF8')), 'hex')").Scan(&t); err != nil {
+		return 0, exitcode.ConfigError(fmt.Errorf("target: sha256() does not work (%w): the source has no MD5() "+
+			"(MySQL 9 without component_classic_hashing), so verify hashes with SHA-256 on both sides; "+
+			"use PostgreSQL 11 or later, or INSTALL COMPONENT 'file://component_classic_hashing' on the source", err))
+	}
+	if s != t {
+		return 0, fmt.Errorf("SHA-256 of the empty string differs: source %q, target %q", s, t)
+	}
+	return digestSHA256, nil
+}
+
+// Row hashes: the first 15 hex digits (60 bits) of the digest of the row text
+// as an integer. Their SUM fits both engines' exact aggregates (DECIMAL and
+// numeric) for any row count, and equal multisets of rows give equal sums.
+func (p *tablePlan) myHash(text string) string {
+	return "CAST(CONV(LEFT(" + p.digest.my(text) + ", 15), 16, 10) AS UNSIGNED)"
+}
+
+func (p *tablePlan) pgHash(text string) string {
+	return "('x' || left(" + p.digest.pg(text) + ", 15))::bit(60)::bigint"
+}
+
+// Buckets (modeBucket): 32 bits of the digest of the key text, modulo n.
+func (p *tablePlan) myBucket(keyText string, n int) string {
+	return "(CAST(CONV(LEFT(" + p.digest.my(keyText) + ", 8), 16, 10) AS UNSIGNED) % " + strconv.Itoa(n) + ")"
+}
+
+func (p *tablePlan) pgBucket(keyText string, n int) string {
+	return "(('x' || left(" + p.digest.pg(keyText) + ", 8))::bit(32)::bigint % " + strconv.Itoa(n) + ")"
+}
