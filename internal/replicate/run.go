@@ -14,10 +14,10 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/gctune"
 	"github.com/sluice-db/sluice/internal/model"
-	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
 	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/sluice-db/sluice/internal/ddl"
-	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 )
 
 // translator adapts internal/ddl to the stream: the stream passes the

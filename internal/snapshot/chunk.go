@@ -11,8 +11,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/jackc/pgx/v5"
 
-	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/sink/postgres"
+	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 

@@ -15,10 +15,10 @@ import (
 
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/exitcode"
-	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
-	"github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
