@@ -126,6 +126,14 @@ func detachImage(t *schema.Table, row []any) ([]any, int64, error) {
 			row[i] = bytes.Clone(x)
 		case string:
 			row[i] = strings.Clone(x)
+		case *replication.JsonDiff:
+			// go-mysql v1.16 decodes only the first diff of a partial update,
+			// so the new document cannot be rebuilt (docs/mysql8.md).
+			c := t.Columns[i]
+			return nil, 0, fmt.Errorf("table %s column %s (%s): partial JSON update in the binlog "+
+				"(binlog_row_value_options=PARTIAL_JSON, globally or in the writing session): sluice needs full JSON values; "+
+				"set binlog_row_value_options='' globally and in the application's sessions, then restart replication "+
+				"from a fresh snapshot of this table", t.TableID, c.Name, c.ColumnType)
 		}
 		size += valueSize(row[i])
 	}
