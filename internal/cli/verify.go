@@ -161,7 +161,7 @@ func verifyOptions(ctx context.Context, s *Settings, ep *Endpoints) (*verify.Opt
 	if err := topts.Validate(); err != nil {
 		return nil, exitcode.ConfigError(err)
 	}
-	if topts.Charsets, err = typemap.LoadCharsets(ctx, db); err != nil {
+	if topts.Charsets, err = typemap.LoadCharsets(ctx, db, typemap.CharsetsOf(cat.Tables)...); err != nil {
 		return nil, err
 	}
 	if topts.PostGIS, err = hasPostGIS(ctx, ep.Target); err != nil {

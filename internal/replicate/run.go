@@ -167,7 +167,7 @@ func (r *runner) loadSource(ctx context.Context) error {
 	if opts.PostGIS, err = pgsink.HasExtension(ctx, r.pool, "postgis"); err != nil {
 		return err
 	}
-	if opts.Charsets, err = typemap.LoadCharsets(ctx, r.srcDB); err != nil {
+	if opts.Charsets, err = typemap.LoadCharsets(ctx, r.srcDB, typemap.CharsetsOf(r.cat.Tables)...); err != nil {
 		return fmt.Errorf("source: %w", err)
 	}
 	r.mapper = typemap.New(opts, nil)

@@ -300,20 +300,8 @@ func (r *runner) typeOptions(ctx context.Context) (typemap.Options, error) {
 	if opts.PostGIS, err = postgres.HasExtension(ctx, r.pg, "postgis"); err != nil {
 		return opts, err
 	}
-	seen := map[string]bool{}
-	var charsets []string
-	for _, t := range r.cat.Tables {
-		for _, c := range t.Columns {
-			if c.Charset != "" && c.Charset != "binary" && !seen[c.Charset] {
-				seen[c.Charset] = true
-				charsets = append(charsets, c.Charset)
-			}
-		}
-	}
-	if len(charsets) > 0 {
-		if opts.Charsets, err = typemap.LoadCharsets(ctx, r.src.DB, charsets...); err != nil {
-			return opts, fmt.Errorf("source: %w", err)
-		}
+	if opts.Charsets, err = typemap.LoadCharsets(ctx, r.src.DB, typemap.CharsetsOf(r.cat.Tables)...); err != nil {
+		return opts, fmt.Errorf("source: %w", err)
 	}
 	return opts, nil
 }

@@ -86,7 +86,11 @@ func charsetDecoder(name string, loaded *Charsets) (decodeFunc, error) {
 	case "utf32":
 		return decodeUTF32, nil
 	}
-	if t := loaded.table(cs); t != nil {
+	t, err := loaded.table(cs)
+	if err != nil {
+		return nil, fmt.Errorf("charset %q: %w", name, err)
+	}
+	if t != nil {
 		return t.decode, nil
 	}
 	if cm, ok := builtinSingleByte[cs]; ok {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // TestBuiltinCharsetsMatchServer checks the built-in tables against
@@ -146,4 +148,41 @@ func compareWithServer(t *testing.T, my *sql.DB, cs string, maxLen int, decode d
 		rows.Close()
 	}
 	return wrong, lenient
+}
+
+// TestLoadCharsetsScansNothing: loading the charsets of the tables in scope
+// never lists the server's columns (an information_schema scan over every
+// schema, which a busy MariaDB once crashed on): without names it sends no
+// query at all, and a charset asked for later is loaded on first use.
+func TestLoadCharsetsScansNothing(t *testing.T) {
+	dead, err := sql.Open("mysql", "nobody:x@tcp(127.0.0.1:1)/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dead.Close()
+	cs, err := LoadCharsets(context.Background(), dead)
+	if err != nil {
+		t.Fatalf("LoadCharsets without names queried the server: %v", err)
+	}
+	if _, err := charsetDecoder("latin1", cs); err == nil {
+		t.Fatal("a charset asked for later must be loaded from the server (here unreachable: an error)")
+	}
+
+	env := testenv.Get(t)
+	my := env.MySQL(t, "")
+	lazy, err := LoadCharsets(context.Background(), my)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := charsetDecoder("cp1251", lazy)
+	if err != nil {
+		t.Fatalf("cp1251 loaded on first use: %v", err)
+	}
+	out, err := dec(nil, []byte{0xcf, 0xf0, 0xe8})
+	if err != nil || string(out) != "При" {
+		t.Fatalf("cp1251 decoded %q, %v; want При", out, err)
+	}
+	if got := lazy.Names(); len(got) != 1 || got[0] != "cp1251" {
+		t.Fatalf("loaded %v, want [cp1251]", got)
+	}
 }

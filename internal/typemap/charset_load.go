@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf8"
+
+	"github.com/sluice-db/sluice/internal/schema"
 )
 
 // Charsets holds decoding tables read from the source server. The binlog
@@ -14,23 +18,74 @@ import (
 // table gives exactly the text the server returns through the text
 // protocol, which no library table does for every charset (MariaDB's
 // greek, hebrew, tis620, sjis, big5, cp932... differ from the standards).
+//
+// Tables are loaded for the charsets named at LoadCharsets and, later, for
+// any other charset a converter asks for (a schema change may bring a new
+// one into scope): never by scanning the server's columns, which on a busy
+// server means information_schema temporary tables over every schema.
 type Charsets struct {
+	db     *sql.DB // for charsets asked for later; nil: only what was loaded
+	mu     sync.Mutex
 	tables map[string]*charsetTable
+	failed map[string]error
 }
 
-func (c *Charsets) table(name string) *charsetTable {
+// table returns the decoding table of a charset that needs one (nil for
+// those decoded without: Unicode, ascii, 4-byte charsets), loading it from
+// the server on first use.
+func (c *Charsets) table(name string) (*charsetTable, error) {
 	if c == nil {
-		return nil
+		return nil, nil
 	}
-	return c.tables[name]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.tables[name]; ok {
+		return t, nil
+	}
+	if err, ok := c.failed[name]; ok {
+		return nil, err
+	}
+	if c.db == nil || unicodeOrBuiltin(name) {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	t, err := loadCharset(ctx, c.db, name)
+	if err != nil {
+		c.failed[name] = err
+		return nil, err
+	}
+	c.tables[name] = t
+	return t, nil
 }
 
-// Names returns the loaded charsets, sorted.
+// Names returns the charsets whose tables are loaded, sorted.
 func (c *Charsets) Names() []string {
 	var out []string
 	if c != nil {
-		for n := range c.tables {
-			out = append(out, n)
+		c.mu.Lock()
+		for n, t := range c.tables {
+			if t != nil {
+				out = append(out, n)
+			}
+		}
+		c.mu.Unlock()
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CharsetsOf lists the charsets of the text columns of the tables, for
+// LoadCharsets: the tables in scope, not the whole server.
+func CharsetsOf(tables []*schema.Table) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range tables {
+		for _, c := range t.Columns {
+			if cs := strings.ToLower(c.Charset); cs != "" && cs != "binary" && !seen[cs] {
+				seen[cs] = true
+				out = append(out, cs)
+			}
 		}
 	}
 	sort.Strings(out)
@@ -63,60 +118,49 @@ func unicodeOrBuiltin(cs string) bool {
 
 // LoadCharsets reads from the server (a connection whose character set is
 // utf8mb4, as sluice's are) how it converts every character of the named
-// charsets to Unicode. With no names it loads every charset used by a
-// column or as a database default. It runs two or three queries per
-// charset (a few hundred milliseconds for the multi-byte ones); Unicode
-// charsets and ascii need no table, and 4-byte charsets (gb18030) use the
-// standard decoder.
+// charsets to Unicode, typically CharsetsOf the tables in scope; a charset
+// asked for later is loaded then, through db. It runs two or three queries
+// per charset (a few hundred milliseconds for the multi-byte ones);
+// Unicode charsets and ascii need no table, and 4-byte charsets (gb18030)
+// use the standard decoder.
 func LoadCharsets(ctx context.Context, db *sql.DB, names ...string) (*Charsets, error) {
-	if len(names) == 0 {
-		var err error
-		if names, err = charsetsInUse(ctx, db); err != nil {
-			return nil, err
-		}
-	}
-	cs := &Charsets{tables: map[string]*charsetTable{}}
+	cs := &Charsets{db: db, tables: map[string]*charsetTable{}, failed: map[string]error{}}
 	for _, n := range names {
 		n = strings.ToLower(n)
-		if unicodeOrBuiltin(n) || cs.tables[n] != nil {
+		if unicodeOrBuiltin(n) {
 			continue
 		}
-		var maxLen int
-		err := db.QueryRowContext(ctx, "SELECT MAXLEN FROM information_schema.CHARACTER_SETS WHERE CHARACTER_SET_NAME = ?", n).Scan(&maxLen)
-		if err == sql.ErrNoRows {
-			return nil, fmt.Errorf("load charset %s: the server does not know this charset", n)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("load charset %s: %w", n, err)
-		}
-		if maxLen > 3 {
+		if _, done := cs.tables[n]; done {
 			continue
 		}
-		t, err := loadCharsetTable(ctx, db, n, maxLen)
+		t, err := loadCharset(ctx, db, n)
 		if err != nil {
-			return nil, fmt.Errorf("load charset %s: %w", n, err)
+			return nil, err
 		}
 		cs.tables[n] = t
 	}
 	return cs, nil
 }
 
-func charsetsInUse(ctx context.Context, db *sql.DB) ([]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT DISTINCT CHARACTER_SET_NAME FROM information_schema.COLUMNS WHERE CHARACTER_SET_NAME IS NOT NULL
-		UNION SELECT DEFAULT_CHARACTER_SET_NAME FROM information_schema.SCHEMATA`)
+// loadCharset reads one charset's table (nil for charsets of more than 3
+// bytes per character, decoded without one).
+func loadCharset(ctx context.Context, db *sql.DB, n string) (*charsetTable, error) {
+	var maxLen int
+	err := db.QueryRowContext(ctx, "SELECT MAXLEN FROM information_schema.CHARACTER_SETS WHERE CHARACTER_SET_NAME = ?", n).Scan(&maxLen)
+	if err == sql.ErrNoRows {
+		return nil, fmt.Errorf("load charset %s: the server does not know this charset", n)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("list charsets in use: %w", err)
+		return nil, fmt.Errorf("load charset %s: %w", n, err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, fmt.Errorf("list charsets in use: %w", err)
-		}
-		out = append(out, n)
+	if maxLen > 3 {
+		return nil, nil
 	}
-	return out, rows.Err()
+	t, err := loadCharsetTable(ctx, db, n, maxLen)
+	if err != nil {
+		return nil, fmt.Errorf("load charset %s: %w", n, err)
+	}
+	return t, nil
 }
 
 // byteSeq is a recursive CTE of 0..255 (MySQL 8 and MariaDB both have

@@ -236,7 +236,7 @@ func testMapper(t *testing.T, cfg Config) *typemap.Mapper {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer src.Close()
+		t.Cleanup(func() { _ = src.Close() }) // charsets asked for later load through it
 		cs, err := typemap.LoadCharsets(context.Background(), src.db)
 		if err != nil {
 			t.Fatal(err)
