@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,6 +95,23 @@ func testReplicateFromStartPositionAndStatus(t *testing.T, env *testenv.Env) {
 		_ = pg.QueryRow(context.Background(), "SELECT v FROM "+db+".t WHERE id = 2").Scan(&v)
 		return v == "c"
 	})
+	// While it runs: status names it, a second replicate and snapshot
+	// --restart of the stream are refused at once, naming it.
+	running := "sluice pid " + strconv.Itoa(os.Getpid())
+	if code, out, errOut := runCLI(context.Background(), "status", "--target", env.TargetURL(), "--stream", stream); code != 0 ||
+		!strings.Contains(out, "replicator:      connected ("+running) {
+		t.Errorf("status while replicating (exit %d): %s%s", code, out, errOut)
+	}
+	for _, args := range [][]string{
+		{"replicate", "--source", env.SourceURL(db), "--target", env.TargetURL(), "--stream", stream, "--log-level", "error"},
+		{"snapshot", "--source", env.SourceURL(db), "--target", env.TargetURL(), "--stream", stream, "--restart", "--log-level", "error"},
+	} {
+		began := time.Now()
+		code, _, errOut := runCLI(context.Background(), args...)
+		if code != 2 || !strings.Contains(errOut, running) || time.Since(began) > 5*time.Second {
+			t.Errorf("%s while a replicator runs: exit %d after %s, want 2 at once naming %q:\n%s", args[0], code, time.Since(began), running, errOut)
+		}
+	}
 	stopAt := time.Now()
 	cancel()
 	select {
@@ -129,7 +147,8 @@ func testReplicateFromStartPositionAndStatus(t *testing.T, env *testenv.Env) {
 		t.Errorf("status: %s", out)
 	}
 	code, out, _ = runCLI(context.Background(), "status", "--target", env.TargetURL(), "--stream", stream)
-	if code != 0 || !strings.Contains(out, "schema version:  1") || !strings.Contains(out, "position:        "+st.Position.File) {
+	if code != 0 || !strings.Contains(out, "schema version:  1") || !strings.Contains(out, "position:        "+st.Position.File) ||
+		!strings.Contains(out, "replicator:      not connected") {
 		t.Errorf("status text (exit %d):\n%s", code, out)
 	}
 }

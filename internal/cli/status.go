@@ -52,6 +52,9 @@ type streamStatus struct {
 	// LagSeconds is set with --source: 0 when caught up.
 	LagSeconds *float64 `json:"lag_seconds,omitempty"`
 	CaughtUp   *bool    `json:"caught_up,omitempty"`
+	// Replicator names the sluice replicating the stream now ("" when none
+	// is connected).
+	Replicator string `json:"replicator"`
 }
 
 func runStatus(cmd *cobra.Command, _ []string) error {
@@ -105,6 +108,11 @@ func readStatus(ctx context.Context, target config.Postgres, source *config.MySQ
 
 	st := &streamStatus{Stream: stream, Position: applied, SchemaVersion: cp.SchemaVersion,
 		UpdatedAt: cp.UpdatedAt, AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds()}
+	holders, err := checkpoint.StreamHolders(ctx, conn, stream)
+	if err != nil {
+		return nil, err
+	}
+	st.Replicator = checkpoint.Describe(holders)
 	if !cp.SourceTime.IsZero() {
 		t := cp.SourceTime
 		st.SourceTime = &t
@@ -144,6 +152,11 @@ func printStatus(w io.Writer, st *streamStatus) {
 	fmt.Fprintf(w, "position:        %s\n", st.Position)
 	fmt.Fprintf(w, "schema version:  %d\n", st.SchemaVersion)
 	fmt.Fprintf(w, "updated:         %s (%.0fs ago)\n", st.UpdatedAt.UTC().Format(time.RFC3339), st.AgeSeconds)
+	if st.Replicator != "" {
+		fmt.Fprintf(w, "replicator:      connected (%s)\n", st.Replicator)
+	} else {
+		fmt.Fprintf(w, "replicator:      not connected\n")
+	}
 	if st.SourceTime != nil {
 		fmt.Fprintf(w, "source time:     %s\n", st.SourceTime.UTC().Format(time.RFC3339))
 	}

@@ -209,6 +209,16 @@ func tableJSON(t *schema.Table) string {
 // empties the ones it reused, deletes the run state, the checkpoint and
 // the schema history of the stream. One transaction.
 func (r *runner) restart(ctx context.Context) error {
+	// Starting over under a running replicator would pull its state from
+	// under it: refuse at once, naming it.
+	holders, err := checkpoint.StreamHolders(ctx, r.pg, r.o.Stream)
+	if err != nil {
+		return err
+	}
+	if len(holders) > 0 {
+		return exitcode.ConfigError(fmt.Errorf("snapshot --restart: stream %q is being replicated into this target by %s: "+
+			"stop that replicator first (or use another --stream)", r.o.Stream, checkpoint.Describe(holders)))
+	}
 	states, err := loadTableStates(ctx, r.pg, r.o.Stream)
 	if err != nil {
 		return err

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/pipeline"
 
 	"github.com/sluice-db/sluice/internal/model"
@@ -388,8 +391,8 @@ func TestApplyGeneratedColumnsAreNotWritten(t *testing.T) {
 }
 
 // TestApplyFenceRefusesASecondApplier: while one applier runs a stream, a
-// second one on the same stream waits for the fence and then fails naming
-// the sessions; once the first has stopped, the second starts.
+// second one on the same stream is refused at once, naming the running
+// sluice (pid and host); once the first has stopped, the second starts.
 func TestApplyFenceRefusesASecondApplier(t *testing.T) {
 	f := newFixture(t, 2)
 	first, err := newApplier(f.config(2), f.pool)
@@ -409,10 +412,14 @@ func TestApplyFenceRefusesASecondApplier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	start := time.Now()
 	_, err = second.Open(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "still being applied by other sessions") ||
-		!strings.Contains(err.Error(), "sluice apply "+f.stream) {
-		t.Fatalf("second applier on a running stream: want the fence error naming the sessions, got %v", err)
+	if err == nil || !strings.Contains(err.Error(), "is being replicated into this target by sluice pid "+strconv.Itoa(os.Getpid())) ||
+		exitcode.Of(err) != exitcode.Config {
+		t.Fatalf("second applier on a running stream: want a configuration error naming the running sluice, got %v", err)
+	}
+	if d := time.Since(start); d > 400*time.Millisecond {
+		t.Errorf("the refusal took %s: a running replicator must be refused at once, not after the fence timeout", d)
 	}
 	close(in)
 	if err := <-done; err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
-	"github.com/sluice-db/sluice/internal/pipeline"
+	"github.com/sluice-db/sluice/internal/exitcode"
 )
 
 // Sessions of one stream are fenced by a PostgreSQL advisory lock.
@@ -31,7 +31,7 @@ const lockClass = checkpoint.StreamLockClass // first key of pg_advisory_lock(in
 
 // applicationName marks apply sessions in pg_stat_activity.
 func (a *Sink) applicationName() string {
-	return pipeline.Shorten("sluice apply "+a.cfg.Stream, 60)
+	return checkpoint.ApplicationName(a.cfg.Stream)
 }
 
 // acquire takes a connection for apply work and prepares its session:
@@ -99,6 +99,20 @@ func (a *Sink) fence(ctx context.Context) (*pgxpool.Conn, error) {
 		_ = conn.Conn().Close(context.Background())
 		conn.Release()
 		return nil, err
+	}
+	// A replicator that is running is refused at once; only the sessions
+	// of a dead run (still finishing a statement) are waited for.
+	var free bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, lockClass, a.cfg.Stream).Scan(&free); err != nil {
+		return fail(fmt.Errorf("apply: lock stream %q: %w", a.cfg.Stream, err))
+	}
+	if free {
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, lockClass, a.cfg.Stream); err != nil {
+			return fail(fmt.Errorf("apply: unlock stream %q: %w", a.cfg.Stream, err))
+		}
+	} else if hs, err := checkpoint.StreamHolders(ctx, conn, a.cfg.Stream); err == nil && checkpoint.Live(hs) {
+		return fail(exitcode.ConfigError(fmt.Errorf("apply: stream %q is being replicated into this target by %s: "+
+			"stop that replicator first, or use --stream to name a different stream", a.cfg.Stream, checkpoint.Describe(hs))))
 	}
 	if _, err := conn.Exec(ctx, `SELECT set_config('lock_timeout', $1, false)`,
 		fmt.Sprintf("%dms", a.cfg.FenceTimeout.Milliseconds())); err != nil {
