@@ -16,6 +16,7 @@ import (
 
 	"github.com/knadh/koanf/v2"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -107,6 +108,15 @@ func loadSettings(cmd *cobra.Command) (*Settings, error) {
 		return nil, exitcode.ConfigError(err)
 	}
 	if len(unknown) > 0 {
+		// One file may serve several commands: a key that is a flag of
+		// another sluice command is fine, anything else is a mistake.
+		all := allFlagNames(cmd.Root())
+		for _, key := range unknown {
+			if !all[key] {
+				return nil, exitcode.ConfigError(fmt.Errorf("config file %s: unknown setting %q: no sluice command has a flag --%s "+
+					"(keys are flag names, e.g. source, target, workers; see sluice <command> --help)", path, key, key))
+			}
+		}
 		log.Debug("config file keys that are not settings of this command", "command", cmd.Name(), "keys", unknown)
 	}
 	return &Settings{K: k, Log: log}, nil
@@ -116,4 +126,19 @@ func loadSettings(cmd *cobra.Command) (*Settings, error) {
 // never pretend to work.
 func notImplemented(cmd *cobra.Command, _ []string) error {
 	return exitcode.ConfigError(fmt.Errorf("%s: not implemented yet", cmd.Name()))
+}
+
+// allFlagNames is every flag of every sluice command.
+func allFlagNames(root *cobra.Command) map[string]bool {
+	names := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) { names[f.Name] = true })
+		c.PersistentFlags().VisitAll(func(f *pflag.Flag) { names[f.Name] = true })
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return names
 }

@@ -137,3 +137,37 @@ func TestLoadPrecedence(t *testing.T) {
 		t.Error("a missing config file must be an error")
 	}
 }
+
+// TestLoadRefusesUnparsableValues: a value a flag's type cannot take, in
+// the file or in a SLUICE_* variable, is an error naming where it came
+// from, not a silent zero.
+func TestLoadRefusesUnparsableValues(t *testing.T) {
+	dir := t.TempDir()
+	newFlags := func() *pflag.FlagSet {
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.Int("workers", 2, "")
+		fs.Duration("lock-wait-timeout", 0, "")
+		fs.Bool("json", false, "")
+		return fs
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("workers: four\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(newFlags(), bad); err == nil || !strings.Contains(err.Error(), `key "workers"`) ||
+		!strings.Contains(err.Error(), `"four"`) {
+		t.Errorf("file value: %v", err)
+	}
+	t.Setenv("SLUICE_WORKERS", "abc")
+	t.Setenv("SLUICE_LOCK_WAIT_TIMEOUT", "10 parsecs")
+	_, _, err := Load(newFlags(), "")
+	if err == nil || !strings.Contains(err.Error(), "SLUICE_WORKERS") || !strings.Contains(err.Error(), "SLUICE_LOCK_WAIT_TIMEOUT") {
+		t.Errorf("environment values: %v", err)
+	}
+	t.Setenv("SLUICE_WORKERS", "8")
+	t.Setenv("SLUICE_LOCK_WAIT_TIMEOUT", "10s")
+	t.Setenv("SLUICE_JSON", "true")
+	if k, _, err := Load(newFlags(), ""); err != nil || k.Int("workers") != 8 {
+		t.Errorf("valid values: %v, %v", k, err)
+	}
+}

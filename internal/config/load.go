@@ -1,9 +1,12 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/env/v2"
@@ -34,12 +37,23 @@ func Load(flags *pflag.FlagSet, path string) (*koanf.Koanf, []string, error) {
 	}
 	known := map[string]bool{}
 	flags.VisitAll(func(f *pflag.Flag) { known[f.Name] = true })
+	for _, key := range k.Keys() {
+		if f := flags.Lookup(key); f != nil {
+			if err := checkValue(f, fmt.Sprint(k.Get(key))); err != nil {
+				return nil, nil, fmt.Errorf("config: file %s: key %q: %w", path, key, err)
+			}
+		}
+	}
+	var envErrs []error
 	if err := k.Load(env.Provider(".", env.Opt{
 		Prefix: EnvPrefix,
 		TransformFunc: func(key, value string) (string, any) {
 			name := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(key, EnvPrefix)), "_", "-")
 			if !known[name] {
 				return "", nil // not a flag of this command: ignore
+			}
+			if err := checkValue(flags.Lookup(name), value); err != nil {
+				envErrs = append(envErrs, fmt.Errorf("config: environment variable %s: %w", key, err))
 			}
 			if f := flags.Lookup(name); f != nil && strings.HasSuffix(f.Value.Type(), "Slice") {
 				return name, strings.Split(value, ",")
@@ -48,6 +62,9 @@ func Load(flags *pflag.FlagSet, path string) (*koanf.Koanf, []string, error) {
 		},
 	}), nil); err != nil {
 		return nil, nil, fmt.Errorf("config: environment: %w", err)
+	}
+	if len(envErrs) > 0 {
+		return nil, nil, errors.Join(envErrs...)
 	}
 	// Flags last: a flag given on the command line overrides; a flag's default
 	// fills in only what neither the file nor the environment set.
@@ -61,4 +78,29 @@ func Load(flags *pflag.FlagSet, path string) (*koanf.Koanf, []string, error) {
 		}
 	}
 	return k, unknown, nil
+}
+
+// checkValue reports a value a flag of this type cannot take, so a typo in a
+// file or an environment variable stops the command instead of silently
+// becoming the zero value.
+func checkValue(f *pflag.Flag, v string) error {
+	var err error
+	switch f.Value.Type() {
+	case "int", "int8", "int16", "int32", "int64":
+		_, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	case "uint", "uint8", "uint16", "uint32", "uint64":
+		_, err = strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+	case "float32", "float64":
+		_, err = strconv.ParseFloat(strings.TrimSpace(v), 64)
+	case "bool":
+		_, err = strconv.ParseBool(strings.TrimSpace(v))
+	case "duration":
+		_, err = time.ParseDuration(strings.TrimSpace(v))
+	default:
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%q is not a valid %s for --%s", v, f.Value.Type(), f.Name)
+	}
+	return nil
 }

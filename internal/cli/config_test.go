@@ -1,0 +1,31 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConfigFileUnknownKey: a key no sluice command has is an error (exit
+// 2) naming it; a key of another command is fine (one file serves all).
+func TestConfigFileUnknownKey(t *testing.T) {
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "typo.yaml")
+	if err := os.WriteFile(typo, []byte("target: postgres://u:p@127.0.0.1:1/x\nwokers: 4\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(context.Background(), "status", "--config", typo)
+	if code != 2 || !strings.Contains(errOut, `unknown setting "wokers"`) {
+		t.Errorf("typo: exit %d: %s", code, errOut)
+	}
+	other := filepath.Join(dir, "other.yaml")
+	if err := os.WriteFile(other, []byte("target: postgres://u:p@127.0.0.1:1/x\nrepair: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCLI(context.Background(), "status", "--config", other)
+	if strings.Contains(errOut, "unknown setting") {
+		t.Errorf("a key of another command (verify --repair) must be accepted: exit %d: %s", code, errOut)
+	}
+}
