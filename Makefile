@@ -28,8 +28,13 @@ help:
 	@echo "make sandbox-stop  stop the sandbox servers"
 	@echo "make clean         remove bin/ (the sandbox is left alone: scripts/sandbox reset)"
 
+# The version is the nearest tag (or "dev") and the commit, stamped into the binary.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null)
+LDFLAGS := -X github.com/sluice-db/sluice/internal/cli.Version=$(VERSION) -X github.com/sluice-db/sluice/internal/cli.Commit=$(COMMIT)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/sluice
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/sluice
 
 deps:
 	$(GO) mod download

@@ -29,3 +29,11 @@ func TestConfigFileUnknownKey(t *testing.T) {
 		t.Errorf("a key of another command (verify --repair) must be accepted: exit %d: %s", code, errOut)
 	}
 }
+
+func TestVersionFlag(t *testing.T) {
+	code, out, _ := runCLI(context.Background(), "--version")
+	code2, out2, _ := runCLI(context.Background(), "version")
+	if code != 0 || code2 != 0 || !strings.HasPrefix(out, "sluice "+Version+" (commit ") || out != out2 {
+		t.Errorf("--version: exit %d %q; version: exit %d %q", code, out, code2, out2)
+	}
+}

@@ -68,6 +68,8 @@ or pre-flight error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.Version = versionLine()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(out)
 	root.SetErr(errOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
