@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -181,11 +180,7 @@ func verifyOptions(ctx context.Context, s *Settings, ep *Endpoints) (*verify.Opt
 }
 
 func openMySQL(src config.MySQL) (*sql.DB, error) {
-	conn, err := mysql.NewConnector(src.Config())
-	if err != nil {
-		return nil, fmt.Errorf("source %s: %w", src.Redacted(), err)
-	}
-	return sql.OpenDB(conn), nil
+	return src.OpenDB()
 }
 
 // hasPostGIS reports whether the target has the postgis extension (the

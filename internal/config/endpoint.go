@@ -115,7 +115,7 @@ func (m MySQL) Config() *mysql.Config {
 	c.User, c.Passwd, c.Net, c.Addr, c.DBName = m.User, m.Password, "tcp", m.Addr(), m.Database
 	c.Params = map[string]string{"time_zone": "'+00:00'"}
 	for k, v := range m.Params {
-		if len(v) > 0 {
+		if len(v) > 0 && !isTLSParam(k) {
 			c.Params[k] = v[0]
 		}
 	}
@@ -129,8 +129,17 @@ func (m MySQL) Config() *mysql.Config {
 	return c
 }
 
-// DSN is the go-sql-driver/mysql data source name.
-func (m MySQL) DSN() string { return m.Config().FormatDSN() }
+// DSN is the go-sql-driver/mysql data source name. It carries the tls
+// modes the driver itself knows (true, false, skip-verify, preferred) but not
+// CA or client certificate files: sluice's own connections use OpenDB.
+func (m MySQL) DSN() string {
+	c := m.Config()
+	switch t := strings.ToLower(m.Params.Get("tls")); t {
+	case "true", "false", "skip-verify", "preferred":
+		c.Params["tls"] = t
+	}
+	return c.FormatDSN()
+}
 
 // WithDatabase returns a copy pointing at another database.
 func (m MySQL) WithDatabase(db string) MySQL { m.Database = db; return m }
@@ -175,4 +184,15 @@ func redacted(scheme, user, pass, addr, db string) string {
 		cred += "@"
 	}
 	return scheme + "://" + cred + addr + "/" + db
+}
+
+// isTLSParam reports the URL parameters that are sluice's TLS settings
+// (tls.go), not session variables for the driver.
+func isTLSParam(k string) bool {
+	for _, p := range mysqlTLSParams {
+		if strings.EqualFold(k, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -25,7 +25,7 @@ type SourceInfo struct {
 
 func checkSource(ctx context.Context, m config.MySQL, needs Needs) (SourceInfo, []Problem) {
 	var info SourceInfo
-	db, err := sql.Open("mysql", m.DSN())
+	db, err := m.OpenDB()
 	if err != nil {
 		return info, []Problem{problem("source", "check the --source URL", "invalid connection settings: %v", err)}
 	}
@@ -58,6 +58,7 @@ func checkSource(ctx context.Context, m config.MySQL, needs Needs) (SourceInfo, 
 	if needs.Binlog {
 		probs = append(probs, checkBinlogSettings(vars, info)...)
 		probs = append(probs, checkServerID(ctx, conn, info, needs.ServerID)...)
+		probs = append(probs, checkBinlogConnection(ctx, m)...)
 	}
 	return info, probs
 }
@@ -67,6 +68,11 @@ func sourceConnectProblem(m config.MySQL, err error) Problem {
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1045:
+			if t, _, _ := m.TLSConfig(); t == nil {
+				return problem("source", "check the user and password in --source; if the user requires TLS (REQUIRE SSL), "+
+					"add ?tls=verify-full (with &ssl-ca=FILE for a private CA) or ?tls=skip-verify to --source",
+					"access denied for user %q at %s (wrong user or password, or the user may only connect over TLS)", m.User, m.Addr())
+			}
 			return problem("source", "check the user and password in --source",
 				"access denied for user %q at %s (wrong user or password)", m.User, m.Addr())
 		case 1049:

@@ -137,7 +137,7 @@ func (r *runner) connect(ctx context.Context) error {
 	if r.info, err = r.src.Info(ctx); err != nil {
 		return exitcode.ConfigError(fmt.Errorf("source %s: %w", r.o.Source.Redacted(), err))
 	}
-	if r.srcDB, err = sql.Open("mysql", r.o.Source.DSN()); err != nil {
+	if r.srcDB, err = r.o.Source.OpenDB(); err != nil {
 		return exitcode.ConfigError(err)
 	}
 	r.srcDB.SetMaxOpenConns(2)

@@ -32,7 +32,10 @@ var targetSessionParams = map[string]string{
 // openSource opens a pool of source sessions with sluice's settings
 // (utf8mb4, time_zone '+00:00', no time parsing), at most n connections.
 func openSource(ctx context.Context, src config.MySQL, n int) (*sql.DB, error) {
-	cfg := src.Config()
+	cfg, err := src.DriverConfig()
+	if err != nil {
+		return nil, err
+	}
 	// Chunk digests join a chunk's row texts with GROUP_CONCAT (digest.go).
 	cfg.Params["group_concat_max_len"] = strconv.Itoa(sourceGroupConcatMax)
 	conn, err := mysql.NewConnector(cfg)

@@ -45,7 +45,7 @@ type Source struct {
 
 // OpenSource opens a small connection pool to the source.
 func OpenSource(m config.MySQL) (*Source, error) {
-	db, err := sql.Open("mysql", m.DSN())
+	db, err := m.OpenDB()
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", m.Redacted(), err)
 	}

@@ -251,7 +251,11 @@ func (s *Stream) checkAvailable(ctx context.Context, src *Source) error {
 
 func (s *Stream) syncerConfig(wd *watchdog) replication.BinlogSyncerConfig {
 	m := s.cfg.Source
+	// The URL's TLS settings, as for every other connection (config/tls.go);
+	// an invalid setting was reported when the first connection opened.
+	tlsCfg, _, _ := m.TLSConfig()
 	return replication.BinlogSyncerConfig{
+		TLSConfig:               tlsCfg,
 		ServerID:                s.cfg.ServerID,
 		Flavor:                  s.cfg.Info.Flavor,
 		Host:                    m.Host,

@@ -36,7 +36,10 @@ type Source struct {
 // protocol: prepared statements would return the binary protocol, whose
 // values are not what typemap's FromText converts.
 func OpenSource(ctx context.Context, m config.MySQL, maxConns int) (*Source, error) {
-	cfg := m.Config()
+	cfg, err := m.DriverConfig()
+	if err != nil {
+		return nil, err
+	}
 	cfg.InterpolateParams = true
 	// The server may be slow to send while PostgreSQL is slow to take; reads
 	// must not time out in the driver either.
