@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -68,6 +69,7 @@ func addReplicateFlags(cmd *cobra.Command) {
 	f.String("start-position", "", "binlog file:pos to start from when the stream has no checkpoint, e.g. --start-position mysql-bin.000042:4")
 	f.String("max-txn-memory", "256MB", "memory for decoded changes; a larger source transaction is applied in fragments inside one target transaction, e.g. --max-txn-memory 1GiB")
 	f.StringSlice("skip-ddl", nil, "skip source statements matching this glob (* and ?, case-insensitive) instead of stopping on them; repeatable, e.g. --skip-ddl 'ALTER TABLE shop.log*'")
+	f.Duration("target-retry", 10*time.Minute, "how long to keep reconnecting after losing the target (a PostgreSQL restart or failover) before giving up; each attempt continues from the checkpoint, exactly once; 0s = never retry, e.g. --target-retry 1h")
 	f.Bool("until-caught-up", false, "exit 0 once everything the source had written when the stream first went idle is applied, e.g. --until-caught-up")
 }
 
@@ -107,6 +109,7 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
 		Workers: k.Int("workers"), MaxTxnMemory: maxMem, SkipDDL: k.Strings("skip-ddl"),
 		UntilCaughtUp: k.Bool("until-caught-up"),
+		TargetRetry:   targetRetry(k.Duration("target-retry")),
 		Log:           s.Log,
 	}, nil
 }
@@ -124,4 +127,12 @@ func serveMetrics(ctx context.Context, s *Settings, opts *replicate.Options) err
 	}
 	opts.Registry = reg
 	return nil
+}
+
+// targetRetry maps --target-retry to the option (0 there: never retry).
+func targetRetry(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }

@@ -3,7 +3,6 @@ package replicate
 import (
 	"context"
 	"fmt"
-	"github.com/sluice-db/sluice/internal/testenv"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sluice-db/sluice/internal/testenv"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/exitcode"

@@ -63,6 +63,10 @@ type Options struct {
 	// DrainTimeout bounds how long a graceful stop waits for apply to commit
 	// what it has received (default 10s).
 	DrainTimeout time.Duration
+	// TargetRetry is how long replicate keeps reconnecting after it lost
+	// the target (a PostgreSQL restart or failover) before it gives up
+	// (default 10m; a negative value never retries).
+	TargetRetry time.Duration
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -83,6 +87,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Heartbeat <= 0 {
 		o.Heartbeat = time.Second
+	}
+	if o.TargetRetry == 0 {
+		o.TargetRetry = 10 * time.Minute
 	}
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = 10 * time.Second

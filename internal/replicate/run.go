@@ -53,15 +53,59 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	r := &runner{o: o, log: o.Log, idle: make(chan struct{}, 1)}
-	defer r.close()
 	// Decoded changes held in memory are bounded by MaxTxnMemory (half in
 	// apply's queue, fragments of 1/16); the rest is connections and plans.
 	defer gctune.Apply(o.MaxTxnMemory + replicateMemoryOverhead)()
+	var lost *targetLoss // set while reconnecting to a lost target
+	for {
+		err := runOnce(ctx, o, lost != nil)
+		if err == nil || ctx.Err() != nil || !isTargetLoss(err) {
+			if lost != nil && err != nil && ctx.Err() == nil {
+				err = lost.giveUp(err)
+			}
+			return err
+		}
+		if lost == nil {
+			lost = &targetLoss{since: time.Now(), limit: o.TargetRetry}
+		}
+		wait, ok := lost.next()
+		if !ok {
+			return lost.giveUp(err)
+		}
+		o.Log.Warn("replicate: lost the target; reconnecting from its checkpoint (exactly once)",
+			"attempt", lost.attempts, "cause", shortCause(err), "next_try_in", wait.String())
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// runOnce connects, prepares and runs one replicator until it stops.
+// retrying says the target was lost before: a target that still refuses
+// connections then counts as lost, not as a configuration error.
+func runOnce(ctx context.Context, o Options, retrying bool) error {
+	r := &runner{o: o, log: o.Log, idle: make(chan struct{}, 1)}
+	defer r.close()
 	if err := r.prepare(ctx); err != nil {
+		if retrying && isTargetLoss(err) {
+			return err
+		}
+		if retrying {
+			return fmt.Errorf("reconnecting after losing the target: %w", err)
+		}
 		return err
 	}
-	return r.run(ctx)
+	err := r.run(ctx)
+	var af *applyFailure
+	if errors.As(err, &af) && isTargetLoss(af.err) {
+		return &targetLost{err: af.err}
+	}
+	if af != nil {
+		return af.err
+	}
+	return err
 }
 
 // prepare connects, loads the scope and the schema, finds the start and
@@ -249,7 +293,7 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.log.Info("replication stopped", "applied", r.applier.Position().String(), "lag_s", roundLag(r.lagSeconds()))
 	if applyErr != nil && !errors.Is(applyErr, context.Canceled) {
-		return applyErr
+		return &applyFailure{err: applyErr}
 	}
 	return streamErr
 }

@@ -137,7 +137,7 @@ func installDataDir(installDB, dataDir string) error {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, installDB, args...).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("mariadb-install-db: %w\n%s", err, tail(string(out), 20))
+		return fmt.Errorf("mariadb-install-db: %w\n%s", err, Tail(string(out), 20))
 	}
 	return nil
 }
@@ -268,7 +268,7 @@ func (s *mariadbServer) logTail() string {
 		if err != nil || len(data) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "---- %s ----\n%s\n", p, tail(string(data), 25))
+		fmt.Fprintf(&b, "---- %s ----\n%s\n", p, Tail(string(data), 25))
 	}
 	return b.String()
 }

@@ -33,7 +33,7 @@ func startSandbox(ctx context.Context) (envVars, error) {
 	// waiting for the pipes instead of hanging the test binary.
 	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Run(); err != nil {
-		return envVars{}, fmt.Errorf("bash %s start: %w\n%s", script, err, tail(stderr.String(), 40))
+		return envVars{}, fmt.Errorf("bash %s start: %w\n%s", script, err, Tail(stderr.String(), 40))
 	}
 	vars := parseExports(stdout.String())
 	v := envVars{
@@ -90,8 +90,8 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// tail returns the last n lines of s.
-func tail(s string, n int) string {
+// Tail returns the last n lines of s.
+func Tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]

@@ -55,7 +55,7 @@ func TestCrashKillNine(t *testing.T) {
 		if k == kills/2 {
 			// PostgreSQL dies under sluice; sluice sees its connections
 			// break and stops (or is killed if it hangs on).
-			pg.kill9AndRestart()
+			pg.Kill9AndRestart()
 			select {
 			case <-exited:
 			case <-time.After(20 * time.Second):

@@ -56,7 +56,7 @@ func requireImplemented(t *testing.T, sub string) {
 
 func logTail(path string, n int) string {
 	b, _ := os.ReadFile(path)
-	return tailLines(string(b), n)
+	return testenv.Tail(string(b), n)
 }
 
 // logFile is where a test's sluice processes write; SLUICE_TEST_KEEP=1 keeps

@@ -16,7 +16,7 @@ import (
 // and the flags every sluice command of the test takes.
 type e2eRun struct {
 	env     *testenv.Env
-	pg      *throwawayPG
+	pg      *testenv.Postgres
 	db      string
 	my      *sql.DB
 	logPath string
@@ -30,7 +30,7 @@ func startSnapshotted(t *testing.T, prefix, stream string, ddl ...string) *e2eRu
 	t.Helper()
 	requireImplemented(t, "replicate")
 	env := testenv.Get(t)
-	r := &e2eRun{env: env, pg: startPG(t), db: env.NewDatabase(t, prefix)}
+	r := &e2eRun{env: env, pg: testenv.StartPostgres(t), db: env.NewDatabase(t, prefix)}
 	r.my = env.MySQL(t, r.db)
 	mustExec(t, r.my, ddl...)
 	r.logPath = logFile(t)

@@ -192,6 +192,11 @@ func describe(err error, plans *planCache) error {
 	if !errors.As(err, &se) {
 		return err
 	}
+	if se.stmt.ch == nil {
+		// BEGIN, COMMIT or the applied record: no row to name; typically
+		// the connection went away (a target restart).
+		return fmt.Errorf("apply: target statement %s: %w", pipeline.Shorten(se.stmt.sql, 80), se.err)
+	}
 	e := &pipeline.Error{SQL: se.stmt.sql, Err: se.err}
 	if ch := se.stmt.ch; ch != nil {
 		e.Table = ch.Table.TableID

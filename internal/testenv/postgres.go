@@ -1,4 +1,4 @@
-package crashtest
+package testenv
 
 import (
 	"context"
@@ -19,18 +19,19 @@ import (
 // pgBin is where Debian's PostgreSQL 15 server binaries live (the sandbox uses the same).
 const pgBin = "/usr/lib/postgresql/15/bin"
 
-// throwawayPG is a PostgreSQL 15 instance private to one test, run as the
+// Postgres is a PostgreSQL 15 instance private to one test, run as the
 // postgres OS user from a temporary directory, so the test may kill it
 // without touching the shared sandbox servers.
-type throwawayPG struct {
-	t    *testing.T
+type Postgres struct {
+	t    testing.TB
 	dir  string
 	port int
 }
 
-// startPG initialises and starts a private PostgreSQL; it is stopped and
-// removed at cleanup.
-func startPG(t *testing.T) *throwawayPG {
+// StartPostgres initialises and starts a throwaway PostgreSQL 15 of its own
+// (trust authentication on 127.0.0.1, wal_level=logical), for tests that
+// stop, restart or kill the target; it is stopped and removed at cleanup.
+func StartPostgres(t testing.TB) *Postgres {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("the throwaway PostgreSQL runs as the postgres user: needs root (as the sandbox does)")
@@ -42,7 +43,7 @@ func startPG(t *testing.T) *throwawayPG {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &throwawayPG{t: t, dir: dir, port: freePort(t)}
+	p := &Postgres{t: t, dir: dir, port: pgFreePort(t)}
 	t.Cleanup(func() {
 		_ = p.asPostgres("pg_ctl", "-D", p.data(), "-m", "immediate", "-w", "-t", "30", "stop").Run()
 		os.RemoveAll(dir)
@@ -67,29 +68,29 @@ func startPG(t *testing.T) *throwawayPG {
 		t.Fatal(err)
 	}
 	f.Close()
-	p.start()
+	p.Start()
 	return p
 }
 
-func (p *throwawayPG) data() string { return filepath.Join(p.dir, "data") }
+func (p *Postgres) data() string { return filepath.Join(p.dir, "data") }
 
 // URL is a superuser connection URL (trust authentication on 127.0.0.1).
-func (p *throwawayPG) URL() string {
+func (p *Postgres) URL() string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", p.port)
 }
 
-func (p *throwawayPG) asPostgres(bin string, args ...string) *exec.Cmd {
+func (p *Postgres) asPostgres(bin string, args ...string) *exec.Cmd {
 	cmd := exec.Command("runuser", append([]string{"-u", "postgres", "--", filepath.Join(pgBin, bin)}, args...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // not in the test's process group
 	return cmd
 }
 
-func (p *throwawayPG) start() {
+func (p *Postgres) Start() {
 	p.t.Helper()
 	logFile := filepath.Join(p.dir, "postgres.log")
 	if out, err := p.asPostgres("pg_ctl", "-D", p.data(), "-l", logFile, "-w", "-t", "120", "start").CombinedOutput(); err != nil {
 		log, _ := os.ReadFile(logFile)
-		p.t.Fatalf("pg_ctl start: %v\n%s\n%s", err, out, tailLines(string(log), 20))
+		p.t.Fatalf("pg_ctl start: %v\n%s\n%s", err, out, Tail(string(log), 20))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -106,10 +107,10 @@ func (p *throwawayPG) start() {
 	}
 }
 
-// kill9 SIGKILLs the postmaster and every process it started (all of them
+// Kill9AndRestart SIGKILLs the postmaster and every process it started (all of them
 // started by this test), waits until they are gone, and starts the server
 // again: PostgreSQL recovers from its WAL as after a machine crash.
-func (p *throwawayPG) kill9AndRestart() {
+func (p *Postgres) Kill9AndRestart() {
 	p.t.Helper()
 	b, err := os.ReadFile(filepath.Join(p.data(), "postmaster.pid"))
 	if err != nil {
@@ -132,7 +133,7 @@ func (p *throwawayPG) kill9AndRestart() {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	p.start()
+	p.Start()
 }
 
 // childrenOf lists the processes whose parent is pid.
@@ -158,7 +159,7 @@ func childrenOf(pid int) []int {
 	return out
 }
 
-func freePort(t *testing.T) int {
+func pgFreePort(t testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -167,10 +168,11 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func tailLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+// Stop shuts the server down (fast mode: sessions are ended, as in a
+// restart by the DBA); Start brings it back.
+func (p *Postgres) Stop() {
+	p.t.Helper()
+	if out, err := p.asPostgres("pg_ctl", "-D", p.data(), "-m", "fast", "-w", "-t", "60", "stop").CombinedOutput(); err != nil {
+		p.t.Fatalf("pg_ctl stop: %v\n%s", err, out)
 	}
-	return strings.Join(lines, "\n")
 }

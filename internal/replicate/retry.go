@@ -1,0 +1,105 @@
+package replicate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sluice-db/sluice/internal/exitcode"
+)
+
+// A PostgreSQL restart, failover or network cut ends every session of the
+// run. The run then stops as after any apply failure (what committed is in
+// the checkpoint and the applied records), and Run starts a new one from the
+// target's checkpoint once the target answers again: exactly once, as after
+// a kill -9. Only losing the target is retried; a refused row, a missing
+// privilege or a source failure ends replicate as before.
+
+// applyFailure marks an error of the apply side of a run.
+type applyFailure struct{ err error }
+
+func (e *applyFailure) Error() string { return e.err.Error() }
+func (e *applyFailure) Unwrap() error { return e.err }
+
+// targetLost is an apply failure that lost the target's connection.
+type targetLost struct{ err error }
+
+func (e *targetLost) Error() string { return "lost the target: " + e.err.Error() }
+func (e *targetLost) Unwrap() error { return e.err }
+
+// isTargetLoss reports whether err is the target going away: a closed or
+// refused connection, or PostgreSQL shutting down or starting up.
+func isTargetLoss(err error) bool {
+	if err == nil {
+		return false
+	}
+	var tl *targetLost
+	if errors.As(err, &tl) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03": // admin/crash shutdown, cannot connect now
+			return true
+		case strings.HasPrefix(pgErr.Code, "08"): // connection exception
+			return true
+		}
+		return false // PostgreSQL answered: a data, privilege or schema error
+	}
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &connErr) {
+		return true
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return true
+	}
+	for _, e := range []error{io.EOF, io.ErrUnexpectedEOF, syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.EPIPE} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "connection refused") ||
+		strings.Contains(msg, "failed to connect") || strings.Contains(msg, "unexpected EOF")
+}
+
+// targetLoss paces the reconnects: 1 s doubling to 30 s, for at most limit.
+type targetLoss struct {
+	since    time.Time
+	limit    time.Duration
+	attempts int
+}
+
+func (l *targetLoss) next() (time.Duration, bool) {
+	if l.limit < 0 || time.Since(l.since) > l.limit {
+		return 0, false
+	}
+	l.attempts++
+	wait := time.Second << min(l.attempts-1, 5)
+	return min(wait, 30*time.Second), true
+}
+
+// giveUp is the final error: the cause, how long sluice tried, and the fix.
+func (l *targetLoss) giveUp(err error) error {
+	return exitcode.WithCode(exitcode.Failure, fmt.Errorf("replicate: lost the target %s ago and could not continue after %d reconnect attempts "+
+		"(--target-retry %s): %w; when the target is back, start replicate again: it continues from the checkpoint, exactly once",
+		time.Since(l.since).Round(time.Second), l.attempts, l.limit, err))
+}
+
+// shortCause is the first line of an error, cut to 300 bytes, for the one
+// log line per attempt.
+func shortCause(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
