@@ -71,6 +71,14 @@ func (tc typeChange) using(col string) (string, error) {
 		return col + "::" + tc.pgNew, nil
 	case o == typemap.KindDateTime && n == typemap.KindDate:
 		return col + "::date", nil
+	case (o == typemap.KindDateTime || o == typemap.KindDate) && n == typemap.KindTimestamp:
+		// MySQL reads the wall-clock values in the ALTER session's time
+		// zone; sluice reads them as UTC, the zone its snapshot and binlog
+		// TIMESTAMPs are in (docs/schema.md: right when the source's
+		// time_zone is UTC; verify finds the rows otherwise).
+		return "(" + col + "::timestamp AT TIME ZONE 'UTC')::" + tc.pgNew, nil
+	case o == typemap.KindTimestamp && (n == typemap.KindDateTime || n == typemap.KindDate):
+		return "(" + col + " AT TIME ZONE 'UTC')::" + tc.pgNew, nil
 	case (o == typemap.KindInt || o == typemap.KindDecimal) && n == typemap.KindBit:
 		return col + "::bigint::" + tc.pgNew, nil
 	case o == typemap.KindBit && (n == typemap.KindInt || n == typemap.KindDecimal) && tc.old.Precision < 64:

@@ -2,10 +2,12 @@ package ddl
 
 import (
 	"reflect"
+	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // changeColumn handles MODIFY and CHANGE: the new definition replaces the
@@ -29,6 +31,13 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 	a.renameInModel(a.t.Columns[i].Name, nc.Name)
 	old := a.t.Columns[i]
 	nc.Ordinal = old.Ordinal
+	if inPrimaryKey(a.t, old.Name) || inPrimaryKey(a.t, nc.Name) {
+		// MySQL keeps primary key columns NOT NULL whatever the new
+		// definition says (MODIFY id BIGINT AUTO_INCREMENT, the common
+		// INT→BIGINT key migration): so does the history, and so no DROP
+		// NOT NULL is sent that PostgreSQL would refuse.
+		nc.Nullable = false
+	}
 	a.t.Columns[i] = nc
 	newGen := translateGenerated(a.t, kindMapper)[i]
 	if oldGen.expr != "" || newGen.expr != "" {
@@ -103,6 +112,10 @@ func (a *alteration) changePlain(old, nc *schema.Column) error {
 	using, err := tc.using(col)
 	if err != nil {
 		return a.x.unsupported("%v", err)
+	}
+	if (kOld == typemap.KindTimestamp) != (kNew == typemap.KindTimestamp) && using != "" {
+		a.x.warn("column %s: %s → %s converted reading the wall-clock values as UTC (MySQL used the ALTER session's "+
+			"time zone: run sluice verify if the source's time_zone is not UTC)", nc.Name, old.ColumnType, nc.ColumnType)
 	}
 	membersChanged := (old.DataType == "enum" || old.DataType == "set" || nc.DataType == "enum" || nc.DataType == "set") &&
 		(old.DataType != nc.DataType || !reflect.DeepEqual(old.Elements, nc.Elements))
@@ -182,4 +195,14 @@ func (a *alteration) addIdentity(nc *schema.Column, pgNew string, noDefault bool
 	}
 	a.x.emit(identityFinish(a.qname, a.t)...)
 	return nil
+}
+
+// inPrimaryKey reports whether column name is part of t's primary key.
+func inPrimaryKey(t *schema.Table, name string) bool {
+	for _, k := range t.PrimaryKey {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
