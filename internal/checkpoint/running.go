@@ -95,10 +95,18 @@ func parseApp(app string) (int, string) {
 // statement): its process exists on this host, or, on another host, some
 // session is idle — a killed client's backend ends when it next reads from
 // the closed socket, a live client's parks idle between batches.
-func Live(hs []Holder) bool {
+//
+// Sessions of this very process belong to a run of it that ended (cancelled,
+// or it lost its target) unless ownRunning says one is still open: what is
+// left of an ended run is finishing, and must be waited for.
+func Live(hs []Holder, ownRunning bool) bool {
 	host, _ := os.Hostname()
 	for _, h := range hs {
 		switch {
+		case h.PID == os.Getpid() && h.Host == host:
+			if ownRunning {
+				return true
+			}
 		case h.PID > 0 && h.Host == host:
 			if err := syscall.Kill(h.PID, 0); err == nil || errors.Is(err, syscall.EPERM) {
 				return true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -110,7 +111,7 @@ func (a *Sink) fence(ctx context.Context) (*pgxpool.Conn, error) {
 		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, lockClass, a.cfg.Stream); err != nil {
 			return fail(fmt.Errorf("apply: unlock stream %q: %w", a.cfg.Stream, err))
 		}
-	} else if hs, err := checkpoint.StreamHolders(ctx, conn, a.cfg.Stream); err == nil && checkpoint.Live(hs) {
+	} else if hs, err := checkpoint.StreamHolders(ctx, conn, a.cfg.Stream); err == nil && checkpoint.Live(hs, a.runs.open(a.runKey())) {
 		return fail(exitcode.ConfigError(fmt.Errorf("apply: stream %q is being replicated into this target by %s: "+
 			"stop that replicator first, or use --stream to name a different stream", a.cfg.Stream, checkpoint.Describe(hs))))
 	}
@@ -197,4 +198,40 @@ func (a *Sink) rollback(conn *pgxpool.Conn) {
 	if _, err := conn.Exec(ctx, `ROLLBACK`); err != nil {
 		_ = conn.Conn().Close(ctx)
 	}
+}
+
+// openRuns counts the runs of this process that hold each stream (between a
+// Sink's Open and Close), so a fence can tell this process's live run from
+// the leftovers of one it ended. It is process-wide by nature: one process,
+// one set of open runs; the zero value is ready.
+type openRuns struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (r *openRuns) add(key string, d int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == nil {
+		r.n = map[string]int{}
+	}
+	r.n[key] += d
+	if r.n[key] <= 0 {
+		delete(r.n, key)
+	}
+}
+
+func (r *openRuns) open(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n[key] > 0
+}
+
+// processRuns is this process's open runs, shared by every Sink.
+var processRuns = &openRuns{}
+
+// runKey names the stream on this target.
+func (a *Sink) runKey() string {
+	c := a.pool.Config().ConnConfig
+	return fmt.Sprintf("%s:%d/%s/%s", c.Host, c.Port, c.Database, a.cfg.Stream)
 }

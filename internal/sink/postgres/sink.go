@@ -85,6 +85,8 @@ type Sink struct {
 	// seqs are the tables whose identity sequences must follow replicated
 	// rows (sequences.go).
 	seqs seqTracker
+	// runs is where the sink counts itself while open (session.go).
+	runs *openRuns
 }
 
 var _ pipeline.Sink = (*Sink)(nil)
@@ -100,7 +102,7 @@ func New(cfg Config, pool *pgxpool.Pool) (*Sink, error) {
 		return nil, fmt.Errorf("apply: the PostgreSQL pool allows %d connections, %d workers need %d (set pool_max_conns)",
 			pool.Config().MaxConns, cfg.Workers, need)
 	}
-	return &Sink{cfg: cfg, pool: pool}, nil
+	return &Sink{cfg: cfg, pool: pool, runs: processRuns}, nil
 }
 
 // Open fences earlier runs (session.go) and loads the stream's state.
@@ -115,6 +117,7 @@ func (a *Sink) Open(ctx context.Context) (*checkpoint.State, []checkpoint.Applie
 		return nil, nil, err
 	}
 	a.leader = leader
+	a.runs.add(a.runKey(), 1)
 	return st, rows, nil
 }
 
@@ -139,6 +142,7 @@ func (a *Sink) load(ctx context.Context, conn *pgxpool.Conn) (*checkpoint.State,
 // Close releases the fenced session.
 func (a *Sink) Close() {
 	if a.leader != nil {
+		a.runs.add(a.runKey(), -1)
 		a.release(a.leader)
 		a.leader = nil
 	}
