@@ -1,12 +1,10 @@
 package replicate
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,24 +14,6 @@ import (
 	"github.com/sluice-db/sluice/internal/snapshot"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
-
-// syncBuffer is a log sink the test reads while replicate writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestTargetRestartIsSurvived: PostgreSQL is shut down and started again
 // while replicate runs under a write load. Replicate reconnects on its own,
@@ -49,7 +29,7 @@ func TestTargetRestartIsSurvived(t *testing.T) {
 	if _, err := snapshot.Run(context.Background(), snap); err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
-	var logs syncBuffer
+	var logs testenv.SyncBuffer
 	o := g.options()
 	o.Target = dst
 	o.Log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))

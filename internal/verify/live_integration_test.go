@@ -202,8 +202,8 @@ func parseReport(t *testing.T, out string) *Report {
 // background is a sluice process a test runs next to its own work.
 type background struct {
 	cmd  *exec.Cmd
-	out  syncBuffer    // stdout and stderr
-	done chan struct{} // closed when the process has exited; err is set then
+	out  testenv.SyncBuffer // stdout and stderr
+	done chan struct{}      // closed when the process has exited; err is set then
 	err  error
 }
 
@@ -227,24 +227,6 @@ func startBackground(t *testing.T, bin string, args ...string) *background {
 		<-b.done
 	})
 	return b
-}
-
-// syncBuffer is a bytes.Buffer safe for a process's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestCLIExitCodes runs the built binary: 0 equal, 1 differences, 2 error,
