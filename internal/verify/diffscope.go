@@ -42,10 +42,19 @@ func (e *engine) diffScope(ctx context.Context, r *tableRun, s scope) error {
 	if e.o.RepairSQL != nil {
 		return e.repair(ctx, p, diffs)
 	}
-	// Write, then read the rows again: a repair counts only when they now
-	// match. Online, the replicator may apply a newer change of a row
-	// between the fresh source read and the write, leaving the write
-	// stale; the re-read finds that, and the row is repaired again.
+	return e.repairScope(ctx, r, s, diffs)
+}
+
+// repairScope writes the repair of a scope's differing rows, then reads the
+// rows again: a repair counts only when they now match. Online, the
+// replicator may apply a newer change of a row between the fresh source read
+// and the write, leaving the write stale; the re-read finds that, and the
+// row is repaired again. A repair that a foreign key refuses (a child row
+// whose parent another table's repair has not written yet, a parent whose
+// children are not deleted yet) is set aside and tried again once the other
+// tables are repaired (retryDeferred).
+func (e *engine) repairScope(ctx context.Context, r *tableRun, s scope, diffs []rowDiff) error {
+	p := r.plan
 	attempts := 1
 	if e.online {
 		attempts = 1 + e.o.Recheck
@@ -53,6 +62,10 @@ func (e *engine) diffScope(ctx context.Context, r *tableRun, s scope) error {
 	todo := diffs
 	for a := 0; a < attempts && len(todo) > 0; a++ {
 		if err := e.repair(ctx, p, todo); err != nil {
+			if isForeignKeyViolation(err) {
+				e.deferRepair(deferredRepair{r: r, s: s, diffs: diffs, err: err})
+				return nil
+			}
 			r.mu.Lock()
 			r.repairedAll = false
 			r.mu.Unlock()

@@ -261,7 +261,7 @@ func (e *engine) repairMultiset(ctx context.Context, r *tableRun, diffs []Multis
 			stmts = append(stmts, stmt{
 				sql: "DELETE FROM " + p.pgTable + " WHERE ctid IN (SELECT ctid FROM " + p.pgTable + " WHERE " +
 					p.pgHash(p.pgRowText) + " = $1 LIMIT " + strconv.FormatInt(d.TargetCount-d.SourceCount, 10) + ")",
-				args: []any{int64(h)}})
+				args: []any{int64(h)}, delete: true})
 			continue
 		}
 		ins, err := p.freshInserts(ctx, e, h, d.SourceCount-d.TargetCount)

@@ -23,8 +23,9 @@ import (
 
 // stmt is one repair statement with its parameters.
 type stmt struct {
-	sql  string
-	args []any
+	sql    string
+	args   []any
+	delete bool // removes a target row (ordered children first, repair_order.go)
 }
 
 // repairBatch is how many keys one fresh source read looks up.
@@ -56,9 +57,8 @@ func (e *engine) repair(ctx context.Context, p *tablePlan, diffs []rowDiff) erro
 // CURRENT_TIMESTAMP triggers keep the repaired values.
 func (e *engine) runRepair(ctx context.Context, p *tablePlan, stmts []stmt) error {
 	if e.o.RepairSQL != nil {
-		e.repairMu.Lock()
-		defer e.repairMu.Unlock()
-		return p.writeSQL(ctx, e.tgt, e.o.RepairSQL, stmts)
+		e.collectSQL(p, stmts) // written in foreign key order at the end
+		return nil
 	}
 	return pgx.BeginFunc(ctx, e.tgt, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SET LOCAL sluice.apply = 'on'"); err != nil {
@@ -96,7 +96,7 @@ func (p *tablePlan) deleteByText(key []string) stmt {
 		ph[k] = "$" + strconv.Itoa(k+1) + "::text::" + p.convs[i].PGType
 		args[k] = key[k]
 	}
-	return stmt{sql: "DELETE FROM " + p.pgTable + " WHERE (" + strings.Join(cols, ", ") + ") = (" + strings.Join(ph, ", ") + ")", args: args}
+	return stmt{sql: "DELETE FROM " + p.pgTable + " WHERE (" + strings.Join(cols, ", ") + ") = (" + strings.Join(ph, ", ") + ")", args: args, delete: true}
 }
 
 // deleteByValues deletes a target row by converted key values.

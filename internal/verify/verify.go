@@ -96,7 +96,11 @@ type engine struct {
 	online   bool
 	digest   rowDigest // MD5, or SHA-256 on a source without MD5() (hash.go)
 	throttle *throttle
-	repairMu sync.Mutex  // serialises writes to RepairSQL
+	repairMu sync.Mutex  // guards deferred and sqlRepairs (repair_order.go)
+	// deferred are repairs a foreign key refused, tried again at the end.
+	deferred []deferredRepair
+	// sqlRepairs are the --repair-sql statements per target table.
+	sqlRepairs map[string]*sqlRepair
 	stalled  atomic.Bool // online: the replicator's checkpoint does not move
 }
 
@@ -141,7 +145,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.Repair = "applied"
 	}
 	e.runTables(ctx, runs)
+	e.retryDeferred(ctx)
+	if o.RepairSQL != nil {
+		if err := e.writeRepairSQL(ctx, o.RepairSQL); err != nil {
+			return nil, fmt.Errorf("--repair-sql: %w", err)
+		}
+	}
 	for _, r := range runs {
+		r.settle()
 		rep.Tables = append(rep.Tables, r.rep)
 	}
 	rep.Seconds = time.Since(start).Seconds()
@@ -280,17 +291,31 @@ func (e *engine) finishTable(r *tableRun) {
 	defer r.mu.Unlock()
 	r.rep.Seconds = time.Since(r.start).Seconds()
 	sort.SliceStable(r.rep.Diffs, func(i, j int) bool { return r.rep.Diffs[i].sortKey < r.rep.Diffs[j].sortKey })
-	switch {
-	case r.rep.Error != "":
-		r.rep.Result = ResultError
-	case r.rep.Differences() > 0 && r.repairedAll:
-		r.rep.Result = ResultRepaired
-	case r.rep.Differences() > 0:
-		r.rep.Result = ResultDifferences
-	default:
-		r.rep.Result = ResultEqual
-	}
+	r.rep.Result = r.resultLocked()
 	e.o.Progress.TableDone(r.rep)
 	e.o.Log.Debug("table verified", "table", r.rep.Table, "rows", r.rep.Rows, "chunks", r.rep.Chunks,
 		"seconds", fmt.Sprintf("%.1f", r.rep.Seconds), "result", r.rep.Result, "differences", r.rep.Differences())
+}
+
+// resultLocked is the table's result from what is known now (r.mu held).
+func (r *tableRun) resultLocked() string {
+	switch {
+	case r.rep.Error != "":
+		return ResultError
+	case r.rep.Differences() > 0 && r.repairedAll:
+		return ResultRepaired
+	case r.rep.Differences() > 0:
+		return ResultDifferences
+	}
+	return ResultEqual
+}
+
+// settle recomputes the result after the repairs set aside for foreign
+// keys were tried again (they may fail, or succeed, after the table finished).
+func (r *tableRun) settle() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rep.Result != "" {
+		r.rep.Result = r.resultLocked()
+	}
 }
