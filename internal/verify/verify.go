@@ -96,12 +96,12 @@ type engine struct {
 	online   bool
 	digest   rowDigest // MD5, or SHA-256 on a source without MD5() (hash.go)
 	throttle *throttle
-	repairMu sync.Mutex  // guards deferred and sqlRepairs (repair_order.go)
+	repairMu sync.Mutex // guards deferred and sqlRepairs (repair_order.go)
 	// deferred are repairs a foreign key refused, tried again at the end.
 	deferred []deferredRepair
 	// sqlRepairs are the --repair-sql statements per target table.
 	sqlRepairs map[string]*sqlRepair
-	stalled  atomic.Bool // online: the replicator's checkpoint does not move
+	stalled    atomic.Bool // online: the replicator's checkpoint does not move
 }
 
 // Run compares the tables and returns the report. An error is returned
