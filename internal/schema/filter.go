@@ -49,7 +49,18 @@ func (p Pattern) match(db, table string) bool {
 	return ok
 }
 
-func hasWildcard(s string) bool { return strings.ContainsAny(s, "*?[") }
+// hasWildcard reports an unescaped *, ? or [ (a backquoted name's are escaped).
+func hasWildcard(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '*', '?', '[':
+			return true
+		}
+	}
+	return false
+}
 
 // ParsePattern parses "db.table", "db.*" or a bare "db" (= "db.*"). The
 // database part ends at the first dot: table names may contain dots.
@@ -74,10 +85,20 @@ func ParsePattern(s string) (Pattern, error) {
 	return Pattern{DB: db, Table: table}, nil
 }
 
-// unquote strips MySQL backquotes around one name part.
+// unquote strips MySQL backquotes around one name part. A backquoted name
+// is literal: its *, ?, [ and \ are escaped for path.Match, so
+// `test_table\` or `a*b` name exactly that table.
 func unquote(s string) string {
 	if len(s) >= 2 && s[0] == '`' && s[len(s)-1] == '`' {
-		return strings.ReplaceAll(s[1:len(s)-1], "``", "`")
+		name := strings.ReplaceAll(s[1:len(s)-1], "``", "`")
+		var b strings.Builder
+		for _, r := range name {
+			if strings.ContainsRune(`*?[\`, r) {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		}
+		return b.String()
 	}
 	return s
 }

@@ -181,3 +181,31 @@ func TestCanonicalExpr(t *testing.T) {
 		t.Errorf("JSONValidColumn(compound) = %q", got)
 	}
 }
+
+// TestPatternQuotedNamesAreLiteral: a backquoted name part matches exactly
+// that name, wildcard characters and backslashes included (a table called
+// test_table\ could not be named before: the backslash broke the pattern).
+func TestPatternQuotedNamesAreLiteral(t *testing.T) {
+	for _, c := range []struct {
+		pattern, table string
+		match          bool
+	}{
+		{"db.`test_table\\`", "test_table\\", true},
+		{"db.`test_table\\`", "test_table", false},
+		{"db.`a*b`", "a*b", true},
+		{"db.`a*b`", "axxb", false},
+		{"db.`we,ird`", "we,ird", true},
+		{"db.a*b", "axxb", true},
+	} {
+		p, err := ParsePattern(c.pattern)
+		if err != nil {
+			t.Fatalf("%s: %v", c.pattern, err)
+		}
+		if got := p.match("db", c.table); got != c.match {
+			t.Errorf("%s matches %q: %v, want %v", c.pattern, c.table, got, c.match)
+		}
+		if wantLiteral := strings.Contains(c.pattern, "`"); p.Literal() != wantLiteral {
+			t.Errorf("%s: Literal() = %v", c.pattern, p.Literal())
+		}
+	}
+}
