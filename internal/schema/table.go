@@ -27,6 +27,10 @@ type Table struct {
 	Collation   string
 	// AutoIncrement is the next AUTO_INCREMENT value MySQL will hand out (0 if unknown).
 	AutoIncrement uint64
+	// LeftOut says why a table in scope is not replicated (its CREATE TABLE
+	// was skipped with --skip-ddl, so the target has no such table): its
+	// rows and later DDL are passed over. Empty for replicated tables.
+	LeftOut string `json:",omitempty"`
 }
 
 // Column is one column with everything type mapping needs. Field meanings

@@ -89,6 +89,10 @@ func (s *Stream) statement(ctx context.Context, e *replication.QueryEvent, h *re
 		}
 		return s.afterIgnored(ctx, h, logPos)
 	}
+	if s.onlyLeftOut(q, db) {
+		s.logger().Info("statement of a table left out of replication passed over", "statement", clip(q), "position", at.String())
+		return s.afterIgnored(ctx, h, logPos)
+	}
 	res, err := s.cfg.Translate(s.tables.tables, q, db)
 	if err != nil {
 		hint := ""

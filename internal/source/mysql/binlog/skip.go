@@ -3,6 +3,7 @@ package binlog
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/go-mysql-org/go-mysql/replication"
 
@@ -38,8 +39,17 @@ func (s *Stream) skip(ctx context.Context, q, db string, h *replication.EventHea
 		return fmt.Errorf("binlog %s: --skip-ddl: re-read the definitions of %v: %w", at, inScope, err)
 	}
 	res := &DDLResult{}
+	creates := isCreateTable(q)
 	for _, id := range inScope {
 		if t := tables[id]; t != nil {
+			if creates && s.tables.tables[id] == nil {
+				// The target will not have this table: it is left out of
+				// replication from here on, in the history too, so that
+				// neither its rows nor its later DDL stop the stream.
+				t.LeftOut = fmt.Sprintf("its CREATE TABLE was skipped with --skip-ddl at %s", at)
+				s.logger().Warn("a table created by a skipped statement is left out of replication: its rows and schema changes "+
+					"are passed over (create it on the target and re-copy it to include it)", "table", id.String(), "position", at.String())
+			}
 			res.Tables = append(res.Tables, t)
 		} else if s.tables.tables[id] != nil {
 			res.Dropped = append(res.Dropped, id)
@@ -49,4 +59,25 @@ func (s *Stream) skip(ctx context.Context, q, db string, h *replication.EventHea
 		"the tables it names are re-read from the source and assumed to be defined now as right after it",
 		"statement", clip(q), "position", at.String(), "gtid", s.pendingGTID, "tables", inScope)
 	return s.schemaChange(ctx, q, db, res, h, logPos)
+}
+
+// isCreateTable reports whether a statement is a CREATE [TEMPORARY] TABLE.
+func isCreateTable(q string) bool {
+	w := strings.Fields(strings.ToLower(q))
+	return len(w) > 2 && w[0] == "create" && (w[1] == "table" || (w[1] == "temporary" && w[2] == "table"))
+}
+
+// onlyLeftOut reports whether every table a statement names is a table
+// left out of replication (and it names at least one).
+func (s *Stream) onlyLeftOut(q, db string) bool {
+	ids, err := statementTables(q, db)
+	if err != nil || len(ids) == 0 {
+		return false
+	}
+	for _, id := range ids {
+		if t := s.tables.tables[id]; t == nil || t.LeftOut == "" {
+			return false
+		}
+	}
+	return true
 }

@@ -76,6 +76,11 @@ func (s *tableSet) resolve(tm *replication.TableMapEvent) (*mappedTable, error) 
 			"(version %d): it was created or renamed in a way sluice did not see; leave it out with --exclude '%s' "+
 			"or re-run `sluice snapshot --restart`", id, s.version, id)
 	}
+	if t.LeftOut != "" {
+		mt := &mappedTable{skip: true}
+		s.byBinlogID[tm.TableID] = mt
+		return mt, nil
+	}
 	if err := checkColumns(t, tm); err != nil {
 		return nil, err
 	}
