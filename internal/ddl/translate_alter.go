@@ -158,6 +158,12 @@ func (a *alteration) place(i int, first bool, after *sqlparser.ColName) error {
 	cols = append(cols[:pos], append([]schema.Column{c}, cols[pos:]...)...)
 	a.t.Columns = cols
 	renumber(a.t)
+	if pos != i {
+		// The history keeps the source's order (row images decode by it);
+		// PostgreSQL cannot move a column, so the target's order differs.
+		a.x.warn("column %s is now at position %d on the source, but PostgreSQL cannot reorder columns: on the target it keeps "+
+			"its place (an added column goes last), so positional INSERTs and SELECT * differ between the two (sluice itself names every column)", c.Name, pos+1)
+	}
 	return nil
 }
 
