@@ -37,3 +37,20 @@ func TestVersionFlag(t *testing.T) {
 		t.Errorf("--version: exit %d %q; version: exit %d %q", code, out, code2, out2)
 	}
 }
+
+// TestMetricsAddrOnLongCommands: snapshot and verify take --metrics-addr
+// like replicate; an address that cannot be served is a configuration error.
+func TestMetricsAddrOnLongCommands(t *testing.T) {
+	for _, cmd := range []string{"snapshot", "verify", "replicate", "migrate"} {
+		root := NewRootCmd(&strings.Builder{}, &strings.Builder{})
+		c, _, err := root.Find([]string{cmd})
+		if err != nil || c.Flags().Lookup("metrics-addr") == nil {
+			t.Errorf("%s has no --metrics-addr (%v)", cmd, err)
+		}
+	}
+	code, _, errOut := runCLI(context.Background(), "verify", "--source", "mysql://u:p@127.0.0.1:1/x",
+		"--target", "postgres://u:p@127.0.0.1:1/x", "--metrics-addr", "256.0.0.1:1")
+	if code != 2 || !strings.Contains(errOut, "256.0.0.1") {
+		t.Errorf("verify --metrics-addr 256.0.0.1:1: exit %d: %s", code, errOut)
+	}
+}

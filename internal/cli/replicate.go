@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -117,16 +118,26 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 // serveMetrics starts the Prometheus endpoint when --metrics-addr is set and
 // points the options at its registry.
 func serveMetrics(ctx context.Context, s *Settings, opts *replicate.Options) error {
+	reg, err := serveRuntimeMetrics(ctx, s)
+	if reg != nil {
+		opts.Registry = reg
+	}
+	return err
+}
+
+// serveRuntimeMetrics serves /metrics (the Go runtime and the process for
+// every long-running command; replicate adds its own), /healthz and
+// /debug/pprof/ when --metrics-addr is set; nil without it.
+func serveRuntimeMetrics(ctx context.Context, s *Settings) (*prometheus.Registry, error) {
 	addr := s.K.String("metrics-addr")
 	if addr == "" {
-		return nil
+		return nil, nil
 	}
 	reg := metrics.NewRegistry()
 	if err := metrics.Serve(ctx, addr, reg, nil, s.Log); err != nil {
-		return exitcode.ConfigError(err)
+		return nil, exitcode.ConfigError(err)
 	}
-	opts.Registry = reg
-	return nil
+	return reg, nil
 }
 
 // targetRetry maps --target-retry to the option (0 there: never retry).

@@ -48,6 +48,7 @@ and cause), 2 configuration or pre-flight error (nothing copied).`,
 	addWorkersFlag(cmd, "reader sessions and COPY streams")
 	addStreamFlag(cmd)
 	addJSONFlag(cmd)
+	addMetricsFlag(cmd)
 	addSnapshotFlags(cmd)
 	return cmd
 }
@@ -71,6 +72,9 @@ func runSnapshot(cmd *cobra.Command, _ []string) error {
 	}
 	opts, err := snapshotOptions(cmd, s)
 	if err != nil {
+		return err
+	}
+	if _, err := serveRuntimeMetrics(cmd.Context(), s); err != nil {
 		return err
 	}
 	rep, err := snapshot.Run(cmd.Context(), opts)

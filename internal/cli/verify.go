@@ -54,6 +54,7 @@ Exit codes: 0 equal (or every difference repaired), 1 differences found,
 	addWorkersFlag(cmd, "chunk comparisons (each holds one connection per side)")
 	addStreamFlag(cmd)
 	addJSONFlag(cmd)
+	addMetricsFlag(cmd)
 	f := cmd.Flags()
 	f.Int("chunk-rows", 0, "rows per chunk; 0 adapts the size so a chunk takes about half a second, e.g. --chunk-rows 50000")
 	f.Int("fetch-rows", 1000, "a differing chunk of at most this many rows is compared row by row, larger ones are split first, e.g. --fetch-rows 5000")
@@ -77,6 +78,9 @@ func runVerify(cmd *cobra.Command, _ []string) error {
 	k := s.K
 	if k.Bool("repair") && k.String("repair-sql") != "" {
 		return exitcode.ConfigError(errors.New("--repair and --repair-sql exclude each other: run the statements, or write them"))
+	}
+	if _, err := serveRuntimeMetrics(ctx, s); err != nil {
+		return err
 	}
 	ep, err := checkEndpoints(ctx, s, preflight.Needs{Source: true, Target: true})
 	if err != nil {
