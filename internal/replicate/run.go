@@ -59,6 +59,11 @@ func Run(ctx context.Context, opts Options) error {
 	var lost *targetLoss // set while reconnecting to a lost target
 	for {
 		err := runOnce(ctx, o, lost != nil)
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			// Stopped (a signal) before or while starting: a graceful stop,
+			// nothing half-done; the next start continues from the checkpoint.
+			return nil
+		}
 		if err == nil || ctx.Err() != nil || !isTargetLoss(err) {
 			if lost != nil && err != nil && ctx.Err() == nil {
 				err = lost.giveUp(err)
