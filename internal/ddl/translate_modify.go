@@ -2,6 +2,7 @@ package ddl
 
 import (
 	"reflect"
+	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
@@ -29,6 +30,12 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 	a.renameInModel(a.t.Columns[i].Name, nc.Name)
 	old := a.t.Columns[i]
 	nc.Ordinal = old.Ordinal
+	if a.inPrimaryKey(nc.Name) {
+		// MySQL keeps primary key columns NOT NULL whatever the new
+		// definition says (MODIFY id BIGINT AUTO_INCREMENT): so does the
+		// history, and the target is not asked to DROP NOT NULL.
+		nc.Nullable = false
+	}
 	a.t.Columns[i] = nc
 	newGen := translateGenerated(a.t, kindMapper)[i]
 	if oldGen.expr != "" || newGen.expr != "" {
@@ -46,6 +53,9 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 		}
 	}
 	a.onUpdate = a.onUpdate || old.OnUpdateCurrentTS != nc.OnUpdateCurrentTS
+	if old.AutoIncrement && !hasAutoIncrement(a.t) {
+		a.t.AutoIncrement = 0 // MySQL has no counter without an AUTO_INCREMENT column
+	}
 	if err := a.place(i, first, after); err != nil {
 		return err
 	}
@@ -182,4 +192,13 @@ func (a *alteration) addIdentity(nc *schema.Column, pgNew string, noDefault bool
 	}
 	a.x.emit(identityFinish(a.qname, a.t)...)
 	return nil
+}
+
+func (a *alteration) inPrimaryKey(name string) bool {
+	for _, c := range a.t.PrimaryKey {
+		if strings.EqualFold(c, name) {
+			return true
+		}
+	}
+	return false
 }

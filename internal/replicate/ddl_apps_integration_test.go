@@ -1,0 +1,37 @@
+package replicate
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestReplicatePrimaryKeyWidening: the INT→BIGINT key migration ORMs and
+// migration tools emit (MODIFY id BIGINT AUTO_INCREMENT, no NOT NULL) keeps
+// the key NOT NULL as MySQL does, replicates, and rows past 2^31 arrive.
+func TestReplicatePrimaryKeyWidening(t *testing.T) {
+	g := newRig(t, "rp_pkwide", `CREATE TABLE t (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT)`)
+	g.exec("INSERT INTO t (v) VALUES (1), (2)")
+	g.snapshot(g.stream, "")
+	g.exec("ALTER TABLE t MODIFY id BIGINT AUTO_INCREMENT",
+		"INSERT INTO t (id, v) VALUES (3000000000, 3)",
+		"INSERT INTO t (v) VALUES (4)",
+		"ALTER TABLE t CHANGE id id BIGINT UNSIGNED AUTO_INCREMENT",
+		"INSERT INTO t (v) VALUES (5)")
+	g.catchUp(g.options())
+	g.compare()
+	ctx := context.Background()
+	var nullable, typ string
+	if err := g.pg.QueryRow(ctx, `SELECT is_nullable, data_type FROM information_schema.columns
+		WHERE table_schema = $1 AND table_name = 't' AND column_name = 'id'`, g.db).Scan(&nullable, &typ); err != nil {
+		t.Fatal(err)
+	}
+	if nullable != "NO" || typ != "numeric" {
+		t.Errorf("target id: nullable %s, type %s; want NO, numeric", nullable, typ)
+	}
+	var maxID int64
+	if err := g.pg.QueryRow(ctx, "SELECT max(id) FROM "+pgx.Identifier{g.db, "t"}.Sanitize()).Scan(&maxID); err != nil || maxID != 3000000002 {
+		t.Errorf("max(id) %d, %v; want 3000000002", maxID, err)
+	}
+}
