@@ -76,7 +76,7 @@ type preparer struct {
 func prepare(stmt, flavor string) prepared {
 	p := &preparer{flavor: flavor, out: prepared{ifExists: map[string]bool{}, ifNotExists: map[string]bool{},
 		jsonColumns: map[string]bool{}}}
-	toks := significant(lex(stmt))
+	toks := quoteNonASCIINames(significant(lex(stmt)))
 	toks = p.statementPrefix(toks)
 	toks = p.ifExistsClauses(toks)
 	switch {
@@ -88,6 +88,18 @@ func prepare(stmt, flavor string) prepared {
 	toks = dropIndexUsingBeforeParen(toks)
 	p.out.sql = joinSpaced(toks)
 	return p.out
+}
+
+// quoteNonASCIINames backquotes unquoted names with non-ASCII letters
+// (CREATE TABLE tëst): MySQL reads them as names, vitess's lexer does not.
+func quoteNonASCIINames(toks []token) []token {
+	for i, t := range toks {
+		if t.kind == tWord && strings.IndexFunc(t.text, func(r rune) bool { return r >= 0x80 }) >= 0 {
+			toks[i].kind = tQuoted
+			toks[i].text = "`" + t.text + "`"
+		}
+	}
+	return toks
 }
 
 // significant drops spaces and ordinary comments; executable comments
@@ -204,17 +216,19 @@ func (p *preparer) createTableBody(toks []token) []token {
 		return toks
 	}
 	items := splitItems(toks[open+1 : closeIdx])
-	var body [][]token
-	var extra [][]token
+	var body, keys, extra [][]token
 	for _, it := range items {
 		if isColumnItem(it) {
 			col, checks := p.columnDef(it)
 			body = append(body, col)
 			extra = append(extra, checks...)
 		} else {
-			body = append(body, it)
+			// MySQL accepts keys and constraints before the columns; vitess
+			// reads them only after, where their order is the same.
+			keys = append(keys, it)
 		}
 	}
+	body = append(body, keys...)
 	body = append(body, extra...)
 	out := append([]token{}, toks[:open+1]...)
 	out = append(out, joinItems(body)...)
@@ -233,6 +247,10 @@ var ignoredTableOptions = map[string]bool{
 func dropTableOptions(toks []token) []token {
 	out := make([]token, 0, len(toks))
 	for i := 0; i < len(toks); i++ {
+		if toks[i].is("char") && i+1 < len(toks) && toks[i+1].is("set") {
+			out = append(out, tk(tWord, "character")) // [DEFAULT] CHAR SET [=] x
+			continue
+		}
 		if toks[i].isName() && ignoredTableOptions[strings.ToLower(toks[i].name())] {
 			j := i + 1
 			if j < len(toks) && toks[j].isPunct("=") {
