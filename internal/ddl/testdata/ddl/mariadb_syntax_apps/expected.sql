@@ -52,3 +52,22 @@ CREATE TABLE "src"."tëst" (
 -- table src.tëst
 --   1 naïve int(11)
 
+-- CREATE TABLE zt (e TIME DEFAULT '0000-00-00 00:00:00', f TIME(2) DEFAULT '2020-01-02 10:11:12.5', g TIME DEFAULT '0 10:00:00', h TIME DEFAULT '1 10:00:00', i TIME DEFAULT '-1 02:00:00', z DATE DEFAULT '0000-00-00 00:00:00')
+CREATE SCHEMA IF NOT EXISTS "src";
+CREATE TABLE "src"."zt" (
+  "e" interval DEFAULT '00:00:00',
+  "f" interval DEFAULT '10:11:12.50',
+  "g" interval DEFAULT '10:00:00',
+  "h" interval DEFAULT '34:00:00',
+  "i" interval DEFAULT '-26:00:00',
+  "z" date
+);
+-- warning: src.zt.z: default dropped: zero date '0000-00-00' (PostgreSQL has no zero dates)
+-- table src.zt
+--   1 e time DEFAULT '00:00:00'
+--   2 f time(2) DEFAULT '10:11:12.50'
+--   3 g time DEFAULT '10:00:00'
+--   4 h time DEFAULT '34:00:00'
+--   5 i time DEFAULT '-26:00:00'
+--   6 z date DEFAULT '0000-00-00'
+
