@@ -57,3 +57,24 @@ func TestReplicateMariaDBSpellings(t *testing.T) {
 		t.Errorf("k row 2: tm %q, s %d, %v; want 10:11:12, 2", tm, s, err)
 	}
 }
+
+// TestReplicateDropForeignKeyIndex: dropping a foreign key together with the
+// index InnoDB created for it (named after the constraint, or after the
+// column when the constraint has no name), as migration tools do.
+func TestReplicateDropForeignKeyIndex(t *testing.T) {
+	g := newRig(t, "rp_fkix", `CREATE TABLE p (id INT PRIMARY KEY);
+		CREATE TABLE a (id INT PRIMARY KEY, pid INT, CONSTRAINT fk_a FOREIGN KEY (pid) REFERENCES p (id));
+		INSERT INTO p VALUES (1), (2)`)
+	g.snapshot(g.stream, "")
+	g.exec("ALTER TABLE a DROP FOREIGN KEY fk_a, DROP INDEX fk_a",
+		"INSERT INTO a VALUES (1, 9)",
+		"CREATE TABLE b (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))",
+		"ALTER TABLE b DROP FOREIGN KEY b_ibfk_1, DROP INDEX pid",
+		"UPDATE a SET pid = 1",
+		"ALTER TABLE a ADD CONSTRAINT fk_a2 FOREIGN KEY (pid) REFERENCES p (id)",
+		"INSERT INTO a VALUES (2, 2)",
+		"ALTER TABLE a DROP FOREIGN KEY fk_a2, DROP INDEX fk_a2",
+		"INSERT INTO b VALUES (1, 8)")
+	g.catchUp(g.options())
+	g.compare()
+}
