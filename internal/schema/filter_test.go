@@ -34,6 +34,9 @@ func TestFilterMatch(t *testing.T) {
 			yes: []string{"db.a.b"}, no: []string{"db.a"}},
 		{name: "backquoted parts", include: []string{"`my db`.`t`"},
 			yes: []string{"my db.t"}, no: []string{"my db.u"}},
+		{name: "backquoted names are literal: backslash, wildcards, dots, commas, quotes",
+			include: []string{"db.`test_table\\`", "db.`a*b`", "db.`c,\"d`"},
+			yes:     []string{"db.test_table\\", "db.a*b", "db.c,\"d"}, no: []string{"db.test_table", "db.aXb"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,5 +182,25 @@ func TestCanonicalExpr(t *testing.T) {
 	}
 	if got := JSONValidColumn("json_valid(`doc`) and 1"); got != "" {
 		t.Errorf("JSONValidColumn(compound) = %q", got)
+	}
+}
+
+// TestPatternBackquotedDatabaseWithDot: a dot inside backquotes is part of
+// the name, and literal names count as literal includes (checked to exist).
+func TestPatternBackquotedDatabaseWithDot(t *testing.T) {
+	f, err := NewFilter([]string{"`x.y`.`z*`", "db.`t\\`"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Match("x.y", "z*") || f.Match("x.y", "zz") || f.Match("x", "y.z*") {
+		t.Errorf("filter %s: backquoted x.y.z* matched wrongly", f)
+	}
+	got := f.LiteralIncludes()
+	want := []TableID{{Database: "x.y", Name: "z*"}, {Database: "db", Name: "t\\"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("LiteralIncludes() = %v, want %v", got, want)
+	}
+	if _, err := NewFilter([]string{"db.test_table\\"}, nil, ""); err == nil || !strings.Contains(err.Error(), "backquotes") {
+		t.Errorf("unquoted trailing backslash: %v, want an error suggesting backquotes", err)
 	}
 }
