@@ -158,7 +158,26 @@ func (a *alteration) place(i int, first bool, after *sqlparser.ColName) error {
 	cols = append(cols[:pos], append([]schema.Column{c}, cols[pos:]...)...)
 	a.t.Columns = cols
 	renumber(a.t)
+	if pos != i {
+		// The history keeps MySQL's order (row events follow it); the
+		// target cannot follow, and a rebuild of the table is too heavy.
+		place := "FIRST"
+		if after != nil {
+			place = "AFTER " + after.Name.String()
+		}
+		a.x.warn("%s: column %s moved %s on the source; PostgreSQL cannot reorder columns, so the column order "+
+			"now differs (source: %s): positional INSERT and SELECT * see another order, sluice writes by name",
+			a.t, c.Name, place, strings.Join(columnNamesOf(a.t.Columns), ", "))
+	}
 	return nil
+}
+
+func columnNamesOf(cols []schema.Column) []string {
+	out := make([]string, len(cols))
+	for i := range cols {
+		out[i] = cols[i].Name
+	}
+	return out
 }
 
 func indexOfColumn(cols []schema.Column, name string) int {
