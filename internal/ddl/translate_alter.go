@@ -277,6 +277,9 @@ func (a *alteration) addIndex(def *sqlparser.IndexDefinition) error {
 		}
 		for _, c := range a.t.PrimaryKey {
 			if col := a.t.Column(c); col != nil {
+				if col.Nullable {
+					a.zeroDatesNotNull(col) // PostgreSQL's PRIMARY KEY sets NOT NULL
+				}
 				col.Nullable = false
 			}
 		}

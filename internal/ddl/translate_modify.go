@@ -142,6 +142,7 @@ func (a *alteration) changePlain(old, nc *schema.Column) error {
 		if nc.Nullable {
 			a.x.emit(alter + " DROP NOT NULL")
 		} else {
+			a.zeroDatesNotNull(nc)
 			a.x.emit(alter + " SET NOT NULL")
 		}
 	}
@@ -201,4 +202,22 @@ func (a *alteration) inPrimaryKey(name string) bool {
 		}
 	}
 	return false
+}
+
+// zeroDatesNotNull runs before a DATE/DATETIME/TIMESTAMP column becomes NOT
+// NULL on the target. MySQL only allows that when no row holds NULL (or, not
+// strict, turns NULLs into zero dates), so a NULL on the target stands for a
+// zero date that the zero-date policy wrote as NULL while the column was
+// nullable; in a NOT NULL column the policy writes -infinity, and so does
+// this. Under --zero-date=error the target has no zero dates: nothing to do.
+func (a *alteration) zeroDatesNotNull(c *schema.Column) {
+	switch c.DataType {
+	case "date", "datetime", "timestamp":
+	default:
+		return
+	}
+	if a.x.tr.Mapper.Options().ZeroDate == "error" {
+		return
+	}
+	a.x.emit("UPDATE " + a.qname + " SET " + q(c.Name) + " = '-infinity' WHERE " + q(c.Name) + " IS NULL")
 }

@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -77,4 +78,37 @@ func TestReplicateDropForeignKeyIndex(t *testing.T) {
 		"INSERT INTO b VALUES (1, 8)")
 	g.catchUp(g.options())
 	g.compare()
+}
+
+// TestReplicateNotNullOverZeroDates: a zero date in a nullable DATE column
+// is NULL on the target (--zero-date=null); when the column becomes NOT NULL
+// or part of a new primary key, it becomes -infinity as in a NOT NULL column,
+// and replication goes on.
+func TestReplicateNotNullOverZeroDates(t *testing.T) {
+	g := newRig(t, "rp_zdnn", `CREATE TABLE t (id INT NOT NULL, d DATE, e DATETIME NULL, UNIQUE KEY u (id))`)
+	g.exec("SET STATEMENT sql_mode='' FOR INSERT INTO t VALUES (1, '0000-00-00', '0000-00-00 00:00:00'), (2, '2020-01-02', '2020-01-02 03:04:05')")
+	g.snapshot(g.stream, "")
+	g.exec("SET STATEMENT sql_mode='' FOR INSERT INTO t VALUES (3, '0000-00-00', '0000-00-00 00:00:00')",
+		"ALTER TABLE t MODIFY d DATE NOT NULL",
+		"ALTER TABLE t ADD PRIMARY KEY (id, e)",
+		"INSERT INTO t VALUES (4, '2021-01-01', '2021-01-01 00:00:00')")
+	g.catchUp(g.options())
+	g.compare()
+	rows, err := g.pg.Query(context.Background(), "SELECT id, d::text, e::text FROM "+pgx.Identifier{g.db, "t"}.Sanitize()+" ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var id int
+		var d, e string
+		if err := rows.Scan(&id, &d, &e); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %s %s", id, d, e))
+	}
+	want := []string{"1 -infinity -infinity", "2 2020-01-02 2020-01-02 03:04:05", "3 -infinity -infinity", "4 2021-01-01 2021-01-01 00:00:00"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("target rows:\n got %q\nwant %q", got, want)
+	}
 }
