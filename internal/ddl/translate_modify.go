@@ -114,6 +114,11 @@ func (a *alteration) changePlain(old, nc *schema.Column) error {
 	if err != nil {
 		return a.x.unsupported("%v", err)
 	}
+	if tc.zoneChange() {
+		a.x.warn("%s.%s: %s → %s converted as if the statement ran with time_zone UTC; if its session used "+
+			"another zone, existing rows differ from the source by that offset (sluice verify shows them)",
+			a.t, nc.Name, typeLabel(old), typeLabel(nc))
+	}
 	membersChanged := (old.DataType == "enum" || old.DataType == "set" || nc.DataType == "enum" || nc.DataType == "set") &&
 		(old.DataType != nc.DataType || !reflect.DeepEqual(old.Elements, nc.Elements))
 	if membersChanged && (old.DataType == "enum" || old.DataType == "set") {

@@ -112,3 +112,32 @@ func TestReplicateNotNullOverZeroDates(t *testing.T) {
 		t.Errorf("target rows:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestReplicateDatetimeTimestampChange: DATETIME → TIMESTAMP and back
+// convert the existing rows as MySQL does for a session in UTC (the
+// sandbox's zone).
+func TestReplicateDatetimeTimestampChange(t *testing.T) {
+	g := newRig(t, "rp_dtts", `CREATE TABLE t (id INT PRIMARY KEY, a DATETIME(6), b TIMESTAMP(3) NULL)`)
+	g.exec("INSERT INTO t VALUES (1, '2021-03-04 05:06:07.123456', '2022-01-02 03:04:05.678'), (2, NULL, NULL)")
+	g.snapshot(g.stream, "")
+	g.exec("INSERT INTO t VALUES (3, '1999-12-31 23:59:59.5', '2001-02-03 04:05:06')",
+		"ALTER TABLE t MODIFY a TIMESTAMP(6) NULL, MODIFY b DATETIME(3)",
+		"INSERT INTO t VALUES (4, '2030-01-01 00:00:00', '2031-01-01 00:00:00')")
+	g.catchUp(g.options())
+	g.compare()
+	var a, b string
+	var types string
+	if err := g.pg.QueryRow(context.Background(), `SELECT string_agg(data_type, ',' ORDER BY column_name)
+		FROM information_schema.columns WHERE table_schema = $1 AND table_name = 't' AND column_name IN ('a', 'b')`, g.db).
+		Scan(&types); err != nil || types != "timestamp with time zone,timestamp without time zone" {
+		t.Errorf("target types of a,b: %s, %v", types, err)
+	}
+	if err := g.pg.QueryRow(context.Background(), "SELECT (a AT TIME ZONE 'UTC')::text, b::text FROM "+
+		pgx.Identifier{g.db, "t"}.Sanitize()+" WHERE id = 1").Scan(&a, &b); err != nil {
+		t.Fatal(err)
+	}
+	// a is timestamptz now (shown in UTC after AT TIME ZONE), b a wall clock
+	if a != "2021-03-04 05:06:07.123456" || b != "2022-01-02 03:04:05.678" {
+		t.Errorf("row 1 after the change: a %s, b %s", a, b)
+	}
+}

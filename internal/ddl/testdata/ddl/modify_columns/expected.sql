@@ -262,5 +262,23 @@ ALTER TABLE "src"."t" ALTER COLUMN "d" TYPE timestamp(0) without time zone USING
 -- ignored: changes nothing on the target
 
 -- ALTER TABLE t MODIFY ts DATETIME
--- unsupported: column ts: type timestamp → datetime: no faithful conversion from timestamp to datetime in PostgreSQL
+ALTER TABLE "src"."t" ALTER COLUMN "ts" TYPE timestamp(0) without time zone USING ("ts" AT TIME ZONE 'UTC')::timestamp(0) without time zone;
+-- warning: src.t.ts: timestamp → datetime converted as if the statement ran with time_zone UTC; if its session used another zone, existing rows differ from the source by that offset (sluice verify shows them)
+-- table src.t
+--   1 id bigint(20) unsigned NOT NULL AUTO_INCREMENT
+--   2 n bigint(20) NOT NULL DEFAULT 5
+--   3 name varchar(50) NOT NULL utf8mb4_general_ci
+--   4 amount decimal(12,4) unsigned
+--   5 f int(11)
+--   6 st varchar(10) utf8mb4_general_ci
+--   7 dt datetime(2)
+--   8 tm time
+--   9 bits bit(8)
+--   10 yn tinyint(1) NOT NULL DEFAULT 0
+--   11 raw varchar(10) utf8mb4_general_ci
+--   12 txt varbinary(100)
+--   13 doc longtext utf8mb4_bin JSON
+--   14 d datetime
+--   15 ts datetime
+--   PRIMARY KEY (id)
 
