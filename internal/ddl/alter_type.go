@@ -71,20 +71,31 @@ func (tc typeChange) using(col string) (string, error) {
 		return col + "::" + tc.pgNew, nil
 	case o == typemap.KindDateTime && n == typemap.KindDate:
 		return col + "::date", nil
-	case (o == typemap.KindDateTime || o == typemap.KindDate) && n == typemap.KindTimestamp:
-		// MySQL reads the wall-clock values in the ALTER session's time
-		// zone; sluice reads them as UTC, the zone its snapshot and binlog
-		// TIMESTAMPs are in (docs/schema.md: right when the source's
-		// time_zone is UTC; verify finds the rows otherwise).
-		return "(" + col + "::timestamp AT TIME ZONE 'UTC')::" + tc.pgNew, nil
-	case o == typemap.KindTimestamp && (n == typemap.KindDateTime || n == typemap.KindDate):
-		return "(" + col + " AT TIME ZONE 'UTC')::" + tc.pgNew, nil
+	case (o == typemap.KindDateTime && n == typemap.KindTimestamp) || (o == typemap.KindTimestamp && n == typemap.KindDateTime):
+		// MySQL reads the wall clock in the ALTER's session time zone, which
+		// the statement does not carry: sluice takes UTC, the zone it reads
+		// TIMESTAMPs in (docs/schema.md).
+		v := "(" + col + " AT TIME ZONE '" + changeTimeZone + "')"
+		if tc.nw.FracDigits < tc.old.FracDigits {
+			v = "(" + tc.reducePrecision(v) + ")"
+		}
+		return v + "::" + tc.pgNew, nil
 	case (o == typemap.KindInt || o == typemap.KindDecimal) && n == typemap.KindBit:
 		return col + "::bigint::" + tc.pgNew, nil
 	case o == typemap.KindBit && (n == typemap.KindInt || n == typemap.KindDecimal) && tc.old.Precision < 64:
 		return col + "::bigint::" + tc.pgNew, nil
 	}
 	return "", tc.refuse("no faithful conversion from %s to %s in PostgreSQL", o, n)
+}
+
+// changeTimeZone is the zone DATETIME ↔ TIMESTAMP changes assume the
+// source session had.
+const changeTimeZone = "UTC"
+
+// zoneChange reports whether the change is DATETIME ↔ TIMESTAMP.
+func (tc typeChange) zoneChange() bool {
+	return (tc.kOld == typemap.KindDateTime && tc.kNew == typemap.KindTimestamp) ||
+		(tc.kOld == typemap.KindTimestamp && tc.kNew == typemap.KindDateTime)
 }
 
 func (tc typeChange) refuse(format string, args ...any) error {

@@ -213,11 +213,47 @@ func timeDefault(c *schema.Column, val string, isNum bool) (string, error) {
 			val = "-" + val
 		}
 	}
-	clock, err := clockText(strings.TrimSpace(val), c.FracDigits, true)
+	text, err := timeOfDayText(strings.TrimSpace(val))
+	if err != nil {
+		return "", fmt.Errorf("time %q: %w", val, err)
+	}
+	clock, err := clockText(text, c.FracDigits, true)
 	if err != nil {
 		return "", fmt.Errorf("time %q: %w", val, err)
 	}
 	return schema.QuoteLiteral(clock), nil
+}
+
+// timeOfDayText reduces the two spellings MySQL also takes for a TIME to
+// [-]H:M:S: a datetime ('0000-00-00 00:00:00', '2020-01-02 10:11:12') keeps
+// its time, and 'D H:M:S' counts D days as 24 hours each.
+func timeOfDayText(s string) (string, error) {
+	left, right, ok := strings.Cut(s, " ")
+	if !ok {
+		return s, nil
+	}
+	right = strings.TrimSpace(right)
+	if strings.Contains(left, "-") && !strings.HasPrefix(left, "-") {
+		return right, nil // a date and a time: MySQL keeps the time
+	}
+	sign := ""
+	if strings.HasPrefix(left, "-") {
+		sign, left = "-", left[1:]
+	}
+	days, err := strconv.Atoi(left)
+	if err != nil {
+		return "", fmt.Errorf("days %q: %w", left, err)
+	}
+	h, rest, _ := strings.Cut(right, ":")
+	hours, err := strconv.Atoi(h)
+	if err != nil {
+		return "", fmt.Errorf("hours %q: %w", h, err)
+	}
+	out := sign + strconv.Itoa(days*24+hours)
+	if rest != "" {
+		out += ":" + rest
+	}
+	return out, nil
 }
 
 // clockText normalises [-]H:M:S[.f] to HH:MM:SS with fsp fractional digits.

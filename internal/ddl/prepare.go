@@ -76,7 +76,7 @@ type preparer struct {
 func prepare(stmt, flavor string) prepared {
 	p := &preparer{flavor: flavor, out: prepared{ifExists: map[string]bool{}, ifNotExists: map[string]bool{},
 		jsonColumns: map[string]bool{}}}
-	toks := significant(lex(stmt))
+	toks := quoteNonASCIINames(significant(lex(stmt)))
 	toks = p.statementPrefix(toks)
 	toks = p.ifExistsClauses(toks)
 	switch {
@@ -86,9 +86,20 @@ func prepare(stmt, flavor string) prepared {
 		toks = p.alterItems(toks)
 	}
 	toks = dropIndexUsingBeforeParen(toks)
-	toks = compatWords(toks)
 	p.out.sql = joinSpaced(toks)
 	return p.out
+}
+
+// quoteNonASCIINames backquotes unquoted names with non-ASCII letters
+// (CREATE TABLE tëst): MySQL reads them as names, vitess's lexer does not.
+func quoteNonASCIINames(toks []token) []token {
+	for i, t := range toks {
+		if t.kind == tWord && strings.IndexFunc(t.text, func(r rune) bool { return r >= 0x80 }) >= 0 {
+			toks[i].kind = tQuoted
+			toks[i].text = "`" + t.text + "`"
+		}
+	}
+	return toks
 }
 
 // significant drops spaces and ordinary comments; executable comments
@@ -205,20 +216,20 @@ func (p *preparer) createTableBody(toks []token) []token {
 		return toks
 	}
 	items := splitItems(toks[open+1 : closeIdx])
-	// Columns first: MySQL accepts keys and constraints anywhere in the
-	// body, the vitess grammar only after the columns; their order among
-	// themselves is kept, and the column order is unchanged.
-	var body, constraints, extra [][]token
+	var body, keys, extra [][]token
 	for _, it := range items {
 		if isColumnItem(it) {
 			col, checks := p.columnDef(it)
 			body = append(body, col)
 			extra = append(extra, checks...)
 		} else {
-			constraints = append(constraints, it)
+			// MySQL accepts keys and constraints before the columns; vitess
+			// reads them only after, where their order is the same.
+			keys = append(keys, it)
 		}
 	}
-	body = append(append(body, constraints...), extra...)
+	body = append(body, keys...)
+	body = append(body, extra...)
 	out := append([]token{}, toks[:open+1]...)
 	out = append(out, joinItems(body)...)
 	return append(out, dropTableOptions(toks[closeIdx:])...)
@@ -236,6 +247,10 @@ var ignoredTableOptions = map[string]bool{
 func dropTableOptions(toks []token) []token {
 	out := make([]token, 0, len(toks))
 	for i := 0; i < len(toks); i++ {
+		if toks[i].is("char") && i+1 < len(toks) && toks[i+1].is("set") {
+			out = append(out, tk(tWord, "character")) // [DEFAULT] CHAR SET [=] x
+			continue
+		}
 		if toks[i].isName() && ignoredTableOptions[strings.ToLower(toks[i].name())] {
 			j := i + 1
 			if j < len(toks) && toks[j].isPunct("=") {
@@ -391,56 +406,4 @@ func dropIndexUsingBeforeParen(toks []token) []token {
 		out = append(out, toks[i])
 	}
 	return out
-}
-
-// compatWords rewrites valid MySQL/MariaDB spellings the vitess grammar does
-// not read, wherever they stand (outside strings):
-//   - a column's SERIAL DEFAULT VALUE is NOT NULL AUTO_INCREMENT UNIQUE;
-//   - BINARY CHARACTER SET x (a text column) is CHARACTER SET x COLLATE x_bin;
-//   - CHAR SET is CHARACTER SET;
-//   - STORAGE DISK|MEMORY|DEFAULT (NDB's column storage) means nothing here;
-//   - an unquoted identifier with non-ASCII letters (größe) is quoted.
-func compatWords(toks []token) []token {
-	out := make([]token, 0, len(toks))
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
-		next := func(k int) token {
-			if i+k < len(toks) {
-				return toks[i+k]
-			}
-			return token{}
-		}
-		switch {
-		case t.is("serial") && next(1).is("default") && next(2).is("value"):
-			for _, w := range []string{"not", "null", "auto_increment", "unique"} {
-				out = append(out, tk(tWord, w))
-			}
-			i += 2
-			continue
-		case t.is("binary") && next(1).is("character") && next(2).is("set") && next(3).isName():
-			// A text column's BINARY attribute is its charset's _bin collation.
-			cs := strings.ToLower(next(3).name())
-			out = append(out, tk(tWord, "character"), tk(tWord, "set"), tk(tWord, cs), tk(tWord, "collate"), tk(tWord, cs+"_bin"))
-			i += 3
-			continue
-		case t.is("char") && next(1).is("set"):
-			t.text = "character"
-		case t.is("storage") && (next(1).is("disk") || next(1).is("memory") || next(1).is("default")):
-			i++
-			continue
-		case t.kind == tWord && !isASCII(t.text):
-			t = token{kind: tQuoted, text: "`" + t.text + "`", glued: t.glued}
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }

@@ -24,6 +24,24 @@ func (p *preparer) columnDef(it []token) ([]token, [][]token) {
 		switch {
 		case t.is("persistent"):
 			out = append(out, tk(tWord, "stored"))
+		case t.is("serial") && i+2 < len(rest) && rest[i+1].is("default") && rest[i+2].is("value"):
+			// SERIAL DEFAULT VALUE is MariaDB's and MySQL's alias of these.
+			out = append(out, tk(tWord, "not"), tk(tWord, "null"), tk(tWord, "auto_increment"),
+				tk(tWord, "unique"), tk(tWord, "key"))
+			i += 2
+		case t.is("char") && i+1 < len(rest) && rest[i+1].is("set"):
+			out = append(out, tk(tWord, "character"))
+		case t.is("binary") && i+1 < len(rest) && charsetAt(rest[i+1:]) > 0:
+			// BINARY with a charset means the charset's _bin collation
+			// (SHOW CREATE TABLE prints it so); vitess reads only that form.
+			n := charsetAt(rest[i+1:])
+			cs := rest[i+n]
+			out = append(out, tk(tWord, "character"), tk(tWord, "set"), unglued(cs),
+				tk(tWord, "collate"), tk(tWord, strings.ToLower(cs.name())+"_bin"))
+			i += n
+		case t.is("storage") && i+1 < len(rest) && (rest[i+1].is("disk") || rest[i+1].is("memory") || rest[i+1].is("default")):
+			// MySQL's NDB storage attribute: InnoDB ignores it, so does sluice.
+			i++
 		case t.is("ref_system_id") && i+2 < len(rest) && rest[i+1].isPunct("="):
 			// MariaDB's spatial reference of a geometry column. Values
 			// carry their own SRID on both paths (docs/types.md), so the
@@ -165,4 +183,16 @@ func extendsTypeName(toks []token) bool {
 		}
 	}
 	return false
+}
+
+// charsetAt returns how many tokens "CHARACTER SET x", "CHAR SET x" or
+// "CHARSET x" at the start of toks take (0 when none is there).
+func charsetAt(toks []token) int {
+	switch {
+	case len(toks) >= 3 && (toks[0].is("character") || toks[0].is("char")) && toks[1].is("set") && toks[2].isName():
+		return 3
+	case len(toks) >= 2 && toks[0].is("charset") && toks[1].isName():
+		return 2
+	}
+	return 0
 }

@@ -18,6 +18,8 @@ func TestPrepareRewrites(t *testing.T) {
 			"CREATE TABLE g (id int , p POINT NOT NULL , q GEOMETRY , SPATIAL KEY (p))"},
 		{"CREATE OR REPLACE TABLE t (a int AS (b) PERSISTENT) PAGE_CHECKSUM=1",
 			"CREATE TABLE t (a int AS (b) stored)"},
+		{"CREATE TABLE t (a INT STORAGE DISK, b INT STORAGE MEMORY NOT NULL, c INT STORAGE DEFAULT)",
+			"CREATE TABLE t (a INT , b INT NOT NULL , c INT)"},
 		{"ALTER TABLE t ADD COLUMN IF NOT EXISTS j JSON, DROP COLUMN IF EXISTS c, ADD PRIMARY KEY USING BTREE (a)",
 			"ALTER TABLE t ADD COLUMN j longtext character set utf8mb4 collate utf8mb4_bin , " +
 				"add constraint j check ( json_valid ( j ) ) , DROP COLUMN c , ADD PRIMARY KEY (a)"},

@@ -159,12 +159,25 @@ func (a *alteration) place(i int, first bool, after *sqlparser.ColName) error {
 	a.t.Columns = cols
 	renumber(a.t)
 	if pos != i {
-		// The history keeps the source's order (row images decode by it);
-		// PostgreSQL cannot move a column, so the target's order differs.
-		a.x.warn("column %s is now at position %d on the source, but PostgreSQL cannot reorder columns: on the target it keeps "+
-			"its place (an added column goes last), so positional INSERTs and SELECT * differ between the two (sluice itself names every column)", c.Name, pos+1)
+		// The history keeps MySQL's order (row events follow it); the
+		// target cannot follow, and a rebuild of the table is too heavy.
+		place := "FIRST"
+		if after != nil {
+			place = "AFTER " + after.Name.String()
+		}
+		a.x.warn("%s: column %s moved %s on the source; PostgreSQL cannot reorder columns, so the column order "+
+			"now differs (source: %s): positional INSERT and SELECT * see another order, sluice writes by name",
+			a.t, c.Name, place, strings.Join(columnNamesOf(a.t.Columns), ", "))
 	}
 	return nil
+}
+
+func columnNamesOf(cols []schema.Column) []string {
+	out := make([]string, len(cols))
+	for i := range cols {
+		out[i] = cols[i].Name
+	}
+	return out
 }
 
 func indexOfColumn(cols []schema.Column, name string) int {
@@ -264,6 +277,9 @@ func (a *alteration) addIndex(def *sqlparser.IndexDefinition) error {
 		}
 		for _, c := range a.t.PrimaryKey {
 			if col := a.t.Column(c); col != nil {
+				if col.Nullable {
+					a.zeroDatesNotNull(col) // PostgreSQL's PRIMARY KEY sets NOT NULL
+				}
 				col.Nullable = false
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sluice-db/sluice/internal/schema"
-	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // changeColumn handles MODIFY and CHANGE: the new definition replaces the
@@ -31,11 +30,10 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 	a.renameInModel(a.t.Columns[i].Name, nc.Name)
 	old := a.t.Columns[i]
 	nc.Ordinal = old.Ordinal
-	if inPrimaryKey(a.t, old.Name) || inPrimaryKey(a.t, nc.Name) {
+	if a.inPrimaryKey(nc.Name) {
 		// MySQL keeps primary key columns NOT NULL whatever the new
-		// definition says (MODIFY id BIGINT AUTO_INCREMENT, the common
-		// INT→BIGINT key migration): so does the history, and so no DROP
-		// NOT NULL is sent that PostgreSQL would refuse.
+		// definition says (MODIFY id BIGINT AUTO_INCREMENT): so does the
+		// history, and the target is not asked to DROP NOT NULL.
 		nc.Nullable = false
 	}
 	a.t.Columns[i] = nc
@@ -55,6 +53,9 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 		}
 	}
 	a.onUpdate = a.onUpdate || old.OnUpdateCurrentTS != nc.OnUpdateCurrentTS
+	if old.AutoIncrement && !hasAutoIncrement(a.t) {
+		a.t.AutoIncrement = 0 // MySQL has no counter without an AUTO_INCREMENT column
+	}
 	if err := a.place(i, first, after); err != nil {
 		return err
 	}
@@ -113,9 +114,10 @@ func (a *alteration) changePlain(old, nc *schema.Column) error {
 	if err != nil {
 		return a.x.unsupported("%v", err)
 	}
-	if (kOld == typemap.KindTimestamp) != (kNew == typemap.KindTimestamp) && using != "" {
-		a.x.warn("column %s: %s → %s converted reading the wall-clock values as UTC (MySQL used the ALTER session's "+
-			"time zone: run sluice verify if the source's time_zone is not UTC)", nc.Name, old.ColumnType, nc.ColumnType)
+	if tc.zoneChange() {
+		a.x.warn("%s.%s: %s → %s converted as if the statement ran with time_zone UTC; if its session used "+
+			"another zone, existing rows differ from the source by that offset (sluice verify shows them)",
+			a.t, nc.Name, typeLabel(old), typeLabel(nc))
 	}
 	membersChanged := (old.DataType == "enum" || old.DataType == "set" || nc.DataType == "enum" || nc.DataType == "set") &&
 		(old.DataType != nc.DataType || !reflect.DeepEqual(old.Elements, nc.Elements))
@@ -145,6 +147,7 @@ func (a *alteration) changePlain(old, nc *schema.Column) error {
 		if nc.Nullable {
 			a.x.emit(alter + " DROP NOT NULL")
 		} else {
+			a.zeroDatesNotNull(nc)
 			a.x.emit(alter + " SET NOT NULL")
 		}
 	}
@@ -197,12 +200,29 @@ func (a *alteration) addIdentity(nc *schema.Column, pgNew string, noDefault bool
 	return nil
 }
 
-// inPrimaryKey reports whether column name is part of t's primary key.
-func inPrimaryKey(t *schema.Table, name string) bool {
-	for _, k := range t.PrimaryKey {
-		if strings.EqualFold(k, name) {
+func (a *alteration) inPrimaryKey(name string) bool {
+	for _, c := range a.t.PrimaryKey {
+		if strings.EqualFold(c, name) {
 			return true
 		}
 	}
 	return false
+}
+
+// zeroDatesNotNull runs before a DATE/DATETIME/TIMESTAMP column becomes NOT
+// NULL on the target. MySQL only allows that when no row holds NULL (or, not
+// strict, turns NULLs into zero dates), so a NULL on the target stands for a
+// zero date that the zero-date policy wrote as NULL while the column was
+// nullable; in a NOT NULL column the policy writes -infinity, and so does
+// this. Under --zero-date=error the target has no zero dates: nothing to do.
+func (a *alteration) zeroDatesNotNull(c *schema.Column) {
+	switch c.DataType {
+	case "date", "datetime", "timestamp":
+	default:
+		return
+	}
+	if a.x.tr.Mapper.Options().ZeroDate == "error" {
+		return
+	}
+	a.x.emit("UPDATE " + a.qname + " SET " + q(c.Name) + " = '-infinity' WHERE " + q(c.Name) + " IS NULL")
 }

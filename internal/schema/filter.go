@@ -21,19 +21,27 @@ func IsSystemDatabase(db string) bool {
 }
 
 // Pattern is one db.table pattern with * and ? wildcards (path.Match
-// syntax, so [abc] classes work too). Names compare case-sensitively, as
-// MySQL on Linux does.
+// syntax, so [abc] classes work too). A part in backquotes is a literal name
+// (`test_table\`, `a*b`, `x.y`): no wildcards, dots and backslashes its own.
+// Names compare case-sensitively, as MySQL on Linux does.
 type Pattern struct {
 	DB    string
 	Table string
+	// dbLiteral and tableLiteral are set for backquoted parts.
+	dbLiteral, tableLiteral bool
 }
 
 func (p Pattern) String() string { return p.DB + "." + p.Table }
 
 // Literal reports whether the pattern names exactly one table.
-func (p Pattern) Literal() bool { return !hasWildcard(p.DB) && !hasWildcard(p.Table) }
+func (p Pattern) Literal() bool {
+	return (p.dbLiteral || !hasWildcard(p.DB)) && (p.tableLiteral || !hasWildcard(p.Table))
+}
 
 func (p Pattern) matchDB(db string) bool {
+	if p.dbLiteral {
+		return p.DB == db
+	}
 	if hasWildcard(p.DB) && IsSystemDatabase(db) {
 		return false
 	}
@@ -45,62 +53,76 @@ func (p Pattern) match(db, table string) bool {
 	if !p.matchDB(db) {
 		return false
 	}
+	if p.tableLiteral {
+		return p.Table == table
+	}
 	ok, _ := path.Match(p.Table, table)
 	return ok
 }
 
-// hasWildcard reports an unescaped *, ? or [ (a backquoted name's are escaped).
-func hasWildcard(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '*', '?', '[':
-			return true
-		}
-	}
-	return false
-}
+func hasWildcard(s string) bool { return strings.ContainsAny(s, "*?[\\") }
 
 // ParsePattern parses "db.table", "db.*" or a bare "db" (= "db.*"). The
-// database part ends at the first dot: table names may contain dots.
+// database part ends at the first dot outside backquotes: table names may
+// contain dots.
 func ParsePattern(s string) (Pattern, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return Pattern{}, fmt.Errorf("empty table pattern")
 	}
-	db, table, found := strings.Cut(s, ".")
+	db, table, found, err := cutPattern(s)
+	if err != nil {
+		return Pattern{}, fmt.Errorf("table pattern %q: %w", s, err)
+	}
 	if !found {
 		table = "*"
 	}
-	db, table = unquote(db), unquote(table)
-	if db == "" || table == "" {
+	var p Pattern
+	p.DB, p.dbLiteral = unquote(db)
+	p.Table, p.tableLiteral = unquote(table)
+	if p.DB == "" || p.Table == "" {
 		return Pattern{}, fmt.Errorf("table pattern %q: want db.table, db.* or db (e.g. shop.order*)", s)
 	}
-	for _, part := range []string{db, table} {
-		if _, err := path.Match(part, ""); err != nil {
-			return Pattern{}, fmt.Errorf("table pattern %q: %w", s, err)
+	for _, part := range []struct {
+		s   string
+		lit bool
+	}{{p.DB, p.dbLiteral}, {p.Table, p.tableLiteral}} {
+		if part.lit {
+			continue
+		}
+		if _, err := path.Match(part.s, ""); err != nil {
+			return Pattern{}, fmt.Errorf("table pattern %q: %w (put a name with a backslash or [ in backquotes: `name`)", s, err)
 		}
 	}
-	return Pattern{DB: db, Table: table}, nil
+	return p, nil
 }
 
-// unquote strips MySQL backquotes around one name part. A backquoted name
-// is literal: its *, ?, [ and \ are escaped for path.Match, so
-// `test_table\` or `a*b` name exactly that table.
-func unquote(s string) string {
-	if len(s) >= 2 && s[0] == '`' && s[len(s)-1] == '`' {
-		name := strings.ReplaceAll(s[1:len(s)-1], "``", "`")
-		var b strings.Builder
-		for _, r := range name {
-			if strings.ContainsRune(`*?[\`, r) {
-				b.WriteByte('\\')
-			}
-			b.WriteRune(r)
+// cutPattern splits s at the first dot that is not inside backquotes.
+func cutPattern(s string) (db, table string, found bool, err error) {
+	in := false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '`' && in && i+1 < len(s) && s[i+1] == '`':
+			i++ // `` inside backquotes
+		case s[i] == '`':
+			in = !in
+		case s[i] == '.' && !in:
+			return s[:i], s[i+1:], true, nil
 		}
-		return b.String()
 	}
-	return s
+	if in {
+		return "", "", false, fmt.Errorf("unterminated backquote")
+	}
+	return s, "", false, nil
+}
+
+// unquote strips MySQL backquotes around one name part and reports whether
+// there were any (the part is then a literal name).
+func unquote(s string) (string, bool) {
+	if len(s) >= 2 && s[0] == '`' && s[len(s)-1] == '`' {
+		return strings.ReplaceAll(s[1:len(s)-1], "``", "`"), true
+	}
+	return s, false
 }
 
 // Filter decides which source tables are in scope: those matching an

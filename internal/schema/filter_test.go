@@ -34,6 +34,9 @@ func TestFilterMatch(t *testing.T) {
 			yes: []string{"db.a.b"}, no: []string{"db.a"}},
 		{name: "backquoted parts", include: []string{"`my db`.`t`"},
 			yes: []string{"my db.t"}, no: []string{"my db.u"}},
+		{name: "backquoted names are literal: backslash, wildcards, dots, commas, quotes",
+			include: []string{"db.`test_table\\`", "db.`a*b`", "db.`c,\"d`"},
+			yes:     []string{"db.test_table\\", "db.a*b", "db.c,\"d"}, no: []string{"db.test_table", "db.aXb"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,30 +185,22 @@ func TestCanonicalExpr(t *testing.T) {
 	}
 }
 
-// TestPatternQuotedNamesAreLiteral: a backquoted name part matches exactly
-// that name, wildcard characters and backslashes included (a table called
-// test_table\ could not be named before: the backslash broke the pattern).
-func TestPatternQuotedNamesAreLiteral(t *testing.T) {
-	for _, c := range []struct {
-		pattern, table string
-		match          bool
-	}{
-		{"db.`test_table\\`", "test_table\\", true},
-		{"db.`test_table\\`", "test_table", false},
-		{"db.`a*b`", "a*b", true},
-		{"db.`a*b`", "axxb", false},
-		{"db.`we,ird`", "we,ird", true},
-		{"db.a*b", "axxb", true},
-	} {
-		p, err := ParsePattern(c.pattern)
-		if err != nil {
-			t.Fatalf("%s: %v", c.pattern, err)
-		}
-		if got := p.match("db", c.table); got != c.match {
-			t.Errorf("%s matches %q: %v, want %v", c.pattern, c.table, got, c.match)
-		}
-		if wantLiteral := strings.Contains(c.pattern, "`"); p.Literal() != wantLiteral {
-			t.Errorf("%s: Literal() = %v", c.pattern, p.Literal())
-		}
+// TestPatternBackquotedDatabaseWithDot: a dot inside backquotes is part of
+// the name, and literal names count as literal includes (checked to exist).
+func TestPatternBackquotedDatabaseWithDot(t *testing.T) {
+	f, err := NewFilter([]string{"`x.y`.`z*`", "db.`t\\`"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Match("x.y", "z*") || f.Match("x.y", "zz") || f.Match("x", "y.z*") {
+		t.Errorf("filter %s: backquoted x.y.z* matched wrongly", f)
+	}
+	got := f.LiteralIncludes()
+	want := []TableID{{Database: "x.y", Name: "z*"}, {Database: "db", Name: "t\\"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("LiteralIncludes() = %v, want %v", got, want)
+	}
+	if _, err := NewFilter([]string{"db.test_table\\"}, nil, ""); err == nil || !strings.Contains(err.Error(), "backquotes") {
+		t.Errorf("unquoted trailing backslash: %v, want an error suggesting backquotes", err)
 	}
 }

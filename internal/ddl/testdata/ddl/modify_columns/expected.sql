@@ -263,7 +263,7 @@ ALTER TABLE "src"."t" ALTER COLUMN "d" TYPE timestamp(0) without time zone USING
 
 -- ALTER TABLE t MODIFY ts DATETIME
 ALTER TABLE "src"."t" ALTER COLUMN "ts" TYPE timestamp(0) without time zone USING ("ts" AT TIME ZONE 'UTC')::timestamp(0) without time zone;
--- warning: column ts: timestamp → datetime converted reading the wall-clock values as UTC (MySQL used the ALTER session's time zone: run sluice verify if the source's time_zone is not UTC)
+-- warning: src.t.ts: timestamp → datetime converted as if the statement ran with time_zone UTC; if its session used another zone, existing rows differ from the source by that offset (sluice verify shows them)
 -- table src.t
 --   1 id bigint(20) unsigned NOT NULL AUTO_INCREMENT
 --   2 n bigint(20) NOT NULL DEFAULT 5

@@ -38,8 +38,8 @@ DROP INDEX IF EXISTS "src"."c_fk_c_p";
 --   PRIMARY KEY (id)
 
 -- ALTER TABLE c MODIFY ts TIMESTAMP(3) NULL
-ALTER TABLE "src"."c" ALTER COLUMN "ts" TYPE timestamp(3) with time zone USING ("ts"::timestamp AT TIME ZONE 'UTC')::timestamp(3) with time zone;
--- warning: column ts: datetime(3) → timestamp(3) converted reading the wall-clock values as UTC (MySQL used the ALTER session's time zone: run sluice verify if the source's time_zone is not UTC)
+ALTER TABLE "src"."c" ALTER COLUMN "ts" TYPE timestamp(3) with time zone USING ("ts" AT TIME ZONE 'UTC')::timestamp(3) with time zone;
+-- warning: src.c.ts: datetime(3) → timestamp(3) converted as if the statement ran with time_zone UTC; if its session used another zone, existing rows differ from the source by that offset (sluice verify shows them)
 -- table src.c
 --   1 id int(11) NOT NULL AUTO_INCREMENT
 --   2 pid int(11)
@@ -48,7 +48,7 @@ ALTER TABLE "src"."c" ALTER COLUMN "ts" TYPE timestamp(3) with time zone USING (
 
 -- ALTER TABLE c MODIFY ts DATETIME(3)
 ALTER TABLE "src"."c" ALTER COLUMN "ts" TYPE timestamp(3) without time zone USING ("ts" AT TIME ZONE 'UTC')::timestamp(3) without time zone;
--- warning: column ts: timestamp(3) → datetime(3) converted reading the wall-clock values as UTC (MySQL used the ALTER session's time zone: run sluice verify if the source's time_zone is not UTC)
+-- warning: src.c.ts: timestamp(3) → datetime(3) converted as if the statement ran with time_zone UTC; if its session used another zone, existing rows differ from the source by that offset (sluice verify shows them)
 -- table src.c
 --   1 id int(11) NOT NULL AUTO_INCREMENT
 --   2 pid int(11)
