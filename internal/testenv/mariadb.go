@@ -133,13 +133,23 @@ func installDataDir(installDB, dataDir string) error {
 	if u, err := user.Current(); err == nil {
 		args = append(args, "--user="+u.Username)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, installDB, args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("mariadb-install-db: %w\n%s", err, Tail(string(out), 20))
+	var err error
+	for attempt := 1; attempt <= 2; attempt++ {
+		// A bootstrap that fails on a loaded machine (seen once, cause not
+		// in its output tail) is retried once from an empty directory.
+		if err = os.RemoveAll(dataDir); err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		out, runErr := exec.CommandContext(ctx, installDB, args...).CombinedOutput()
+		cancel()
+		if runErr == nil {
+			return nil
+		}
+		lines := strings.Split(string(out), "\n")
+		err = fmt.Errorf("mariadb-install-db: %w\n%s\n…\n%s", runErr, strings.Join(lines[:min(10, len(lines))], "\n"), Tail(string(out), 10))
 	}
-	return nil
+	return err
 }
 
 // freePort asks the kernel for a free 127.0.0.1 port. Another process may take it before
