@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -69,23 +71,56 @@ func runMigrate(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	asJSON := k.Bool("json")
 	s.Log.Info("migrate phase 1/2: snapshot", "stream", sopts.Stream)
 	rep, err := snapshot.Run(cmd.Context(), sopts)
 	if err != nil {
 		return fmt.Errorf("migrate phase 1/2 (snapshot): %w", err)
 	}
-	if err := printSnapshotReport(cmd.OutOrStdout(), rep, k.Bool("json")); err != nil {
-		return err
+	if !asJSON {
+		if err := printSnapshotReport(cmd.OutOrStdout(), rep, false); err != nil {
+			return err
+		}
 	}
-	if cmd.Context().Err() != nil {
-		return nil // stopped by a signal after the snapshot
+	out := migrateReport{Stream: ropts.Stream, Snapshot: rep, Replicate: replicatePhase{Result: "not started"}}
+	if cmd.Context().Err() == nil { // not stopped by a signal after the snapshot
+		s.Log.Info("migrate phase 2/2: replicate from the snapshot's position", "stream", ropts.Stream)
+		if err := serveMetrics(cmd.Context(), s, &ropts); err != nil {
+			return err
+		}
+		start := time.Now()
+		err = replicate.Run(cmd.Context(), ropts)
+		out.Replicate = replicatePhase{Seconds: time.Since(start).Seconds(), Result: "stopped"}
+		switch {
+		case err != nil:
+			out.Replicate.Result, out.Replicate.Error = "failed", err.Error()
+			err = fmt.Errorf("migrate phase 2/2 (replicate): %w", err)
+		case ropts.UntilCaughtUp && cmd.Context().Err() == nil:
+			out.Replicate.Result = "caught up"
+		}
 	}
-	s.Log.Info("migrate phase 2/2: replicate from the snapshot's position", "stream", ropts.Stream)
-	if err := serveMetrics(cmd.Context(), s, &ropts); err != nil {
-		return err
+	if asJSON {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(out); jerr != nil && err == nil {
+			err = fmt.Errorf("print report: %w", jerr)
+		}
 	}
-	if err := replicate.Run(cmd.Context(), ropts); err != nil {
-		return fmt.Errorf("migrate phase 2/2 (replicate): %w", err)
-	}
-	return nil
+	return err
+}
+
+// migrateReport is migrate --json: both phases in one document.
+type migrateReport struct {
+	Stream    string           `json:"stream"`
+	Snapshot  *snapshot.Report `json:"snapshot"`
+	Replicate replicatePhase   `json:"replicate"`
+}
+
+// replicatePhase is how the replication phase ended: "caught up"
+// (--until-caught-up), "stopped" (a signal), "failed" (with the error) or
+// "not started" (stopped during the snapshot).
+type replicatePhase struct {
+	Result  string  `json:"result"`
+	Error   string  `json:"error,omitempty"`
+	Seconds float64 `json:"seconds"`
 }

@@ -157,3 +157,38 @@ func testMigrateUnderWriteLoad(t *testing.T, env *testenv.Env) {
 		}
 	}
 }
+
+// TestMigrateJSONReportsBothPhases: migrate --json prints one document
+// with the snapshot's report and how replication ended.
+func TestMigrateJSONReportsBothPhases(t *testing.T) {
+	env := testenv.Get(t)
+	db := env.NewDatabase(t, "cli_migjson")
+	my := env.MySQL(t, db)
+	if _, err := my.Exec("CREATE TABLE t (id INT PRIMARY KEY); INSERT INTO t VALUES (1), (2), (3)"); err != nil {
+		t.Fatal(err)
+	}
+	stream := testenv.UniqueName("migj")
+	forgetStream(t, env, stream)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code, out, errOut := runCLI(ctx, "migrate", "--source", env.SourceURL(db), "--target", env.TargetURL(),
+		"--stream", stream, "--until-caught-up", "--json", "--log-level", "warn")
+	if code != 0 {
+		t.Fatalf("migrate --json: exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Stream   string `json:"stream"`
+		Snapshot struct {
+			Rows int64 `json:"rows"`
+		} `json:"snapshot"`
+		Replicate struct {
+			Result string `json:"result"`
+		} `json:"replicate"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, out)
+	}
+	if rep.Stream != stream || rep.Snapshot.Rows != 3 || rep.Replicate.Result != "caught up" {
+		t.Errorf("migrate --json: %+v\n%s", rep, out)
+	}
+}
