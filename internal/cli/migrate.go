@@ -55,6 +55,9 @@ func runMigrate(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	k := s.K
+	if k.Bool("dry-run") {
+		return exitcode.ConfigError(errors.New("migrate has no dry run: 'sluice snapshot --dry-run' shows what the snapshot would create"))
+	}
 	if k.Bool("schema-only") {
 		return exitcode.ConfigError(errors.New("migrate copies data: --schema-only is for 'sluice snapshot'"))
 	}

@@ -57,6 +57,7 @@ and cause), 2 configuration or pre-flight error (nothing copied).`,
 func addSnapshotFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.Int64("chunk-rows", snapshot.DefaultChunkRows, "rows per key-range chunk (the unit of parallelism and of resuming), e.g. --chunk-rows 50000")
+	f.Bool("dry-run", false, "connect, run the pre-flight checks and print the tables in scope with the source's size estimates and the complete PostgreSQL DDL; write nothing, e.g. --dry-run")
 	f.Bool("schema-only", false, "create tables, indexes, foreign keys and sequences, copy no rows, e.g. --schema-only")
 	f.Bool("data-only", false, "copy rows into tables that already exist (e.g. made by --schema-only), e.g. --data-only")
 	f.Bool("drop-existing", false, "replace target tables that exist with other columns or hold rows (with --data-only: empty them), e.g. --drop-existing")
@@ -102,7 +103,7 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
 		ChunkRows: k.Int64("chunk-rows"), Workers: k.Int("workers"), Stream: k.String("stream"),
-		SchemaOnly: k.Bool("schema-only"), DataOnly: k.Bool("data-only"),
+		SchemaOnly: k.Bool("schema-only"), DataOnly: k.Bool("data-only"), DryRun: k.Bool("dry-run"),
 		DropExisting: k.Bool("drop-existing"), Restart: k.Bool("restart"),
 		Method: method, LockWaitTimeout: k.Duration("lock-wait-timeout"),
 		Log: s.Log, Progress: cmd.ErrOrStderr(),

@@ -36,6 +36,9 @@ type Options struct {
 	Workers                     int
 	Stream                      string
 	SchemaOnly, DataOnly        bool
+	// DryRun connects, checks and plans, and reports the tables in scope
+	// with the DDL it would run, writing nothing (Report.Plan).
+	DryRun bool
 	// DropExisting replaces target tables that exist with other columns or
 	// with rows (TRUNCATE instead of DROP with --data-only).
 	DropExisting bool

@@ -45,6 +45,19 @@ type Report struct {
 	Changes     []typemap.ChangeCount `json:"values_changed"`
 	NotMigrated []string              `json:"not_migrated"`
 	PerTable    []TableReport         `json:"per_table"`
+	// Plan is what --dry-run would do: nothing else is set then.
+	Plan []PlannedTable `json:"plan,omitempty"`
+}
+
+// PlannedTable is one table of a --dry-run: the source's size estimate and
+// the complete DDL the snapshot would run, in order.
+type PlannedTable struct {
+	Source   string   `json:"source"`
+	Target   string   `json:"target"`
+	Rows     int64    `json:"estimated_rows"`
+	Bytes    int64    `json:"estimated_bytes"`
+	DDL      []string `json:"ddl"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // TableReport is one table's line.
@@ -89,6 +102,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	switch {
+	case r.Mode == "dry-run":
+		writePlan(&b, r)
+		_, err := io.WriteString(w, b.String())
+		return err
 	case r.AlreadyComplete:
 		fmt.Fprintf(&b, "snapshot of stream %q was already complete; nothing copied (use --restart to copy again)\n", r.Stream)
 	case r.Mode == "schema-only":
@@ -147,4 +164,31 @@ func changeList(m map[[3]string]int64) []typemap.ChangeCount {
 	}
 	typemap.SortChangeCounts(out)
 	return out
+}
+
+// writePlan prints a --dry-run: the tables with their estimates, then every
+// table's DDL.
+func writePlan(b *strings.Builder, r *Report) {
+	var rows, bytes int64
+	for _, t := range r.Plan {
+		rows += t.Rows
+		bytes += t.Bytes
+	}
+	fmt.Fprintf(b, "dry run: %d tables in scope, about %d rows, %s (the source's estimates); nothing was written\n\n",
+		len(r.Plan), rows, megabytes(bytes))
+	for _, t := range r.Plan {
+		fmt.Fprintf(b, "  %-40s -> %-40s ~%d rows, %s\n", t.Source, t.Target, t.Rows, megabytes(t.Bytes))
+	}
+	for _, t := range r.Plan {
+		fmt.Fprintf(b, "\n-- %s\n", t.Source)
+		for _, w := range t.Warnings {
+			fmt.Fprintf(b, "-- warning: %s\n", w)
+		}
+		for _, q := range t.DDL {
+			fmt.Fprintf(b, "%s;\n", q)
+		}
+	}
+	if len(r.NotMigrated) > 0 {
+		fmt.Fprintf(b, "\nnot migrated (views, triggers, routines, events): %s\n", strings.Join(r.NotMigrated, ", "))
+	}
 }

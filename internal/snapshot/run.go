@@ -94,6 +94,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	r := &runner{o: o, log: o.Log, start: time.Now(), byID: map[schema.TableID]*tableJob{}}
 	r.report = &Report{Stream: o.Stream, Mode: "full"}
 	switch {
+	case o.DryRun:
+		r.report.Mode = "dry-run"
 	case o.SchemaOnly:
 		r.report.Mode = "schema-only"
 	case o.DataOnly:
@@ -106,6 +108,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if err := r.loadSource(ctx); err != nil {
 		return nil, err
+	}
+	if o.DryRun {
+		return r.dryRun(), nil
 	}
 	if err := ensureState(ctx, r.pg); err != nil {
 		return nil, err
@@ -378,3 +383,23 @@ func changedTables(a, b []*schema.Table) []string {
 
 // errStop is the error workers get after another worker failed.
 var errStop = errors.New("stopped")
+
+// dryRun is the report of --dry-run: every table in scope with the source's
+// size estimate and the DDL the snapshot would run (create, keys and
+// indexes after the data, foreign keys, sequences), in the copy's order.
+// Nothing is written to the target.
+func (r *runner) dryRun() *Report {
+	rep := r.report
+	rep.Tables = len(r.jobs)
+	for _, j := range r.jobs {
+		p := j.plan
+		ddl := append([]string{}, p.CreateKeyless...)
+		if p.AddPrimaryKey != "" {
+			ddl = append(ddl, p.AddPrimaryKey)
+		}
+		ddl = append(append(append(ddl, p.PostData...), p.ForeignKeys...), p.Finish...)
+		rep.Plan = append(rep.Plan, PlannedTable{Source: j.t.TableID.String(), Target: p.QName,
+			Rows: j.size.Rows, Bytes: j.size.Bytes, DDL: ddl, Warnings: p.Warnings})
+	}
+	return rep
+}
