@@ -69,17 +69,37 @@ func (l *loader) loadIndexes(ctx context.Context, byID map[TableID]*Table) error
 	return rows.Err()
 }
 
-// loadForeignKeys joins KEY_COLUMN_USAGE with REFERENTIAL_CONSTRAINTS.
+// loadForeignKeys reads KEY_COLUMN_USAGE and REFERENTIAL_CONSTRAINTS with
+// one query each and joins them here: a statement that opens two
+// information_schema tables at once builds two internal temporary tables,
+// the shape MariaDB 10.11 crashed on (signal 11 freeing a failed temporary
+// table) under concurrent DDL, in this query and in another (docs/snapshot.md).
 func (l *loader) loadForeignKeys(ctx context.Context, byID map[TableID]*Table) error {
-	rows, err := l.query(ctx, "foreign keys", `SELECT k.TABLE_SCHEMA, k.TABLE_NAME, k.CONSTRAINT_NAME,
-		k.COLUMN_NAME, k.REFERENCED_TABLE_SCHEMA, k.REFERENCED_TABLE_NAME, k.REFERENCED_COLUMN_NAME,
-		r.UPDATE_RULE, r.DELETE_RULE
-		FROM information_schema.KEY_COLUMN_USAGE k
-		JOIN information_schema.REFERENTIAL_CONSTRAINTS r
-		  ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME
-		 AND r.TABLE_NAME = k.TABLE_NAME
-		WHERE k.TABLE_SCHEMA IN %s AND k.REFERENCED_TABLE_NAME IS NOT NULL
-		ORDER BY k.TABLE_SCHEMA, k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION`)
+	type fkKey struct{ db, table, name string }
+	rules := map[fkKey][2]string{}
+	rrows, err := l.query(ctx, "foreign key rules", `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, UPDATE_RULE, DELETE_RULE
+		FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA IN %s`)
+	if err != nil {
+		return err
+	}
+	for rrows.Next() {
+		var k fkKey
+		var onUpdate, onDelete string
+		if err := rrows.Scan(&k.db, &k.table, &k.name, &onUpdate, &onDelete); err != nil {
+			rrows.Close()
+			return fmt.Errorf("read foreign key rules: %w", err)
+		}
+		rules[k] = [2]string{strings.ToUpper(onUpdate), strings.ToUpper(onDelete)}
+	}
+	rrows.Close()
+	if err := rrows.Err(); err != nil {
+		return fmt.Errorf("read foreign key rules: %w", err)
+	}
+	rows, err := l.query(ctx, "foreign keys", `SELECT TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME,
+		COLUMN_NAME, REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME
+		FROM information_schema.KEY_COLUMN_USAGE
+		WHERE TABLE_SCHEMA IN %s AND REFERENCED_TABLE_NAME IS NOT NULL
+		ORDER BY TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION`)
 	if err != nil {
 		return err
 	}
@@ -94,20 +114,22 @@ func (l *loader) loadForeignKeys(ctx context.Context, byID map[TableID]*Table) e
 	}
 	for rows.Next() {
 		var id TableID
-		var name, col, refDB, refTable, refCol, onUpdate, onDelete string
-		if err := rows.Scan(&id.Database, &id.Name, &name, &col, &refDB, &refTable, &refCol,
-			&onUpdate, &onDelete); err != nil {
+		var name, col, refDB, refTable, refCol string
+		if err := rows.Scan(&id.Database, &id.Name, &name, &col, &refDB, &refTable, &refCol); err != nil {
 			return fmt.Errorf("read foreign keys: %w", err)
 		}
 		t := byID[id]
 		if t == nil {
 			continue
 		}
+		r, ok := rules[fkKey{id.Database, id.Name, name}]
+		if !ok {
+			continue // not a foreign key constraint after all (as the join required)
+		}
 		if cur == nil || curTable != t || cur.Name != name {
 			flush()
 			curTable = t
-			cur = &ForeignKey{Name: name, RefDatabase: refDB, RefTable: refTable,
-				OnUpdate: strings.ToUpper(onUpdate), OnDelete: strings.ToUpper(onDelete)}
+			cur = &ForeignKey{Name: name, RefDatabase: refDB, RefTable: refTable, OnUpdate: r[0], OnDelete: r[1]}
 		}
 		cur.Columns = append(cur.Columns, col)
 		cur.RefColumns = append(cur.RefColumns, refCol)
