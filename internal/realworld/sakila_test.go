@@ -43,12 +43,20 @@ func TestSakila(t *testing.T) {
 	m := s.run(t)
 
 	var rep struct {
-		NotMigrated []string `json:"not_migrated"`
+		Snapshot struct {
+			NotMigrated []string `json:"not_migrated"`
+		} `json:"snapshot"`
+		Replicate struct {
+			Result string `json:"result"`
+		} `json:"replicate"`
 	}
 	if err := json.Unmarshal([]byte(m.report), &rep); err != nil {
 		t.Fatalf("migrate report: %v\n%s", err, m.report)
 	}
-	listed := strings.Join(rep.NotMigrated, "\n")
+	if rep.Replicate.Result != "caught up" {
+		t.Errorf("migrate --json: replication %q, want caught up", rep.Replicate.Result)
+	}
+	listed := strings.Join(rep.Snapshot.NotMigrated, "\n")
 	for _, obj := range []string{"film_in_stock", "get_customer_balance", "film_list", "customer_list", "ins_film", "customer_create_date"} {
 		if !strings.Contains(listed, obj) {
 			t.Errorf("report's not_migrated does not name %s:\n%s", obj, listed)
