@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/config"
@@ -12,8 +13,11 @@ import (
 // Endpoints are the parsed --source and --target of a command.
 type Endpoints struct {
 	Source config.MySQL
-	Target config.Postgres
-	Report *preflight.Report
+	// Target is the PostgreSQL target; MySQLTarget is set instead when
+	// --target is a mysql:// URL.
+	Target      config.Postgres
+	MySQLTarget *config.MySQL
+	Report      *preflight.Report
 }
 
 // checkEndpoints parses the URLs (both, so both problems are reported at
@@ -29,14 +33,20 @@ func checkEndpoints(ctx context.Context, s *Settings, needs preflight.Needs) (*E
 		}
 	}
 	if needs.Target {
-		if ep.Target, err = config.ParseTarget(s.K.String("target")); err != nil {
+		t, err := config.ParseAnyTarget(s.K.String("target"))
+		switch {
+		case err != nil:
 			bad = append(bad, err.Error())
+		case t.MySQL != nil:
+			ep.MySQLTarget = t.MySQL
+		default:
+			ep.Target = *t.Postgres
 		}
 	}
 	if len(bad) > 0 {
 		return nil, exitcode.ConfigError(&lines{bad})
 	}
-	ep.Report = preflight.Run(ctx, ep.Source, ep.Target, needs)
+	ep.Report = preflight.Run(ctx, ep.Source, ep.target(), needs)
 	for _, w := range ep.Report.Warnings() {
 		s.Log.Warn("pre-flight", "side", w.Side, "warning", w.Cause, "fix", w.Fix)
 	}
@@ -44,6 +54,22 @@ func checkEndpoints(ctx context.Context, s *Settings, needs preflight.Needs) (*E
 		return nil, err
 	}
 	return &ep, nil
+}
+
+func (ep *Endpoints) target() config.Target {
+	if ep.MySQLTarget != nil {
+		return config.Target{MySQL: ep.MySQLTarget}
+	}
+	return config.Target{Postgres: &ep.Target}
+}
+
+// postgresOnly refuses a MySQL target in a command that does not write one.
+func (ep *Endpoints) postgresOnly(command string) error {
+	if ep.MySQLTarget == nil {
+		return nil
+	}
+	return exitcode.ConfigError(fmt.Errorf("%s: a MySQL target (%s) is not supported by this command yet; use a postgres:// target",
+		command, ep.MySQLTarget.Redacted()))
 }
 
 type lines struct{ l []string }

@@ -102,6 +102,9 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 	if err != nil {
 		return replicate.Options{}, err
 	}
+	if err := ep.postgresOnly("replicate"); err != nil {
+		return replicate.Options{}, err
+	}
 	return replicate.Options{
 		Source: ep.Source, Target: ep.Target, Stream: k.String("stream"),
 		ServerID:  uint32(k.Int64("server-id")),

@@ -98,6 +98,9 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 	if err != nil {
 		return snapshot.Options{}, err
 	}
+	if err := ep.postgresOnly("snapshot"); err != nil {
+		return snapshot.Options{}, err
+	}
 	opts := snapshot.Options{
 		Source: ep.Source, Target: ep.Target,
 		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),

@@ -86,6 +86,9 @@ func runVerify(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if err := ep.postgresOnly("verify"); err != nil {
+		return err
+	}
 	opts, err := verifyOptions(ctx, s, ep)
 	if err != nil {
 		return exitcode.WithCode(exitcode.Config, err)

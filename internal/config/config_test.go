@@ -69,6 +69,34 @@ func TestParseTarget(t *testing.T) {
 	}
 }
 
+func TestParseAnyTarget(t *testing.T) {
+	m, err := ParseAnyTarget("mysql://sl:pw@127.0.0.1:13308/replica?tls=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.MySQL == nil || m.Postgres != nil || m.MySQL.Database != "replica" || m.MySQL.Port != 13308 ||
+		m.Engine() != "mysql" || m.Redacted() != "mysql://sl:xxxxx@127.0.0.1:13308/replica" {
+		t.Fatalf("mysql target parsed as %+v / %s", m, m.Redacted())
+	}
+	p, err := ParseAnyTarget("postgres://pg:pw@127.0.0.1:15432/app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Postgres == nil || p.MySQL != nil || p.Engine() != "postgres" || p.Postgres.Database != "app" {
+		t.Fatalf("postgres target parsed as %+v", p)
+	}
+	for in, want := range map[string]string{
+		"mysql://sl:pw@127.0.0.1:13308/": "no database in the URL",
+		"mysql://127.0.0.1:13308/db":     "no user in the URL",
+		"oracle://a:b@h/db":              `URL scheme "oracle" is not supported`,
+	} {
+		_, err := ParseAnyTarget(in)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), ":pw@") {
+			t.Errorf("ParseAnyTarget(%q) = %v, want an error with %q", in, err, want)
+		}
+	}
+}
+
 func TestLoadPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sluice.yaml")

@@ -42,11 +42,16 @@ func ParseSource(s string) (MySQL, error) {
 	if err != nil {
 		return MySQL{}, err
 	}
+	return mysqlFromURL("source", u)
+}
+
+func mysqlFromURL(side string, u *url.URL) (MySQL, error) {
 	m := MySQL{Host: u.Hostname(), Port: 3306, User: u.User.Username(), Params: u.Query()}
 	m.Password, _ = u.User.Password()
 	if p := u.Port(); p != "" {
+		var err error
 		if m.Port, err = strconv.Atoi(p); err != nil {
-			return MySQL{}, fmt.Errorf("source: invalid port %q", p)
+			return MySQL{}, fmt.Errorf("%s: invalid port %q", side, p)
 		}
 	}
 	m.Database = strings.Trim(u.Path, "/")
@@ -54,9 +59,59 @@ func ParseSource(s string) (MySQL, error) {
 		m.Host = "127.0.0.1"
 	}
 	if m.User == "" {
-		return MySQL{}, errors.New("source: no user in the URL (mysql://user:password@host:port/db)")
+		return MySQL{}, fmt.Errorf("%s: no user in the URL (mysql://user:password@host:port/db)", side)
 	}
 	return m, nil
+}
+
+// Target is a parsed --target: PostgreSQL (and openGauss), or MySQL/MariaDB.
+// Exactly one of the two is set.
+type Target struct {
+	Postgres *Postgres
+	MySQL    *MySQL
+}
+
+// ParseAnyTarget parses postgres://… or mysql://… (the URL's database
+// receives the tables).
+func ParseAnyTarget(s string) (Target, error) {
+	u, err := parseURL("target", s, "postgres", "postgresql", "opengauss", "mysql", "mariadb")
+	if err != nil {
+		return Target{}, err
+	}
+	if u.Scheme == "mysql" || u.Scheme == "mariadb" {
+		m, err := mysqlFromURL("target", u)
+		if err != nil {
+			return Target{}, err
+		}
+		if m.Database == "" {
+			return Target{}, errors.New("target: no database in the URL: mysql://user:password@host:port/database names the database that receives the tables")
+		}
+		return Target{MySQL: &m}, nil
+	}
+	p, err := ParseTarget(s)
+	if err != nil {
+		return Target{}, err
+	}
+	return Target{Postgres: &p}, nil
+}
+
+// Redacted is the target's URL with the password replaced.
+func (t Target) Redacted() string {
+	if t.MySQL != nil {
+		return t.MySQL.Redacted()
+	}
+	if t.Postgres != nil {
+		return t.Postgres.Redacted()
+	}
+	return ""
+}
+
+// Engine names the target's kind for messages: "postgres" or "mysql".
+func (t Target) Engine() string {
+	if t.MySQL != nil {
+		return "mysql"
+	}
+	return "postgres"
 }
 
 // ParseTarget parses postgres://user:pass@host:port/db?sslmode=disable.

@@ -22,9 +22,9 @@ func mustSource(t *testing.T, url string) config.MySQL {
 	return m
 }
 
-func mustTarget(t *testing.T, url string) config.Postgres {
+func mustTarget(t *testing.T, url string) config.Target {
 	t.Helper()
-	p, err := config.ParseTarget(url)
+	p, err := config.ParseAnyTarget(url)
 	if err != nil {
 		t.Fatal(err)
 	}

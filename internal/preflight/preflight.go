@@ -30,6 +30,9 @@ type Needs struct {
 	// Target must be reachable; TargetCreate also needs CREATE on the database.
 	Target       bool
 	TargetCreate bool
+	// TargetEngine is the storage engine the tables get on a MySQL target
+	// ("" = the source table's own): it must exist there and be transactional.
+	TargetEngine string
 }
 
 // Problem is one finding. Warnings do not stop the command.
@@ -93,7 +96,7 @@ func (r *Report) Err() error {
 
 // Run checks both sides concurrently (so a dead server costs one connect
 // timeout, not two) and returns every problem found.
-func Run(ctx context.Context, src config.MySQL, dst config.Postgres, needs Needs) *Report {
+func Run(ctx context.Context, src config.MySQL, dst config.Target, needs Needs) *Report {
 	r := &Report{}
 	var wg sync.WaitGroup
 	var srcProblems, dstProblems []Problem
@@ -108,7 +111,11 @@ func Run(ctx context.Context, src config.MySQL, dst config.Postgres, needs Needs
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.Target, dstProblems = checkTarget(ctx, dst, needs)
+			if dst.MySQL != nil {
+				r.Target, dstProblems = checkMySQLTarget(ctx, *dst.MySQL, needs)
+				return
+			}
+			r.Target, dstProblems = checkTarget(ctx, *dst.Postgres, needs)
 		}()
 	}
 	wg.Wait()

@@ -16,7 +16,7 @@ func TestUnreachableServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst, err := config.ParseTarget("postgres://bad:hunter2@127.0.0.1:1/x")
+	dst, err := config.ParseAnyTarget("postgres://bad:hunter2@127.0.0.1:1/x")
 	if err != nil {
 		t.Fatal(err)
 	}

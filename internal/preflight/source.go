@@ -36,7 +36,7 @@ func checkSource(ctx context.Context, m config.MySQL, needs Needs) (SourceInfo, 
 		err = conn.PingContext(ctx)
 	}
 	if err != nil {
-		return info, []Problem{sourceConnectProblem(m, err)}
+		return info, []Problem{mysqlConnectProblem("source", m, err)}
 	}
 	defer conn.Close()
 
@@ -63,36 +63,39 @@ func checkSource(ctx context.Context, m config.MySQL, needs Needs) (SourceInfo, 
 	return info, probs
 }
 
-func sourceConnectProblem(m config.MySQL, err error) Problem {
+// mysqlConnectProblem explains a failed connection to a MySQL source or
+// target (side); flag is --source or --target.
+func mysqlConnectProblem(side string, m config.MySQL, err error) Problem {
+	flag := "--" + side
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1045:
 			if t, _, _ := m.TLSConfig(); t == nil {
-				return problem("source", "check the user and password in --source; if the user requires TLS (REQUIRE SSL), "+
-					"add ?tls=verify-full (with &ssl-ca=FILE for a private CA) or ?tls=skip-verify to --source",
+				return problem(side, "check the user and password in "+flag+"; if the user requires TLS (REQUIRE SSL), "+
+					"add ?tls=verify-full (with &ssl-ca=FILE for a private CA) or ?tls=skip-verify to "+flag,
 					"access denied for user %q at %s (wrong user or password, or the user may only connect over TLS)", m.User, m.Addr())
 			}
-			return problem("source", "check the user and password in --source",
+			return problem(side, "check the user and password in "+flag,
 				"access denied for user %q at %s (wrong user or password)", m.User, m.Addr())
 		case 1049:
-			return problem("source", "check the database name in --source",
+			return problem(side, "check the database name in "+flag,
 				"database %q does not exist on %s", m.Database, m.Addr())
 		case 1044:
-			return problem("source", fmt.Sprintf("GRANT SELECT ON `%s`.* TO the sluice user", m.Database),
+			return problem(side, fmt.Sprintf("GRANT SELECT ON `%s`.* TO the sluice user", m.Database),
 				"user %q has no access to database %q", m.User, m.Database)
 		}
-		return problem("source", "", "cannot connect to %s: MySQL error %d: %s", m.Addr(), me.Number, me.Message)
+		return problem(side, "", "cannot connect to %s: MySQL error %d: %s", m.Addr(), me.Number, me.Message)
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
-		return problem("source", "check the host and port in --source and that the server runs",
+		return problem(side, "check the host and port in "+flag+" and that the server runs",
 			"cannot reach %s: connection refused", m.Addr())
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return problem("source", "check the host, port and firewall", "cannot reach %s: connection timed out", m.Addr())
+		return problem(side, "check the host, port and firewall", "cannot reach %s: connection timed out", m.Addr())
 	}
-	return problem("source", "check the --source URL and that the server runs", "cannot connect to %s: %v", m.Addr(), err)
+	return problem(side, "check the "+flag+" URL and that the server runs", "cannot connect to %s: %v", m.Addr(), err)
 }
 
 func globalVariables(ctx context.Context, conn *sql.Conn) (map[string]string, error) {

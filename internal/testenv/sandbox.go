@@ -37,11 +37,12 @@ func startSandbox(ctx context.Context) (envVars, error) {
 	}
 	vars := parseExports(stdout.String())
 	v := envVars{
-		mysqlAdmin:  vars["SLUICE_TEST_MYSQL_ADMIN"],
-		pgAdmin:     vars["SLUICE_TEST_PG_ADMIN"],
-		source:      vars["SLUICE_SOURCE"],
-		target:      vars["SLUICE_TARGET"],
-		mysql9Admin: vars["SLUICE_TEST_MYSQL9_ADMIN"],
+		mysqlAdmin:       vars["SLUICE_TEST_MYSQL_ADMIN"],
+		pgAdmin:          vars["SLUICE_TEST_PG_ADMIN"],
+		source:           vars["SLUICE_SOURCE"],
+		target:           vars["SLUICE_TARGET"],
+		mysql9Admin:      vars["SLUICE_TEST_MYSQL9_ADMIN"],
+		mysqlTargetAdmin: vars["SLUICE_TEST_MYSQL_TARGET_ADMIN"],
 	}
 	if v.mysqlAdmin == "" || v.pgAdmin == "" {
 		return envVars{}, fmt.Errorf("bash %s start printed no SLUICE_TEST_MYSQL_ADMIN/SLUICE_TEST_PG_ADMIN exports", script)

@@ -41,6 +41,7 @@ type Env struct {
 	origin     string   // how the servers were found, for messages
 	flavor     Flavor   // which source server this is (MariaDB unless from GetFlavor)
 	mysql9     string   // admin URL of the MySQL server for GetFlavor(t, MySQL), "" when unknown
+	mysqlTgt   string   // admin URL of the second MariaDB, a MySQL target (mysqltarget.go)
 }
 
 var (
@@ -82,7 +83,7 @@ func resolve(ctx context.Context) (*Env, error) {
 	case my != "" && pg != "":
 		return connectEnv(ctx, envVars{mysqlAdmin: my, pgAdmin: pg,
 			source: os.Getenv("SLUICE_TEST_SOURCE"), target: os.Getenv("SLUICE_TEST_TARGET"),
-			mysql9Admin: os.Getenv("SLUICE_TEST_MYSQL9_ADMIN")},
+			mysql9Admin: os.Getenv("SLUICE_TEST_MYSQL9_ADMIN"), mysqlTargetAdmin: os.Getenv("SLUICE_TEST_MYSQL_TARGET_ADMIN")},
 			"SLUICE_TEST_MYSQL_ADMIN/SLUICE_TEST_PG_ADMIN")
 	case my != "" || pg != "":
 		return nil, errors.New("set both SLUICE_TEST_MYSQL_ADMIN and SLUICE_TEST_PG_ADMIN, or neither")
@@ -101,6 +102,7 @@ func resolve(ctx context.Context) (*Env, error) {
 type envVars struct {
 	mysqlAdmin, pgAdmin, source, target string
 	mysql9Admin                         string // the MySQL server of the flavor axis (flavor.go)
+	mysqlTargetAdmin                    string // the second MariaDB, a MySQL target (mysqltarget.go)
 }
 
 // sandboxDefaults are the URLs `scripts/sandbox env` prints, honouring its port variables.
@@ -108,11 +110,12 @@ func sandboxDefaults() envVars {
 	myPort := envOr("SLUICE_MYSQL_PORT", "13306")
 	pgPort := envOr("SLUICE_PG_PORT", "15432")
 	return envVars{
-		mysqlAdmin:  "mysql://root:root@127.0.0.1:" + myPort + "/",
-		pgAdmin:     "postgres://postgres:postgres@127.0.0.1:" + pgPort + "/sluice",
-		source:      "mysql://sluice:sluice@127.0.0.1:" + myPort + "/sbtest",
-		target:      "postgres://sluice:sluice@127.0.0.1:" + pgPort + "/sluice",
-		mysql9Admin: "mysql://root:root@127.0.0.1:" + envOr("SLUICE_MYSQL9_PORT", "13307") + "/",
+		mysqlAdmin:       "mysql://root:root@127.0.0.1:" + myPort + "/",
+		pgAdmin:          "postgres://postgres:postgres@127.0.0.1:" + pgPort + "/sluice",
+		source:           "mysql://sluice:sluice@127.0.0.1:" + myPort + "/sbtest",
+		target:           "postgres://sluice:sluice@127.0.0.1:" + pgPort + "/sluice",
+		mysql9Admin:      "mysql://root:root@127.0.0.1:" + envOr("SLUICE_MYSQL9_PORT", "13307") + "/",
+		mysqlTargetAdmin: "mysql://root:root@127.0.0.1:" + envOr("SLUICE_MYSQL_TARGET_PORT", "13308") + "/",
 	}
 }
 
@@ -146,7 +149,7 @@ func connectEnv(ctx context.Context, v envVars, origin string) (*Env, error) {
 		target = t.String()
 	}
 	env := &Env{mysqlAdmin: admin, source: source, pgAdmin: v.pgAdmin, target: target, origin: origin,
-		flavor: MariaDB, mysql9: v.mysql9Admin}
+		flavor: MariaDB, mysql9: v.mysql9Admin, mysqlTgt: v.mysqlTargetAdmin}
 	if err := env.ping(ctx); err != nil {
 		return nil, fmt.Errorf("servers from %s: %w", origin, err)
 	}
