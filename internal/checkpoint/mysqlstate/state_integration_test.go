@@ -1,0 +1,81 @@
+package mysqlstate
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+func TestStateRoundTripsOnAMySQLTarget(t *testing.T) {
+	tgt := testenv.Get(t).MySQLTarget(t)
+	db := tgt.Admin(t)
+	ctx := context.Background()
+	if err := Ensure(ctx, db, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := Ensure(ctx, db, "InnoDB"); err != nil { // idempotent
+		t.Fatal(err)
+	}
+	stream := testenv.UniqueName("state")
+	t.Cleanup(func() { _ = Delete(context.Background(), db, stream) })
+
+	if st, err := Load(ctx, db, stream, binlogpos.Decode); err != nil || st != nil {
+		t.Fatalf("a new stream: got %v, %v; want no state", st, err)
+	}
+	pos := binlogpos.Position{File: "mysql-bin.000042", Pos: 1234, GTIDSet: "0-1-99", Flavor: "mariadb"}
+	src := time.Date(2026, 11, 26, 5, 0, 0, 123456000, time.UTC)
+	if err := Save(ctx, db, stream, checkpoint.State{Position: pos, SchemaVersion: 3, SourceTime: src}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Load(ctx, db, stream, binlogpos.Decode)
+	if err != nil || st == nil {
+		t.Fatalf("load: %v, %v", st, err)
+	}
+	if st.Position.Compare(pos) != 0 || st.Position.Encode() != pos.Encode() || st.SchemaVersion != 3 || !st.SourceTime.Equal(src) {
+		t.Fatalf("loaded %+v (%s), want %s version 3 at %s", st, st.Position.Encode(), pos.Encode(), src)
+	}
+
+	a := &schema.Table{TableID: schema.TableID{Database: "app", Name: "a"}}
+	b := &schema.Table{TableID: schema.TableID{Database: "app", Name: "b"}}
+	if err := SaveSchema(ctx, db, stream, 1, pos, "", []*schema.Table{a, b}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveSchema(ctx, db, stream, 2, pos, "DROP TABLE b", nil, []schema.TableID{b.TableID}); err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range map[int64]int{1: 2, 2: 1} {
+		got, err := LoadSchema(ctx, db, stream, v)
+		if err != nil || len(got) != want || got[a.TableID] == nil {
+			t.Fatalf("schema version %d: %v tables (%v), want %d with app.a", v, len(got), err, want)
+		}
+	}
+
+	p1 := binlogpos.Position{File: "mysql-bin.000042", Pos: 2000}
+	p2 := binlogpos.Position{File: "mysql-bin.000042", Pos: 3000}
+	if err := InsertApplied(ctx, db, stream, p2.Key(), []string{p1.Key(), p2.Key()}, pos.Key()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := LoadApplied(ctx, db, stream, binlogpos.Decode)
+	if err != nil || len(rows) != 1 || rows[0].Last.Key() != p2.Key() || len(rows[0].Ends) != 2 ||
+		rows[0].Ends[0].Key() != p1.Key() || rows[0].Start.Key() != pos.Key() {
+		t.Fatalf("applied: %+v, %v", rows, err)
+	}
+	if err := DeleteAppliedRows(ctx, db, stream, []model.Position{p2}); err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := LoadApplied(ctx, db, stream, binlogpos.Decode); err != nil || len(rows) != 0 {
+		t.Fatalf("after delete: %+v, %v", rows, err)
+	}
+	if err := Delete(ctx, db, stream); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := Load(ctx, db, stream, binlogpos.Decode); err != nil || st != nil {
+		t.Fatalf("after Delete: %v, %v", st, err)
+	}
+}
