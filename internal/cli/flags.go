@@ -16,7 +16,13 @@ func addSourceFlag(cmd *cobra.Command) {
 }
 
 func addTargetFlag(cmd *cobra.Command) {
-	cmd.Flags().String("target", "", "target URL: postgres://user:password@host:5432/database (PostgreSQL, openGauss); env SLUICE_TARGET")
+	cmd.Flags().String("target", "", "target URL: postgres://user:password@host:5432/database (PostgreSQL, openGauss), "+
+		"or mysql://user:password@host:3306/database (MySQL, MariaDB: that database receives the tables); env SLUICE_TARGET")
+}
+
+// addTargetEngineFlag is for commands that create tables in a MySQL target.
+func addTargetEngineFlag(cmd *cobra.Command) {
+	cmd.Flags().String("target-engine", "", "MySQL target only: storage engine of every table created there (e.g. InnoDB, ROCKSDB; must be transactional); default: each source table's own engine")
 }
 
 func addScopeFlags(cmd *cobra.Command) {
