@@ -127,7 +127,8 @@ func Save(ctx context.Context, q Querier, stream string, st State) error {
 	return nil
 }
 
-// Delete forgets a stream's checkpoint, schema history and applied set (snapshot --restart).
+// Delete forgets a stream's checkpoint, schema history, applied set and
+// policy counts (snapshot --restart).
 func Delete(ctx context.Context, q Querier, stream string) error {
 	if _, err := q.Exec(ctx, `DELETE FROM sluice.checkpoint WHERE stream = $1`, stream); err != nil {
 		return fmt.Errorf("checkpoint: delete stream %q: %w", stream, err)
@@ -144,6 +145,15 @@ func Delete(ctx context.Context, q Querier, stream string) error {
 	if applied {
 		if _, err := q.Exec(ctx, `DELETE FROM sluice.applied WHERE stream = $1`, stream); err != nil {
 			return fmt.Errorf("checkpoint: delete applied rows of stream %q: %w", stream, err)
+		}
+	}
+	var policies bool
+	if err := q.QueryRow(ctx, `SELECT to_regclass('sluice.policy_changes') IS NOT NULL`).Scan(&policies); err != nil {
+		return fmt.Errorf("checkpoint: look for the policy counts: %w", err)
+	}
+	if policies {
+		if _, err := q.Exec(ctx, `DELETE FROM sluice.policy_changes WHERE stream = $1`, stream); err != nil {
+			return fmt.Errorf("checkpoint: delete policy counts of stream %q: %w", stream, err)
 		}
 	}
 	return nil

@@ -36,7 +36,7 @@ func runCLI(ctx context.Context, args ...string) (int, string, string) {
 func forgetStream(t *testing.T, env *testenv.Env, stream string) {
 	pg := env.PG(t)
 	t.Cleanup(func() {
-		for _, tbl := range []string{"snapshot_chunk", "snapshot_table", "snapshot_run", "checkpoint", "schema_history", "applied"} {
+		for _, tbl := range []string{"snapshot_chunk", "snapshot_table", "snapshot_run", "checkpoint", "schema_history", "applied", "policy_changes"} {
 			_, _ = pg.Exec(context.Background(), "DELETE FROM sluice."+tbl+" WHERE stream = $1", stream)
 		}
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 func newStatusCmd() *cobra.Command {
@@ -55,6 +56,10 @@ type streamStatus struct {
 	// Replicator names the sluice replicating the stream now ("" when none
 	// is connected).
 	Replicator string `json:"replicator"`
+	// Values a policy (--zero-date, --nul-char) changed: in the snapshot,
+	// and while replicating (cumulative, at least).
+	SnapshotPolicyChanges  []typemap.ChangeCount `json:"snapshot_policy_changes"`
+	ReplicatePolicyChanges []typemap.ChangeCount `json:"replicate_policy_changes"`
 }
 
 func runStatus(cmd *cobra.Command, _ []string) error {
@@ -113,6 +118,12 @@ func readStatus(ctx context.Context, target config.Postgres, source *config.MySQ
 		return nil, err
 	}
 	st.Replicator = checkpoint.Describe(holders)
+	if st.SnapshotPolicyChanges, err = checkpoint.LoadSnapshotPolicyChanges(ctx, conn, stream); err != nil {
+		return nil, err
+	}
+	if st.ReplicatePolicyChanges, err = checkpoint.LoadPolicyChanges(ctx, conn, stream); err != nil {
+		return nil, err
+	}
 	if !cp.SourceTime.IsZero() {
 		t := cp.SourceTime
 		st.SourceTime = &t
@@ -157,6 +168,8 @@ func printStatus(w io.Writer, st *streamStatus) {
 	} else {
 		fmt.Fprintf(w, "replicator:      not connected\n")
 	}
+	printPolicyChanges(w, "snapshot", st.SnapshotPolicyChanges)
+	printPolicyChanges(w, "replication", st.ReplicatePolicyChanges)
 	if st.SourceTime != nil {
 		fmt.Fprintf(w, "source time:     %s\n", st.SourceTime.UTC().Format(time.RFC3339))
 	}
@@ -170,5 +183,16 @@ func printStatus(w io.Writer, st *streamStatus) {
 		default:
 			fmt.Fprintf(w, "lag:             unknown (no source time recorded yet)\n")
 		}
+	}
+}
+
+// printPolicyChanges lists the values a policy changed in one phase.
+func printPolicyChanges(w io.Writer, phase string, cs []typemap.ChangeCount) {
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "changed by policy during %s:\n", phase)
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %s.%s: %d (%s)\n", c.Table, c.Column, c.Count, c.Policy)
 	}
 }

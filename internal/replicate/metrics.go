@@ -71,6 +71,9 @@ func (r *runner) registerMetrics() error {
 		gauge("applied_binlog_position", "Offset in the binlog file applied up to.",
 			func() float64 { return float64(appliedBinlog(r.applier.Position()).Pos) }),
 	}
+	if r.policies != nil {
+		cs = append(cs, newPolicyCollector(r.policies, r.o.Stream))
+	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
 			return fmt.Errorf("metrics: %w", err)

@@ -36,20 +36,22 @@ func gather(t *testing.T, reg *prometheus.Registry) map[string]float64 {
 // of a caught-up stream stays near 0 (heartbeats and source time of the
 // last applied transaction) instead of growing.
 func TestMetricsLagAndThroughput(t *testing.T) {
-	g := newRig(t, "rp_metrics", `CREATE TABLE t (id INT PRIMARY KEY, v INT)`)
+	g := newRig(t, "rp_metrics", `CREATE TABLE t (id INT PRIMARY KEY, v INT, d DATE NULL)`)
 	g.snapshot(g.stream, "")
 	reg := prometheus.NewRegistry()
 	o := g.options()
 	o.Registry = reg
 	run := g.start(o)
 	for i := 0; i < 10; i++ {
-		g.exec("INSERT INTO t SELECT seq + " + strconv.Itoa(i*30) + ", seq FROM seq_1_to_30")
+		g.exec("INSERT INTO t SELECT seq + " + strconv.Itoa(i*30) + ", seq, NULL FROM seq_1_to_30")
 	}
+	// Two zero dates, changed to NULL by the default --zero-date policy.
+	g.exec("SET STATEMENT sql_mode = '' FOR INSERT INTO t VALUES (1001, 0, '0000-00-00'), (1002, 0, '2020-00-01')")
 	deadline := time.Now().Add(30 * time.Second)
 	var m map[string]float64
 	for {
 		m = gather(t, reg)
-		if m["sluice_replicate_applied_changes_total"] >= 300 {
+		if m["sluice_replicate_applied_changes_total"] >= 302 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -59,7 +61,7 @@ func TestMetricsLagAndThroughput(t *testing.T) {
 	}
 	if m["sluice_replicate_applied_transactions_total"] < 10 || m["sluice_replicate_applied_bytes_total"] <= 0 ||
 		m["sluice_replicate_binlog_events_total"] < 20 || m["sluice_replicate_applied_binlog_file"] < 1 ||
-		m["sluice_replicate_read_binlog_position"] <= 0 {
+		m["sluice_replicate_read_binlog_position"] <= 0 || m["sluice_replicate_policy_changed_values_total"] != 2 {
 		t.Errorf("metrics: %v", m)
 	}
 	// Idle (for this database) for 3 s: the lag must not grow with it.
@@ -71,8 +73,8 @@ func TestMetricsLagAndThroughput(t *testing.T) {
 	if err := run.stop(30 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if n := g.count("t"); n != 300 {
-		t.Errorf("%d rows replicated, want 300", n)
+	if n := g.count("t"); n != 302 {
+		t.Errorf("%d rows replicated, want 302", n)
 	}
 	mfs, err := reg.Gather()
 	if err != nil {

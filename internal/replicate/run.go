@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/gctune"
@@ -41,6 +42,7 @@ type runner struct {
 	stream     *binlog.Stream
 	applier    *pipeline.Applier
 	unregister func()
+	policies   *policyWatch  // values changed by a policy (policy.go)
 	idle       chan struct{} // the stream went idle (OnIdle), for --until-caught-up
 }
 
@@ -139,6 +141,11 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	earlier, err := checkpoint.LoadPolicyChanges(ctx, r.pool, o.Stream)
+	if err != nil {
+		return err
+	}
+	r.policies = newPolicyWatch(r.mapper.Changes(), earlier)
 	r.applier, err = pipeline.New(pipeline.Config{Stream: o.Stream, Workers: o.Workers,
 		MaxInflightBytes: o.MaxTxnMemory / 2, Log: r.log}, sink)
 	if err != nil {
@@ -297,6 +304,7 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}
 	r.log.Info("replication stopped", "applied", r.applier.Position().String(), "lag_s", roundLag(r.lagSeconds()))
+	r.reportPolicies()
 	if applyErr != nil && !errors.Is(applyErr, context.Canceled) {
 		return &applyFailure{err: applyErr}
 	}

@@ -32,6 +32,7 @@ func (r *runner) statusLoop(ctx context.Context) {
 				"read", r.stream.Position().String(),
 				"applied", r.applier.Position().String(),
 				"ddl", cur.DDL, "skipped", cur.Skipped, "large", cur.Large, "retried", cur.Retried)
+			r.checkPolicies(ctx)
 			prev, prevAt, prevRead = cur, now, read
 		}
 	}
