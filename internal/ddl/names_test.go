@@ -68,3 +68,18 @@ func TestIgnoredStatement(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutSetStatement(t *testing.T) {
+	for in, want := range map[string]string{
+		"SET STATEMENT lock_wait_timeout=5 FOR ALTER TABLE t ADD c INT":                            "ALTER TABLE t ADD c INT",
+		"set statement sql_mode='a,b', max_statement_time=(1+1) for\n CREATE TABLE `for` (id INT)": "CREATE TABLE `for` (id INT)",
+		"/* gh-ost */ SET STATEMENT x='for' FOR DROP TABLE t":                                      "DROP TABLE t",
+		"SET sql_mode = ''":                  "SET sql_mode = ''",
+		"ALTER TABLE t ADD COLUMN `set` INT": "ALTER TABLE t ADD COLUMN `set` INT",
+		"SET STATEMENT without the keyword":  "SET STATEMENT without the keyword",
+	} {
+		if got := withoutSetStatement(in); got != want {
+			t.Errorf("withoutSetStatement(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

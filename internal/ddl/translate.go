@@ -18,6 +18,7 @@ type Tables = map[schema.TableID]*schema.Table
 // statements that change nothing sluice replicates, or an
 // *UnsupportedError for changes in scope sluice cannot reproduce.
 func (tr *Translator) Translate(cur Tables, stmt, defaultDB string) (*Result, error) {
+	stmt = withoutSetStatement(stmt)
 	if reason := ignoredStatement(stmt); reason != "" {
 		return &Result{Ignored: true, Reason: reason}, nil
 	}
@@ -161,4 +162,32 @@ func leadingWords(stmt string, n int) []string {
 		out = append(out, strings.ToLower(t.text))
 	}
 	return out
+}
+
+// withoutSetStatement returns the statement that MariaDB's
+// SET STATEMENT var = value [, ...] FOR <statement> runs: the settings only
+// change how the server runs it (a lock wait timeout, a sql_mode), and
+// without this an online schema change tool's ALTER would be taken for a
+// session setting and passed over. Other statements are returned unchanged.
+func withoutSetStatement(stmt string) string {
+	off, words, depth := 0, 0, 0
+	for _, t := range lex(stmt) {
+		switch {
+		case t.kind == tWord:
+			w := strings.ToLower(t.text)
+			words++
+			switch {
+			case words == 1 && w != "set", words == 2 && w != "statement":
+				return stmt
+			case words > 2 && depth == 0 && w == "for":
+				return strings.TrimSpace(stmt[off+len(t.text):])
+			}
+		case t.text == "(":
+			depth++
+		case t.text == ")":
+			depth--
+		}
+		off += len(t.text)
+	}
+	return stmt
 }

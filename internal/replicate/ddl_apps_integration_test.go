@@ -141,3 +141,22 @@ func TestReplicateDatetimeTimestampChange(t *testing.T) {
 		t.Errorf("row 1 after the change: a %s, b %s", a, b)
 	}
 }
+
+// TestReplicateSetStatementDDL: MariaDB's SET STATEMENT … FOR <DDL> (a lock
+// wait timeout around an ALTER, as cautious DBAs and tools run it) is
+// replicated like the statement itself, not passed over as a session setting.
+func TestReplicateSetStatementDDL(t *testing.T) {
+	g := newRig(t, "rp_setstmt", `CREATE TABLE t (id INT PRIMARY KEY, v INT)`)
+	g.exec("INSERT INTO t VALUES (1, 1)")
+	g.snapshot(g.stream, "")
+	g.exec("SET STATEMENT lock_wait_timeout = 5, sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE' FOR ALTER TABLE t ADD COLUMN c VARCHAR(10) DEFAULT 'x'",
+		"INSERT INTO t VALUES (2, 2, 'y')",
+		"SET STATEMENT max_statement_time = 10 FOR CREATE TABLE u (id INT PRIMARY KEY)",
+		"INSERT INTO u VALUES (7)")
+	g.catchUp(g.options())
+	g.compare()
+	var c string
+	if err := g.pg.QueryRow(context.Background(), "SELECT c FROM "+pgx.Identifier{g.db, "t"}.Sanitize()+" WHERE id = 1").Scan(&c); err != nil || c != "x" {
+		t.Errorf("t.c of row 1: %q, %v; want the default x", c, err)
+	}
+}
