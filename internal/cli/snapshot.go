@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/preflight"
+	"github.com/sluice-db/sluice/internal/replicate"
 	"github.com/sluice-db/sluice/internal/snapshot"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/typemap"
@@ -63,6 +64,7 @@ func addSnapshotFlags(cmd *cobra.Command) {
 	f.Bool("drop-existing", false, "replace target tables that exist with other columns or hold rows (with --data-only: empty them), e.g. --drop-existing")
 	f.Bool("restart", false, "forget an interrupted or finished snapshot of this stream: drop the tables it created and copy again, e.g. --restart")
 	f.String("snapshot-method", string(mysnap.MethodAuto), "how the readers reach one instant: auto (global read lock held for milliseconds; on MariaDB without RELOAD lock-free, else one session), global-read-lock (needs RELOAD), lock-free (MariaDB) or single-session (MariaDB), e.g. --snapshot-method global-read-lock")
+	f.String("max-rate", "", "bound the bytes per second read from the source by all workers together (spares a production server's I/O and network; the copy, and its consistent read view on the source, then last longer), e.g. --max-rate 50MB; default: no limit")
 	f.Duration("lock-wait-timeout", 10*time.Second, "longest wait of FLUSH TABLES WITH READ LOCK for running writes before giving up (writers queue behind it meanwhile), e.g. --lock-wait-timeout 5s")
 }
 
@@ -92,6 +94,14 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 	if err != nil {
 		return snapshot.Options{}, exitcode.ConfigError(err)
 	}
+	var maxRate int64
+	if v := k.String("max-rate"); v != "" {
+		// Below 256 KiB/s a reader could pause long enough for the source to
+		// give up on it (net_write_timeout, 60 s by default).
+		if maxRate, err = replicate.ParseSize(v); err != nil || maxRate < 256<<10 {
+			return snapshot.Options{}, exitcode.ConfigError(fmt.Errorf("--max-rate %q: want bytes per second of at least 256KB, e.g. 50MB", v))
+		}
+	}
 	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{
 		Source: true, Snapshot: true, Target: true, TargetCreate: !k.Bool("data-only"),
 	})
@@ -102,7 +112,7 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 		return snapshot.Options{}, err
 	}
 	opts := snapshot.Options{
-		Source: ep.Source, Target: ep.Target,
+		Source: ep.Source, Target: ep.Target, MaxRate: maxRate,
 		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
 		ChunkRows: k.Int64("chunk-rows"), Workers: k.Int("workers"), Stream: k.String("stream"),

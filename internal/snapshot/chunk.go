@@ -58,6 +58,7 @@ func (r *runner) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
 		return fail(fmt.Errorf("source: %w", err))
 	}
 	defer rows.Close()
+	rows.Limit(ctx, r.limit)
 	src := newRowSource(rows, j, conv, r.prog)
 	n, err := postgres.CopyFrom(ctx, tx.Conn(), j.ident, j.names, src, postgres.CopyOptions{Freeze: freeze})
 	src.flush()

@@ -47,6 +47,9 @@ type Options struct {
 	Restart         bool
 	Method          mysnap.Method
 	LockWaitTimeout time.Duration
+	// MaxRate bounds the bytes per second read from the source by all
+	// workers together (0: no limit).
+	MaxRate int64
 	// StreamLockWait is how long to wait for another run of the stream to
 	// let go of it (default 30 s): a run killed with -9 keeps its lock until
 	// PostgreSQL notices the dead connection.

@@ -56,6 +56,7 @@ type runner struct {
 	log     *slog.Logger
 	start   time.Time
 	src     *mysnap.Source
+	limit   *mysnap.Throttle // --max-rate; nil: none
 	pg      *pgxpool.Pool
 	filter  schema.Filter
 	naming  schema.Naming
@@ -91,7 +92,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{o: o, log: o.Log, start: time.Now(), byID: map[schema.TableID]*tableJob{}}
+	r := &runner{o: o, log: o.Log, start: time.Now(), byID: map[schema.TableID]*tableJob{},
+		limit: mysnap.NewThrottle(o.MaxRate)}
 	r.report = &Report{Stream: o.Stream, Mode: "full"}
 	switch {
 	case o.DryRun:

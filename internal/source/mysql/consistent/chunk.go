@@ -116,6 +116,10 @@ type Rows struct {
 	dest []any
 	vals [][]byte
 	err  error
+
+	throttle *Throttle // throttle.go; nil: no limit
+	ctx      context.Context
+	owed     int // bytes read and not yet waited for
 }
 
 // Read starts a chunk read on one session.
@@ -139,6 +143,7 @@ func Read(ctx context.Context, c *sql.Conn, q Query) (*Rows, error) {
 // Next advances to the next row.
 func (r *Rows) Next() bool {
 	if r.err != nil || !r.rows.Next() {
+		r.settle()
 		return false
 	}
 	if err := r.rows.Scan(r.dest...); err != nil {
@@ -147,6 +152,10 @@ func (r *Rows) Next() bool {
 	}
 	for i, v := range r.raw {
 		r.vals[i] = v
+	}
+	if err := r.account(); err != nil {
+		r.err = err
+		return false
 	}
 	return true
 }
