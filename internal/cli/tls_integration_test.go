@@ -68,3 +68,54 @@ func TestTLSSourceSnapshotAndReplicate(t *testing.T) {
 		t.Fatalf("replicated rows %v", got)
 	}
 }
+
+// TestTLSTargetSnapshotReplicateVerify: a PostgreSQL target that admits TCP
+// clients only over TLS (hostssl, hostnossl rejected) takes the snapshot,
+// replication and verification when the URL asks for verify-full with the
+// server's CA, and pre-flight refuses a sslmode=disable URL with exit 2,
+// naming the fix.
+func TestTLSTargetSnapshotReplicateVerify(t *testing.T) {
+	env := testenv.Get(t)
+	certs := testenv.NewCerts(t)
+	pg := testenv.StartPostgres(t, testenv.PGWithTLS(certs))
+	db := env.NewDatabase(t, "tlspg")
+	my := env.MySQL(t, db)
+	if _, err := my.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO t VALUES (1, 'before'), (2, 'two')"); err != nil {
+		t.Fatal(err)
+	}
+	stream := testenv.UniqueName("tlspg")
+	plain := pg.SluiceURL("postgres", "sslmode=disable")
+	secure := pg.SluiceURL("postgres", "sslmode=verify-full&sslrootcert="+url.QueryEscape(certs.CA))
+
+	code, _, errOut := runCLI(context.Background(), "snapshot", "--source", env.SourceURL(db), "--target", plain, "--stream", stream)
+	if code != 2 || !strings.Contains(errOut, "sslmode=") {
+		t.Fatalf("snapshot into a TLS-only PostgreSQL with sslmode=disable: exit %d, want 2 naming sslmode:\n%s", code, errOut)
+	}
+	code, _, errOut = runCLI(context.Background(), "snapshot", "--source", env.SourceURL(db), "--target", secure,
+		"--stream", stream, "--log-level", "warn")
+	if code != 0 {
+		t.Fatalf("snapshot over TLS: exit %d:\n%s", code, errOut)
+	}
+	if _, err := my.Exec("INSERT INTO t VALUES (3, 'after'); UPDATE t SET v = 'changed' WHERE id = 1; DELETE FROM t WHERE id = 2"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code, _, errOut = runCLI(ctx, "replicate", "--source", env.SourceURL(db), "--target", secure, "--stream", stream,
+		"--until-caught-up", "--log-level", "warn")
+	if code != 0 {
+		t.Fatalf("replicate over TLS: exit %d:\n%s", code, errOut)
+	}
+	code, out, errOut := runCLI(ctx, "verify", "--source", env.SourceURL(db), "--target", secure, "--log-level", "warn")
+	if code != 0 {
+		t.Fatalf("verify over TLS: exit %d:\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(ctx, "status", "--target", secure, "--stream", stream)
+	if code != 0 || !strings.Contains(out, "schema version:  1") {
+		t.Fatalf("status over TLS: exit %d:\n%s%s", code, out, errOut)
+	}
+	rows, err := pg.Exec(`SELECT string_agg(id || '|' || v, ';' ORDER BY id) FROM "` + db + `".t`)
+	if err != nil || !strings.Contains(rows, "1|changed;3|after") {
+		t.Fatalf("replicated rows %q, %v", rows, err)
+	}
+}

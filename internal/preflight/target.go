@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/jackc/pgx/v5"
@@ -53,7 +54,14 @@ func targetConnectProblem(p config.Postgres, err error) Problem {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
-		case "28P01", "28000":
+		case "28000":
+			if strings.Contains(pe.Message, "no encryption") {
+				return problem("target", "add sslmode=verify-full&sslrootcert=/path/to/ca.pem (or sslmode=require) to the --target URL",
+					"%s accepts this user only over TLS (pg_hba.conf: %s)", p.Addr(), pe.Message)
+			}
+			return problem("target", "check the user in --target and the server's pg_hba.conf",
+				"%s refuses user %q: %s", p.Addr(), p.User, pe.Message)
+		case "28P01":
 			return problem("target", "check the user and password in --target and pg_hba.conf",
 				"authentication failed for user %q at %s", p.User, p.Addr())
 		case "3D000":

@@ -26,12 +26,25 @@ type Postgres struct {
 	t    testing.TB
 	dir  string
 	port int
+	tls  bool // TCP only over TLS (PGWithTLS): readiness is checked on the socket
 }
+
+// PGOption changes how StartPostgres sets up its server.
+type PGOption func(*pgSetup)
+
+type pgSetup struct {
+	tls *Certs
+}
+
+// PGWithTLS serves TLS with the certificates and admits TCP connections
+// only through it (pg_hba.conf: hostssl with a password, hostnossl
+// rejected); the role sluice/sluice is created for them.
+func PGWithTLS(c Certs) PGOption { return func(s *pgSetup) { s.tls = &c } }
 
 // StartPostgres initialises and starts a throwaway PostgreSQL 15 of its own
 // (trust authentication on 127.0.0.1, wal_level=logical), for tests that
 // stop, restart or kill the target; it is stopped and removed at cleanup.
-func StartPostgres(t testing.TB) *Postgres {
+func StartPostgres(t testing.TB, opts ...PGOption) *Postgres {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("the throwaway PostgreSQL runs as the postgres user: needs root (as the sandbox does)")
@@ -68,8 +81,81 @@ func StartPostgres(t testing.TB) *Postgres {
 		t.Fatal(err)
 	}
 	f.Close()
+	var setup pgSetup
+	for _, o := range opts {
+		o(&setup)
+	}
+	if setup.tls != nil {
+		p.configureTLS(*setup.tls)
+		p.tls = true
+	}
 	p.Start()
+	if setup.tls != nil {
+		if _, err := p.Exec("CREATE ROLE sluice LOGIN SUPERUSER PASSWORD 'sluice'"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return p
+}
+
+// configureTLS copies the certificates where the postgres user may read
+// them (the key: 0600, its own) and admits TCP clients only over TLS.
+func (p *Postgres) configureTLS(c Certs) {
+	p.t.Helper()
+	for name, src := range map[string]string{"server.crt": c.ServerCert, "server.key": c.ServerKey, "ca.crt": c.CA} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		dst := filepath.Join(p.data(), name)
+		if err := os.WriteFile(dst, b, 0o600); err != nil {
+			p.t.Fatal(err)
+		}
+		if out, err := exec.Command("chown", "postgres:postgres", dst).CombinedOutput(); err != nil {
+			p.t.Fatalf("chown %s: %v %s", dst, err, out)
+		}
+	}
+	appendFile := func(name, text string) {
+		f, err := os.OpenFile(filepath.Join(p.data(), name), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(text); err != nil {
+			p.t.Fatal(err)
+		}
+	}
+	appendFile("postgresql.conf", "ssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\nssl_ca_file = 'ca.crt'\n")
+	// pg_hba.conf is read top down: the socket stays trusted (the test's
+	// own admin connections), TCP needs TLS and a password.
+	hba := "local all all trust\nhostssl all all 127.0.0.1/32 scram-sha-256\nhostnossl all all 127.0.0.1/32 reject\n"
+	if err := os.WriteFile(filepath.Join(p.data(), "pg_hba.conf"), []byte(hba), 0o600); err != nil {
+		p.t.Fatal(err)
+	}
+	if out, err := exec.Command("chown", "postgres:postgres", filepath.Join(p.data(), "pg_hba.conf")).CombinedOutput(); err != nil {
+		p.t.Fatalf("chown pg_hba.conf: %v %s", err, out)
+	}
+}
+
+// Exec runs SQL as the superuser (over the socket when the server admits
+// TCP only with TLS).
+func (p *Postgres) Exec(sql string) (string, error) {
+	out, err := p.asPostgres("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", p.dir, "-p", strconv.Itoa(p.port),
+		"-U", "postgres", "-d", "postgres", "-c", sql).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("psql %q: %v: %s", sql, err, out)
+	}
+	return string(out), nil
+}
+
+// SluiceURL is the sluice role's URL over TCP with extra query parameters
+// (a server started PGWithTLS: e.g. sslmode=verify-full&sslrootcert=...).
+func (p *Postgres) SluiceURL(db, query string) string {
+	u := fmt.Sprintf("postgres://sluice:sluice@127.0.0.1:%d/%s", p.port, db)
+	if query != "" {
+		u += "?" + query
+	}
+	return u
 }
 
 func (p *Postgres) data() string { return filepath.Join(p.dir, "data") }
@@ -94,8 +180,12 @@ func (p *Postgres) Start() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	url := p.URL()
+	if p.tls {
+		url = fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d", p.dir, p.port)
+	}
 	for {
-		conn, err := pgx.Connect(ctx, p.URL())
+		conn, err := pgx.Connect(ctx, url)
 		if err == nil {
 			conn.Close(ctx)
 			return
