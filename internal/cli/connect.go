@@ -30,10 +30,15 @@ func checkEndpoints(ctx context.Context, s *Settings, needs preflight.Needs) (*E
 	if needs.Source {
 		if ep.Source, err = config.ParseSource(s.K.String("source")); err != nil {
 			bad = append(bad, err.Error())
+		} else if err := ep.Source.ApplyTLSFlags("source", tlsFlags(s, "source")); err != nil {
+			bad = append(bad, err.Error())
 		}
 	}
 	if needs.Target {
 		t, err := config.ParseAnyTarget(s.K.String("target"))
+		if err == nil {
+			err = t.ApplyTLSFlags(tlsFlags(s, "target"))
+		}
 		switch {
 		case err != nil:
 			bad = append(bad, err.Error())

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/config"
 )
 
 // Flag groups shared by several subcommands, so a flag means the same thing
@@ -13,11 +14,30 @@ import (
 
 func addSourceFlag(cmd *cobra.Command) {
 	cmd.Flags().String("source", "", "source URL: mysql://user:password@host:3306/database (MySQL 5.7/8.0, MariaDB); env SLUICE_SOURCE")
+	addTLSFlags(cmd, "source")
+}
+
+// addTLSFlags adds --<side>-ssl-mode/-ca/-cert/-key: the URL's TLS
+// parameters as flags (they override the URL's).
+func addTLSFlags(cmd *cobra.Command, side string) {
+	f := cmd.Flags()
+	f.String(side+"-ssl-mode", "", "TLS to the "+side+": disable, require (no certificate check), verify-ca, verify-full or prefer; overrides the URL's tls=/sslmode=, e.g. --"+side+"-ssl-mode verify-full")
+	f.String(side+"-ssl-ca", "", "CA bundle (PEM) that signed the "+side+"'s certificate, e.g. --"+side+"-ssl-ca /etc/ssl/db-ca.pem")
+	f.String(side+"-ssl-cert", "", "client certificate (PEM) for the "+side+", with --"+side+"-ssl-key")
+	f.String(side+"-ssl-key", "", "client certificate key (PEM) for the "+side)
+}
+
+// tlsFlags reads the --<side>-ssl-* flags.
+func tlsFlags(s *Settings, side string) config.TLSFlags {
+	k := s.K
+	return config.TLSFlags{Mode: k.String(side + "-ssl-mode"), CA: k.String(side + "-ssl-ca"),
+		Cert: k.String(side + "-ssl-cert"), Key: k.String(side + "-ssl-key")}
 }
 
 func addTargetFlag(cmd *cobra.Command) {
 	cmd.Flags().String("target", "", "target URL: postgres://user:password@host:5432/database (PostgreSQL, openGauss), "+
 		"or mysql://user:password@host:3306/database (MySQL, MariaDB: that database receives the tables); env SLUICE_TARGET")
+	addTLSFlags(cmd, "target")
 }
 
 // addTargetEngineFlag is for commands that create tables in a MySQL target.

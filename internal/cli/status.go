@@ -69,12 +69,18 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	}
 	k := s.K
 	target, err := config.ParseTarget(k.String("target"))
+	if err == nil {
+		err = target.ApplyTLSFlags(tlsFlags(s, "target"))
+	}
 	if err != nil {
 		return exitcode.ConfigError(err)
 	}
 	var source *config.MySQL
 	if k.String("source") != "" {
 		src, err := config.ParseSource(k.String("source"))
+		if err == nil {
+			err = src.ApplyTLSFlags("source", tlsFlags(s, "source"))
+		}
 		if err != nil {
 			return exitcode.ConfigError(err)
 		}

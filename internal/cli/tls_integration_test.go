@@ -58,8 +58,9 @@ func TestTLSSourceSnapshotAndReplicate(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	code, _, errOut = runCLI(ctx, "replicate", "--source", secure, "--target", env.TargetURL(), "--stream", stream,
-		"--until-caught-up", "--log-level", "warn")
+	// The same settings as flags instead of URL parameters.
+	code, _, errOut = runCLI(ctx, "replicate", "--source", plain, "--source-ssl-mode", "verify-full", "--source-ssl-ca", certs.CA,
+		"--target", env.TargetURL(), "--stream", stream, "--until-caught-up", "--log-level", "warn")
 	if code != 0 {
 		t.Fatalf("replicate over TLS: exit %d:\n%s", code, errOut)
 	}
@@ -106,7 +107,9 @@ func TestTLSTargetSnapshotReplicateVerify(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("replicate over TLS: exit %d:\n%s", code, errOut)
 	}
-	code, out, errOut := runCLI(ctx, "verify", "--source", env.SourceURL(db), "--target", secure, "--log-level", "warn")
+	// The same settings as flags instead of URL parameters.
+	code, out, errOut := runCLI(ctx, "verify", "--source", env.SourceURL(db), "--target", pg.SluiceURL("postgres", ""),
+		"--target-ssl-mode", "verify-full", "--target-ssl-ca", certs.CA, "--log-level", "warn")
 	if code != 0 {
 		t.Fatalf("verify over TLS: exit %d:\n%s%s", code, out, errOut)
 	}

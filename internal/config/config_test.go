@@ -199,3 +199,39 @@ func TestLoadRefusesUnparsableValues(t *testing.T) {
 		t.Errorf("valid values: %v, %v", k, err)
 	}
 }
+
+func TestTLSFlagsOverrideURLParameters(t *testing.T) {
+	src, err := ParseSource("mysql://u:p@127.0.0.1:3306/db?tls=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.ApplyTLSFlags("source", TLSFlags{Mode: "require", CA: "/ca.pem"}); err != nil {
+		t.Fatal(err)
+	}
+	if src.Params.Get("tls") != "skip-verify" || src.Params.Get("ssl-ca") != "/ca.pem" {
+		t.Errorf("source params %v", src.Params)
+	}
+	tgt, err := ParseAnyTarget("postgres://u:p@127.0.0.1:5432/db?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tgt.ApplyTLSFlags(TLSFlags{Mode: "verify-full", CA: "/ca.pem", Cert: "/c.pem", Key: "/k.pem"}); err != nil {
+		t.Fatal(err)
+	}
+	cs := tgt.Postgres.ConnString()
+	for _, want := range []string{"sslmode=verify-full", "sslrootcert=%2Fca.pem", "sslcert=%2Fc.pem", "sslkey=%2Fk.pem"} {
+		if !strings.Contains(cs, want) {
+			t.Errorf("target ConnString %q lacks %q", cs, want)
+		}
+	}
+	my, err := ParseAnyTarget("mysql://u:p@127.0.0.1:3306/replica")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := my.ApplyTLSFlags(TLSFlags{Mode: "verify-ca"}); err != nil || my.MySQL.Params.Get("tls") != "verify-ca" {
+		t.Errorf("mysql target: %v, %v", my.MySQL.Params, err)
+	}
+	if err := src.ApplyTLSFlags("source", TLSFlags{Mode: "sometimes"}); err == nil || !strings.Contains(err.Error(), "--source-ssl-mode") {
+		t.Errorf("a bad mode: %v", err)
+	}
+}
