@@ -61,9 +61,10 @@ func (o Op) String() string {
 	return "op(" + strconv.Itoa(int(o)) + ")"
 }
 
-// RowChange is one row of a row event. Before and After hold values already
-// converted by typemap (pgx-encodable), in Table.Columns order; Before is nil
-// for inserts, After nil for deletes.
+// RowChange is one row of a row event. Before and After hold the source's
+// own values (for MySQL: what go-mysql decodes, detached from its buffers),
+// in Table.Columns order; each sink converts them into its own types when it
+// binds them. Before is nil for inserts, After nil for deletes.
 type RowChange struct {
 	Op     Op
 	Table  *schema.Table // the schema version the event was decoded with
@@ -71,10 +72,11 @@ type RowChange struct {
 	After  []any
 }
 
-// DDL is a schema change from a QUERY event, already parsed and translated
-// by the source (which needs the new table versions to decode later events).
-// The apply side runs PG, persists Tables/Dropped as schema-history Version and
-// the checkpoint in one target transaction.
+// DDL is a schema change from a QUERY event, already parsed by the source
+// (which needs the new table versions to decode later events). Statement is
+// the source's own text; PG holds its PostgreSQL translation. A sink runs the
+// statements it needs (PostgreSQL: PG; a MySQL sink replays Statement) and
+// records Tables/Dropped as schema-history Version with the checkpoint.
 type DDL struct {
 	Database  string   // default database of the statement
 	Statement string   // as written on the source
