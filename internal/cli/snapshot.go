@@ -65,6 +65,7 @@ func addSnapshotFlags(cmd *cobra.Command) {
 	f.Bool("restart", false, "forget an interrupted or finished snapshot of this stream: drop the tables it created and copy again, e.g. --restart")
 	f.String("snapshot-method", string(mysnap.MethodAuto), "how the readers reach one instant: auto (global read lock held for milliseconds; on MariaDB without RELOAD lock-free, else one session), global-read-lock (needs RELOAD), lock-free (MariaDB) or single-session (MariaDB), e.g. --snapshot-method global-read-lock")
 	f.String("max-rate", "", "bound the bytes per second read from the source by all workers together (spares a production server's I/O and network; the copy, and its consistent read view on the source, then last longer), e.g. --max-rate 50MB; default: no limit")
+	f.String(objectsFlag, "", objectsFlagUsage)
 	f.Duration("lock-wait-timeout", 10*time.Second, "longest wait of FLUSH TABLES WITH READ LOCK for running writes before giving up (writers queue behind it meanwhile), e.g. --lock-wait-timeout 5s")
 }
 
@@ -77,6 +78,9 @@ func runSnapshot(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkObjectsFile(s); err != nil {
+		return err
+	}
 	if _, err := serveRuntimeMetrics(cmd.Context(), s); err != nil {
 		return err
 	}
@@ -84,7 +88,8 @@ func runSnapshot(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	return printSnapshotReport(cmd.OutOrStdout(), rep, s.K.Bool("json"))
+	objs, oerr := writeObjectsSQL(cmd.Context(), s, opts)
+	return errObjectsAfterReport(printSnapshotWithObjects(cmd.OutOrStdout(), rep, objs, s.K.Bool("json")), oerr)
 }
 
 // snapshotOptions reads the settings and runs the pre-flight checks.

@@ -20,7 +20,7 @@ type xlate struct {
 	// name), so a call of one says why the object needs a human.
 	routines map[string]bool
 	notes    []string
-	deps   []string // "db.name" of every table and view read
+	deps     []string // "db.name" of every table and view read
 }
 
 func (x *xlate) note(s string) {
