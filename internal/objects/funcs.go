@@ -24,6 +24,13 @@ var sameFunc = map[string]struct {
 	"length": {"octet_length", cInt}, "octet_length": {"octet_length", cInt},
 }
 
+// textArgs are the positions of the string arguments of sameFunc's text functions.
+var textArgs = map[string][]int{
+	"lower": {0}, "lcase": {0}, "upper": {0}, "ucase": {0}, "char_length": {0}, "character_length": {0},
+	"reverse": {0}, "left": {0}, "right": {0}, "lpad": {0, 2}, "rpad": {0, 2}, "repeat": {0},
+	"replace": {0, 1, 2}, "ltrim": {0}, "rtrim": {0}, "md5": {0}, "ascii": {0}, "length": {0}, "octet_length": {0},
+}
+
 func (x *xlate) args(es []sqlparser.Expr, sc *scope) ([]pexpr, error) {
 	out := make([]pexpr, len(es))
 	for i, e := range es {
@@ -271,6 +278,13 @@ func (x *xlate) namedFunc(name string, es []sqlparser.Expr, sc *scope) (pexpr, e
 		return pexpr{}, err
 	}
 	if f, ok := sameFunc[name]; ok {
+		// MySQL converts any value to text where a string is expected;
+		// PostgreSQL has no implicit cast to text for function arguments.
+		for _, i := range textArgs[name] {
+			if i < len(args) {
+				args[i] = x.asText(args[i])
+			}
+		}
 		res := f.res
 		if res == cUnknown && len(args) > 0 {
 			res = args[0].cls
@@ -383,6 +397,11 @@ func (x *xlate) namedFunc(name string, es []sqlparser.Expr, sc *scope) (pexpr, e
 			return pexpr{}, err
 		}
 		return pe("(("+args[0].sql+")::date - ("+args[1].sql+")::date)", cInt), nil
+	case "to_days": // MariaDB stores DATEDIFF(a, b) as to_days(a) - to_days(b)
+		if err := want(1); err != nil {
+			return pexpr{}, err
+		}
+		return pe("(("+args[0].sql+")::date - DATE '0001-01-01' + 366)", cInt), nil
 	case "last_day":
 		if err := want(1); err != nil {
 			return pexpr{}, err

@@ -46,6 +46,10 @@ func (g *generator) generatedColumns() []*Object {
 			}
 			x := g.xlate(t.Database)
 			e, err := schema.ParseExpr(c.GenerationExpr)
+			if err != nil && strings.Contains(c.GenerationExpr, `\'`) {
+				// MySQL 8's information_schema escapes the quotes of literals.
+				e, err = schema.ParseExpr(strings.ReplaceAll(c.GenerationExpr, `\'`, `'`))
+			}
 			var pg pexpr
 			if err == nil {
 				pg, err = x.valExpr(e, &scope{rels: []*relation{newRelation("", cols, t.Name)}})
