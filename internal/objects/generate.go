@@ -44,21 +44,31 @@ func Generate(ctx context.Context, src *sql.DB, cat *schema.Catalog, naming sche
 		case KindView:
 			v, err := loadView(ctx, src, o)
 			if err != nil {
-				return nil, err
+				v = &viewDef{obj: o}
+				o.needsHuman("cannot read its definition: %v", err)
 			}
 			views = append(views, v)
 			g.views[o.Database+"."+o.Name] = v
 		case KindTrigger:
 			t, err := loadTrigger(ctx, src, o)
 			if err != nil {
-				return nil, err
+				t = &triggerDef{obj: o}
+				o.needsHuman("cannot read its definition: %v", err)
 			}
 			triggers = append(triggers, t)
 		default:
 			if err := loadText(ctx, src, o); err != nil {
-				return nil, err
+				o.needsHuman("cannot read its definition: %v", err)
 			}
 			others = append(others, o)
+		}
+		// One object's definition may be unreadable (a view of a dropped
+		// table, a missing privilege); a lost connection stops everything.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := src.PingContext(ctx); err != nil {
+			return nil, fmt.Errorf("read definitions: %w", err)
 		}
 	}
 	for _, v := range views {
@@ -112,7 +122,7 @@ func (g *generator) lookup(db, name string) (*relation, error) {
 	if v, ok := g.views[db+"."+name]; ok {
 		return newRelation("", v.cols), nil
 	}
-	return nil, refuse("reads %s.%s, which is not a table or view in the snapshot's scope", db, name)
+	return nil, refuse("reads %s.%s, which is not a table or view in the snapshot's scope (excluded, or it does not exist)", db, name)
 }
 
 func (g *generator) translateView(v *viewDef) {

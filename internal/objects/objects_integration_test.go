@@ -66,6 +66,9 @@ var fixture = []string{
 		CAST(balance AS SIGNED) AS bi, CAST(id AS CHAR) AS s, born + INTERVAL 10 DAY AS later FROM customers`,
 	`CREATE VIEW v_cte AS WITH big AS (SELECT customer_id, amount FROM orders WHERE amount > 10)
 		SELECT customer_id, SUM(amount) AS s, COUNT(*) AS n FROM big GROUP BY customer_id`,
+	`CREATE TABLE gone (id INT)`,
+	`CREATE VIEW v_broken AS SELECT id FROM gone`,
+	`DROP TABLE gone`,
 	`CREATE FUNCTION f_tax(x DECIMAL(10,2)) RETURNS DECIMAL(10,2) DETERMINISTIC RETURN x * 1.2`,
 	`CREATE PROCEDURE p_purge(IN days INT) BEGIN DELETE FROM orders WHERE placed < NOW() - INTERVAL days DAY; END`,
 	`CREATE VIEW v_taxed AS SELECT id, f_tax(amount) AS gross FROM orders`,
@@ -125,6 +128,7 @@ func testObjectsSQL(t *testing.T, env *testenv.Env) {
 		"view " + db + ".v_sub":                       "",
 		"view " + db + ".v_misc":                      "",
 		"view " + db + ".v_cte":                       "",
+		"view " + db + ".v_broken":                    "gone",
 		"view " + db + ".v_taxed":                     "stored function",
 		"view " + db + ".v_taxed_big":                 "reads view " + db + ".v_taxed",
 		"view " + db + ".v_week":                      "%U",
@@ -162,8 +166,8 @@ func testObjectsSQL(t *testing.T, env *testenv.Env) {
 			t.Errorf("file lacks %q", header)
 		}
 	}
-	if s := res.Summary(file); s.Translated != 10 || s.NeedHuman != 8 || !s.Checked {
-		t.Errorf("summary %+v, want 10 translated, 8 need a human, checked", s)
+	if s := res.Summary(file); s.Translated != 10 || s.NeedHuman != 9 || !s.Checked {
+		t.Errorf("summary %+v, want 10 translated, 9 need a human, checked", s)
 	}
 
 	// The file runs as it is, twice (CREATE OR REPLACE).

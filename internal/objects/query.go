@@ -408,6 +408,9 @@ func (x *xlate) aliasedTable(n *sqlparser.AliasedTableExpr, sc *scope) (string, 
 
 func (x *xlate) tableName(t sqlparser.TableName, alias string, sc *scope) (string, error) {
 	name, db := t.Name.String(), t.Qualifier.String()
+	if db == "" && strings.EqualFold(name, "dual") && alias == "" {
+		return "", nil // the parser's FROM of a SELECT without one
+	}
 	if db == "" {
 		if cte := sc.cte(name); cte != nil {
 			r := cte
