@@ -206,7 +206,15 @@ func testObjectsSQL(t *testing.T, env *testenv.Env) {
 		}
 	}
 
-	// The translated trigger computes what MySQL's does.
+	// The translated trigger is created disabled; enabled, it computes what MySQL's does.
+	var enabled string
+	if err := pg.QueryRow(ctx, `SELECT tgenabled::text FROM pg_trigger WHERE tgname = 't_note' AND tgrelid = $1::regclass`,
+		schema.QuoteIdent(db)+".orders").Scan(&enabled); err != nil || enabled != "D" {
+		t.Errorf("trigger t_note: tgenabled %q (%v), want D (disabled)", enabled, err)
+	}
+	if _, err := pg.Exec(ctx, `ALTER TABLE `+schema.QuoteIdent(db)+`.orders ENABLE TRIGGER t_note`); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, my, "INSERT INTO orders (id, customer_id, amount, placed) VALUES (20, 4, 1.00, '2025-01-01 00:00:00')")
 	if _, err := pg.Exec(ctx, `INSERT INTO `+schema.QuoteIdent(db)+`.orders (id, customer_id, amount, placed)
 		VALUES (20, 4, 1.00, '2025-01-01 00:00:00')`); err != nil {

@@ -39,9 +39,13 @@ func (g *generator) translateTrigger(t *triggerDef) {
 		"DROP TRIGGER IF EXISTS " + quoteIdent(o.Name) + " ON " + qtable,
 		"CREATE TRIGGER " + quoteIdent(o.Name) + " " + timing + " " + event + " ON " + qtable +
 			" FOR EACH ROW EXECUTE FUNCTION " + fn + "()",
+		// Enabled, it would also fire on the rows sluice replicates, which
+		// already carry what MySQL's trigger did.
+		"ALTER TABLE " + qtable + " DISABLE TRIGGER " + quoteIdent(o.Name),
 	}
 	if o.Translated() {
-		o.Notes = append(o.Notes, "create it at cut-over: while sluice replicates, it would also fire on replicated rows")
+		o.Notes = append(o.Notes, "created DISABLED: at cut-over, ALTER TABLE "+qtable+" ENABLE TRIGGER "+quoteIdent(o.Name)+
+			" (enabled while sluice replicates, it would fire on replicated rows)")
 	}
 	if t.order > 1 {
 		o.Notes = append(o.Notes, "MySQL runs triggers of one event in ACTION_ORDER, PostgreSQL in name order")
