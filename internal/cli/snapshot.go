@@ -32,7 +32,8 @@ continues from exactly there.
 An interrupted snapshot (kill, lost connection) continues where it stopped when
 the same command runs again; --restart starts over. The report lists the values
 changed by --zero-date/--nul-char and the objects not migrated (views, triggers,
-routines, events). See docs/snapshot.md.
+routines, events); --objects-sql FILE writes them with best-effort PostgreSQL
+translations for review. See docs/snapshot.md.
 
 Exit codes: 0 done, 1 failure while copying (the message names the table, chunk
 and cause), 2 configuration or pre-flight error (nothing copied).`,
