@@ -49,6 +49,10 @@ func writeObjectsSQL(ctx context.Context, s *Settings, opts snapshot.Options) (*
 	o := objects.Options{Source: opts.Source, Include: opts.Include, Exclude: opts.Exclude,
 		SchemaMap: opts.SchemaMap, File: path, Log: s.Log}
 	if !opts.DryRun {
+		if opts.Target.Host == "" {
+			// The translations are PostgreSQL's; a MySQL target has its own rules.
+			return nil, exitcode.ConfigError(fmt.Errorf("--%s: the translations are for a postgres:// target", objectsFlag))
+		}
 		o.Target = &opts.Target
 	}
 	res, err := objects.Run(ctx, o)
