@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluice-db/sluice/internal/testenv"
 )
@@ -101,5 +102,56 @@ func TestObjectsSQLCLI(t *testing.T) {
 	want := testenv.MySQLRows(t, my, "SELECT id, name, three FROM v_items ORDER BY id")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("v_items in PostgreSQL:\n%s\nin MySQL:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestObjectsSQLMigrate: migrate --objects-sql writes the file between its
+// phases and reports it in the one JSON document of both phases.
+func TestObjectsSQLMigrate(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	db := env.NewDatabase(t, "objmig")
+	my := env.MySQL(t, db)
+	mustExec(t, my, `CREATE TABLE t (id INT PRIMARY KEY, a INT)`)
+	mustExec(t, my, `INSERT INTO t VALUES (1, 10), (2, NULL)`)
+	mustExec(t, my, `CREATE VIEW v AS SELECT id, IFNULL(a, -1) AS a FROM t`)
+	stream := testenv.UniqueName("st")
+	pg := env.PG(t)
+	t.Cleanup(func() {
+		for _, tbl := range []string{"snapshot_chunk", "snapshot_table", "snapshot_run", "checkpoint", "schema_history", "applied", "policy_changes"} {
+			_, _ = pg.Exec(context.Background(), "DELETE FROM sluice."+tbl+" WHERE stream = $1", stream)
+		}
+	})
+	file := filepath.Join(t.TempDir(), "objects.sql")
+	cmd := testenv.SluiceCommand(testenv.SluiceBinary(t), "migrate", "--source", env.SourceURL(db), "--target", env.TargetURL(),
+		"--stream", stream, "--workers", "2", "--until-caught-up", "--json", "--log-level", "warn", "--objects-sql", file)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("sluice migrate: %v\n%s\n%s", err, out.String(), errOut.String())
+	}
+	var rep struct {
+		Objects struct {
+			Translated int  `json:"translated"`
+			NeedHuman  int  `json:"need_human"`
+			Checked    bool `json:"checked_on_target"`
+		} `json:"objects"`
+		Replicate struct {
+			Result string `json:"result"`
+		} `json:"replicate"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, out.String())
+	}
+	if rep.Objects.Translated != 1 || rep.Objects.NeedHuman != 0 || !rep.Objects.Checked || rep.Replicate.Result != "caught up" {
+		t.Errorf("migrate --json: %+v\n%s", rep, out.String())
+	}
+	if b, err := exec.CommandContext(ctx, "psql", env.TargetURL(), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", file).CombinedOutput(); err != nil {
+		t.Fatalf("psql -f: %v\n%s", err, b)
+	}
+	got := testenv.PGRows(t, pg, `SELECT id, a FROM "`+db+`".v ORDER BY id`)
+	if strings.Join(got, ",") != "1|10,2|-1" {
+		t.Errorf("view v in PostgreSQL: %v", got)
 	}
 }
