@@ -124,139 +124,6 @@ func (x *xlate) function(e sqlparser.Expr, sc *scope) (pexpr, error) {
 	return pexpr{}, refuse("%s has no known PostgreSQL translation", sqlparser.String(e))
 }
 
-func curTime(name string, fsp int) (pexpr, error) {
-	p := "(" + strconv.Itoa(fsp) + ")"
-	switch name {
-	case "now", "current_timestamp", "localtime", "localtimestamp", "sysdate":
-		return pe("LOCALTIMESTAMP"+p, cDateTime), nil
-	case "utc_timestamp":
-		return pe("(now() AT TIME ZONE 'UTC')::timestamp"+p, cDateTime), nil
-	case "curtime", "current_time":
-		return pe("LOCALTIME"+p, cTime), nil
-	case "utc_time":
-		return pe("(now() AT TIME ZONE 'UTC')::time"+p, cTime), nil
-	case "curdate", "current_date":
-		return pe("CURRENT_DATE", cDate), nil
-	case "utc_date":
-		return pe("(now() AT TIME ZONE 'UTC')::date", cDate), nil
-	}
-	return pexpr{}, refuse("%s() has no known PostgreSQL translation", name)
-}
-
-func (x *xlate) aggregate(fn string, distinct bool, arg sqlparser.Expr, res class, sc *scope) (pexpr, error) {
-	a, err := x.valExpr(arg, sc)
-	if err != nil {
-		return pexpr{}, err
-	}
-	if res == cUnknown {
-		res = a.cls
-		if fn == "min" || fn == "max" {
-			x.textCompare(a)
-		}
-	}
-	if fn == "sum" && a.cls == cInt {
-		res = cInt
-	}
-	d := ""
-	if distinct {
-		d = "DISTINCT "
-		x.textCompare(a)
-	}
-	return pexpr{sql: fn + "(" + d + a.sql + ")", cls: res}, nil
-}
-
-// avg keeps MySQL's scale: an integer's average has 4 decimals, a
-// DECIMAL(p,s)'s s+4 (div_precision_increment).
-func (x *xlate) avg(n *sqlparser.Avg, sc *scope) (pexpr, error) {
-	a, err := x.aggregate("avg", n.Distinct, n.Arg, cNum, sc)
-	if err != nil {
-		return pexpr{}, err
-	}
-	arg, _ := x.valExpr(n.Arg, sc)
-	switch {
-	case arg.cls == cInt:
-		return pe("round("+a.sql+", 4)", cNum), nil
-	case arg.col != nil && arg.col.scale >= 0:
-		return pe("round("+a.sql+", "+strconv.Itoa(arg.col.scale+4)+")", cNum), nil
-	}
-	x.note("AVG of a FLOAT/DOUBLE or an expression: the result's precision may differ")
-	return a, nil
-}
-
-// groupConcat becomes string_agg: like GROUP_CONCAT it skips NULLs, and
-// several expressions are concatenated with || so a row with a NULL in any
-// of them is skipped too.
-func (x *xlate) groupConcat(n *sqlparser.GroupConcatExpr, sc *scope) (pexpr, error) {
-	if n.Limit != nil {
-		return pexpr{}, refuse("GROUP_CONCAT … LIMIT")
-	}
-	parts := make([]string, len(n.Exprs))
-	for i, e := range n.Exprs {
-		a, err := x.valExpr(e, sc)
-		if err != nil {
-			return pexpr{}, err
-		}
-		parts[i] = x.asText(a).sql
-	}
-	sep := ","
-	if n.Separator != "" {
-		s, err := unquoteMySQL(n.Separator)
-		if err != nil {
-			return pexpr{}, err
-		}
-		sep = s
-	}
-	d := ""
-	if n.Distinct {
-		d = "DISTINCT "
-	}
-	out := "string_agg(" + d + strings.Join(parts, " || ") + ", " + quotePG(sep)
-	if len(n.OrderBy) > 0 {
-		o, err := x.orderBy(n.OrderBy, sc)
-		if err != nil {
-			return pexpr{}, err
-		}
-		out += " ORDER BY " + o
-	}
-	x.note("GROUP_CONCAT truncates at group_concat_max_len on MySQL; string_agg does not")
-	return pe(out+")", cText), nil
-}
-
-// unquoteMySQL reads a MySQL string literal as the parser prints it.
-func unquoteMySQL(s string) (string, error) {
-	if len(s) < 2 || (s[0] != '\'' && s[0] != '"') || s[len(s)-1] != s[0] {
-		return "", refuse("string %s", s)
-	}
-	q := s[0]
-	body := s[1 : len(s)-1]
-	var b strings.Builder
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case c == '\\' && i+1 < len(body):
-			i++
-			switch body[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'r':
-				b.WriteByte('\r')
-			case '0':
-				b.WriteByte(0)
-			default:
-				b.WriteByte(body[i])
-			}
-		case c == q && i+1 < len(body) && body[i+1] == q:
-			b.WriteByte(q)
-			i++
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), nil
-}
-
 func (x *xlate) namedFunc(name string, es []sqlparser.Expr, sc *scope) (pexpr, error) {
 	switch name {
 	case "substring_index":
@@ -446,36 +313,6 @@ func (x *xlate) namedFunc(name string, es []sqlparser.Expr, sc *scope) (pexpr, e
 	return pexpr{}, refuse("function %s() has no known PostgreSQL translation", name)
 }
 
-// timestampArg makes text usable where PostgreSQL wants a timestamp.
-func timestampArg(a pexpr) string {
-	if a.cls == cText {
-		return "(" + a.sql + ")::timestamp"
-	}
-	return a.sql
-}
-
-var extractUnits = map[string]string{"year": "YEAR", "month": "MONTH", "day": "DAY", "hour": "HOUR",
-	"minute": "MINUTE", "second": "SECOND", "quarter": "QUARTER", "doy": "DOY", "microsecond": "MICROSECONDS"}
-
-func (x *xlate) extract(unit string, e sqlparser.Expr, sc *scope) (pexpr, error) {
-	u := extractUnits[unit]
-	if u == "" {
-		return pexpr{}, refuse("date part %s", unit)
-	}
-	a, err := x.valExpr(e, sc)
-	if err != nil {
-		return pexpr{}, err
-	}
-	arg := timestampArg(a)
-	switch u {
-	case "SECOND": // PostgreSQL includes the fraction, MySQL does not
-		return pe("floor(EXTRACT(SECOND FROM "+arg+"))::integer", cInt), nil
-	case "MICROSECONDS":
-		return pe("(EXTRACT(MICROSECONDS FROM "+arg+")::integer % 1000000)", cInt), nil
-	}
-	return pe("EXTRACT("+u+" FROM "+arg+")::integer", cInt), nil
-}
-
 // substringIndex translates SUBSTRING_INDEX(s, delim, n) for a constant n:
 // the first n fields (n > 0) or the last -n (n < 0) joined by delim.
 func (x *xlate) substringIndex(es []sqlparser.Expr, sc *scope) (pexpr, error) {
@@ -503,25 +340,6 @@ func (x *xlate) substringIndex(es []sqlparser.Expr, sc *scope) (pexpr, error) {
 		from = "cardinality(" + arr + ")"
 	}
 	return pe("array_to_string(("+arr+")["+from+":], "+d+")", cText), nil
-}
-
-func (x *xlate) dateFormat(es []sqlparser.Expr, sc *scope) (pexpr, error) {
-	if len(es) != 2 {
-		return pexpr{}, refuse("date_format with %d arguments", len(es))
-	}
-	lit, ok := es[1].(*sqlparser.Literal)
-	if !ok || lit.Type != sqlparser.StrVal {
-		return pexpr{}, refuse("date_format with a format that is not a constant")
-	}
-	f, err := toCharFormat(lit.Val)
-	if err != nil {
-		return pexpr{}, err
-	}
-	a, err := x.valExpr(es[0], sc)
-	if err != nil {
-		return pexpr{}, err
-	}
-	return pe("to_char("+timestampArg(a)+", "+quotePG(f)+")", cText), nil
 }
 
 func (x *xlate) trim(n *sqlparser.TrimFuncExpr, sc *scope) (pexpr, error) {
@@ -596,55 +414,4 @@ func (x *xlate) cast(e sqlparser.Expr, t *sqlparser.ConvertType, sc *scope) (pex
 		return pe("("+a.sql+")::jsonb", cOther), nil
 	}
 	return pexpr{}, refuse("CAST(… AS %s)", typ)
-}
-
-var intervalUnits = map[sqlparser.IntervalType]string{
-	sqlparser.IntervalMicrosecond: "microseconds", sqlparser.IntervalSecond: "seconds",
-	sqlparser.IntervalMinute: "minutes", sqlparser.IntervalHour: "hours", sqlparser.IntervalDay: "days",
-	sqlparser.IntervalWeek: "weeks", sqlparser.IntervalMonth: "months", sqlparser.IntervalQuarter: "quarter",
-	sqlparser.IntervalYear: "years",
-}
-
-// interval translates DATE_ADD/DATE_SUB and date ± INTERVAL n unit. A DATE
-// plus days, weeks, months or years stays a DATE as in MySQL.
-func (x *xlate) interval(n *sqlparser.IntervalDateExpr, sc *scope) (pexpr, error) {
-	if n.Syntax == sqlparser.IntervalDateExprTimestampadd {
-		return pexpr{}, refuse("TIMESTAMPADD")
-	}
-	unit := n.NormalizedUnit()
-	u, ok := intervalUnits[unit]
-	if !ok {
-		return pexpr{}, refuse("INTERVAL unit %s", unit.ToString())
-	}
-	d, err := x.valExpr(n.Date, sc)
-	if err != nil {
-		return pexpr{}, err
-	}
-	v, err := x.valExpr(n.Interval, sc)
-	if err != nil {
-		return pexpr{}, err
-	}
-	if u == "quarter" {
-		u, v = "months", pe("(3 * "+v.sql+")", cInt)
-	}
-	op := " + "
-	if n.IsSubtraction() {
-		op = " - "
-	}
-	iv := "(" + v.sql + ") * interval '1 " + u + "'"
-	if d.cls == cText {
-		d = pe("("+d.sql+")::timestamp", cDateTime)
-	}
-	out := "(" + d.sql + op + iv + ")"
-	cls := cDateTime
-	if d.cls == cDate {
-		switch unit {
-		case sqlparser.IntervalDay, sqlparser.IntervalWeek, sqlparser.IntervalMonth, sqlparser.IntervalQuarter, sqlparser.IntervalYear:
-			out, cls = "("+out+")::date", cDate
-		}
-	}
-	if d.col != nil && d.col.tz {
-		cls = cOther
-	}
-	return pe(out, cls), nil
 }

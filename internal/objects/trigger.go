@@ -16,7 +16,6 @@ func (g *generator) translateTrigger(t *triggerDef) {
 		o.needsHuman("the trigger's definition is not readable or the trigger was dropped")
 		return
 	}
-	o.Name = t.obj.Name
 	tbl := g.cat.Table(schema.TableID{Database: o.Database, Name: t.table})
 	qtable := g.naming.QName(o.Database, t.table)
 	fn := g.naming.QName(o.Database, o.Name+"_trigger")
