@@ -70,7 +70,7 @@ func printObjectsSummary(w io.Writer, sum *objects.Summary) error {
 	}
 	checked := "checked on the target"
 	if !sum.Checked {
-		checked = "not checked on the target (dry run)"
+		checked = "not checked on the target: dry run"
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "objects for review in %s: %d translated, %d need a human (%s)\n", sum.File, sum.Translated, sum.NeedHuman, checked)
