@@ -28,7 +28,10 @@ func curTime(name string, fsp int) (pexpr, error) {
 }
 
 // timestampArg makes text usable where PostgreSQL wants a timestamp.
-func timestampArg(a pexpr) string {
+func (x *xlate) timestampArg(a pexpr) string {
+	if a.col != nil && a.col.tz {
+		x.note("a TIMESTAMP column is timestamptz on the target: its parts are taken in the PostgreSQL session's time zone")
+	}
 	if a.cls == cText {
 		return "(" + a.sql + ")::timestamp"
 	}
@@ -47,7 +50,7 @@ func (x *xlate) extract(unit string, e sqlparser.Expr, sc *scope) (pexpr, error)
 	if err != nil {
 		return pexpr{}, err
 	}
-	arg := timestampArg(a)
+	arg := x.timestampArg(a)
 	switch u {
 	case "SECOND": // PostgreSQL includes the fraction, MySQL does not
 		return pe("floor(EXTRACT(SECOND FROM "+arg+"))::integer", cInt), nil
@@ -73,7 +76,7 @@ func (x *xlate) dateFormat(es []sqlparser.Expr, sc *scope) (pexpr, error) {
 	if err != nil {
 		return pexpr{}, err
 	}
-	return pe("to_char("+timestampArg(a)+", "+quotePG(f)+")", cText), nil
+	return pe("to_char("+x.timestampArg(a)+", "+quotePG(f)+")", cText), nil
 }
 
 var intervalUnits = map[sqlparser.IntervalType]string{

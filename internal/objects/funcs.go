@@ -279,7 +279,7 @@ func (x *xlate) namedFunc(name string, es []sqlparser.Expr, sc *scope) (pexpr, e
 			return pexpr{}, err
 		}
 		f := map[string]string{"dayname": "FMDay", "monthname": "FMMonth"}[name]
-		return pe("to_char("+timestampArg(args[0])+", '"+f+"')", cText), nil
+		return pe("to_char("+x.timestampArg(args[0])+", '"+f+"')", cText), nil
 	case "dayofweek":
 		if err := want(1); err != nil {
 			return pexpr{}, err

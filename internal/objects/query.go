@@ -174,6 +174,7 @@ func (x *xlate) selectStmt(n *sqlparser.Select, parent *scope) (string, []outCol
 			if err != nil {
 				return "", nil, err
 			}
+			x.textCompare(p) // groups of a case-insensitive collation
 			g = append(g, p.sql)
 		}
 		b.WriteString(" GROUP BY " + strings.Join(g, ", "))
