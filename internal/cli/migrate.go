@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/objects"
 	"github.com/sluice-db/sluice/internal/replicate"
 	"github.com/sluice-db/sluice/internal/snapshot"
 )
@@ -74,18 +75,25 @@ func runMigrate(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkObjectsFile(s); err != nil {
+		return err
+	}
 	asJSON := k.Bool("json")
 	s.Log.Info("migrate phase 1/2: snapshot", "stream", sopts.Stream)
 	rep, err := snapshot.Run(cmd.Context(), sopts)
 	if err != nil {
 		return fmt.Errorf("migrate phase 1/2 (snapshot): %w", err)
 	}
+	objs, err := writeObjectsSQL(cmd.Context(), s, sopts)
+	if err != nil {
+		return err
+	}
 	if !asJSON {
-		if err := printSnapshotReport(cmd.OutOrStdout(), rep, false); err != nil {
+		if err := printSnapshotWithObjects(cmd.OutOrStdout(), rep, objs, false); err != nil {
 			return err
 		}
 	}
-	out := migrateReport{Stream: ropts.Stream, Snapshot: rep, Replicate: replicatePhase{Result: "not started"}}
+	out := migrateReport{Stream: ropts.Stream, Snapshot: rep, Objects: objs, Replicate: replicatePhase{Result: "not started"}}
 	if cmd.Context().Err() == nil { // not stopped by a signal after the snapshot
 		s.Log.Info("migrate phase 2/2: replicate from the snapshot's position", "stream", ropts.Stream)
 		if err := serveMetrics(cmd.Context(), s, &ropts); err != nil {
@@ -116,6 +124,7 @@ func runMigrate(cmd *cobra.Command, _ []string) error {
 type migrateReport struct {
 	Stream    string           `json:"stream"`
 	Snapshot  *snapshot.Report `json:"snapshot"`
+	Objects   *objects.Summary `json:"objects,omitempty"` // --objects-sql
 	Replicate replicatePhase   `json:"replicate"`
 }
 

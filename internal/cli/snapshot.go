@@ -32,7 +32,8 @@ continues from exactly there.
 An interrupted snapshot (kill, lost connection) continues where it stopped when
 the same command runs again; --restart starts over. The report lists the values
 changed by --zero-date/--nul-char and the objects not migrated (views, triggers,
-routines, events). See docs/snapshot.md.
+routines, events); --objects-sql FILE writes them with best-effort PostgreSQL
+translations for review. See docs/snapshot.md.
 
 Exit codes: 0 done, 1 failure while copying (the message names the table, chunk
 and cause), 2 configuration or pre-flight error (nothing copied).`,
@@ -65,6 +66,7 @@ func addSnapshotFlags(cmd *cobra.Command) {
 	f.Bool("restart", false, "forget an interrupted or finished snapshot of this stream: drop the tables it created and copy again, e.g. --restart")
 	f.String("snapshot-method", string(mysnap.MethodAuto), "how the readers reach one instant: auto (global read lock held for milliseconds; on MariaDB without RELOAD lock-free, else one session), global-read-lock (needs RELOAD), lock-free (MariaDB) or single-session (MariaDB), e.g. --snapshot-method global-read-lock")
 	f.String("max-rate", "", "bound the bytes per second read from the source by all workers together (spares a production server's I/O and network; the copy, and its consistent read view on the source, then last longer), e.g. --max-rate 50MB; default: no limit")
+	f.String(objectsFlag, "", objectsFlagUsage)
 	f.Duration("lock-wait-timeout", 10*time.Second, "longest wait of FLUSH TABLES WITH READ LOCK for running writes before giving up (writers queue behind it meanwhile), e.g. --lock-wait-timeout 5s")
 }
 
@@ -77,6 +79,9 @@ func runSnapshot(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkObjectsFile(s); err != nil {
+		return err
+	}
 	if _, err := serveRuntimeMetrics(cmd.Context(), s); err != nil {
 		return err
 	}
@@ -84,7 +89,8 @@ func runSnapshot(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	return printSnapshotReport(cmd.OutOrStdout(), rep, s.K.Bool("json"))
+	objs, oerr := writeObjectsSQL(cmd.Context(), s, opts)
+	return errObjectsAfterReport(printSnapshotWithObjects(cmd.OutOrStdout(), rep, objs, s.K.Bool("json")), oerr)
 }
 
 // snapshotOptions reads the settings and runs the pre-flight checks.

@@ -1,0 +1,442 @@
+package objects
+
+import (
+	"strings"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sluice-db/sluice/internal/schema"
+)
+
+// xlate translates one MySQL query (a view's SELECT, a trigger's
+// expressions) into PostgreSQL text, collecting notes for the reviewer and
+// the relations it reads.
+type xlate struct {
+	naming schema.Naming
+	db     string // the object's database: unqualified table names live there
+	// lookup returns a table or view in scope, or why the query cannot use it.
+	lookup func(db, name string) (*relation, error)
+	// routines are the stored functions in scope ("db.name", lower-cased
+	// name), so a call of one says why the object needs a human.
+	routines map[string]bool
+	notes    []string
+	deps     []string // "db.name" of every table and view read
+}
+
+func (x *xlate) note(s string) {
+	for _, n := range x.notes {
+		if n == s {
+			return
+		}
+	}
+	x.notes = append(x.notes, s)
+}
+
+// outCol is one column a query returns.
+type outCol struct {
+	name string
+	info *colInfo
+}
+
+// query translates a SELECT or UNION.
+func (x *xlate) query(st sqlparser.TableStatement, parent *scope) (string, []outCol, error) {
+	switch n := st.(type) {
+	case *sqlparser.Select:
+		return x.selectStmt(n, parent)
+	case *sqlparser.Union:
+		return x.union(n, parent)
+	}
+	return "", nil, refuse("%T statements are not translated", st)
+}
+
+func (x *xlate) union(n *sqlparser.Union, parent *scope) (string, []outCol, error) {
+	if n.With != nil || n.Into != nil || n.Lock != sqlparser.NoLock {
+		return "", nil, refuse("UNION with WITH, INTO or a locking clause")
+	}
+	l, cols, err := x.query(n.Left, parent)
+	if err != nil {
+		return "", nil, err
+	}
+	r, _, err := x.query(n.Right, parent)
+	if err != nil {
+		return "", nil, err
+	}
+	op := " UNION ALL "
+	if n.Distinct {
+		op = " UNION "
+	}
+	out := "(" + l + ")" + op + "(" + r + ")"
+	// ORDER BY and LIMIT of a UNION name its output columns.
+	sc := &scope{parent: parent, aliases: map[string]pexpr{}, aliasFirst: true}
+	for _, c := range cols {
+		sc.aliases[strings.ToLower(c.name)] = pexpr{sql: schema.QuoteIdent(c.name), cls: c.info.cls, col: c.info}
+	}
+	tail, err := x.orderLimit(n.OrderBy, n.Limit, sc)
+	if err != nil {
+		return "", nil, err
+	}
+	return out + tail, cols, nil
+}
+
+func (x *xlate) selectStmt(n *sqlparser.Select, parent *scope) (string, []outCol, error) {
+	switch {
+	case n.Into != nil:
+		return "", nil, refuse("SELECT … INTO")
+	case n.Lock != sqlparser.NoLock:
+		return "", nil, refuse("SELECT with a locking clause")
+	case n.SQLCalcFoundRows:
+		return "", nil, refuse("SQL_CALC_FOUND_ROWS")
+	case len(n.Windows) > 0:
+		return "", nil, refuse("named windows")
+	}
+	sc := &scope{parent: parent, ctes: map[string]*relation{}, aliases: map[string]pexpr{}}
+	var b strings.Builder
+	if n.With != nil {
+		w, err := x.with(n.With, sc)
+		if err != nil {
+			return "", nil, err
+		}
+		b.WriteString(w)
+	}
+	b.WriteString("SELECT ")
+	if n.Distinct {
+		b.WriteString("DISTINCT ")
+	}
+	var from []string
+	for _, te := range n.From {
+		f, err := x.tableExpr(te, sc)
+		if err != nil {
+			return "", nil, err
+		}
+		if f != "" {
+			from = append(from, f)
+		}
+	}
+	var items []string
+	var cols []outCol
+	for _, se := range n.GetColumns() {
+		switch s := se.(type) {
+		case *sqlparser.StarExpr:
+			item, star, err := x.star(s, sc)
+			if err != nil {
+				return "", nil, err
+			}
+			items = append(items, item)
+			cols = append(cols, star...)
+		case *sqlparser.AliasedExpr:
+			e, err := x.expr(s.Expr, sc)
+			if err != nil {
+				return "", nil, err
+			}
+			e = toVal(e)
+			name := s.As.String()
+			if name == "" {
+				if cn, ok := s.Expr.(*sqlparser.ColName); ok {
+					name = cn.Name.String()
+				} else {
+					name = sqlparser.String(s.Expr)
+				}
+			}
+			item := e.sql
+			if !s.As.IsEmpty() {
+				item += " AS " + schema.QuoteIdent(name)
+			}
+			items = append(items, item)
+			info := e.col
+			if info == nil {
+				info = &colInfo{cls: e.cls, scale: -1}
+			}
+			cols = append(cols, outCol{name: name, info: &colInfo{name: name, cls: info.cls, scale: info.scale,
+				ci: info.ci, float: info.float, tz: info.tz}})
+			sc.aliases[strings.ToLower(name)] = e
+		default:
+			return "", nil, refuse("select item %s", sqlparser.String(se))
+		}
+	}
+	b.WriteString(strings.Join(items, ", "))
+	if len(from) > 0 {
+		b.WriteString(" FROM " + strings.Join(from, ", "))
+	}
+	if n.Where != nil {
+		w, err := x.boolExpr(n.Where.Expr, sc)
+		if err != nil {
+			return "", nil, err
+		}
+		b.WriteString(" WHERE " + w.sql)
+	}
+	if n.GroupBy != nil && len(n.GroupBy.Exprs) > 0 {
+		if n.GroupBy.WithRollup {
+			return "", nil, refuse("GROUP BY … WITH ROLLUP")
+		}
+		var g []string
+		for _, e := range n.GroupBy.Exprs {
+			p, err := x.expr(e, sc)
+			if err != nil {
+				return "", nil, err
+			}
+			x.textCompare(p) // groups of a case-insensitive collation
+			g = append(g, p.sql)
+		}
+		b.WriteString(" GROUP BY " + strings.Join(g, ", "))
+	}
+	sc.aliasFirst = true
+	if n.Having != nil {
+		h, err := x.boolExpr(n.Having.Expr, sc)
+		if err != nil {
+			return "", nil, err
+		}
+		b.WriteString(" HAVING " + h.sql)
+	}
+	tail, err := x.orderLimit(n.OrderBy, n.Limit, sc)
+	if err != nil {
+		return "", nil, err
+	}
+	b.WriteString(tail)
+	return b.String(), cols, nil
+}
+
+// orderLimit translates ORDER BY (with MySQL's NULL ordering: first when
+// ascending, last when descending) and LIMIT [offset,] count.
+func (x *xlate) orderLimit(ob sqlparser.OrderBy, lim *sqlparser.Limit, sc *scope) (string, error) {
+	var b strings.Builder
+	if len(ob) > 0 {
+		o, err := x.orderBy(ob, sc)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(" ORDER BY " + o)
+	}
+	if lim != nil {
+		if lim.Rowcount != nil {
+			r, err := x.expr(lim.Rowcount, sc)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(" LIMIT " + r.sql)
+		}
+		if lim.Offset != nil {
+			o, err := x.expr(lim.Offset, sc)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(" OFFSET " + o.sql)
+		}
+	}
+	return b.String(), nil
+}
+
+func (x *xlate) orderBy(ob sqlparser.OrderBy, sc *scope) (string, error) {
+	var parts []string
+	for _, o := range ob {
+		e, err := x.expr(o.Expr, sc)
+		if err != nil {
+			return "", err
+		}
+		if o.Direction == sqlparser.DescOrder {
+			parts = append(parts, e.sql+" DESC NULLS LAST")
+		} else {
+			parts = append(parts, e.sql+" NULLS FIRST")
+		}
+	}
+	return strings.Join(parts, ", "), nil
+}
+
+func (x *xlate) with(w *sqlparser.With, sc *scope) (string, error) {
+	var parts []string
+	for _, cte := range w.CTEs {
+		name := cte.ID.String()
+		if w.Recursive {
+			return "", refuse("WITH RECURSIVE")
+		}
+		q, cols, err := x.query(cte.Subquery, sc)
+		if err != nil {
+			return "", err
+		}
+		head := schema.QuoteIdent(name)
+		if len(cte.Columns) > 0 {
+			var names []string
+			for i, c := range cte.Columns {
+				names = append(names, c.String())
+				if i < len(cols) {
+					cols[i].name = c.String()
+					cols[i].info.name = c.String()
+				}
+			}
+			head += " (" + schema.QuoteIdents(names) + ")"
+		}
+		infos := make([]*colInfo, len(cols))
+		for i, c := range cols {
+			infos[i] = c.info
+		}
+		sc.ctes[strings.ToLower(name)] = newRelation(schema.QuoteIdent(name), infos, name)
+		parts = append(parts, head+" AS ("+q+")")
+	}
+	return "WITH " + strings.Join(parts, ", ") + " ", nil
+}
+
+// star translates * or t.*.
+func (x *xlate) star(s *sqlparser.StarExpr, sc *scope) (string, []outCol, error) {
+	var out []outCol
+	qual := strings.ToLower(s.TableName.Name.String())
+	var pg string
+	for _, r := range sc.rels {
+		if qual != "" && !r.known(qual) {
+			continue
+		}
+		pg = r.pg
+		for _, c := range r.cols {
+			out = append(out, outCol{name: c.name, info: c})
+		}
+	}
+	if qual == "" {
+		return "*", out, nil
+	}
+	if pg == "" {
+		return "", nil, refuse("%s.*: no such table in the query", s.TableName.Name.String())
+	}
+	return pg + ".*", out, nil
+}
+
+// tableExpr translates one FROM item and adds its relations to the scope.
+func (x *xlate) tableExpr(te sqlparser.TableExpr, sc *scope) (string, error) {
+	switch n := te.(type) {
+	case *sqlparser.AliasedTableExpr:
+		return x.aliasedTable(n, sc)
+	case *sqlparser.ParenTableExpr:
+		var parts []string
+		for _, e := range n.Exprs {
+			p, err := x.tableExpr(e, sc)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, p)
+		}
+		if len(parts) == 1 {
+			if _, isJoin := n.Exprs[0].(*sqlparser.JoinTableExpr); isJoin {
+				return "(" + parts[0] + ")", nil
+			}
+			return parts[0], nil
+		}
+		return "", refuse("parenthesised list of tables")
+	case *sqlparser.JoinTableExpr:
+		return x.join(n, sc)
+	}
+	return "", refuse("FROM item %s", sqlparser.String(te))
+}
+
+var joinWords = map[sqlparser.JoinType]string{
+	sqlparser.NormalJoinType: "JOIN", sqlparser.StraightJoinType: "JOIN",
+	sqlparser.LeftJoinType: "LEFT JOIN", sqlparser.RightJoinType: "RIGHT JOIN",
+	sqlparser.NaturalJoinType: "NATURAL JOIN", sqlparser.NaturalLeftJoinType: "NATURAL LEFT JOIN",
+	sqlparser.NaturalRightJoinType: "NATURAL RIGHT JOIN",
+}
+
+func (x *xlate) join(n *sqlparser.JoinTableExpr, sc *scope) (string, error) {
+	l, err := x.tableExpr(n.LeftExpr, sc)
+	if err != nil {
+		return "", err
+	}
+	r, err := x.tableExpr(n.RightExpr, sc)
+	if err != nil {
+		return "", err
+	}
+	word := joinWords[n.Join]
+	cond := ""
+	switch {
+	case n.Condition != nil && n.Condition.On != nil:
+		on, err := x.boolExpr(n.Condition.On, sc)
+		if err != nil {
+			return "", err
+		}
+		cond = " ON " + on.sql
+	case n.Condition != nil && len(n.Condition.Using) > 0:
+		var names []string
+		for _, c := range n.Condition.Using {
+			names = append(names, c.String())
+		}
+		cond = " USING (" + schema.QuoteIdents(names) + ")"
+	case !strings.HasPrefix(word, "NATURAL"):
+		if word != "JOIN" {
+			return "", refuse("%s without a condition", word)
+		}
+		word = "CROSS JOIN" // MySQL's JOIN without ON
+	}
+	return l + " " + word + " " + r + cond, nil
+}
+
+func (x *xlate) aliasedTable(n *sqlparser.AliasedTableExpr, sc *scope) (string, error) {
+	if len(n.Partitions) > 0 {
+		return "", refuse("PARTITION selection")
+	}
+	if len(n.Hints) > 0 {
+		x.note("index hints dropped (PostgreSQL's planner has none)")
+	}
+	alias := n.As.String()
+	switch t := n.Expr.(type) {
+	case sqlparser.TableName:
+		return x.tableName(t, alias, sc)
+	case *sqlparser.DerivedTable:
+		if t.Lateral {
+			return "", refuse("LATERAL derived table")
+		}
+		if alias == "" {
+			return "", refuse("derived table without an alias")
+		}
+		q, cols, err := x.query(t.Select, sc.parent)
+		if err != nil {
+			return "", err
+		}
+		infos := make([]*colInfo, len(cols))
+		for i, c := range cols {
+			infos[i] = c.info
+		}
+		head := "(" + q + ") AS " + schema.QuoteIdent(alias)
+		if len(n.Columns) > 0 {
+			var names []string
+			for i, c := range n.Columns {
+				names = append(names, c.String())
+				if i < len(infos) {
+					infos[i] = &colInfo{name: c.String(), cls: infos[i].cls, scale: infos[i].scale, ci: infos[i].ci}
+				}
+			}
+			head += " (" + schema.QuoteIdents(names) + ")"
+		}
+		sc.rels = append(sc.rels, newRelation(schema.QuoteIdent(alias), infos, alias))
+		return head, nil
+	}
+	return "", refuse("FROM item %s", sqlparser.String(n))
+}
+
+func (x *xlate) tableName(t sqlparser.TableName, alias string, sc *scope) (string, error) {
+	name, db := t.Name.String(), t.Qualifier.String()
+	if db == "" && strings.EqualFold(name, "dual") && alias == "" {
+		return "", nil // the parser's FROM of a SELECT without one
+	}
+	if db == "" {
+		if cte := sc.cte(name); cte != nil {
+			r := cte
+			if alias != "" {
+				r = cte.aliased(alias)
+			}
+			sc.rels = append(sc.rels, r)
+			out := schema.QuoteIdent(name)
+			if alias != "" {
+				out += " AS " + schema.QuoteIdent(alias)
+			}
+			return out, nil
+		}
+		db = x.db
+	}
+	rel, err := x.lookup(db, name)
+	if err != nil {
+		return "", err
+	}
+	x.deps = append(x.deps, db+"."+name)
+	qname := x.naming.QName(db, name)
+	if alias != "" {
+		sc.rels = append(sc.rels, &relation{pg: schema.QuoteIdent(alias), names: []string{strings.ToLower(alias)}, cols: rel.cols})
+		return qname + " AS " + schema.QuoteIdent(alias), nil
+	}
+	sc.rels = append(sc.rels, &relation{pg: qname, names: []string{strings.ToLower(name), strings.ToLower(db + "." + name)}, cols: rel.cols})
+	return qname, nil
+}
