@@ -207,11 +207,19 @@ target_hb() { mt_sql "$1" -e "SELECT ts FROM \`$2\`.hb WHERE id = 1" 2>/dev/null
 # wait_caught_up SERVER DB T_US LIMIT_S: wait until the copy's heartbeat is at least T_US; prints
 # the epoch µs when it was seen (status 1 on timeout, or when the sluice process ended).
 wait_caught_up() {
-	local srv=$1 db=$2 t=$3 limit=$4 start=$SECONDS hb
+	local srv=$1 db=$2 t=$3 limit=$4 start=$SECONDS hb next_check=$((SECONDS + 2))
 	while ((SECONDS - start < limit)); do
 		if [[ -n ${TOOL_PID:-} ]] && ! kill -0 "$TOOL_PID" 2>/dev/null; then
 			bench_log "sluice exited while waiting for it to catch up"
 			return 1
+		fi
+		# A replica whose SQL or IO thread stopped on an error would never catch up.
+		if [[ $srv == replica ]] && ((SECONDS >= next_check)); then
+			next_check=$((SECONDS + 5))
+			if mt_sql replica --column-names -e "SHOW SLAVE STATUS\G" 2>/dev/null | grep -q 'Slave_\(SQL\|IO\)_Running: No'; then
+				bench_log "the native replica stopped: $(mt_sql replica --column-names -e "SHOW SLAVE STATUS\G" 2>/dev/null | grep -m2 'Last_.*Error: .')"
+				return 1
+			fi
 		fi
 		hb="$(target_hb "$srv" "$db")"
 		if [[ -n $hb && $hb -ge $t ]]; then
@@ -389,7 +397,7 @@ live_part() {
 		return 0
 	}
 	local engine e wl
-	meta LIVE_CMD "$(redact <<<"sluice replicate --source $(mt_url source "$SRC_DB") --target $(mt_url target live_ENGINE) --stream live_ENGINE --target-engine ENGINE ${BENCH_SLUICE_ARGS:-}")"
+	meta LIVE_CMD "$(redact <<<"sluice replicate --source $(mt_url source "$SRC_DB") --target $(mt_url target live_ENGINE) --stream live_ENGINE --target-engine ENGINE${BENCH_SLUICE_ARGS:+ $BENCH_SLUICE_ARGS}")"
 	start_heartbeat
 	for engine in $LIVE_ENGINES; do
 		e="$(lc "$engine")"
@@ -423,29 +431,44 @@ native_position() {
 	meta NATIVE_GTID_START "$(mt_sql replica -e 'SELECT @@gtid_slave_pos')"
 }
 
+# The two appliers of the catch-up: sluice into the target's database catchup, and the native
+# replica into its copy of the source database.
+applier_server() { if [[ $1 == sluice ]]; then echo target; else echo replica; fi; }
+applier_db() { if [[ $1 == sluice ]]; then echo catchup; else echo "$NATIVE_DB"; fi; }
+
+# applier_start TOOL LOG TIMEFILE / applier_stop TOOL
+applier_start() {
+	if [[ $1 == sluice ]]; then
+		start_sluice catchup InnoDB catchup "$2" "$3"
+	else
+		mt_sql replica -e "START SLAVE" >>"$2" 2>&1
+	fi
+}
+
+applier_stop() {
+	if [[ $1 == sluice ]]; then
+		stop_sluice
+	else
+		mt_sql replica -e "STOP SLAVE" >>"$2" 2>&1
+		mt_sql replica --column-names -e "SHOW SLAVE STATUS\G" >>"$2" 2>&1
+	fi
+}
+
 # catchup_apply TOOL WL REP T_END TXNS LOAD_S: start TOOL on the backlog, time it until it has the
 # heartbeat T_END, stop it; one line into $CATCHUP_TSV.
 catchup_apply() {
 	local tool=$1 wl=$2 rep=$3 tend=$4 n=$5 load=$6 tag="catchup.$1.$2.$3"
-	local log="$BENCH_WORK/logs/$tag.log" tf="$BENCH_WORK/logs/$tag.time" ts tc s0 s1 g0 g1 srv db cpu=-
+	local log="$BENCH_WORK/logs/$tag.log" tf="$BENCH_WORK/logs/$tag.time" ts tc s0 s1 g0 g1 srv cpu=-
 	: >"$log"
-	if [[ $tool == sluice ]]; then srv=target db=catchup; else srv=replica db=$NATIVE_DB; fi
+	srv="$(applier_server "$tool")"
 	bench_wait_quiet
 	s0="$(mt_cpu source)" g0="$(mt_cpu "$srv")"
 	ts="$(now_us)"
-	if [[ $tool == sluice ]]; then
-		start_sluice catchup InnoDB catchup "$log" "$tf"
-	else
-		mt_sql replica -e "START SLAVE" >>"$log" 2>&1
-	fi
-	tc="$(wait_caught_up "$srv" "$db" "$tend" "${BENCH_CATCHUP_LIMIT:-1800}")" || tc=""
+	applier_start "$tool" "$log" "$tf"
+	tc="$(wait_caught_up "$srv" "$(applier_db "$tool")" "$tend" "${BENCH_CATCHUP_LIMIT:-1800}")" || tc=""
 	s1="$(mt_cpu source)" g1="$(mt_cpu "$srv")"
-	if [[ $tool == sluice ]]; then
-		stop_sluice
-		cpu="$(tool_cpu "$tf")"
-	else
-		mt_sql replica -e "STOP SLAVE; SHOW SLAVE STATUS\\G" >>"$log" 2>&1
-	fi
+	applier_stop "$tool" "$log"
+	[[ $tool == sluice ]] && cpu="$(tool_cpu "$tf")"
 	if [[ -z $tc ]]; then
 		bench_log "catch-up $tool $wl #$rep: not caught up within ${BENCH_CATCHUP_LIMIT:-1800} s (see $log)"
 		printf '%s\t%s\t%s\tfailed\n' "$tool" "$wl" "$rep" >>"$CATCHUP_TSV"
@@ -457,39 +480,48 @@ catchup_apply() {
 	bench_log "catch-up $tool $wl #$rep: $n txns written in ${load}s, applied in $(us_diff "$ts" "$tc") s"
 }
 
-catchup_part() {
-	local tools=() rep wl t0 t1 n tend tool order
-	[[ -n ${SLUICE_OK:-} ]] && tools+=(sluice)
-	uses native && tools+=(native)
-	[[ ${#tools[@]} -gt 0 ]] || return 0
-	local setup_log="$BENCH_WORK/logs/catchup.setup.log"
-	if [[ -n ${SLUICE_OK:-} ]]; then
+# catchup_setup TOOL: TOOL's copy made and caught up with the source's present, TOOL stopped.
+catchup_setup() {
+	local tool=$1 log="$BENCH_WORK/logs/catchup.$1.setup.log" tend
+	if [[ $tool == sluice ]]; then
 		bench_log "catch-up: sluice snapshot into catchup (untimed)"
-		sluice_snapshot catchup InnoDB catchup "$BENCH_WORK/logs/catchup.sluice.snapshot.log" ||
-			bench_die "sluice snapshot into catchup failed (see $BENCH_WORK/logs/catchup.sluice.snapshot.log)"
-		meta CATCHUP_SLUICE_CMD "$(redact <<<"sluice replicate --source $(mt_url source "$SRC_DB") --target $(mt_url target catchup) --stream catchup --target-engine InnoDB ${BENCH_SLUICE_ARGS:-}")"
-	fi
-	if uses native; then
+		sluice_snapshot catchup InnoDB catchup "$log" || return 1
+		meta CATCHUP_SLUICE_CMD "$(redact <<<"sluice replicate --source $(mt_url source "$SRC_DB") --target $(mt_url target catchup) --stream catchup --target-engine InnoDB${BENCH_SLUICE_ARGS:+ $BENCH_SLUICE_ARGS}")"
+	else
 		# The replica: the target's settings plus MariaDB's parallel replication as issue 9 states it.
 		local cnf=("slave_parallel_threads = 4" "slave_parallel_mode = optimistic") extra
 		IFS=';' read -ra extra <<<"${BENCH_NATIVE_CNF:-}"
 		cnf+=("${extra[@]}")
-		mt_server_start replica 3 "${cnf[@]}" || bench_die "cannot start the native replica"
+		mt_server_start replica 3 "${cnf[@]}" || return 1
 		cp "$MT_SRV_ROOT/replica/my.cnf" "$BENCH_WORK/replica.cnf"
-		native_position || bench_die "positioning the native replica failed (see $BENCH_WORK/logs/catchup.native.position.log)"
+		native_position || return 1
 		meta NATIVE_SETTINGS "$(mt_sql replica -e "SELECT CONCAT('slave_parallel_threads=', @@slave_parallel_threads, ', slave_parallel_mode=', @@slave_parallel_mode, ', slave_parallel_max_queued=', @@slave_parallel_max_queued, ', slave_domain_parallel_threads=', @@slave_domain_parallel_threads)")"
 	fi
-	# Both start from the source's present: one heartbeat, applied by each, then both stopped.
-	tend="$(mark_heartbeat)" || bench_die "heartbeat"
-	for tool in "${tools[@]}"; do
-		if [[ $tool == sluice ]]; then start_sluice catchup InnoDB catchup "$setup_log" "$BENCH_WORK/logs/catchup.setup.time"; else mt_sql replica -e "START SLAVE"; fi
-		wait_caught_up "$([[ $tool == sluice ]] && echo target || echo replica)" "$([[ $tool == sluice ]] && echo catchup || echo "$NATIVE_DB")" "$tend" 600 >/dev/null ||
-			bench_die "catch-up: $tool did not reach the source before the load (see $setup_log, $MT_SRV_ROOT/replica/error.log)"
-		if [[ $tool == sluice ]]; then stop_sluice; else mt_sql replica -e "STOP SLAVE"; fi
+	tend="$(mark_heartbeat)" || return 1
+	applier_start "$tool" "$log" "$BENCH_WORK/logs/catchup.$tool.setup.time"
+	wait_caught_up "$(applier_server "$tool")" "$(applier_db "$tool")" "$tend" 600 >/dev/null || {
+		applier_stop "$tool" "$log"
+		return 1
+	}
+	applier_stop "$tool" "$log"
+}
+
+catchup_part() {
+	local candidates=() tools=() rep wl t0 t1 n tend tool order
+	[[ -n ${SLUICE_OK:-} ]] && candidates+=(sluice)
+	uses native && candidates+=(native)
+	for tool in "${candidates[@]}"; do
+		if catchup_setup "$tool"; then
+			tools+=("$tool")
+			continue
+		fi
+		bench_log "catch-up: setting up $tool failed (see $BENCH_WORK/logs/catchup.$tool.*); it is left out"
+		for wl in $CATCHUP_WORKLOADS; do printf '%s\t%s\t1\tfailed\n' "$tool" "$wl" >>"$CATCHUP_TSV"; done
 	done
+	[[ ${#tools[@]} -gt 0 ]] || return 0
 	for ((rep = 1; rep <= CATCHUP_REPS; rep++)); do
 		for wl in $CATCHUP_WORKLOADS; do
-			bench_log "catch-up $wl #$rep: ${SECONDS_LOAD}s of load with sluice and the native replica stopped"
+			bench_log "catch-up $wl #$rep: ${SECONDS_LOAD}s of load with ${tools[*]} stopped"
 			start_heartbeat
 			t0="$(now_us)"
 			n="$(sysbench_run "$wl" "$BENCH_WORK/logs/catchup.$wl.$rep.sysbench.log")"
@@ -499,19 +531,20 @@ catchup_part() {
 			[[ -n $n ]] || bench_die "sysbench $wl failed (see $BENCH_WORK/logs/catchup.$wl.$rep.sysbench.log)"
 			# The order alternates so that neither always runs second (warmer caches, fuller binlog).
 			order=("${tools[@]}")
-			((rep % 2 == 0)) && order=($(printf '%s\n' "${tools[@]}" | tac))
+			((rep % 2 == 0)) && mapfile -t order < <(printf '%s\n' "${tools[@]}" | tac)
 			for tool in "${order[@]}"; do
 				catchup_apply "$tool" "$wl" "$rep" "$tend" "$n" "$(us_diff "$t0" "$t1")"
 			done
 		done
 	done
-	if [[ -n ${SLUICE_OK:-} ]]; then
-		if check_equal target catchup; then meta CATCHUP_CORRECT_sluice yes; else meta CATCHUP_CORRECT_sluice NO; fi
-	fi
-	if uses native; then
-		if check_equal replica "$NATIVE_DB"; then meta CATCHUP_CORRECT_native yes; else meta CATCHUP_CORRECT_native NO; fi
-		mt_server_stop replica
-	fi
+	for tool in "${tools[@]}"; do
+		if check_equal "$(applier_server "$tool")" "$(applier_db "$tool")"; then
+			meta "CATCHUP_CORRECT_$tool" yes
+		else
+			meta "CATCHUP_CORRECT_$tool" NO
+		fi
+	done
+	uses native && mt_server_stop replica
 }
 
 # ---------------------------------------------------------------- main
