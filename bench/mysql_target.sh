@@ -183,7 +183,7 @@ prepare_source() {
 # The heartbeat writer: one client session fed with an endless script (no process per write).
 start_heartbeat() {
 	(yes "UPDATE $SRC_DB.hb SET ts = CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS UNSIGNED) WHERE id = 1; DO SLEEP(0.1);" |
-		mt_sql source >/dev/null 2>&1) &
+		mt_sql source >/dev/null 2>&1) 2>/dev/null &
 	HB_PID=$!
 }
 
@@ -231,15 +231,16 @@ wait_caught_up() {
 	return 1
 }
 
-# start_poller SERVER DB FILE: every 0.25 s one line "now_us hb_us engine_rows" (tab-separated)
-# into FILE; engine_rows = rows inserted+updated+deleted by InnoDB and MyRocks on that server.
+# start_poller SERVER DB FILE: every 0.25 s one line "now_us hb_us rows_written" (tab-separated)
+# into FILE; rows_written = Handler_write + Handler_update + Handler_delete of the server: rows
+# written to tables of any engine (MariaDB 10.11 has no Innodb_rows_* any more, and counts internal
+# temporary tables apart, in Handler_tmp_*), sluice's own state rows included.
 start_poller() {
 	local q="SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS UNSIGNED), (SELECT ts FROM \`$2\`.hb WHERE id = 1),
 		(SELECT SUM(VARIABLE_VALUE) FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN
-		('INNODB_ROWS_INSERTED','INNODB_ROWS_UPDATED','INNODB_ROWS_DELETED',
-		 'ROCKSDB_ROWS_INSERTED','ROCKSDB_ROWS_UPDATED','ROCKSDB_ROWS_DELETED')); DO SLEEP(0.25);"
+		('HANDLER_WRITE','HANDLER_UPDATE','HANDLER_DELETE')); DO SLEEP(0.25);"
 	# --unbuffered: every result reaches the file at once, so it is complete whenever killed.
-	(yes "$(tr '\n' ' ' <<<"$q")" | mt_sql "$1" --unbuffered >"$3" 2>/dev/null) &
+	(yes "$(tr '\n' ' ' <<<"$q")" | mt_sql "$1" --unbuffered >"$3" 2>/dev/null) 2>/dev/null &
 	POLL_PID=$!
 }
 

@@ -91,9 +91,13 @@ live_section() {
 	echo
 	local v
 	for v in ${!LIVE_CORRECT_@}; do echo "- ${v#LIVE_CORRECT_}: after its runs the copy equals the source (row counts, content hashes): ${!v}"; done
-	awk -F'\t' '$1 == "InnoDB" && $3 != "failed" {
-		r = $4 / $5; ok = (r >= 1.0 && $8 < 2) ? "met" : "NOT met"
-		printf "- goal (InnoDB: applied/source >= 1.0 with lag < 2 s), %s: %s (%.2f, max lag %s s)\n", $2, ok, r, $8 }' "$LIVE"
+	# With the lag bounded by L the applied rate is the source's: applied/source falls short of 1 only
+	# by the final lag (load / (load + L)), so the goal is judged on the lag.
+	awk -F'\t' 'tolower($1) == "innodb" && $3 != "failed" {
+		printf "- goal (InnoDB: the source'"'"'s rate with lag < 2 s), %s: %s (applied/source %.2f, max lag %s s)\n",
+			$2, ($8 < 2 ? "met" : "NOT met"), $4 / $5, $8 }' "$LIVE"
+	echo "- applied/source is below 1.00 by the lag left when the load ended: a copy that keeps up with lag L shows"
+	echo "  load / (load + L), e.g. 0.98 for 1 s after 60 s."
 	echo
 }
 
@@ -186,7 +190,7 @@ if live:
                 ax_x.append(ts[k])
                 ax_y.append((n[k] - n[j]) / (ts[k] - ts[j]))
         ax.plot(sx, sy, label="source writes/s", color="tab:blue")
-        ax.plot(ax_x, ax_y, label="target rows written/s", color="tab:green")
+        ax.plot(ax_x, ax_y, label="target rows written/s (Handler_*)", color="tab:green")
         ax.set_title(f"live, {engine}: {wl}", fontsize=9)
         ax.set_xlabel("s", fontsize=8)
         ax.tick_params(labelsize=7)
@@ -254,7 +258,7 @@ PY
 	echo "  sandbox's): the source, the target (MyRocks ${ROCKSDB_VERSION:-not loaded}) and, for the catch-up, the native"
 	echo "  replica; all with the sandbox's settings: binlog ROW/FULL, gtid_strict_mode, log_slave_updates, sync_binlog=0,"
 	echo "  innodb_flush_log_at_trx_commit=2, 1 GB buffer pool and redo log, rocksdb_block_cache_size=256M"
-	echo "- tools: ${SYSBENCH_VERSION:-sysbench ?}; ${DUMP_VERSION:-mariadb-dump ?}; sluice ${SLUICE_VERSION:-(not run)}, built from commit ${SLUICE_COMMIT:-?}"
+	echo "- tools: ${SYSBENCH_VERSION:-sysbench ?}; ${DUMP_VERSION:-mariadb-dump ?}; ${SLUICE_VERSION:-sluice (not run)}, built from commit ${SLUICE_COMMIT:-?}"
 	echo "- data: sysbench oltp_common, ${TABLES:-8} tables x ${TABLE_SIZE:-100000} rows, plus a heartbeat table"
 	[[ -n ${SLUICE_SKIPPED:-} ]] && echo "- **sluice not measured**: $SLUICE_SKIPPED"
 	[[ -n ${BENCH_REPORT_NOTE:-} ]] && echo "- note: $BENCH_REPORT_NOTE"
