@@ -105,6 +105,7 @@ sluice_usable() {
 	uses sluice || return 1
 	bench_build_sluice || {
 		bench_log "cannot build sluice: its side is not measured"
+		SLUICE_SKIPPED="the build of sluice failed (see $BENCH_WORK/logs/go-build.log)"
 		return 1
 	}
 	local out
@@ -522,7 +523,7 @@ catchup_part() {
 	[[ ${#tools[@]} -gt 0 ]] || return 0
 	for ((rep = 1; rep <= CATCHUP_REPS; rep++)); do
 		for wl in $CATCHUP_WORKLOADS; do
-			bench_log "catch-up $wl #$rep: ${SECONDS_LOAD}s of load with ${tools[*]} stopped"
+			bench_log "catch-up $wl #$rep: ${SECONDS_LOAD}s of load, appliers stopped: ${tools[*]}"
 			start_heartbeat
 			t0="$(now_us)"
 			n="$(sysbench_run "$wl" "$BENCH_WORK/logs/catchup.$wl.$rep.sysbench.log")"

@@ -124,6 +124,8 @@ catchup_section() {
 	echo
 	local v
 	for v in ${!CATCHUP_CORRECT_@}; do echo "- ${v#CATCHUP_CORRECT_}: after the last pass the copy equals the source (row counts, content hashes): ${!v}"; done
+	echo "- CPU: sluice's own seconds are apart from the target's mariadbd; the replica does all its work (IO thread,"
+	echo "  SQL threads) in its mariadbd, so compare sluice + target with the replica."
 	awk -F'\t' '$4 != "failed" { s[$2 "\t" $3 "\t" $1] = $6 }
 		END { for (k in s) { split(k, p, "\t"); if (p[3] == "sluice" && ((p[1] "\t" p[2] "\tnative") in s)) {
 			r = s[p[1] "\t" p[2] "\tnative"] / s[k]

@@ -4,7 +4,7 @@
 #   bench/run.sh snapshot     full migration vs pgloader, pg_chameleon and the COPY limit
 #   bench/run.sh replicate    live replication and catch-up (bench/replicate.sh)
 #   bench/run.sh verify       verification vs a plain full scan (bench/verify.sh)
-#   bench/run.sh mysql-target MySQL/MariaDB as the target (bench/mysql_target.sh, ~20 min: not in all)
+#   bench/run.sh mysql-target MySQL/MariaDB as the target (bench/mysql_target.sh, ~17 min: not in all)
 #   bench/run.sh all          snapshot, replicate, verify, in that order (also: no argument, as `make bench` calls it)
 #
 # Each part is the script bench/<part>.sh (a "-" in the name is a "_" in the file's); it writes its
