@@ -570,7 +570,7 @@ main() {
 	mt_server_start target 2 || bench_die "cannot start the target"
 	cp "$MT_SRV_ROOT/target/my.cnf" "$BENCH_WORK/target.cnf"
 	prepare_source
-	SLUICE_OK= SLUICE_SKIPPED=
+	SLUICE_OK='' SLUICE_SKIPPED=''
 	sluice_usable && SLUICE_OK=1
 	meta SLUICE_SKIPPED "${SLUICE_SKIPPED:-}"
 	meta SLUICE_COMMIT "${BENCH_SLUICE_COMMIT:-}"
