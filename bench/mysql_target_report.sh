@@ -223,10 +223,11 @@ if catchup or snap:
         ax.hlines(load, [x - width / 2 for x in range(len(wls))], [x + (len(appliers) - 0.5) * width for x in range(len(wls))],
                   colors="k", linestyles="dashed", label="seconds the source took to write it")
         ax.set_xticks([x + (len(appliers) - 1) * width / 2 for x in range(len(wls))], wls, fontsize=8)
+        ax.set_ylim(0, 1.4 * max([p.get_height() for p in ax.patches] + load + [1]))  # room for the legend
         ax.set_ylabel("seconds to apply the backlog", fontsize=8)
         ax.set_title("catch-up after a stop (lower is better)", fontsize=9)
         ax.tick_params(labelsize=7)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper right")
     if snap:
         ax = fig.add_subplot(grid[row, half:])
         meta = dict(l.rstrip("\n").split("=", 1) for l in open(os.path.join(work, "meta.env")) if "=" in l)
@@ -241,6 +242,7 @@ if catchup or snap:
             ax.bar([x + a * 0.4 for x in range(len(engines))], ys, 0.4,
                    label="mariadb-dump | mariadb" if tool == "pipe" else tool)
         ax.set_xticks([x + 0.2 for x in range(len(engines))], engines, fontsize=8)
+        ax.set_ylim(0, 1.3 * max([p.get_height() for p in ax.patches] + [1]))
         ax.set_ylabel("MB/s", fontsize=8)
         ax.set_title("snapshot into MariaDB, by target engine (higher is better)", fontsize=9)
         ax.tick_params(labelsize=7)
