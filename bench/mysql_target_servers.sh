@@ -90,6 +90,7 @@ mt_server_start() {
 	local name=$1 id=$2
 	shift 2
 	local dir="$MT_SRV_ROOT/$name" run attempt port pid deadline
+	mt_stop_leftover "$dir"
 	rm -rf "$dir" && mkdir -p "$dir/data" "$dir/tmp" "$dir/binlog" || return 1
 	# The socket path must stay under 108 bytes, which $BENCH_WORK may not allow.
 	run="$(mktemp -d /tmp/sluice-mt-XXXXXX)" || return 1
@@ -111,6 +112,7 @@ mt_server_start() {
 		done
 		if kill -0 "$pid" 2>/dev/null && mariadb-admin --no-defaults --socket="$run/mysqld.sock" -uroot ping >/dev/null 2>&1; then
 			MT_PORTS[$name]=$port MT_PIDS[$name]=$pid
+			echo "$pid" >"$dir/server.pid"
 			MT_SERVERS+=("$name")
 			break
 		fi
@@ -146,6 +148,24 @@ SQL
 		return 1
 	}
 	bench_log "started throwaway MariaDB $name: 127.0.0.1:$port, pid $pid, data $dir/data"
+}
+
+# mt_stop_leftover DIR: a server an earlier run left behind (that run was killed with SIGKILL) is
+# stopped before its data directory is reused: the PID it recorded, and only if that process is
+# still the mariadbd started with DIR's configuration.
+mt_stop_leftover() {
+	local dir=$1 pid
+	pid="$(cat "$dir/server.pid" 2>/dev/null)"
+	[[ -n $pid ]] || return 0
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "--defaults-file=$dir/my.cnf" || return 0
+	bench_log "stopping mariadbd pid $pid left running by an earlier run in $dir"
+	kill "$pid" 2>/dev/null
+	local deadline=$((SECONDS + 120))
+	while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
+	local run
+	run="$(awk -F' = ' '$1 == "socket" { print $2 }' "$dir/my.cnf")"
+	run="${run%/mysqld.sock}"
+	[[ $run == /tmp/sluice-mt-* ]] && rm -rf "$run"
 }
 
 mt_server_stop() {
