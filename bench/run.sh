@@ -4,9 +4,11 @@
 #   bench/run.sh snapshot     full migration vs pgloader, pg_chameleon and the COPY limit
 #   bench/run.sh replicate    live replication and catch-up (bench/replicate.sh)
 #   bench/run.sh verify       verification vs a plain full scan (bench/verify.sh)
-#   bench/run.sh all          all of the above, in that order (also: no argument, as `make bench` calls it)
+#   bench/run.sh mysql-target MySQL/MariaDB as the target (bench/mysql_target.sh, ~17 min: not in all)
+#   bench/run.sh all          snapshot, replicate, verify, in that order (also: no argument, as `make bench` calls it)
 #
-# Each part is the script bench/<part>.sh; it writes its "## <part>" section of docs/benchmarks.md.
+# Each part is the script bench/<part>.sh (a "-" in the name is a "_" in the file's); it writes its
+# "## <part>" section of docs/benchmarks.md (mysql-target: "## mysql target").
 # A part whose script does not exist yet is reported and makes the exit code 1; `all` still runs
 # the other parts. Knobs: see the top of each script (BENCH_REPS, BENCH_WORK, ...).
 set -uo pipefail
@@ -15,12 +17,12 @@ BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PARTS=(snapshot replicate verify)
 
 usage() {
-	sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
 run_part() {
-	local part=$1 script="$BENCH_DIR/$1.sh"
+	local part=$1 script="$BENCH_DIR/${1//-/_}.sh"
 	if [[ ! -f $script ]]; then
 		echo "bench: $part: $script does not exist yet; nothing measured" >&2
 		return 1
@@ -42,7 +44,7 @@ main() {
 			}
 		done
 		;;
-	snapshot | replicate | verify) run_part "$1" || rc=1 ;;
+	snapshot | replicate | verify | mysql-target) run_part "$1" || rc=1 ;;
 	*) usage ;;
 	esac
 	exit $rc
