@@ -119,6 +119,32 @@ func CanonicalExpr(s string) string {
 	return FormatExpr(e)
 }
 
+// unescapeISExpr undoes the extra level of backslash escaping MySQL 8.0+
+// puts on expressions in information_schema.COLUMNS (GENERATION_EXPRESSION
+// and expression defaults): concat(_utf8mb4\'a\',x) stands for
+// concat(_utf8mb4'a',x). Text that parses as it is (MariaDB's, or MySQL's
+// without string literals) is returned unchanged, as is text that parses in
+// neither form.
+func unescapeISExpr(s string) string {
+	if !strings.Contains(s, `\'`) {
+		return s
+	}
+	if _, err := ParseExpr(s); err == nil {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '\'' || s[i+1] == '\\') {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	if _, err := ParseExpr(b.String()); err != nil {
+		return s
+	}
+	return b.String()
+}
+
 // FormatExpr is CanonicalExpr for an already parsed expression.
 func FormatExpr(e sqlparser.Expr) string {
 	e = sqlparser.Rewrite(sqlparser.Clone(e), nil, func(c *sqlparser.Cursor) bool {

@@ -440,3 +440,55 @@ func testLoadAutoIncrementIsFresh(t *testing.T, env *testenv.Env) {
 		t.Errorf("a = %+v, want AutoIncrement 5 (the statistics cache said %v)", tb, cached)
 	}
 }
+
+// TestLoadExpressionsWithStringLiterals: generated columns and expression
+// defaults holding string literals load as the same canonical expression on
+// MariaDB and on MySQL, whose information_schema escapes their quotes once
+// more (concat(_utf8mb4\'a\',...)); left escaped, the DDL translator could
+// not parse them and generated columns became plain copied columns.
+func TestLoadExpressionsWithStringLiterals(t *testing.T) {
+	got := map[testenv.Flavor][2]string{}
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		dbName := env.NewDatabase(t, "schema_genlit")
+		my := env.MySQL(t, dbName)
+		ctx := context.Background()
+		if _, err := my.ExecContext(ctx, `CREATE TABLE t (id INT PRIMARY KEY, a VARCHAR(10),
+			d VARCHAR(10) DEFAULT (CONCAT('x', 'y')),
+			g VARCHAR(40) AS (CONCAT(a, ' ', 'it''s', '\\')) STORED)`); err != nil {
+			t.Fatal(err)
+		}
+		f, err := schema.NewFilter([]string{dbName}, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cat, err := schema.Load(ctx, my, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb := cat.Table(schema.TableID{Database: dbName, Name: "t"})
+		if tb == nil {
+			t.Fatal("table t not loaded")
+		}
+		var def, gen string
+		for _, c := range tb.Columns {
+			switch c.Name {
+			case "d":
+				if c.Default != nil {
+					def = *c.Default
+				}
+			case "g":
+				gen = c.GenerationExpr
+			}
+		}
+		if _, err := schema.ParseExpr(gen); err != nil || !strings.Contains(gen, "it") {
+			t.Errorf("generation expression %q does not parse: %v", gen, err)
+		}
+		if _, err := schema.ParseExpr(def); err != nil {
+			t.Errorf("default %q does not parse: %v", def, err)
+		}
+		got[env.Flavor()] = [2]string{def, gen}
+	})
+	if len(got) == 2 && got[testenv.MariaDB] != got[testenv.MySQL] {
+		t.Errorf("MariaDB and MySQL load different expressions: %q vs %q", got[testenv.MariaDB], got[testenv.MySQL])
+	}
+}

@@ -135,6 +135,9 @@ func (l *loader) column(r rawColumn) (Column, error) {
 	}
 	if g := strings.TrimSpace(r.generation.String); g != "" && strings.Contains(extra, "generated") &&
 		!strings.Contains(extra, "default_generated") {
+		if l.flavor == "mysql" {
+			g = unescapeISExpr(g)
+		}
 		c.GenerationExpr = CanonicalExpr(g)
 		c.GeneratedStored = strings.Contains(extra, "stored")
 	}
@@ -171,7 +174,7 @@ func (l *loader) columnDefault(r rawColumn, dataType, extra string) *string {
 	switch {
 	case strings.Contains(extra, "default_generated"),
 		strings.HasPrefix(upper, "CURRENT_TIMESTAMP") && (dataType == "timestamp" || dataType == "datetime"):
-		out = CanonicalExpr(v)
+		out = CanonicalExpr(unescapeISExpr(v))
 	case IsNumericType(dataType), dataType == "bit" && isBitLiteral(v):
 		out = v
 	default:
