@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -50,6 +51,7 @@ and cause), 2 configuration or pre-flight error (nothing copied).`,
 	addJSONFlag(cmd)
 	addMetricsFlag(cmd)
 	addSnapshotFlags(cmd)
+	addTargetEngineFlag(cmd)
 	return cmd
 }
 
@@ -94,12 +96,13 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 	}
 	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{
 		Source: true, Snapshot: true, Target: true, TargetCreate: !k.Bool("data-only"),
+		TargetEngine: k.String("target-engine"),
 	})
 	if err != nil {
 		return snapshot.Options{}, err
 	}
-	if err := ep.postgresOnly("snapshot"); err != nil {
-		return snapshot.Options{}, err
+	if ep.MySQLTarget == nil && k.String("target-engine") != "" {
+		return snapshot.Options{}, exitcode.ConfigError(errors.New("--target-engine applies to a MySQL target (mysql:// --target) only"))
 	}
 	opts := snapshot.Options{
 		Source: ep.Source, Target: ep.Target,
@@ -110,6 +113,7 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 		DropExisting: k.Bool("drop-existing"), Restart: k.Bool("restart"),
 		Method: method, LockWaitTimeout: k.Duration("lock-wait-timeout"),
 		Log: s.Log, Progress: cmd.ErrOrStderr(),
+		MySQLTarget: ep.MySQLTarget, TargetEngine: k.String("target-engine"),
 	}
 	if file, ok := cmd.ErrOrStderr().(*os.File); ok && isatty.IsTerminal(file.Fd()) && !k.Bool("json") {
 		opts.Terminal = true
