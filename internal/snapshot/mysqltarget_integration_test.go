@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/testenv/typecorpus"
 )
@@ -29,6 +30,9 @@ func myTestOptions(t *testing.T, env *testenv.Env, db, dst string) (Options, *sq
 		t.Fatal(err)
 	}
 	opts.MySQLTarget = &m
+	// The sandbox source is shared with other tests' writers: no global
+	// read lock to wait for.
+	opts.Method = mysnap.MethodLockFree
 	tgt.DropAtEnd(t, dst)
 	admin := tgt.Admin(t)
 	stream := opts.Stream
