@@ -31,7 +31,7 @@ type myRunner struct {
 	b       *runner
 	o       Options
 	log     *slog.Logger
-	db      *sql.DB   // target pool: one session per worker, ctl, lock
+	db      *sql.DB   // target pool, every connection set up by mySessionSetup
 	ctl     *sql.Conn // DDL and state outside the workers
 	lock    *sql.Conn // holds the stream's GET_LOCK
 	dbName  string    // the target database
@@ -142,8 +142,9 @@ func (r *myRunner) close() {
 }
 
 // connect opens the source pool (a reader session per worker, metadata,
-// the lock) and the target pool (a writer session per worker, ctl, lock),
-// and refuses a target database that is the source database itself.
+// the lock) and the target pool (every connection set up for the load:
+// a transaction per chunk, plus ctl and the lock), and refuses a target
+// database that is the source database itself.
 func (r *myRunner) connect(ctx context.Context) error {
 	var err error
 	if r.b.src, err = mysnap.OpenSource(ctx, r.o.Source, r.o.Workers+2); err != nil {
@@ -159,21 +160,25 @@ func (r *myRunner) connect(ctx context.Context) error {
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("target %s: %w", m.Redacted(), err))
 	}
-	r.db = sql.OpenDB(conn)
-	r.db.SetMaxOpenConns(r.o.Workers + 2)
-	r.db.SetMaxIdleConns(r.o.Workers + 2)
-	if r.ctl, err = r.targetSessionBare(ctx); err != nil {
-		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
-	}
 	var version string
 	var packet int
-	if err := r.ctl.QueryRowContext(ctx, "SELECT VERSION(), @@max_allowed_packet").Scan(&version, &packet); err != nil {
-		return fmt.Errorf("target: %w", err)
+	probe := sql.OpenDB(conn)
+	err = probe.QueryRowContext(ctx, "SELECT VERSION(), @@max_allowed_packet").Scan(&version, &packet)
+	probe.Close()
+	if err != nil {
+		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
 	}
 	r.mariadb = strings.Contains(strings.ToLower(version), "mariadb")
 	r.limit = min(maxInsert, packet-1024)
-	if err := r.setup(ctx, r.ctl); err != nil {
-		return err
+	stmts := mySessionSetup
+	if r.mariadb {
+		stmts = append(append([]string{}, stmts...), mariaDBSessionSetup)
+	}
+	r.db = sql.OpenDB(setupConnector{Connector: conn, stmts: stmts})
+	r.db.SetMaxOpenConns(r.o.Workers + 2)
+	r.db.SetMaxIdleConns(r.o.Workers + 2)
+	if r.ctl, err = r.db.Conn(ctx); err != nil {
+		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
 	}
 	same, err := r.sameServer(ctx)
 	if err != nil {
@@ -183,19 +188,6 @@ func (r *myRunner) connect(ctx context.Context) error {
 		return exitcode.ConfigError(fmt.Errorf("the target database %q is the source database on the same server: choose another target database", r.dbName))
 	}
 	return nil
-}
-
-// targetSessionBare is a target connection without the load settings.
-func (r *myRunner) targetSessionBare(ctx context.Context) (*sql.Conn, error) {
-	c, err := r.db.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.PingContext(ctx); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
 }
 
 // sameServer compares the servers' identities (hostname, port, server id).
@@ -215,7 +207,7 @@ func (r *myRunner) sameServer(ctx context.Context) (bool, error) {
 // target: GET_LOCK on a session of its own, released when the run ends or
 // its connection dies.
 func (r *myRunner) lockStream(ctx context.Context) error {
-	c, err := r.targetSessionBare(ctx)
+	c, err := r.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("target: %w", err)
 	}

@@ -5,15 +5,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
-// copyAll runs one worker per reader session, each with a target session
-// of its own, until every table is copied.
+// copyAll runs one worker per reader session (runWorkers) until every table
+// is copied.
 func (r *myRunner) copyAll(ctx context.Context, p *mysnap.Point) error {
 	b := r.b
 	r.pass++
@@ -26,21 +25,7 @@ func (r *myRunner) copyAll(ctx context.Context, p *mysnap.Point) error {
 	defer cancel()
 	b.sched = newScheduler(b.jobs)
 	b.prog = b.newProgress(ctx)
-	var wg sync.WaitGroup
-	for _, s := range p.Sessions {
-		tc, err := r.targetSession(ctx)
-		if err != nil {
-			b.sched.fail(err)
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer tc.Close()
-			r.worker(ctx, cancel, s, tc)
-		}()
-	}
-	wg.Wait()
+	runWorkers(ctx, cancel, b.sched, p.Sessions, r)
 	b.prog.stop()
 	if err := b.sched.failed(); err != nil {
 		return err
@@ -53,42 +38,19 @@ func (r *myRunner) copyAll(ctx context.Context, p *mysnap.Point) error {
 	return ctx.Err()
 }
 
-func (r *myRunner) worker(ctx context.Context, cancel context.CancelFunc, sess, tc *sql.Conn) {
-	s := r.b.sched
-	for {
-		t := s.next()
-		if t == nil {
-			return
-		}
-		var err error
-		if t.chunk == nil {
-			err = r.prepare(ctx, sess, tc, t.job)
-		} else {
-			err = r.copyChunk(ctx, sess, tc, t)
-		}
-		if err != nil {
-			if ctx.Err() != nil && s.failed() != nil {
-				err = s.failed()
-			}
-			s.fail(err)
-			cancel()
-		}
-		s.done()
-	}
-}
-
 // prepare makes a table's chunks known, as the PostgreSQL snapshot's
 // prepare does: on resume it re-checks chunks an earlier pass copied,
 // queues the ones not copied yet, and plans the rest of the key space in
 // this session's snapshot.
-func (r *myRunner) prepare(ctx context.Context, sess, tc *sql.Conn, j *tableJob) error {
+func (r *myRunner) prepare(ctx context.Context, sess *sql.Conn, j *tableJob) error {
+	tc := r.db
 	db, name := j.t.Database, j.t.Name
 	chunks, err := mysqlstate.LoadSnapshotChunks(ctx, tc, r.o.Stream, db, name)
 	if err != nil {
 		return err
 	}
 	if r.resumed {
-		if err := r.revalidate(ctx, sess, tc, j, chunks); err != nil {
+		if err := r.revalidate(ctx, sess, j, chunks); err != nil {
 			return err
 		}
 	}
@@ -143,7 +105,7 @@ func (r *myRunner) prepare(ctx context.Context, sess, tc *sql.Conn, j *tableJob)
 // same rows at this pass's instant, and queues the others for a re-copy
 // (their range is deleted first: on a MySQL target every key's ranges are
 // the source's). Afterwards every copied chunk is as of this pass.
-func (r *myRunner) revalidate(ctx context.Context, sess, tc *sql.Conn, j *tableJob, chunks []mysqlstate.SnapshotChunk) error {
+func (r *myRunner) revalidate(ctx context.Context, sess *sql.Conn, j *tableJob, chunks []mysqlstate.SnapshotChunk) error {
 	posText := r.pos.Encode()
 	for _, c := range chunks {
 		if !c.Done || c.Pass == r.pass {
@@ -159,7 +121,7 @@ func (r *myRunner) revalidate(ctx context.Context, sess, tc *sql.Conn, j *tableJ
 			keep = n == c.Rows && bytes.Equal(sum, c.Hash)
 		}
 		if keep {
-			if err := mysqlstate.KeepSnapshotChunk(ctx, tc, r.o.Stream, j.t.Database, j.t.Name, c.Seq, r.pass, posText); err != nil {
+			if err := mysqlstate.KeepSnapshotChunk(ctx, r.db, r.o.Stream, j.t.Database, j.t.Name, c.Seq, r.pass, posText); err != nil {
 				return err
 			}
 			r.countKept()
@@ -226,7 +188,7 @@ func (r *myRunner) countKept() {
 // copyChunk reads one chunk from the source session and writes it with
 // multi-row INSERTs in one target transaction together with its done row,
 // so a chunk is either fully in the target and recorded, or neither.
-func (r *myRunner) copyChunk(ctx context.Context, sess, tc *sql.Conn, t *task) error {
+func (r *myRunner) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
 	j, c := t.job, *t.chunk
 	mt := j.my
 	fail := func(err error) error { return fmt.Errorf("snapshot %s: %w", c, err) }
@@ -235,7 +197,7 @@ func (r *myRunner) copyChunk(ctx context.Context, sess, tc *sql.Conn, t *task) e
 	if err != nil {
 		return fail(err)
 	}
-	tx, err := tc.BeginTx(ctx, nil)
+	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fail(fmt.Errorf("target: %w", err))
 	}

@@ -2,7 +2,7 @@ package snapshot
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"strings"
 
@@ -195,28 +195,28 @@ var mySessionSetup = []string{
 // column's json_valid) are the source's, which its rows already passed.
 const mariaDBSessionSetup = "SET SESSION check_constraint_checks = 0"
 
-// targetSession takes a connection from the target pool and sets it up.
-func (r *myRunner) targetSession(ctx context.Context) (*sql.Conn, error) {
-	c, err := r.targetSessionBare(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("target: %w", err)
-	}
-	if err := r.setup(ctx, c); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
+// setupConnector runs the session setup on every new connection of the
+// target pool, so that any of its connections writes the same way.
+type setupConnector struct {
+	driver.Connector
+	stmts []string
 }
 
-func (r *myRunner) setup(ctx context.Context, c *sql.Conn) error {
-	stmts := mySessionSetup
-	if r.mariadb {
-		stmts = append(append([]string{}, stmts...), mariaDBSessionSetup)
+func (c setupConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
 	}
-	for _, s := range stmts {
-		if _, err := c.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("target: session setup %q: %w", s, err)
+	ex, ok := dc.(driver.ExecerContext)
+	if !ok {
+		dc.Close()
+		return nil, fmt.Errorf("target: the driver cannot run the session setup")
+	}
+	for _, s := range c.stmts {
+		if _, err := ex.ExecContext(ctx, s, nil); err != nil {
+			dc.Close()
+			return nil, fmt.Errorf("target: session setup %q: %w", s, err)
 		}
 	}
-	return nil
+	return dc, nil
 }
