@@ -230,3 +230,47 @@ func TestMySQLTargetExistingTable(t *testing.T) {
 		t.Errorf("table a was not replaced:\n%s", create)
 	}
 }
+
+// TestMySQLTargetSchemaOnlyThenDataOnly creates the tables with
+// --schema-only (no run state, no checkpoint), then copies the rows with
+// --data-only into them; a data-only run into tables holding rows is refused.
+func TestMySQLTargetSchemaOnlyThenDataOnly(t *testing.T) {
+	env := testenv.Get(t)
+	if env.IsMySQL() {
+		t.Skip("MariaDB source only (seq tables)")
+	}
+	db := env.NewDatabase(t, "mysnap_phases")
+	my := env.MySQL(t, db)
+	mustExec(t, my, myFKFixture)
+	dst := testenv.UniqueName("mysnap_phases_dst")
+	opts, admin := myTestOptions(t, env, db, dst)
+	ctx := context.Background()
+	schemaOnly := opts
+	schemaOnly.SchemaOnly = true
+	if _, err := Run(ctx, schemaOnly); err != nil {
+		t.Fatal(err)
+	}
+	tables := testenv.MySQLRows(t, admin, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY 1", dst)
+	var rows, runs int
+	admin.QueryRow("SELECT COALESCE(SUM(TABLE_ROWS), 0) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?", dst).Scan(&rows)
+	admin.QueryRow("SELECT COUNT(*) FROM sluice.snapshot_run WHERE stream = ?", opts.Stream).Scan(&runs)
+	if strings.Join(tables, ",") != "child,grandchild,nokey,parent" || runs != 0 {
+		t.Fatalf("--schema-only: tables %v, %d runs recorded", tables, runs)
+	}
+	dataOnly := opts
+	dataOnly.DataOnly = true
+	rep, err := Run(ctx, dataOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rows != 240 || rep.Position.IsZero() {
+		t.Errorf("--data-only report: %d rows at %s", rep.Rows, rep.Position)
+	}
+	compareTables(t, my, admin, db, dst)
+	// The same data-only run into tables that hold rows is refused (exit 2).
+	again := dataOnly
+	again.Stream = testenv.UniqueName("st")
+	if _, err := Run(ctx, again); err == nil || !strings.Contains(err.Error(), "already holds rows") {
+		t.Errorf("--data-only into full tables: %v", err)
+	}
+}
