@@ -169,6 +169,14 @@ func (r *myRunner) connect(ctx context.Context) error {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
 	}
 	r.mariadb = strings.Contains(strings.ToLower(version), "mariadb")
+	if src := r.b.src.Flavor; (src == "mariadb") != r.mariadb {
+		// The schema is the source's own CREATE TABLE and the values its
+		// bytes: MySQL's collations, MariaDB's UUID/INET types and the two
+		// JSON storages do not cross over unchanged.
+		return exitcode.ConfigError(fmt.Errorf("the source is %s %s and the target %s: a MySQL target must be of the source's flavor "+
+			"(MariaDB into MariaDB, MySQL into MySQL); sluice copies the schema and the values in the source's own dialect",
+			src, r.b.src.Version, version))
+	}
 	r.limit = min(maxInsert, packet-1024)
 	stmts := mySessionSetup
 	if r.mariadb {

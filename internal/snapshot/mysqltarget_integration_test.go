@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
@@ -281,4 +282,54 @@ func TestMySQLTargetForeignKeysKeylessAndState(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMySQLTargetRefusals: what a snapshot into a MySQL target refuses with
+// exit 2 before writing anything: a source of the other flavor, a scope of
+// several source databases, a stream another snapshot holds.
+func TestMySQLTargetRefusals(t *testing.T) {
+	ctx := context.Background()
+	t.Run("flavor", func(t *testing.T) {
+		env := testenv.GetFlavor(t, testenv.MySQL)
+		db := env.NewDatabase(t, "mysnap_flavor")
+		mustExec(t, env.MySQL(t, db), "CREATE TABLE a (id INT PRIMARY KEY)")
+		opts, _ := myTestOptions(t, env, db, testenv.UniqueName("mysnap_flavor_dst"))
+		opts.Method = ""
+		_, err := Run(ctx, opts)
+		if exitcode.Of(err) != 2 || err == nil || !strings.Contains(err.Error(), "must be of the source's flavor") {
+			t.Errorf("MySQL source into a MariaDB target: %v (exit %d)", err, exitcode.Of(err))
+		}
+	})
+	env := testenv.Get(t)
+	if env.IsMySQL() {
+		t.Skip("MariaDB source only")
+	}
+	t.Run("databases", func(t *testing.T) {
+		a, b := env.NewDatabase(t, "mysnap_two"), env.NewDatabase(t, "mysnap_two")
+		mustExec(t, env.MySQL(t, a), "CREATE TABLE x (id INT PRIMARY KEY)")
+		mustExec(t, env.MySQL(t, b), "CREATE TABLE y (id INT PRIMARY KEY)")
+		opts, _ := myTestOptions(t, env, a, testenv.UniqueName("mysnap_two_dst"))
+		opts.Include = []string{a + ".*", b + ".*"}
+		if _, err := Run(ctx, opts); exitcode.Of(err) != 2 || !strings.Contains(err.Error(), "one source database") {
+			t.Errorf("two source databases: %v (exit %d)", err, exitcode.Of(err))
+		}
+	})
+	t.Run("stream lock", func(t *testing.T) {
+		db := env.NewDatabase(t, "mysnap_lock")
+		mustExec(t, env.MySQL(t, db), "CREATE TABLE a (id INT PRIMARY KEY)")
+		opts, admin := myTestOptions(t, env, db, testenv.UniqueName("mysnap_lock_dst"))
+		held, err := admin.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer held.Close()
+		var got int
+		if err := held.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", mysqlstate.SnapshotLockName(opts.Stream)).Scan(&got); err != nil || got != 1 {
+			t.Fatalf("GET_LOCK: %d, %v", got, err)
+		}
+		opts.StreamLockWait = 300 * time.Millisecond
+		if _, err := Run(ctx, opts); exitcode.Of(err) != 2 || !strings.Contains(err.Error(), "another sluice snapshot") {
+			t.Errorf("stream held by another snapshot: %v (exit %d)", err, exitcode.Of(err))
+		}
+	})
 }

@@ -132,7 +132,13 @@ func (r *myRunner) checkTargets(ctx context.Context) (map[schema.TableID]action,
 func (r *myRunner) applyActions(ctx context.Context, acts map[schema.TableID]action) error {
 	var stmts []string
 	if !r.o.DataOnly {
-		stmts = append(stmts, "CREATE DATABASE IF NOT EXISTS "+mysnap.QuoteMy(r.dbName))
+		// With the source database's defaults (a later CREATE TABLE that
+		// replicate replays may rely on them).
+		create := "CREATE DATABASE IF NOT EXISTS " + mysnap.QuoteMy(r.dbName)
+		if d := r.b.cat.Databases; len(d) == 1 && d[0].Charset != "" && d[0].Collation != "" {
+			create += " CHARACTER SET " + d[0].Charset + " COLLATE " + d[0].Collation
+		}
+		stmts = append(stmts, create)
 	}
 	for _, j := range r.b.jobs {
 		switch acts[j.t.TableID] {
