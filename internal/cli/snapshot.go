@@ -20,7 +20,7 @@ import (
 func newSnapshotCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "snapshot",
-		Short: "Copy schema and data from MySQL/MariaDB into PostgreSQL at one consistent instant",
+		Short: "Copy schema and data from MySQL/MariaDB into PostgreSQL (or MySQL/MariaDB) at one consistent instant",
 		Long: `snapshot creates the PostgreSQL tables for the selected MySQL/MariaDB tables and
 copies their rows as of one instant of the source, in parallel key-range chunks
 over binary COPY, without stopping writes on the source (a global read lock is
@@ -34,12 +34,18 @@ the same command runs again; --restart starts over. The report lists the values
 changed by --zero-date/--nul-char and the objects not migrated (views, triggers,
 routines, events). See docs/snapshot.md.
 
+With a mysql:// --target (same flavor as the source) the tables are created from
+the source's own SHOW CREATE TABLE in the URL's database (--target-engine
+rewrites ENGINE=, e.g. ROCKSDB) and the rows are written byte for byte; the state
+is kept in the target's "sluice" database.
+
 Exit codes: 0 done, 1 failure while copying (the message names the table, chunk
 and cause), 2 configuration or pre-flight error (nothing copied).`,
 		Example: `  sluice snapshot --source mysql://sluice:pw@db1:3306/shop --target postgres://sluice:pw@pg1:5432/shop
   sluice snapshot --include 'shop.order*' --exclude 'shop.order_archive' --workers 8
   sluice snapshot --schema-only                      # tables, indexes, foreign keys; no rows
-  sluice snapshot --restart --drop-existing --json   # start over, replace what is there`,
+  sluice snapshot --restart --drop-existing --json   # start over, replace what is there
+  sluice snapshot --source mysql://sluice:pw@db1:3306/app --target mysql://sluice:pw@db2:3306/replica --target-engine ROCKSDB`,
 		RunE: runSnapshot,
 	}
 	addSourceFlag(cmd)
