@@ -2,7 +2,9 @@ package snapshot
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,10 +38,12 @@ type myRunner struct {
 	lock    *sql.Conn // holds the stream's GET_LOCK
 	dbName  string    // the target database
 	mariadb bool
-	limit   int // statement size of the multi-row INSERTs
-	resumed bool
-	pass    int
-	pos     binlogpos.Position
+	// sameServer: the target is the source server (another database of it).
+	sameServer bool
+	limit      int // statement size of the multi-row INSERTs
+	resumed    bool
+	pass       int
+	pos        binlogpos.Position
 
 	statsMu  sync.Mutex
 	copied   int
@@ -188,27 +192,35 @@ func (r *myRunner) connect(ctx context.Context) error {
 	if r.ctl, err = r.db.Conn(ctx); err != nil {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
 	}
-	same, err := r.sameServer(ctx)
-	if err != nil {
+	if r.sameServer, err = r.isSourceServer(ctx); err != nil {
 		return err
-	}
-	if same && r.o.Source.Database == r.dbName {
-		return exitcode.ConfigError(fmt.Errorf("the target database %q is the source database on the same server: choose another target database", r.dbName))
 	}
 	return nil
 }
 
-// sameServer compares the servers' identities (hostname, port, server id).
-func (r *myRunner) sameServer(ctx context.Context) (bool, error) {
-	const q = "SELECT CONCAT(@@hostname, ':', @@port, ':', @@server_id)"
-	var a, b string
-	if err := r.b.src.DB.QueryRowContext(ctx, q).Scan(&a); err != nil {
-		return false, fmt.Errorf("source: %w", err)
+// isSourceServer tells whether the target is the source server itself: a
+// user lock with a random name taken on the target is in use as seen from
+// the source only if they are one server (host names, ports and server ids
+// can coincide between servers; a lock cannot).
+func (r *myRunner) isSourceServer(ctx context.Context) (bool, error) {
+	var rnd [12]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return false, err
 	}
-	if err := r.ctl.QueryRowContext(ctx, q).Scan(&b); err != nil {
-		return false, fmt.Errorf("target: %w", err)
+	name := "sluice probe " + hex.EncodeToString(rnd[:])
+	var got sql.NullInt64
+	if err := r.ctl.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", name).Scan(&got); err != nil {
+		return false, fmt.Errorf("target: GET_LOCK: %w", err)
 	}
-	return a == b, nil
+	if got.Int64 != 1 {
+		return false, fmt.Errorf("target: GET_LOCK(%q) returned %v", name, got)
+	}
+	defer r.ctl.ExecContext(ctx, "DO RELEASE_LOCK(?)", name)
+	var holder sql.NullInt64
+	if err := r.b.src.DB.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", name).Scan(&holder); err != nil {
+		return false, fmt.Errorf("source: IS_USED_LOCK: %w", err)
+	}
+	return holder.Valid, nil
 }
 
 // lockStream makes sure one snapshot per stream runs at a time on the
@@ -268,6 +280,9 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	dbs := map[string]bool{}
 	for _, t := range b.cat.Tables {
 		dbs[t.Database] = true
+	}
+	if r.sameServer && dbs[r.dbName] {
+		return exitcode.ConfigError(fmt.Errorf("the target database %q is the source database on the same server: choose another target database", r.dbName))
 	}
 	if len(dbs) > 1 {
 		var names []string

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
@@ -215,6 +218,10 @@ func (r *myRunner) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error
 	h := newRowHasher()
 	ins := &inserter{head: mt.insertHead, modes: mt.lits, limit: r.limit, exec: func(stmt string) error {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			if errors.Is(err, mysql.ErrPktTooLarge) {
+				return fmt.Errorf("target: insert into %s: a row's statement (%d bytes) exceeds the target's max_allowed_packet: "+
+					"raise it on the target to at least twice the largest row (binary values are escaped)", mt.qname, len(stmt))
+			}
 			return fmt.Errorf("target: insert into %s: %w", mt.qname, err)
 		}
 		return nil

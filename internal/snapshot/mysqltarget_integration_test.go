@@ -333,3 +333,28 @@ func TestMySQLTargetRefusals(t *testing.T) {
 		}
 	})
 }
+
+// TestMySQLTargetSameServer: the source server as the target is fine for
+// another database, refused for the source database itself.
+func TestMySQLTargetSameServer(t *testing.T) {
+	env := testenv.Get(t)
+	if env.IsMySQL() {
+		t.Skip("MariaDB source only")
+	}
+	db := env.NewDatabase(t, "mysnap_same")
+	my := env.MySQL(t, db)
+	mustExec(t, my, "CREATE TABLE a (id INT PRIMARY KEY, v VARCHAR(5)); INSERT INTO a VALUES (1, 'x')")
+	opts := testOptions(t, env, db)
+	opts.Method = mysnap.MethodLockFree
+	self, err := config.ParseSource(env.SourceURL(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.MySQLTarget = &self
+	if _, err := Run(context.Background(), opts); exitcode.Of(err) != 2 || !strings.Contains(err.Error(), "is the source database") {
+		t.Errorf("source database as the target: %v (exit %d)", err, exitcode.Of(err))
+	}
+	if n := testenv.MySQLRows(t, my, "SELECT id, v FROM a"); len(n) != 1 {
+		t.Errorf("source table changed: %v", n)
+	}
+}
