@@ -166,8 +166,10 @@ func (r *myRunner) connect(ctx context.Context) error {
 	}
 	var version string
 	var packet int
+	var rocks int
 	probe := sql.OpenDB(conn)
-	err = probe.QueryRowContext(ctx, "SELECT VERSION(), @@max_allowed_packet").Scan(&version, &packet)
+	err = probe.QueryRowContext(ctx, `SELECT VERSION(), @@max_allowed_packet,
+		(SELECT COUNT(*) FROM information_schema.ENGINES WHERE ENGINE = 'ROCKSDB' AND SUPPORT IN ('YES', 'DEFAULT'))`).Scan(&version, &packet, &rocks)
 	probe.Close()
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
@@ -185,6 +187,9 @@ func (r *myRunner) connect(ctx context.Context) error {
 	stmts := mySessionSetup
 	if r.mariadb {
 		stmts = append(append([]string{}, stmts...), mariaDBSessionSetup)
+	}
+	if rocks > 0 {
+		stmts = append(append([]string{}, stmts...), rocksDBSessionSetup)
 	}
 	r.db = sql.OpenDB(setupConnector{Connector: conn, stmts: stmts})
 	r.db.SetMaxOpenConns(r.o.Workers + 2)
