@@ -79,7 +79,7 @@ func runMySQL(ctx context.Context, o Options) (*Report, error) {
 	if o.DryRun {
 		return r.dryRun(), nil
 	}
-	if err := mysqlstate.EnsureSnapshot(ctx, r.ctl, o.TargetEngine); err != nil {
+	if err := mysqlstate.EnsureSnapshot(ctx, r.ctl, r.o.TargetEngine); err != nil {
 		return nil, fmt.Errorf("target: %w", err)
 	}
 	if err := r.lockStream(ctx); err != nil {
@@ -302,9 +302,16 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	txn, err := r.engines(ctx)
+	txn, names, err := r.engines(ctx)
 	if err != nil {
 		return err
+	}
+	if e := r.o.TargetEngine; e != "" {
+		// The target's spelling: SHOW CREATE TABLE prints it so, and the
+		// definitions are compared as text.
+		if r.o.TargetEngine = names[strings.ToLower(e)]; r.o.TargetEngine == "" {
+			return exitcode.ConfigError(fmt.Errorf("--target-engine %s: the target has no such storage engine", e))
+		}
 	}
 	creates, err := r.showCreates(ctx, b.cat.Tables)
 	if err != nil {
@@ -343,22 +350,24 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	return nil
 }
 
-// engines returns which of the target's storage engines have transactions.
-func (r *myRunner) engines(ctx context.Context) (map[string]bool, error) {
-	rows, err := r.ctl.QueryContext(ctx, "SELECT ENGINE, COALESCE(TRANSACTIONS, 'NO') FROM information_schema.ENGINES")
+// engines returns, by lower-case name, which of the target's storage
+// engines have transactions, and each one's name as the target spells it.
+func (r *myRunner) engines(ctx context.Context) (txn map[string]bool, names map[string]string, err error) {
+	rows, err := r.ctl.QueryContext(ctx, "SELECT ENGINE, COALESCE(TRANSACTIONS, 'NO') FROM information_schema.ENGINES WHERE SUPPORT IN ('YES', 'DEFAULT')")
 	if err != nil {
-		return nil, fmt.Errorf("target: list engines: %w", err)
+		return nil, nil, fmt.Errorf("target: list engines: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]bool{}
+	txn, names = map[string]bool{}, map[string]string{}
 	for rows.Next() {
 		var e, t string
 		if err := rows.Scan(&e, &t); err != nil {
-			return nil, fmt.Errorf("target: list engines: %w", err)
+			return nil, nil, fmt.Errorf("target: list engines: %w", err)
 		}
-		out[strings.ToLower(e)] = t == "YES"
+		txn[strings.ToLower(e)] = t == "YES"
+		names[strings.ToLower(e)] = e
 	}
-	return out, rows.Err()
+	return txn, names, rows.Err()
 }
 
 // showCreates reads each table's SHOW CREATE TABLE on one source session

@@ -224,7 +224,7 @@ func TestMySQLTargetForeignKeysKeylessAndState(t *testing.T) {
 			opts, admin := myTestOptions(t, env, db, dst)
 			opts.ChunkRows = 7
 			opts.Workers = 3
-			opts.TargetEngine = engine
+			opts.TargetEngine = strings.ToLower(engine) // taken in the target's spelling
 			rep, err := Run(ctx, opts)
 			if err != nil {
 				t.Fatal(err)

@@ -33,13 +33,22 @@ func TestMySQLTargetResumeAfterSourceChanges(t *testing.T) {
 	if env.IsMySQL() {
 		t.Skip("MariaDB source only (seq tables)")
 	}
-	db := env.NewDatabase(t, "mysnap_resume")
+	for _, engine := range engines(t, env) {
+		t.Run("engine="+engine, func(t *testing.T) {
+			db := env.NewDatabase(t, "mysnap_resume") // the run changes its rows
+			mustExec(t, env.MySQL(t, db), resumeFixture)
+			testMySQLTargetResume(t, env, db, engine)
+		})
+	}
+}
+
+func testMySQLTargetResume(t *testing.T, env *testenv.Env, db, engine string) {
 	my := env.MySQL(t, db)
-	mustExec(t, my, resumeFixture)
 	dst := testenv.UniqueName("mysnap_resume_dst")
 	opts, admin := myTestOptions(t, env, db, dst)
 	opts.ChunkRows = 20
 	opts.Workers = 1
+	opts.TargetEngine = engine
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var copied atomic.Int64

@@ -183,8 +183,14 @@ func (r *myRunner) createTargets(ctx context.Context, acts map[schema.TableID]ac
 	for _, j := range r.b.jobs {
 		a := acts[j.t.TableID]
 		j.state = &tableState{ID: j.t.TableID, TargetSchema: r.dbName, Created: a == actCreate || a == actReplace}
-		err := mysqlstate.InsertSnapshotTable(ctx, tx, r.o.Stream, mysqlstate.SnapshotTable{Database: j.t.Database, Name: j.t.Name,
-			TargetDatabase: r.dbName, Created: j.state.Created})
+		// As the target prints it now (a target of another version may
+		// print the source's definition differently).
+		def, err := r.showTarget(ctx, tx, j.my)
+		if err != nil {
+			return err
+		}
+		err = mysqlstate.InsertSnapshotTable(ctx, tx, r.o.Stream, mysqlstate.SnapshotTable{Database: j.t.Database, Name: j.t.Name,
+			TargetDatabase: r.dbName, Created: j.state.Created, Definition: def})
 		if err != nil {
 			return err
 		}
@@ -212,9 +218,11 @@ func (r *myRunner) checkResume(ctx context.Context, run *runState) error {
 		return err
 	}
 	states := map[schema.TableID]*tableState{}
+	defs := map[schema.TableID]string{}
 	for _, t := range rows {
 		id := schema.TableID{Database: t.Database, Name: t.Name}
 		states[id] = &tableState{ID: id, TargetSchema: t.TargetDatabase, Created: t.Created, Planned: t.Planned}
+		defs[id] = t.Definition
 	}
 	var problems []string
 	for _, j := range r.b.jobs {
@@ -226,10 +234,14 @@ func (r *myRunner) checkResume(ctx context.Context, run *runState) error {
 		if err != nil {
 			return err
 		}
-		if have != j.my.def {
+		want := defs[j.t.TableID]
+		if want == "" {
+			want = j.my.def
+		}
+		if have != want {
 			what := "is missing"
 			if have != "" {
-				what = "has another definition (" + firstDifference(have, j.my.def) + ")"
+				what = "has another definition (" + firstDifference(have, want) + ")"
 			}
 			problems = append(problems, fmt.Sprintf("target table %s %s since the interrupted snapshot of stream %q: re-run with --restart",
 				j.my.qname, what, r.o.Stream))

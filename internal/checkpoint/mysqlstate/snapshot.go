@@ -35,6 +35,7 @@ var snapshotTables = []string{
 	target_db  VARCHAR(64) NOT NULL,             -- the target database holding the copy
 	created    BOOLEAN NOT NULL,                 -- this run created the target table
 	planned    BOOLEAN NOT NULL DEFAULT FALSE,   -- every chunk is in snapshot_chunk
+	definition LONGTEXT NULL,                    -- the target table's SHOW CREATE TABLE when the run began
 	PRIMARY KEY (stream, db_name, table_name)
 ) ENGINE=%s DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
 	`CREATE TABLE IF NOT EXISTS sluice.snapshot_chunk (
@@ -146,12 +147,15 @@ type SnapshotTable struct {
 	TargetDatabase string
 	Created        bool
 	Planned        bool
+	// Definition is the caller's text of the target table's definition as
+	// the run began, to tell on resume that nobody changed it.
+	Definition string
 }
 
 // InsertSnapshotTable records a table of a new run.
 func InsertSnapshotTable(ctx context.Context, q Querier, stream string, t SnapshotTable) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO sluice.snapshot_table (stream, db_name, table_name, target_db, created)
-		VALUES (?, ?, ?, ?, ?)`, stream, t.Database, t.Name, t.TargetDatabase, t.Created)
+	_, err := q.ExecContext(ctx, `INSERT INTO sluice.snapshot_table (stream, db_name, table_name, target_db, created, definition)
+		VALUES (?, ?, ?, ?, ?, ?)`, stream, t.Database, t.Name, t.TargetDatabase, t.Created, t.Definition)
 	if err != nil {
 		return fmt.Errorf("snapshot state: record table %s.%s: %w", t.Database, t.Name, err)
 	}
@@ -160,7 +164,7 @@ func InsertSnapshotTable(ctx context.Context, q Querier, stream string, t Snapsh
 
 // LoadSnapshotTables returns the tables of a stream's run.
 func LoadSnapshotTables(ctx context.Context, q Querier, stream string) ([]SnapshotTable, error) {
-	rows, err := q.QueryContext(ctx, `SELECT db_name, table_name, target_db, created, planned
+	rows, err := q.QueryContext(ctx, `SELECT db_name, table_name, target_db, created, planned, COALESCE(definition, '')
 		FROM sluice.snapshot_table WHERE stream = ?`, stream)
 	if missing(err) {
 		return nil, nil
@@ -172,7 +176,7 @@ func LoadSnapshotTables(ctx context.Context, q Querier, stream string) ([]Snapsh
 	var out []SnapshotTable
 	for rows.Next() {
 		var t SnapshotTable
-		if err := rows.Scan(&t.Database, &t.Name, &t.TargetDatabase, &t.Created, &t.Planned); err != nil {
+		if err := rows.Scan(&t.Database, &t.Name, &t.TargetDatabase, &t.Created, &t.Planned, &t.Definition); err != nil {
 			return nil, fmt.Errorf("snapshot state: load tables: %w", err)
 		}
 		out = append(out, t)
