@@ -16,7 +16,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
-	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
@@ -395,7 +394,12 @@ func (r *myRunner) showCreates(ctx context.Context, tables []*schema.Table) (map
 
 // newJob prepares a table's reads and writes.
 func (r *myRunner) newJob(t *schema.Table, mt *myTable) *tableJob {
-	j := &tableJob{t: t, my: mt, cols: ddl.WritableColumns(t)}
+	j := &tableJob{t: t, my: mt}
+	for i, c := range t.Columns {
+		if c.GenerationExpr == "" { // the target computes generated columns itself
+			j.cols = append(j.cols, i)
+		}
+	}
 	var quoted []string
 	for _, i := range j.cols {
 		c := t.Columns[i]

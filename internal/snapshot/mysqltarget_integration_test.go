@@ -358,3 +358,68 @@ func TestMySQLTargetSameServer(t *testing.T) {
 		t.Errorf("source table changed: %v", n)
 	}
 }
+
+// TestMySQLTargetMySQLToMySQL copies the MySQL 9.7 corpus (binary JSON,
+// utf8mb4_0900 collations, MySQL's float printing) into another database
+// of the same MySQL server, the only MySQL target the sandbox has, and
+// compares every column byte for byte. sluice's state goes to that
+// server's database sluice, dropped at the end when this test created it.
+func TestMySQLTargetMySQLToMySQL(t *testing.T) {
+	env := testenv.GetFlavor(t, testenv.MySQL)
+	ctx := context.Background()
+	root := env.MySQL(t, "")
+	var had int
+	if err := root.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'sluice'").Scan(&had); err != nil {
+		t.Fatal(err)
+	}
+	if had == 0 {
+		t.Cleanup(func() { root.Exec("DROP DATABASE IF EXISTS sluice") })
+	}
+	corpus := typecorpus.For(true)
+	db := env.NewDatabase(t, "mysnap_my")
+	dst := env.NewDatabase(t, "mysnap_my_dst")
+	my := env.MySQL(t, db)
+	mustExec(t, my, corpus.CreateTable("every"))
+	mustExec(t, my, "SET SESSION sql_mode = ''; "+corpus.Insert("every"))
+	opts := testOptions(t, env, db)
+	target, err := config.ParseSource(env.SourceURL(dst))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.MySQLTarget = &target
+	opts.ChunkRows = 2
+	t.Cleanup(func() {
+		for _, tbl := range []string{"snapshot_chunk", "snapshot_table", "snapshot_run", "checkpoint", "schema_history"} {
+			root.Exec("DELETE FROM sluice."+tbl+" WHERE stream = ?", opts.Stream)
+		}
+	})
+	rep, err := Run(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rows != int64(typecorpus.Rows) || rep.Position.IsZero() {
+		t.Errorf("report: %d rows at %s", rep.Rows, rep.Position)
+	}
+	for _, c := range corpus {
+		q := "`" + c.Name + "`"
+		exprs := []string{"HEX(" + q + ")"}
+		switch d := strings.ToUpper(c.DDL); {
+		case strings.HasPrefix(d, "FLOAT") || strings.HasPrefix(d, "DOUBLE"):
+			exprs = append(exprs, "CAST("+q+" AS DOUBLE)")
+		case strings.HasPrefix(d, "JSON"):
+			exprs = append(exprs, "CAST("+q+" AS CHAR)", "JSON_TYPE("+q+")")
+		}
+		for _, e := range exprs {
+			src := readByID(t, my, "`"+db+"`.every", e)
+			got := readByID(t, my, "`"+dst+"`.every", e)
+			if len(src) != typecorpus.Rows || len(got) != len(src) {
+				t.Errorf("%s: %d rows on the source, %d on the target", e, len(src), len(got))
+			}
+			for id, want := range src {
+				if got[id] != want {
+					t.Errorf("%s (%s) row %d: target %.80s, source %.80s", e, c.DDL, id, got[id], want)
+				}
+			}
+		}
+	}
+}
