@@ -318,7 +318,7 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	}
 	var problems []string
 	for _, t := range b.cat.Tables {
-		mt, err := retarget(creates[t.TableID], r.dbName, t.Name, r.o.TargetEngine)
+		mt, err := retarget(creates[t.TableID], t.TableID.String(), r.dbName, t.Name, r.o.TargetEngine)
 		if err == nil {
 			err = checkEngineTypes(t, r.o.TargetEngine)
 		}

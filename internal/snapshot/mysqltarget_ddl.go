@@ -38,13 +38,13 @@ var (
 	autoIncRe = regexp.MustCompile(` AUTO_INCREMENT=[0-9]+`)
 )
 
-// retarget turns a source's SHOW CREATE TABLE (as printed with an empty sql_mode,
+// retarget turns a source table's (src, for messages) SHOW CREATE TABLE (as printed with an empty sql_mode,
 // so with backquotes) into the plan of the target table db.name: ENGINE=
 // rewritten when engine is set; with ROCKSDB, foreign keys are left out
 // (MyRocks has none: a warning names each) and FULLTEXT/SPATIAL indexes are
 // refused (MyRocks has neither, and dropping an index silently would change
 // what the target answers). AUTO_INCREMENT= is kept.
-func retarget(showCreate, db, name, engine string) (*myTable, error) {
+func retarget(showCreate, src, db, name, engine string) (*myTable, error) {
 	prefix := "CREATE TABLE " + mysnap.QuoteMy(name) + " ("
 	if !strings.HasPrefix(showCreate, prefix) {
 		return nil, fmt.Errorf("unexpected SHOW CREATE TABLE output for %s: %.80q", name, showCreate)
@@ -67,7 +67,7 @@ func retarget(showCreate, db, name, engine string) (*myTable, error) {
 		d := strings.TrimSuffix(strings.TrimSpace(l), ",")
 		switch {
 		case rocks && strings.HasPrefix(d, "CONSTRAINT ") && strings.Contains(d, " FOREIGN KEY "):
-			t.warnings = append(t.warnings, fmt.Sprintf("%s: foreign key left out (ROCKSDB has no foreign keys): %s", name, d))
+			t.warnings = append(t.warnings, fmt.Sprintf("%s: foreign key left out (ROCKSDB has no foreign keys): %s", src, d))
 			continue
 		case rocks && (strings.HasPrefix(d, "FULLTEXT ") || strings.HasPrefix(d, "SPATIAL ")):
 			refused = append(refused, d)
@@ -76,7 +76,7 @@ func retarget(showCreate, db, name, engine string) (*myTable, error) {
 	}
 	if len(refused) > 0 {
 		return nil, fmt.Errorf("table %s has indexes ROCKSDB does not support: %s; exclude the table (--exclude) or use another --target-engine",
-			name, strings.Join(refused, "; "))
+			src, strings.Join(refused, "; "))
 	}
 	tail := strings.Join(lines[end:], "\n")
 	if engine != "" {
@@ -131,7 +131,7 @@ func checkEngineTypes(t *schema.Table, engine string) error {
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("table %s has columns ROCKSDB cannot store: %s; exclude the table (--exclude) or use another --target-engine",
-			t.Name, strings.Join(bad, ", "))
+			t.TableID, strings.Join(bad, ", "))
 	}
 	return nil
 }

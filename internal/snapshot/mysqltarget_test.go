@@ -15,7 +15,7 @@ const showCreateFixture = "CREATE TABLE `child` (\n" +
 	") ENGINE=InnoDB AUTO_INCREMENT=101 DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
 
 func TestRetargetKeepsTheDefinition(t *testing.T) {
-	mt, err := retarget(showCreateFixture, "replica", "child", "")
+	mt, err := retarget(showCreateFixture, "app.child", "replica", "child", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestRetargetKeepsTheDefinition(t *testing.T) {
 }
 
 func TestRetargetRocksDB(t *testing.T) {
-	mt, err := retarget(showCreateFixture, "replica", "child", "ROCKSDB")
+	mt, err := retarget(showCreateFixture, "app.child", "replica", "child", "ROCKSDB")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +43,10 @@ func TestRetargetRocksDB(t *testing.T) {
 		t.Errorf("warnings %v, want the left-out foreign key named", mt.warnings)
 	}
 	ft := "CREATE TABLE `doc` (\n  `id` int(11) NOT NULL,\n  `body` text,\n  PRIMARY KEY (`id`),\n  FULLTEXT KEY `body` (`body`)\n) ENGINE=InnoDB"
-	if _, err := retarget(ft, "replica", "doc", "ROCKSDB"); err == nil || !strings.Contains(err.Error(), "FULLTEXT KEY `body`") {
+	if _, err := retarget(ft, "app.doc", "replica", "doc", "ROCKSDB"); err == nil || !strings.Contains(err.Error(), "FULLTEXT KEY `body`") {
 		t.Errorf("FULLTEXT into ROCKSDB: %v, want a refusal naming the index", err)
 	}
-	if _, err := retarget(ft, "replica", "doc", ""); err != nil {
+	if _, err := retarget(ft, "app.doc", "replica", "doc", ""); err != nil {
 		t.Errorf("FULLTEXT into the source's engine: %v", err)
 	}
 }
