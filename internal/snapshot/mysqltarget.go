@@ -33,7 +33,6 @@ type myRunner struct {
 	o       Options
 	log     *slog.Logger
 	db      *sql.DB   // target pool, every connection set up by mySessionSetup
-	ctl     *sql.Conn // DDL and state outside the workers
 	lock    *sql.Conn // holds the stream's GET_LOCK
 	dbName  string    // the target database
 	mariadb bool
@@ -78,7 +77,7 @@ func runMySQL(ctx context.Context, o Options) (*Report, error) {
 	if o.DryRun {
 		return r.dryRun(), nil
 	}
-	if err := mysqlstate.EnsureSnapshot(ctx, r.ctl, r.o.TargetEngine); err != nil {
+	if err := mysqlstate.EnsureSnapshot(ctx, r.db, r.o.TargetEngine); err != nil {
 		return nil, fmt.Errorf("target: %w", err)
 	}
 	if err := r.lockStream(ctx); err != nil {
@@ -135,9 +134,6 @@ func (r *myRunner) close() {
 		_, _ = r.lock.ExecContext(context.Background(), "SELECT RELEASE_LOCK(?)", mysqlstate.SnapshotLockName(r.o.Stream))
 		r.lock.Close()
 	}
-	if r.ctl != nil {
-		r.ctl.Close()
-	}
 	if r.db != nil {
 		r.db.Close()
 	}
@@ -146,7 +142,7 @@ func (r *myRunner) close() {
 
 // connect opens the source pool (a reader session per worker, metadata,
 // the lock) and the target pool (every connection set up for the load:
-// a transaction per chunk, plus ctl and the lock), and refuses a target
+// a transaction per chunk, DDL and state, the lock), and refuses a target
 // database that is the source database itself.
 func (r *myRunner) connect(ctx context.Context) error {
 	var err error
@@ -193,9 +189,6 @@ func (r *myRunner) connect(ctx context.Context) error {
 	r.db = sql.OpenDB(setupConnector{Connector: conn, stmts: stmts})
 	r.db.SetMaxOpenConns(r.o.Workers + 2)
 	r.db.SetMaxIdleConns(r.o.Workers + 2)
-	if r.ctl, err = r.db.Conn(ctx); err != nil {
-		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
-	}
 	if r.sameServer, err = r.isSourceServer(ctx); err != nil {
 		return err
 	}
@@ -212,14 +205,19 @@ func (r *myRunner) isSourceServer(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	name := "sluice probe " + hex.EncodeToString(rnd[:])
+	c, err := r.db.Conn(ctx) // the lock is the session's
+	if err != nil {
+		return false, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", r.o.MySQLTarget.Redacted(), err))
+	}
+	defer c.Close()
 	var got sql.NullInt64
-	if err := r.ctl.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", name).Scan(&got); err != nil {
+	if err := c.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", name).Scan(&got); err != nil {
 		return false, fmt.Errorf("target: GET_LOCK: %w", err)
 	}
 	if got.Int64 != 1 {
 		return false, fmt.Errorf("target: GET_LOCK(%q) returned %v", name, got)
 	}
-	defer r.ctl.ExecContext(ctx, "DO RELEASE_LOCK(?)", name)
+	defer c.ExecContext(ctx, "DO RELEASE_LOCK(?)", name)
 	var holder sql.NullInt64
 	if err := r.b.src.DB.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", name).Scan(&holder); err != nil {
 		return false, fmt.Errorf("source: IS_USED_LOCK: %w", err)
@@ -352,7 +350,7 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 // engines returns, by lower-case name, which of the target's storage
 // engines have transactions, and each one's name as the target spells it.
 func (r *myRunner) engines(ctx context.Context) (txn map[string]bool, names map[string]string, err error) {
-	rows, err := r.ctl.QueryContext(ctx, "SELECT ENGINE, COALESCE(TRANSACTIONS, 'NO') FROM information_schema.ENGINES WHERE SUPPORT IN ('YES', 'DEFAULT')")
+	rows, err := r.db.QueryContext(ctx, "SELECT ENGINE, COALESCE(TRANSACTIONS, 'NO') FROM information_schema.ENGINES WHERE SUPPORT IN ('YES', 'DEFAULT')")
 	if err != nil {
 		return nil, nil, fmt.Errorf("target: list engines: %w", err)
 	}

@@ -21,7 +21,7 @@ func (r *myRunner) copyAll(ctx context.Context, p *mysnap.Point) error {
 	r.pass++
 	r.pos = p.Position
 	b.report.Pass = r.pass
-	if err := mysqlstate.StartSnapshotPass(ctx, r.ctl, r.o.Stream, r.pass, r.pos.Encode(), string(p.Method), p.LockHeld.Milliseconds()); err != nil {
+	if err := mysqlstate.StartSnapshotPass(ctx, r.db, r.o.Stream, r.pass, r.pos.Encode(), string(p.Method), p.LockHeld.Milliseconds()); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -13,7 +13,7 @@ import (
 // and the run's completion, in one target transaction. The foreign keys came
 // with the CREATE TABLEs (the load ran with foreign_key_checks off).
 func (r *myRunner) finish(ctx context.Context) error {
-	tx, err := r.ctl.BeginTx(ctx, nil)
+	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("target: %w", err)
 	}
@@ -71,7 +71,7 @@ func (r *myRunner) alreadyComplete(ctx context.Context, run *runState) (*Report,
 func (r *myRunner) sumChunks(ctx context.Context, rep *Report) error {
 	rep.Tables, rep.Rows, rep.Bytes, rep.PerTable = len(r.b.jobs), 0, 0, nil
 	for _, j := range r.b.jobs {
-		chunks, err := mysqlstate.LoadSnapshotChunks(ctx, r.ctl, r.o.Stream, j.t.Database, j.t.Name)
+		chunks, err := mysqlstate.LoadSnapshotChunks(ctx, r.db, r.o.Stream, j.t.Database, j.t.Name)
 		if err != nil {
 			return err
 		}

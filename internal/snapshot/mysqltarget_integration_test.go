@@ -239,7 +239,7 @@ func TestMySQLTargetForeignKeysKeylessAndState(t *testing.T) {
 				t.Errorf("text report lacks the view or the per-table lines:\n%s", text.String())
 			}
 			var fks int
-			if err := admin.QueryRow("SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ?", dst).Scan(&fks); err != nil {
+			if err := admin.QueryRow("SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? AND UNIQUE_CONSTRAINT_SCHEMA = ?", dst, dst).Scan(&fks); err != nil {
 				t.Fatal(err)
 			}
 			warned := 0

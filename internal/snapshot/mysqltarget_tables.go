@@ -27,7 +27,7 @@ func (r *myRunner) fingerprint() fingerprint {
 }
 
 func (r *myRunner) loadRun(ctx context.Context) (*runState, error) {
-	row, err := mysqlstate.LoadSnapshotRun(ctx, r.ctl, r.o.Stream)
+	row, err := mysqlstate.LoadSnapshotRun(ctx, r.db, r.o.Stream)
 	if err != nil || row == nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (r *myRunner) showTarget(ctx context.Context, q mysqlstate.Querier, mt *myT
 
 func (r *myRunner) hasRows(ctx context.Context, mt *myTable) (bool, error) {
 	var one int
-	err := r.ctl.QueryRowContext(ctx, "SELECT 1 FROM "+mt.qname+" LIMIT 1").Scan(&one)
+	err := r.db.QueryRowContext(ctx, "SELECT 1 FROM "+mt.qname+" LIMIT 1").Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -79,7 +79,7 @@ func (r *myRunner) checkTargets(ctx context.Context) (map[schema.TableID]action,
 	var problems []string
 	for _, j := range r.b.jobs {
 		mt := j.my
-		have, err := r.showTarget(ctx, r.ctl, mt)
+		have, err := r.showTarget(ctx, r.db, mt)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +151,7 @@ func (r *myRunner) applyActions(ctx context.Context, acts map[schema.TableID]act
 		}
 	}
 	for _, s := range stmts {
-		if _, err := r.ctl.ExecContext(ctx, s); err != nil {
+		if _, err := r.db.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("target: %s: %w", firstLine(s), err)
 		}
 	}
@@ -172,7 +172,7 @@ func (r *myRunner) createTargets(ctx context.Context, acts map[schema.TableID]ac
 	if err != nil {
 		return err
 	}
-	tx, err := r.ctl.BeginTx(ctx, nil)
+	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("target: %w", err)
 	}
@@ -213,7 +213,7 @@ func (r *myRunner) checkResume(ctx context.Context, run *runState) error {
 		return exitcode.ConfigError(fmt.Errorf("the source schema changed since the interrupted snapshot of stream %q "+
 			"(tables %s): the copied part no longer matches; re-run with --restart", r.o.Stream, strings.Join(changed, ", ")))
 	}
-	rows, err := mysqlstate.LoadSnapshotTables(ctx, r.ctl, r.o.Stream)
+	rows, err := mysqlstate.LoadSnapshotTables(ctx, r.db, r.o.Stream)
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func (r *myRunner) checkResume(ctx context.Context, run *runState) error {
 			return exitcode.ConfigError(fmt.Errorf("the interrupted snapshot of stream %q has no record of table %s: re-run with --restart",
 				r.o.Stream, j.t.TableID))
 		}
-		have, err := r.showTarget(ctx, r.ctl, j.my)
+		have, err := r.showTarget(ctx, r.db, j.my)
 		if err != nil {
 			return err
 		}
@@ -259,7 +259,7 @@ func (r *myRunner) checkResume(ctx context.Context, run *runState) error {
 // empties the ones it reused, deletes the run state, the checkpoint and the
 // schema history of the stream.
 func (r *myRunner) restart(ctx context.Context) error {
-	states, err := mysqlstate.LoadSnapshotTables(ctx, r.ctl, r.o.Stream)
+	states, err := mysqlstate.LoadSnapshotTables(ctx, r.db, r.o.Stream)
 	if err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func (r *myRunner) restart(ctx context.Context) error {
 		mt := &myTable{qname: mysnap.QuoteMy(st.TargetDatabase) + "." + mysnap.QuoteMy(st.Name)}
 		stmt := "DROP TABLE IF EXISTS " + mt.qname
 		if !st.Created {
-			have, err := r.showTarget(ctx, r.ctl, mt)
+			have, err := r.showTarget(ctx, r.db, mt)
 			if err != nil {
 				return err
 			}
@@ -276,11 +276,11 @@ func (r *myRunner) restart(ctx context.Context) error {
 			}
 			stmt = "TRUNCATE TABLE " + mt.qname
 		}
-		if _, err := r.ctl.ExecContext(ctx, stmt); err != nil {
+		if _, err := r.db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("restart: %s: %w", stmt, err)
 		}
 	}
-	tx, err := r.ctl.BeginTx(ctx, nil)
+	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("target: %w", err)
 	}

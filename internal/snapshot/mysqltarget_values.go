@@ -183,12 +183,14 @@ func isInteger(v []byte) bool {
 // AUTO_INCREMENT column, no NO_BACKSLASH_ESCAPES for appendQuoted), UTC for
 // TIMESTAMP values read in UTC, and no foreign key or unique checks during
 // the load (the source's data already satisfied them; tables load in any
-// order).
+// order). A session may sit idle for the whole copy (the stream's lock):
+// wait_timeout at its maximum, a year.
 var mySessionSetup = []string{
 	"SET NAMES binary",
 	"SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'",
 	"SET SESSION time_zone = '+00:00'",
 	"SET SESSION foreign_key_checks = 0, unique_checks = 0",
+	"SET SESSION wait_timeout = 31536000",
 }
 
 // mariaDBSessionSetup: CHECK constraints (MariaDB checks them, e.g. a JSON
