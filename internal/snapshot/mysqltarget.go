@@ -131,7 +131,7 @@ func runMySQL(ctx context.Context, o Options) (*Report, error) {
 
 func (r *myRunner) close() {
 	if r.lock != nil {
-		_, _ = r.lock.ExecContext(context.Background(), "SELECT RELEASE_LOCK(?)", mysqlstate.SnapshotLockName(r.o.Stream))
+		_, _ = r.lock.ExecContext(context.Background(), "DO RELEASE_LOCK(?)", mysqlstate.SnapshotLockName(r.o.Stream))
 		r.lock.Close()
 	}
 	if r.db != nil {
