@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,7 +21,7 @@ import (
 func newSnapshotCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "snapshot",
-		Short: "Copy schema and data from MySQL/MariaDB into PostgreSQL at one consistent instant",
+		Short: "Copy schema and data from MySQL/MariaDB into PostgreSQL (or MySQL/MariaDB) at one consistent instant",
 		Long: `snapshot creates the PostgreSQL tables for the selected MySQL/MariaDB tables and
 copies their rows as of one instant of the source, in parallel key-range chunks
 over binary COPY, without stopping writes on the source (a global read lock is
@@ -35,12 +36,18 @@ changed by --zero-date/--nul-char and the objects not migrated (views, triggers,
 routines, events); --objects-sql FILE writes them with best-effort PostgreSQL
 translations for review. See docs/snapshot.md.
 
+With a mysql:// --target (same flavor as the source) the tables are created from
+the source's own SHOW CREATE TABLE in the URL's database (--target-engine
+rewrites ENGINE=, e.g. ROCKSDB) and the rows are written byte for byte; the state
+is kept in the target's "sluice" database.
+
 Exit codes: 0 done, 1 failure while copying (the message names the table, chunk
 and cause), 2 configuration or pre-flight error (nothing copied).`,
 		Example: `  sluice snapshot --source mysql://sluice:pw@db1:3306/shop --target postgres://sluice:pw@pg1:5432/shop
   sluice snapshot --include 'shop.order*' --exclude 'shop.order_archive' --workers 8
   sluice snapshot --schema-only                      # tables, indexes, foreign keys; no rows
-  sluice snapshot --restart --drop-existing --json   # start over, replace what is there`,
+  sluice snapshot --restart --drop-existing --json   # start over, replace what is there
+  sluice snapshot --source mysql://sluice:pw@db1:3306/app --target mysql://sluice:pw@db2:3306/replica --target-engine ROCKSDB`,
 		RunE: runSnapshot,
 	}
 	addSourceFlag(cmd)
@@ -52,6 +59,7 @@ and cause), 2 configuration or pre-flight error (nothing copied).`,
 	addJSONFlag(cmd)
 	addMetricsFlag(cmd)
 	addSnapshotFlags(cmd)
+	addTargetEngineFlag(cmd)
 	return cmd
 }
 
@@ -110,12 +118,13 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 	}
 	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{
 		Source: true, Snapshot: true, Target: true, TargetCreate: !k.Bool("data-only"),
+		TargetEngine: k.String("target-engine"),
 	})
 	if err != nil {
 		return snapshot.Options{}, err
 	}
-	if err := ep.postgresOnly("snapshot"); err != nil {
-		return snapshot.Options{}, err
+	if ep.MySQLTarget == nil && k.String("target-engine") != "" {
+		return snapshot.Options{}, exitcode.ConfigError(errors.New("--target-engine applies to a MySQL target (mysql:// --target) only"))
 	}
 	opts := snapshot.Options{
 		Source: ep.Source, Target: ep.Target, MaxRate: maxRate,
@@ -126,6 +135,7 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 		DropExisting: k.Bool("drop-existing"), Restart: k.Bool("restart"),
 		Method: method, LockWaitTimeout: k.Duration("lock-wait-timeout"),
 		Log: s.Log, Progress: cmd.ErrOrStderr(),
+		MySQLTarget: ep.MySQLTarget, TargetEngine: k.String("target-engine"),
 	}
 	if file, ok := cmd.ErrOrStderr().(*os.File); ok && isatty.IsTerminal(file.Fd()) && !k.Bool("json") {
 		opts.Terminal = true

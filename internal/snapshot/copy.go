@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"sync"
 
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
@@ -53,15 +52,7 @@ func (r *runner) copyAll(ctx context.Context, p *mysnap.Point) error {
 	r.postSem = make(chan struct{}, r.o.Workers)
 	r.postCtx = ctx
 	r.prog = r.newProgress(ctx)
-	var wg sync.WaitGroup
-	for _, s := range p.Sessions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.worker(ctx, cancel, s)
-		}()
-	}
-	wg.Wait()
+	runWorkers(ctx, cancel, r.sched, p.Sessions, r)
 	r.postWG.Wait()
 	r.prog.stop()
 	if err := r.sched.failed(); err != nil {
@@ -73,29 +64,6 @@ func (r *runner) copyAll(ctx context.Context, p *mysnap.Point) error {
 		}
 	}
 	return ctx.Err()
-}
-
-func (r *runner) worker(ctx context.Context, cancel context.CancelFunc, sess *sql.Conn) {
-	for {
-		t := r.sched.next()
-		if t == nil {
-			return
-		}
-		var err error
-		if t.chunk == nil {
-			err = r.prepare(ctx, sess, t.job)
-		} else {
-			err = r.copyChunk(ctx, sess, t)
-		}
-		if err != nil {
-			if ctx.Err() != nil && r.sched.failed() != nil {
-				err = r.sched.failed() // a consequence of the first failure
-			}
-			r.sched.fail(err)
-			cancel()
-		}
-		r.sched.done()
-	}
 }
 
 // prepare makes a table's chunks known: on resume it re-checks chunks an

@@ -28,6 +28,12 @@ const DefaultChunkRows = 100_000
 type Options struct {
 	Source config.MySQL
 	Target config.Postgres
+	// MySQLTarget, when set, is the target instead of Target: a MySQL or
+	// MariaDB database that receives the tables (mysqltarget*.go).
+	MySQLTarget *config.MySQL
+	// TargetEngine (MySQL target only) replaces the ENGINE= of every table
+	// created ("" keeps each source table's engine).
+	TargetEngine string
 	// Include, Exclude: db.table patterns (schema.NewFilter); SchemaMap: src=dst.
 	Include, Exclude, SchemaMap []string
 	ZeroDate                    typemap.ZeroDatePolicy
@@ -123,6 +129,9 @@ type fingerprint struct {
 	ZeroDate  string   `json:"zero_date"`
 	Nul       string   `json:"nul"`
 	DataOnly  bool     `json:"data_only"`
+	// MySQL target only.
+	TargetDatabase string `json:"target_database,omitempty"`
+	TargetEngine   string `json:"target_engine,omitempty"`
 }
 
 func (o Options) fingerprint() fingerprint {

@@ -67,6 +67,10 @@ type TableReport struct {
 	Rows   int64  `json:"rows"`
 	Bytes  int64  `json:"bytes"`
 	Chunks int    `json:"chunks"`
+	// Seconds and MBPerSec: this run's copy time of the table (summed over
+	// the workers' chunks) and its rate; set by the MySQL target's snapshot.
+	Seconds  float64 `json:"seconds,omitempty"`
+	MBPerSec float64 `json:"mb_per_sec,omitempty"`
 }
 
 // ChangedValues is the total of values a policy changed.
@@ -124,6 +128,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "resumed (pass %d): %d chunks copied, %d earlier chunks unchanged and kept, %d re-copied because the source changed\n",
 			r.Pass, r.ChunksCopied, r.ChunksKept, r.ChunksRecopied)
 	}
+	writePerTable(&b, r.PerTable)
 	if len(r.Changes) > 0 {
 		fmt.Fprintf(&b, "values changed by policy (%d):\n", r.ChangedValues())
 		for _, c := range r.Changes {
@@ -190,5 +195,21 @@ func writePlan(b *strings.Builder, r *Report) {
 	}
 	if len(r.NotMigrated) > 0 {
 		fmt.Fprintf(b, "\nnot migrated (views, triggers, routines, events): %s\n", strings.Join(r.NotMigrated, ", "))
+	}
+}
+
+// writePerTable lists the tables with their rows, bytes and this run's
+// rate, when the run measured them (the MySQL target's snapshot).
+func writePerTable(b *strings.Builder, tables []TableReport) {
+	timed := false
+	for _, t := range tables {
+		timed = timed || t.Seconds > 0
+	}
+	if !timed {
+		return
+	}
+	fmt.Fprintf(b, "tables (%d):\n", len(tables))
+	for _, t := range tables {
+		fmt.Fprintf(b, "  %s → %s: %d rows, %s, %d chunks, %.1f MB/s\n", t.Source, t.Target, t.Rows, megabytes(t.Bytes), t.Chunks, t.MBPerSec)
 	}
 }

@@ -26,7 +26,8 @@ import (
 // and its progress.
 type tableJob struct {
 	t     *schema.Table
-	plan  *ddl.TablePlan
+	plan  *ddl.TablePlan // PostgreSQL target
+	my    *myTable       // MySQL target
 	ident pgx.Identifier // target table
 	key   *mysnap.Key    // nil: copied as one chunk
 	// cols are the copied columns (ddl.WritableColumns), selects their
@@ -91,6 +92,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if o.MySQLTarget != nil {
+		return runMySQL(ctx, o)
 	}
 	r := &runner{o: o, log: o.Log, start: time.Now(), byID: map[schema.TableID]*tableJob{},
 		limit: mysnap.NewThrottle(o.MaxRate)}

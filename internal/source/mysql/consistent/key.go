@@ -244,3 +244,9 @@ func (k *Key) rangeWhere(lo, hi Bound) (string, []any, error) {
 	}
 	return strings.Join(parts, " AND "), args, nil
 }
+
+// RangeWhere is the WHERE clause (without the keyword) of the range
+// (lo, hi] and its arguments; "" when both are unbounded. A MySQL target
+// whose table has the source's definition compares keys the same way, so
+// the clause also selects a chunk's rows there.
+func (k *Key) RangeWhere(lo, hi Bound) (string, []any, error) { return k.rangeWhere(lo, hi) }
