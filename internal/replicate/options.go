@@ -36,7 +36,7 @@ type Options struct {
 	// database in scope. TargetEngine is --target-engine there.
 	MySQLTarget  *config.MySQL
 	TargetEngine string
-	Stream string
+	Stream       string
 	// ServerID is the replica id sluice reads the binlog with; 0 derives
 	// one from the stream name and the target (DefaultServerID).
 	ServerID uint32

@@ -146,7 +146,9 @@ func (r rewriter) rewrite(stmt string) string {
 	}
 	text := func(k int) string { t := toks[sig[k]]; return stmt[t.start:t.end] }
 	kind := func(k int) tokKind { return toks[sig[k]].kind }
-	word := func(k int, w string) bool { return k >= 0 && k < len(sig) && kind(k) == tkWord && strings.EqualFold(text(k), w) }
+	word := func(k int, w string) bool {
+		return k >= 0 && k < len(sig) && kind(k) == tkWord && strings.EqualFold(text(k), w)
+	}
 	punct := func(k int, p string) bool { return k >= 0 && k < len(sig) && kind(k) == tkPunct && text(k) == p }
 	name := func(k int) string {
 		s := text(k)
