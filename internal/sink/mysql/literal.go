@@ -43,6 +43,31 @@ func encoderOf(c schema.Column, mysqlJSON bool) encoder {
 				return append(buf, " USING utf8mb4)"...), err
 			}
 		}
+	case "bit":
+		// BIT values are unsigned: BIT(64) with the top bit set arrives negative.
+		return func(buf []byte, v any) ([]byte, error) { return encodeAny(buf, v, 64) }
+	case "binary", "inet6", "inet4", "uuid":
+		// BINARY(n) is stored padded with 0x00 to n bytes, and the binlog
+		// carries it without the padding: padded here, the literal equals
+		// the stored value (keys, keyless comparisons). MariaDB's INET6,
+		// INET4 and UUID are fixed binary strings too (16, 4, 16 bytes): a
+		// shorter value would not be one at all.
+		n := map[string]int{"binary": int(c.CharMaxLength), "inet6": 16, "inet4": 4, "uuid": 16}[c.DataType]
+		return func(buf []byte, v any) ([]byte, error) {
+			var b []byte
+			switch x := v.(type) {
+			case string:
+				b = []byte(x)
+			case []byte:
+				b = x
+			default:
+				return encodeAny(buf, v, 0)
+			}
+			if len(b) < n {
+				b = append(append(make([]byte, 0, n), b...), make([]byte, n-len(b))...)
+			}
+			return quote(buf, b), nil
+		}
 	}
 	bits := 0
 	if c.Unsigned {

@@ -61,6 +61,8 @@ func newPlan(t *schema.Table, targetDB string, mysqlJSON bool) (*plan, error) {
 			switch {
 			case c.DataType == "json" && mysqlJSON:
 				p.where = append(p.where, [2]string{q + " <=> CAST(", " AS JSON)"})
+			case c.DataType == "enum" || c.DataType == "set":
+				p.where = append(p.where, [2]string{q + " <=> ", ""}) // by index and bit mask, as they arrive
 			case c.Charset != "" && c.Charset != "binary":
 				p.where = append(p.where, [2]string{"CAST(" + q + " AS BINARY) <=> ", ""})
 			default:
