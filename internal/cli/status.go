@@ -11,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
@@ -21,7 +23,7 @@ func newStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show a stream's checkpoint in the target: position, schema version, age, and lag behind the source",
-		Long: `status reads the target's "sluice" schema and prints the stream's applied binlog
+		Long: `status reads the target's "sluice" schema (on a MySQL target: database) and prints the stream's applied binlog
 position, its schema-history version, when it was last written and the source
 commit time it covers. With --source it also reads the source's current binlog
 position and reports the lag: 0 when the checkpoint is at the source's position,
@@ -29,6 +31,7 @@ else the time since the source committed the last applied transaction.
 
 Exit codes: 0 printed, 1 the stream has no checkpoint, 2 configuration error.`,
 		Example: `  sluice status --target postgres://sluice:pw@pg1:5432/shop
+  sluice status --target mysql://sluice:pw@db2:3306/replica --stream shop
   sluice status --target postgres://sluice:pw@pg1:5432/shop --source mysql://sluice:pw@db1:3306/shop --json`,
 		Args: cobra.NoArgs,
 		RunE: runStatus,
@@ -63,7 +66,7 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	k := s.K
-	target, err := config.ParseTarget(k.String("target"))
+	target, err := config.ParseAnyTarget(k.String("target"))
 	if err != nil {
 		return exitcode.ConfigError(err)
 	}
@@ -88,18 +91,19 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-func readStatus(ctx context.Context, target config.Postgres, source *config.MySQL, stream string) (*streamStatus, error) {
-	conn, err := pgx.Connect(ctx, target.ConnString())
-	if err != nil {
-		return nil, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", target.Redacted(), err))
+func readStatus(ctx context.Context, target config.Target, source *config.MySQL, stream string) (*streamStatus, error) {
+	read, where := readPGState, ""
+	if target.MySQL != nil {
+		read, where = readMySQLState, target.MySQL.Redacted()
+	} else {
+		where = target.Postgres.Redacted()
 	}
-	defer conn.Close(context.Background())
-	cp, err := checkpoint.Load(ctx, conn, stream, binlogpos.Decode)
+	cp, replicator, err := read(ctx, target, stream)
 	if err != nil {
 		return nil, err
 	}
 	if cp == nil {
-		return nil, fmt.Errorf("stream %q has no checkpoint in %s: run `sluice snapshot` or `sluice migrate` first", stream, target.Redacted())
+		return nil, fmt.Errorf("stream %q has no checkpoint in %s: run `sluice snapshot` or `sluice migrate` first", stream, where)
 	}
 	applied, err := binlogpos.From(cp.Position)
 	if err != nil {
@@ -107,12 +111,8 @@ func readStatus(ctx context.Context, target config.Postgres, source *config.MySQ
 	}
 
 	st := &streamStatus{Stream: stream, Position: applied, SchemaVersion: cp.SchemaVersion,
-		UpdatedAt: cp.UpdatedAt, AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds()}
-	holders, err := checkpoint.StreamHolders(ctx, conn, stream)
-	if err != nil {
-		return nil, err
-	}
-	st.Replicator = checkpoint.Describe(holders)
+		UpdatedAt: cp.UpdatedAt, AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds(),
+		Replicator: replicator}
 	if !cp.SourceTime.IsZero() {
 		t := cp.SourceTime
 		st.SourceTime = &t
@@ -145,6 +145,47 @@ func readStatus(ctx context.Context, target config.Postgres, source *config.MySQ
 		st.LagSeconds = &lag
 	}
 	return st, nil
+}
+
+// readPGState reads a stream's checkpoint in a PostgreSQL target and who
+// replicates it now.
+func readPGState(ctx context.Context, target config.Target, stream string) (*checkpoint.State, string, error) {
+	conn, err := pgx.Connect(ctx, target.Postgres.ConnString())
+	if err != nil {
+		return nil, "", exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", target.Postgres.Redacted(), err))
+	}
+	defer conn.Close(context.Background())
+	cp, err := checkpoint.Load(ctx, conn, stream, binlogpos.Decode)
+	if err != nil || cp == nil {
+		return nil, "", err
+	}
+	holders, err := checkpoint.StreamHolders(ctx, conn, stream)
+	if err != nil {
+		return nil, "", err
+	}
+	return cp, checkpoint.Describe(holders), nil
+}
+
+// readMySQLState reads a stream's checkpoint in a MySQL target (database
+// sluice) and who replicates it now.
+func readMySQLState(ctx context.Context, target config.Target, stream string) (*checkpoint.State, string, error) {
+	db, err := mysink.Open(*target.MySQL)
+	if err != nil {
+		return nil, "", exitcode.ConfigError(err)
+	}
+	defer db.Close()
+	if err := db.PingContext(ctx); err != nil {
+		return nil, "", exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", target.MySQL.Redacted(), err))
+	}
+	cp, err := mysqlstate.Load(ctx, db, stream, binlogpos.Decode)
+	if err != nil || cp == nil {
+		return nil, "", err
+	}
+	who, err := mysink.Replicator(ctx, db, stream)
+	if err != nil {
+		return nil, "", err
+	}
+	return cp, who, nil
 }
 
 func printStatus(w io.Writer, st *streamStatus) {

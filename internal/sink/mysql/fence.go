@@ -190,3 +190,22 @@ func (a *Sink) freeSlot(i int) {
 		a.slots[i] = false
 	}
 }
+
+// Replicator describes the sluice replicating stream into the target now
+// (the connection holding its leader lock), or "" when none is.
+func Replicator(ctx context.Context, db *sql.DB, stream string) (string, error) {
+	var id sql.NullInt64
+	if err := db.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", lockName(stream, "leader")).Scan(&id); err != nil {
+		return "", fmt.Errorf("target: find the replicator of stream %q: %w", stream, err)
+	}
+	if !id.Valid {
+		return "", nil
+	}
+	var host sql.NullString
+	// PROCESSLIST shows other users' sessions only with PROCESS; the id is enough then.
+	_ = db.QueryRowContext(ctx, "SELECT HOST FROM information_schema.PROCESSLIST WHERE ID = ?", id.Int64).Scan(&host)
+	if host.Valid && host.String != "" {
+		return fmt.Sprintf("target connection %d from %s", id.Int64, host.String), nil
+	}
+	return fmt.Sprintf("target connection %d", id.Int64), nil
+}
