@@ -47,7 +47,7 @@ func TestReplicateIntoMySQLTargetAndStatus(t *testing.T) {
 		t.Fatalf("replicate into a MySQL target: exit %d\n%s", code, errOut)
 	}
 	var n int
-	if err := admin.QueryRow("SELECT COUNT(*) FROM `"+tdb+"`.t WHERE (id = 1 AND v = 'a') OR (id = 2 AND HEX(v) = 'C3BC')").Scan(&n); err != nil || n != 2 {
+	if err := admin.QueryRow("SELECT COUNT(*) FROM `" + tdb + "`.t WHERE (id = 1 AND v = 'a') OR (id = 2 AND HEX(v) = 'C3BC')").Scan(&n); err != nil || n != 2 {
 		t.Errorf("target rows: %d (%v), want both", n, err)
 	}
 	code, out, errOut := runCLI(context.Background(), "status", "--target", tgt.URL(tdb), "--stream", stream, "--json")
