@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -226,9 +225,6 @@ func exec(ctx context.Context, tx *sql.Tx, q string, want int64, ch *pipeline.Ch
 		return &stmtError{sql: q, ch: ch, rows: rows, err: err}
 	}
 	if got != want {
-		if f := os.Getenv("SLUICE_DEBUG_SQL"); f != "" {
-			_ = os.WriteFile(f, []byte(q), 0o644)
-		}
 		return &stmtError{sql: q, ch: ch, rows: rows, err: fmt.Errorf("%w: affected %d rows, expected %d", errTargetDiverged, got, want)}
 	}
 	return nil
