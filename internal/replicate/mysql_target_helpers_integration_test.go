@@ -187,3 +187,13 @@ func (g *myRig) count(table string) int {
 	}
 	return n
 }
+
+// tableCount runs a COUNT query on the target server.
+func (g *myRig) tableCount(q string, args ...any) int {
+	g.t.Helper()
+	var n int
+	if err := g.tgt.QueryRow(q, args...).Scan(&n); err != nil {
+		g.t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}

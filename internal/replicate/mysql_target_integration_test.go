@@ -71,10 +71,12 @@ func workload(t *testing.T, g *myRig, rng *rand.Rand, n int) {
 // (multi-row transactions, key updates, a keyless table with duplicates)
 // into a MySQL target, on InnoDB and with --target-engine ROCKSDB, and
 // compares every table value for value.
-func TestMySQLTargetWorkload(t *testing.T) {
+func TestMySQLTargetWorkload(t *testing.T) { testenv.Flavors(t, testMySQLTargetWorkload) }
+
+func testMySQLTargetWorkload(t *testing.T, env *testenv.Env) {
 	for _, engine := range []string{"", "ROCKSDB"} {
 		t.Run("engine="+engine, func(t *testing.T) {
-			g := newMyRig(t, testenv.Get(t), "mt_work", engine)
+			g := newMyRig(t, env, "mt_work", engine)
 			g.exec(strings.Split(workloadTables, ";")...)
 			workload(t, g, rand.New(rand.NewPCG(1, uint64(len(engine)))), 300)
 			g.catchUp()
@@ -239,4 +241,34 @@ func TestMySQLTargetRestart(t *testing.T) {
 	}
 	g.catchUp()
 	g.compare()
+}
+
+// TestMySQLTargetLargeTransaction replicates a source transaction larger
+// than --max-txn-memory: it arrives in fragments and is written into one
+// target transaction committed with the checkpoint.
+func TestMySQLTargetLargeTransaction(t *testing.T) {
+	env := testenv.Get(t)
+	g := newMyRig(t, env, "mt_large", "")
+	g.exec("CREATE TABLE big (id INT PRIMARY KEY, pad VARCHAR(2000), n BIGINT UNSIGNED)",
+		"CREATE TABLE small (id INT PRIMARY KEY)")
+	g.exec("INSERT INTO small VALUES (1)",
+		"INSERT INTO big SELECT seq, REPEAT(CHAR(65 + seq % 26), 1500), seq * 1000003 FROM seq_1_to_30000",
+		"INSERT INTO small VALUES (2)",
+		"UPDATE big SET pad = 'short' WHERE id <= 20000",
+		"DELETE FROM big WHERE id > 25000")
+	o := g.options()
+	o.MaxTxnMemory = 16 << 20
+	o.UntilCaughtUp = true
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := Run(ctx, o); err != nil {
+		t.Fatalf("replicate: %v", err)
+	}
+	g.compare()
+	if n := g.count("big"); n != 25000 {
+		t.Errorf("big has %d rows, want 25000", n)
+	}
+	if n := g.tableCount("SELECT COUNT(*) FROM sluice.applied WHERE stream = ?", g.stream); n > 2 {
+		t.Errorf("%d applied records left after catching up", n)
+	}
 }

@@ -128,7 +128,7 @@ var knownEngines = map[string]bool{
 type rewriter struct {
 	sourceDB, targetDB string
 	engine             string // --target-engine, "" = keep
-	collation          string // the created table's collation, for a CREATE TABLE without one
+	collation          string // table option giving a CREATE TABLE without COLLATE the created table's collation ("COLLATE=x")
 }
 
 type edit struct {
@@ -204,7 +204,7 @@ func (r rewriter) rewrite(stmt string) string {
 			add += " ENGINE=" + r.engine
 		}
 		if r.collation != "" && !hasCollate {
-			add += " COLLATE=" + r.collation
+			add += " " + r.collation
 		}
 		if add != "" {
 			at := toks[sig[closeOfColumns]].end

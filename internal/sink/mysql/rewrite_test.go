@@ -3,7 +3,7 @@ package mysql
 import "testing"
 
 func TestRewriteDatabaseAndEngine(t *testing.T) {
-	r := rewriter{sourceDB: "app", targetDB: "replica", engine: "ROCKSDB", collation: "utf8mb4_general_ci"}
+	r := rewriter{sourceDB: "app", targetDB: "replica", engine: "ROCKSDB", collation: "COLLATE=utf8mb4_general_ci"}
 	cases := []struct{ in, want string }{
 		{"CREATE TABLE t (id INT PRIMARY KEY, engine VARCHAR(10))",
 			"CREATE TABLE t (id INT PRIMARY KEY, engine VARCHAR(10)) ENGINE=ROCKSDB COLLATE=utf8mb4_general_ci"},

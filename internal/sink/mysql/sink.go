@@ -76,6 +76,9 @@ type Sink struct {
 	// pending is the end key of a schema change an earlier run started and
 	// may not have finished (ddl.go); "" when none.
 	pending string
+	// collations are the target server's collations (a MySQL 8 source's
+	// utf8mb4_0900_ai_ci is unknown to MariaDB).
+	collations map[string]bool
 
 	mu    sync.Mutex
 	slots []bool // session lock slots in use (fence.go)
@@ -110,10 +113,14 @@ func (a *Sink) Open(ctx context.Context) (*checkpoint.State, []checkpoint.Applie
 
 func (a *Sink) load(ctx context.Context, conn *sql.Conn) (*checkpoint.State, []checkpoint.AppliedRow, error) {
 	var version string
-	if err := conn.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+	var err error
+	if err = conn.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
 		return nil, nil, fmt.Errorf("apply: target version: %w", err)
 	}
 	a.mysqlJSON = !strings.Contains(strings.ToLower(version), "mariadb")
+	if a.collations, err = readCollations(ctx, conn); err != nil {
+		return nil, nil, err
+	}
 	if _, err := conn.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(a.cfg.TargetDB)); err != nil {
 		return nil, nil, fmt.Errorf("apply: create the target database %s: %w", a.cfg.TargetDB, err)
 	}
@@ -229,4 +236,21 @@ func inTx(ctx context.Context, conn *sql.Conn, f func(tx *sql.Tx) error) error {
 		return fmt.Errorf("apply: commit: %w", err)
 	}
 	return nil
+}
+
+func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, error) {
+	rows, err := conn.QueryContext(ctx, "SELECT COLLATION_NAME FROM information_schema.COLLATIONS")
+	if err != nil {
+		return nil, fmt.Errorf("apply: read the target's collations: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, fmt.Errorf("apply: read the target's collations: %w", err)
+		}
+		out[strings.ToLower(c)] = true
+	}
+	return out, rows.Err()
 }
