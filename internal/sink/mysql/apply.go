@@ -16,8 +16,8 @@ import (
 )
 
 const (
-	// maxStmtBytes bounds one multi-row statement (the server's
-	// max_allowed_packet is larger by default; a single larger row is sent
+	// maxStmtBytes bounds one multi-row statement (half the target's
+	// max_allowed_packet when that is smaller; a single larger row is sent
 	// alone).
 	maxStmtBytes = 4 << 20
 	// maxStmtRows bounds the rows of one multi-row INSERT or DELETE.
@@ -164,7 +164,7 @@ func (s *session) inserts(ctx context.Context, tx *sql.Tx, p *plan, run []pipeli
 	for len(run) > 0 {
 		buf = append(buf[:0], p.insertHead...)
 		n := 0
-		for n < len(run) && (n == 0 || !single && n < maxStmtRows && len(buf) < maxStmtBytes) {
+		for n < len(run) && (n == 0 || !single && n < maxStmtRows && len(buf) < s.a.stmtBytes) {
 			if n > 0 {
 				buf = append(buf, ',')
 			}
@@ -190,7 +190,7 @@ func (s *session) deletes(ctx context.Context, tx *sql.Tx, p *plan, run []pipeli
 	for len(run) > 0 {
 		buf = append(buf[:0], head...)
 		n := 0
-		for n < len(run) && (n == 0 || p.key != nil && !single && n < maxStmtRows && len(buf) < maxStmtBytes) {
+		for n < len(run) && (n == 0 || p.key != nil && !single && n < maxStmtRows && len(buf) < s.a.stmtBytes) {
 			if n > 0 {
 				buf = append(buf, " OR "...)
 			}

@@ -79,6 +79,9 @@ type Sink struct {
 	// collations are the target server's collations (a MySQL 8 source's
 	// utf8mb4_0900_ai_ci is unknown to MariaDB).
 	collations map[string]bool
+	// stmtBytes bounds a multi-row statement: maxStmtBytes, or less when the
+	// target's max_allowed_packet is small.
+	stmtBytes int
 
 	mu    sync.Mutex
 	slots []bool // session lock slots in use (fence.go)
@@ -118,6 +121,11 @@ func (a *Sink) load(ctx context.Context, conn *sql.Conn) (*checkpoint.State, []c
 		return nil, nil, fmt.Errorf("apply: target version: %w", err)
 	}
 	a.mysqlJSON = !strings.Contains(strings.ToLower(version), "mariadb")
+	var packet int64
+	if err = conn.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
+		return nil, nil, fmt.Errorf("apply: target max_allowed_packet: %w", err)
+	}
+	a.stmtBytes = int(min(maxStmtBytes, max(packet/2, 16<<10)))
 	if a.collations, err = readCollations(ctx, conn); err != nil {
 		return nil, nil, err
 	}
