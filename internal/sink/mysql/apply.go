@@ -147,7 +147,7 @@ func (s *session) writeRun(ctx context.Context, tx *sql.Tx, run []pipeline.Chang
 			if err != nil {
 				return &stmtError{ch: &run[i], err: err}
 			}
-			if err := exec(ctx, tx, q, 1, &run[i], 1); err != nil {
+			if err := execCheck(ctx, tx, q, 1, &run[i], 1); err != nil {
 				return err
 			}
 		}
@@ -174,7 +174,7 @@ func (s *session) inserts(ctx context.Context, tx *sql.Tx, p *plan, run []pipeli
 			}
 			n++
 		}
-		if err := exec(ctx, tx, string(buf), int64(n), &run[0], n); err != nil {
+		if err := execCheck(ctx, tx, string(buf), int64(n), &run[0], n); err != nil {
 			return err
 		}
 		run = run[n:]
@@ -205,7 +205,7 @@ func (s *session) deletes(ctx context.Context, tx *sql.Tx, p *plan, run []pipeli
 		if p.key == nil {
 			buf = append(buf, " LIMIT 1"...)
 		}
-		if err := exec(ctx, tx, string(buf), int64(n), &run[0], n); err != nil {
+		if err := execCheck(ctx, tx, string(buf), int64(n), &run[0], n); err != nil {
 			return err
 		}
 		run = run[n:]
@@ -213,9 +213,9 @@ func (s *session) deletes(ctx context.Context, tx *sql.Tx, p *plan, run []pipeli
 	return nil
 }
 
-// exec runs one statement and checks the rows it affected (found rows,
+// execCheck runs one statement and checks the rows it affected (found rows,
 // see Open): fewer means the target does not hold a row the source changed.
-func exec(ctx context.Context, tx *sql.Tx, q string, want int64, ch *pipeline.Change, rows int) error {
+func execCheck(ctx context.Context, tx *sql.Tx, q string, want int64, ch *pipeline.Change, rows int) error {
 	res, err := tx.ExecContext(ctx, q)
 	if err != nil {
 		return &stmtError{sql: q, ch: ch, rows: rows, err: err}
