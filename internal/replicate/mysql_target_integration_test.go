@@ -180,6 +180,10 @@ func TestMySQLTargetDDLReplay(t *testing.T) {
 		"RENAME TABLE t TO t2",
 		"ALTER TABLE `"+g.db+"`.t2 ADD COLUMN e TEXT",
 		"INSERT INTO t2 VALUES (5, 1, 1, 'e', 'text')",
+		"ALTER TABLE t2 CONVERT TO CHARACTER SET latin1",
+		"INSERT INTO t2 VALUES (6, 1, 1, 'é', 'latin1 é')",
+		"CREATE INDEX ix_e ON t2 (e(10))",
+		"ALTER TABLE t2 COMMENT = 'hello', AUTO_INCREMENT = 100",
 		"CREATE TABLE gone (id INT PRIMARY KEY)",
 		"INSERT INTO gone VALUES (1)",
 		"DROP TABLE gone",
@@ -198,9 +202,17 @@ func TestMySQLTargetDDLReplay(t *testing.T) {
 	g.compare()
 	cols := func(db *sql.DB, schema string) []string {
 		var out []string
-		for _, r := range testenv.MySQLTexts(t, db, `SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS
+		for _, r := range testenv.MySQLTexts(t, db, `SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IFNULL(COLLATION_NAME, '') FROM information_schema.COLUMNS
 			WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION`, schema) {
-			out = append(out, r[0].String+"."+r[1].String+" "+r[2].String)
+			out = append(out, r[0].String+"."+r[1].String+" "+r[2].String+" "+r[3].String)
+		}
+		for _, r := range testenv.MySQLTexts(t, db, `SELECT TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, IFNULL(SUB_PART, 0) FROM information_schema.STATISTICS
+			WHERE TABLE_SCHEMA = ? ORDER BY 1, 2, 3`, schema) {
+			out = append(out, "index "+r[0].String+"."+r[1].String+" "+r[2].String+" "+r[3].String+" "+r[4].String)
+		}
+		for _, r := range testenv.MySQLTexts(t, db, `SELECT TABLE_NAME, TABLE_COMMENT, TABLE_COLLATION FROM information_schema.TABLES
+			WHERE TABLE_SCHEMA = ? ORDER BY 1`, schema) {
+			out = append(out, "table "+r[0].String+" "+r[1].String+" "+r[2].String)
 		}
 		return out
 	}
@@ -211,8 +223,8 @@ func TestMySQLTargetDDLReplay(t *testing.T) {
 		t.Errorf("child has %d rows on the target, want 2 (the cascade deleted two)", n)
 	}
 	st, err := mysqlstate.Load(context.Background(), g.tgt, g.stream, binlogpos.Decode)
-	if err != nil || st == nil || st.SchemaVersion != 13 {
-		t.Errorf("checkpoint %+v, %v; want schema version 13 (start + 12 schema changes)", st, err)
+	if err != nil || st == nil || st.SchemaVersion != 16 {
+		t.Errorf("checkpoint %+v, %v; want schema version 16 (start + 15 schema changes)", st, err)
 	}
 }
 

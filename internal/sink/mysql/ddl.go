@@ -78,6 +78,12 @@ func (s *session) ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.Stat
 			return fail("", oneDatabase(id, cfg))
 		}
 	}
+	if d.Database != "" && d.Database != cfg.SourceDB && len(d.PG) > 0 {
+		// Its unqualified names meant that database on the source; here
+		// they name the target database.
+		cfg.Log.Warn("apply: a schema change written with another default database is run with the target database as default",
+			"statement", pipeline.Shorten(d.Statement, 200), "default_database", d.Database, "target_database", cfg.TargetDB)
+	}
 	stmts := s.targetStatements(d)
 	key := t.End.Key()
 	pending := s.a.pending != "" && s.a.pending == key
