@@ -16,8 +16,10 @@ import (
 // Open opens the sink's connection pool on a MySQL/MariaDB target, without a
 // default database (every statement names its tables). Found rows, not
 // changed rows, are counted as affected: an UPDATE that finds its row but
-// leaves it as it was still proves the row was there. Idle connections are
-// not kept: a session's connection is closed when the session ends, which
+// leaves it as it was still proves the row was there. Parameters (the state
+// tables' statements) are interpolated by the driver: one round trip per
+// statement instead of prepare, execute and close. Idle connections are not
+// kept: a session's connection is closed when the session ends, which
 // releases its locks and its session settings with it.
 func Open(target config.MySQL) (*sql.DB, error) {
 	c, err := target.WithDatabase("").DriverConfig()
@@ -25,6 +27,7 @@ func Open(target config.MySQL) (*sql.DB, error) {
 		return nil, err
 	}
 	c.ClientFoundRows = true
+	c.InterpolateParams = true
 	conn, err := gomysql.NewConnector(c)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", target.Redacted(), err)
