@@ -99,10 +99,11 @@ func testMySQLTargetWorkload(t *testing.T, env *testenv.Env) {
 // an empty sql_mode: zero dates, the invalid ENUM value, out-of-range
 // literals) plus updates and deletes, and compares every value byte for
 // byte, on InnoDB and ROCKSDB.
-func TestMySQLTargetEveryType(t *testing.T) {
+func TestMySQLTargetEveryType(t *testing.T) { testenv.Flavors(t, testMySQLTargetEveryType) }
+
+func testMySQLTargetEveryType(t *testing.T, env *testenv.Env) {
 	for _, engine := range []string{"", "ROCKSDB"} {
 		t.Run("engine="+engine, func(t *testing.T) {
-			env := testenv.Get(t)
 			corpus := typecorpus.For(env.IsMySQL())
 			if engine == "ROCKSDB" {
 				corpus = forRocksDB(corpus)

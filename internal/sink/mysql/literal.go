@@ -43,6 +43,17 @@ func encoderOf(c schema.Column, mysqlJSON bool) encoder {
 				return append(buf, " USING utf8mb4)"...), err
 			}
 		}
+		// MariaDB stores JSON as text: a MySQL source's document (decoded
+		// from its binary form without spaces) is spaced as MySQL prints it.
+		return func(buf []byte, v any) ([]byte, error) {
+			switch x := v.(type) {
+			case string:
+				return quote(buf, mysqlJSONText([]byte(x))), nil
+			case []byte:
+				return quote(buf, mysqlJSONText(x)), nil
+			}
+			return encodeAny(buf, v, 0)
+		}
 	case "bit":
 		// BIT values are unsigned: BIT(64) with the top bit set arrives negative.
 		return func(buf []byte, v any) ([]byte, error) { return encodeAny(buf, v, 64) }
@@ -211,4 +222,25 @@ func quoteIdent(s string) string {
 		b = append(b, s[i])
 	}
 	return string(append(b, '`'))
+}
+
+// mysqlJSONText spaces a compact JSON document as MySQL prints JSON: ", "
+// between elements and ": " after keys (outside strings only).
+func mysqlJSONText(doc []byte) []byte {
+	out := make([]byte, 0, len(doc)+len(doc)/8)
+	inString, escaped := false, false
+	for _, c := range doc {
+		out = append(out, c)
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ',' || c == ':'):
+			out = append(out, ' ')
+		}
+	}
+	return out
 }

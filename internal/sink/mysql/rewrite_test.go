@@ -69,3 +69,11 @@ func TestLiterals(t *testing.T) {
 		t.Error("decimal accepted garbage")
 	}
 }
+
+func TestMySQLJSONText(t *testing.T) {
+	in := `{"a":[1,"x, \"y\": z\\",{"d":[true,1.5]}],"b":{"c":null}}`
+	want := `{"a": [1, "x, \"y\": z\\", {"d": [true, 1.5]}], "b": {"c": null}}`
+	if got := string(mysqlJSONText([]byte(in))); got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
