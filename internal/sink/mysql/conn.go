@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -46,20 +47,38 @@ func Open(target config.MySQL) (*sql.DB, error) {
 //     NO_ENGINE_SUBSTITUTION makes a missing --target-engine an error, not
 //     InnoDB;
 //   - time_zone UTC: TIMESTAMP values arrive as UTC text;
-//   - READ COMMITTED: fewer gap locks between workers writing independent rows.
+//   - READ COMMITTED (readCommitted): fewer gap locks between workers writing
+//     independent rows. Not when the target logs statements
+//     (binlog_format=STATEMENT), where InnoDB refuses writes at READ COMMITTED.
 var sessionSetup = []string{
 	"SET NAMES binary",
 	"SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION', time_zone = '+00:00'",
-	"SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
 }
 
-func setupSession(ctx context.Context, conn *sql.Conn) error {
-	for _, s := range sessionSetup {
+const readCommitted = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"
+
+func (a *Sink) setupSession(ctx context.Context, conn *sql.Conn) error {
+	setup := sessionSetup
+	if a.readCommitted {
+		setup = append(setup[:len(setup):len(setup)], readCommitted)
+	}
+	for _, s := range setup {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("apply: prepare session (%s): %w", s, err)
 		}
 	}
 	return nil
+}
+
+// statementLogging reports whether the target writes a statement-based
+// binary log.
+func statementLogging(ctx context.Context, conn *sql.Conn) (bool, error) {
+	var logBin int
+	var format string
+	if err := conn.QueryRowContext(ctx, "SELECT @@log_bin, @@binlog_format").Scan(&logBin, &format); err != nil {
+		return false, fmt.Errorf("apply: read the target's binlog settings: %w", err)
+	}
+	return logBin == 1 && strings.EqualFold(format, "STATEMENT"), nil
 }
 
 // lockName is a named lock of the stream (GET_LOCK names are at most 64

@@ -47,7 +47,12 @@ func (a *Sink) fence(ctx context.Context) (*sql.Conn, error) {
 		_ = conn.Close()
 		return nil, err
 	}
-	if err := setupSession(ctx, conn); err != nil {
+	stmtLog, err := statementLogging(ctx, conn)
+	if err != nil {
+		return fail(err)
+	}
+	a.readCommitted = !stmtLog
+	if err := a.setupSession(ctx, conn); err != nil {
 		return fail(err)
 	}
 	leader := lockName(a.cfg.Stream, "leader")
@@ -144,7 +149,7 @@ func (a *Sink) acquire(ctx context.Context) (*sql.Conn, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("apply: connect to the target: %w", err)
 	}
-	if err := setupSession(ctx, conn); err != nil {
+	if err := a.setupSession(ctx, conn); err != nil {
 		_ = conn.Close()
 		return nil, 0, err
 	}

@@ -70,6 +70,8 @@ type Sink struct {
 	// leader is the session holding the stream's leader lock from Open to
 	// Close (fence.go); checkpoints are written through it.
 	leader *sql.Conn
+	// readCommitted says the sessions run READ COMMITTED (conn.go).
+	readCommitted bool
 	// mysqlJSON is true for a MySQL (not MariaDB) target: its JSON type
 	// needs text in a character set, not binary strings.
 	mysqlJSON bool
