@@ -47,6 +47,7 @@ or pre-flight error.`,
 	addMetricsFlag(cmd)
 	addSnapshotFlags(cmd)
 	addReplicateFlags(cmd)
+	addTargetEngineFlag(cmd)
 	return cmd
 }
 

@@ -18,7 +18,7 @@ import (
 func newReplicateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replicate",
-		Short: "Stream the MySQL/MariaDB row binlog into PostgreSQL, in parallel and exactly once",
+		Short: "Stream the MySQL/MariaDB row binlog into PostgreSQL or MySQL/MariaDB, in parallel and exactly once",
 		Long: `replicate reads the source's row binlog from the position recorded in the target
 (by 'sluice snapshot' or an earlier replicate) and applies every change in
 parallel where rows are independent, in source order where they are not. The
@@ -28,6 +28,11 @@ no missing and no duplicated change. Schema changes (CREATE/ALTER/DROP/RENAME/
 TRUNCATE TABLE, indexes, CREATE/DROP DATABASE in scope) are translated and
 applied in binlog order; an unsupported one stops replication with the statement,
 its position and how to skip it (--skip-ddl).
+
+With a mysql:// --target, the URL's database receives the tables of the one
+source database in scope, byte for byte; the source's schema changes are
+replayed there (database names rewritten, ENGINE= set by --target-engine), and
+the state lives in the target server's database sluice.
 
 A stream without a checkpoint needs --start-gtid or --start-position; the tables
 are then assumed to be defined at that position as they are now.
@@ -41,7 +46,8 @@ or pre-flight error (including no start position and a purged binlog).`,
 		Example: `  sluice replicate --source mysql://sluice:pw@db1:3306/shop --target postgres://sluice:pw@pg1:5432/shop
   sluice replicate --until-caught-up            # exit 0 once the target has everything the source had when it went idle
   sluice replicate --start-position mysql-bin.000042:4 --include 'shop.*'
-  sluice replicate --skip-ddl 'ALTER TABLE shop.log*' --metrics-addr 127.0.0.1:9187`,
+  sluice replicate --skip-ddl 'ALTER TABLE shop.log*' --metrics-addr 127.0.0.1:9187
+  sluice replicate --source mysql://sluice:pw@db1:3306/shop --target mysql://sluice:pw@db2:3306/shop_copy --target-engine ROCKSDB`,
 		Args: cobra.NoArgs,
 		RunE: runReplicate,
 	}
@@ -49,16 +55,18 @@ or pre-flight error (including no start position and a purged binlog).`,
 	addTargetFlag(cmd)
 	addScopeFlags(cmd)
 	addTypeFlags(cmd)
-	addWorkersFlag(cmd, "apply sessions (PostgreSQL connections writing rows)")
+	addWorkersFlag(cmd, "apply sessions (target connections writing rows)")
 	// Apply sessions mostly wait on PostgreSQL: more of them than CPUs pay
 	// off, so 0 lets apply choose (2 per CPU, at least 4).
 	w := cmd.Flags().Lookup("workers")
-	w.Usage = "parallel apply sessions (PostgreSQL connections writing rows); 0 = 2 per CPU, at least 4; e.g. --workers 8"
+	w.Usage = "parallel apply sessions (target connections writing rows); 0 = 2 per CPU, at least 4; e.g. --workers 8"
 	w.DefValue = "0"
 	_ = w.Value.Set("0")
 	addStreamFlag(cmd)
 	addMetricsFlag(cmd)
 	addReplicateFlags(cmd)
+	// Not in addReplicateFlags: migrate registers it with its snapshot flags.
+	addTargetEngineFlag(cmd)
 	return cmd
 }
 
@@ -98,15 +106,17 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 	if err != nil {
 		return replicate.Options{}, exitcode.ConfigError(fmt.Errorf("--max-txn-memory: %w", err))
 	}
-	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{Source: true, Binlog: true, Target: true, TargetCreate: true})
+	engine := k.String("target-engine")
+	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{Source: true, Binlog: true, Target: true, TargetCreate: true,
+		TargetEngine: engine})
 	if err != nil {
 		return replicate.Options{}, err
 	}
-	if err := ep.postgresOnly("replicate"); err != nil {
-		return replicate.Options{}, err
+	if engine != "" && ep.MySQLTarget == nil {
+		return replicate.Options{}, exitcode.ConfigError(fmt.Errorf("--target-engine applies to a MySQL target only"))
 	}
 	return replicate.Options{
-		Source: ep.Source, Target: ep.Target, Stream: k.String("stream"),
+		Source: ep.Source, Target: ep.Target, MySQLTarget: ep.MySQLTarget, TargetEngine: engine, Stream: k.String("stream"),
 		ServerID:  uint32(k.Int64("server-id")),
 		StartGTID: k.String("start-gtid"), StartPosition: k.String("start-position"),
 		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),

@@ -11,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
@@ -22,7 +24,7 @@ func newStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show a stream's checkpoint in the target: position, schema version, age, and lag behind the source",
-		Long: `status reads the target's "sluice" schema and prints the stream's applied binlog
+		Long: `status reads the target's "sluice" schema (on a MySQL target: database) and prints the stream's applied binlog
 position, its schema-history version, when it was last written and the source
 commit time it covers. With --source it also reads the source's current binlog
 position and reports the lag: 0 when the checkpoint is at the source's position,
@@ -30,6 +32,7 @@ else the time since the source committed the last applied transaction.
 
 Exit codes: 0 printed, 1 the stream has no checkpoint, 2 configuration error.`,
 		Example: `  sluice status --target postgres://sluice:pw@pg1:5432/shop
+  sluice status --target mysql://sluice:pw@db2:3306/replica --stream shop
   sluice status --target postgres://sluice:pw@pg1:5432/shop --source mysql://sluice:pw@db1:3306/shop --json`,
 		Args: cobra.NoArgs,
 		RunE: runStatus,
@@ -68,7 +71,7 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	k := s.K
-	target, err := config.ParseTarget(k.String("target"))
+	target, err := config.ParseAnyTarget(k.String("target"))
 	if err == nil {
 		err = target.ApplyTLSFlags(tlsFlags(s, "target"))
 	}
@@ -99,18 +102,20 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-func readStatus(ctx context.Context, target config.Postgres, source *config.MySQL, stream string) (*streamStatus, error) {
-	conn, err := pgx.Connect(ctx, target.ConnString())
-	if err != nil {
-		return nil, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", target.Redacted(), err))
+func readStatus(ctx context.Context, target config.Target, source *config.MySQL, stream string) (*streamStatus, error) {
+	read, where := readPGState, ""
+	if target.MySQL != nil {
+		read, where = readMySQLState, target.MySQL.Redacted()
+	} else {
+		where = target.Postgres.Redacted()
 	}
-	defer conn.Close(context.Background())
-	cp, err := checkpoint.Load(ctx, conn, stream, binlogpos.Decode)
+	ts, err := read(ctx, target, stream)
 	if err != nil {
 		return nil, err
 	}
+	cp := ts.cp
 	if cp == nil {
-		return nil, fmt.Errorf("stream %q has no checkpoint in %s: run `sluice snapshot` or `sluice migrate` first", stream, target.Redacted())
+		return nil, fmt.Errorf("stream %q has no checkpoint in %s: run `sluice snapshot` or `sluice migrate` first", stream, where)
 	}
 	applied, err := binlogpos.From(cp.Position)
 	if err != nil {
@@ -118,18 +123,8 @@ func readStatus(ctx context.Context, target config.Postgres, source *config.MySQ
 	}
 
 	st := &streamStatus{Stream: stream, Position: applied, SchemaVersion: cp.SchemaVersion,
-		UpdatedAt: cp.UpdatedAt, AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds()}
-	holders, err := checkpoint.StreamHolders(ctx, conn, stream)
-	if err != nil {
-		return nil, err
-	}
-	st.Replicator = checkpoint.Describe(holders)
-	if st.SnapshotPolicyChanges, err = checkpoint.LoadSnapshotPolicyChanges(ctx, conn, stream); err != nil {
-		return nil, err
-	}
-	if st.ReplicatePolicyChanges, err = checkpoint.LoadPolicyChanges(ctx, conn, stream); err != nil {
-		return nil, err
-	}
+		UpdatedAt: cp.UpdatedAt, AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds(),
+		Replicator: ts.replicator, SnapshotPolicyChanges: ts.snapshotPolicy, ReplicatePolicyChanges: ts.replicatePolicy}
 	if !cp.SourceTime.IsZero() {
 		t := cp.SourceTime
 		st.SourceTime = &t
@@ -162,6 +157,62 @@ func readStatus(ctx context.Context, target config.Postgres, source *config.MySQ
 		st.LagSeconds = &lag
 	}
 	return st, nil
+}
+
+// readPGState reads a stream's checkpoint in a PostgreSQL target and who
+// replicates it now.
+// targetState is what status reads from the target's sluice state.
+type targetState struct {
+	cp         *checkpoint.State // nil: the stream has none
+	replicator string
+	// Values a policy changed (PostgreSQL targets only: a MySQL target
+	// receives the source's values unchanged).
+	snapshotPolicy, replicatePolicy []typemap.ChangeCount
+}
+
+func readPGState(ctx context.Context, target config.Target, stream string) (*targetState, error) {
+	conn, err := pgx.Connect(ctx, target.Postgres.ConnString())
+	if err != nil {
+		return nil, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", target.Postgres.Redacted(), err))
+	}
+	defer conn.Close(context.Background())
+	ts := &targetState{}
+	if ts.cp, err = checkpoint.Load(ctx, conn, stream, binlogpos.Decode); err != nil || ts.cp == nil {
+		return ts, err
+	}
+	holders, err := checkpoint.StreamHolders(ctx, conn, stream)
+	if err != nil {
+		return nil, err
+	}
+	ts.replicator = checkpoint.Describe(holders)
+	if ts.snapshotPolicy, err = checkpoint.LoadSnapshotPolicyChanges(ctx, conn, stream); err != nil {
+		return nil, err
+	}
+	if ts.replicatePolicy, err = checkpoint.LoadPolicyChanges(ctx, conn, stream); err != nil {
+		return nil, err
+	}
+	return ts, nil
+}
+
+// readMySQLState reads a stream's checkpoint in a MySQL target (database
+// sluice) and who replicates it now.
+func readMySQLState(ctx context.Context, target config.Target, stream string) (*targetState, error) {
+	db, err := mysink.Open(*target.MySQL)
+	if err != nil {
+		return nil, exitcode.ConfigError(err)
+	}
+	defer db.Close()
+	if err := db.PingContext(ctx); err != nil {
+		return nil, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", target.MySQL.Redacted(), err))
+	}
+	ts := &targetState{}
+	if ts.cp, err = mysqlstate.Load(ctx, db, stream, binlogpos.Decode); err != nil || ts.cp == nil {
+		return ts, err
+	}
+	if ts.replicator, err = mysink.Replicator(ctx, db, stream); err != nil {
+		return nil, err
+	}
+	return ts, nil
 }
 
 func printStatus(w io.Writer, st *streamStatus) {

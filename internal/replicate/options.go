@@ -31,7 +31,12 @@ const DefaultMaxTxnMemory = 256 << 20
 type Options struct {
 	Source config.MySQL
 	Target config.Postgres
-	Stream string
+	// MySQLTarget, when set, is the target instead of Target: a MySQL or
+	// MariaDB database (the URL's) receiving the tables of the one source
+	// database in scope. TargetEngine is --target-engine there.
+	MySQLTarget  *config.MySQL
+	TargetEngine string
+	Stream       string
 	// ServerID is the replica id sluice reads the binlog with; 0 derives
 	// one from the stream name and the target (DefaultServerID).
 	ServerID uint32
@@ -116,6 +121,14 @@ func (o Options) withDefaults() (Options, error) {
 		return o, exitcode.ConfigError(err)
 	}
 	return o, nil
+}
+
+// targetRedacted names the target for logs and messages.
+func (o Options) targetRedacted() string {
+	if o.MySQLTarget != nil {
+		return o.MySQLTarget.Redacted()
+	}
+	return o.Target.Redacted()
 }
 
 // ParsePosition parses --start-position file:pos (e.g. mysql-bin.000042:1337).

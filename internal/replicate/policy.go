@@ -7,7 +7,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -82,10 +81,10 @@ func (r *runner) checkPolicies(ctx context.Context) {
 			moved = append(moved, c)
 		}
 	}
-	if len(moved) == 0 || r.pool == nil {
+	if len(moved) == 0 || r.tgt == nil {
 		return
 	}
-	if err := checkpoint.SavePolicyChanges(ctx, r.pool, r.o.Stream, moved); err != nil {
+	if err := r.tgt.savePolicyChanges(ctx, r.o.Stream, moved); err != nil {
 		r.log.Warn("replicate: could not save the policy counts (retried with the next status line)", "err", err)
 		return
 	}

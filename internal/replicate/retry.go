@@ -1,6 +1,7 @@
 package replicate
 
 import (
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -55,6 +57,16 @@ func isTargetLoss(err error) bool {
 	}
 	var connErr *pgconn.ConnectError
 	if errors.As(err, &connErr) {
+		return true
+	}
+	// A MySQL target: the server shutting down, the session killed, or the
+	// driver's connection broken.
+	var myErr *gomysql.MySQLError
+	if errors.As(err, &myErr) {
+		return myErr.Number == 1053 || myErr.Number == 1927 || myErr.Number == 1152 || myErr.Number == 1158 ||
+			myErr.Number == 1159 || myErr.Number == 1160 || myErr.Number == 1161
+	}
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, gomysql.ErrInvalidConn) {
 		return true
 	}
 	var netErr net.Error

@@ -8,18 +8,13 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/gctune"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
-	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
-	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -31,7 +26,7 @@ const replicateMemoryOverhead = 128 << 20
 type runner struct {
 	o          Options
 	log        *slog.Logger
-	pool       *pgxpool.Pool
+	tgt        target
 	src        *binlog.Source
 	srcDB      *sql.DB
 	info       binlog.SourceInfo
@@ -127,7 +122,7 @@ func (r *runner) prepare(ctx context.Context) error {
 	}
 	serverID := o.ServerID
 	if serverID == 0 {
-		serverID = binlog.DefaultServerID(o.Stream, o.Target.Redacted())
+		serverID = binlog.DefaultServerID(o.Stream, o.targetRedacted())
 	}
 	if err := binlog.CheckServerID(ctx, r.src, r.info, serverID, o.Stream); err != nil {
 		return err
@@ -136,12 +131,11 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err := r.ensureStart(ctx); err != nil {
 		return err
 	}
-	sink, err := pgsink.New(pgsink.Config{Stream: o.Stream, Workers: o.Workers, Mapper: r.mapper,
-		Decode: binlogpos.Decode, Naming: r.naming, Log: r.log}, r.pool)
+	sink, err := r.tgt.sink(r)
 	if err != nil {
 		return err
 	}
-	earlier, err := checkpoint.LoadPolicyChanges(ctx, r.pool, o.Stream)
+	earlier, err := r.tgt.loadPolicyChanges(ctx, o.Stream)
 	if err != nil {
 		return err
 	}
@@ -197,11 +191,8 @@ func (r *runner) connect(ctx context.Context) error {
 		return exitcode.ConfigError(err)
 	}
 	r.srcDB.SetMaxOpenConns(2)
-	conns := pipeline.PoolConns(r.o.Workers) + 2
-	if r.pool, err = pgsink.Connect(ctx, r.o.Target.ConnString(), conns); err != nil {
-		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", r.o.Target.Redacted(), err))
-	}
-	return nil
+	r.tgt = newTarget(r.o)
+	return r.tgt.connect(ctx, r.o)
 }
 
 // loadSource builds the filter and naming, reads the current catalog (for
@@ -220,7 +211,12 @@ func (r *runner) loadSource(ctx context.Context) error {
 		return fmt.Errorf("source: %w", err)
 	}
 	opts := typemap.Options{ZeroDate: r.o.ZeroDate, Nul: r.o.Nul}
-	if opts.PostGIS, err = pgsink.HasExtension(ctx, r.pool, "postgis"); err != nil {
+	if my, ok := r.tgt.(*mysqlTarget); ok {
+		if my.sourceDB, err = scopeDatabase(r.o, r.cat); err != nil {
+			return err
+		}
+	}
+	if opts.PostGIS, err = r.tgt.postGIS(ctx); err != nil {
 		return err
 	}
 	if opts.Charsets, err = typemap.LoadCharsets(ctx, r.srcDB, typemap.CharsetsOf(r.cat.Tables)...); err != nil {
@@ -243,8 +239,8 @@ func (r *runner) close() {
 	if r.srcDB != nil {
 		r.srcDB.Close()
 	}
-	if r.pool != nil {
-		r.pool.Close()
+	if r.tgt != nil {
+		r.tgt.close()
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	gomysql "github.com/go-mysql-org/go-mysql/mysql"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -30,7 +29,7 @@ type origin struct {
 // is safe because it only writes a stream that no run has applied to.
 func (r *runner) ensureStart(ctx context.Context) error {
 	o := r.o
-	st, err := checkpoint.Load(ctx, r.pool, o.Stream, binlogpos.Decode)
+	st, err := r.tgt.loadState(ctx, o.Stream)
 	if err != nil {
 		return err
 	}
@@ -38,7 +37,7 @@ func (r *runner) ensureStart(ctx context.Context) error {
 	case st == nil && o.StartGTID == "" && o.StartPosition == "":
 		return exitcode.ConfigError(fmt.Errorf("stream %q has no checkpoint in the target %s and neither --start-gtid nor --start-position was given: "+
 			"run `sluice snapshot` (or `sluice migrate`) first, or pass --start-gtid (e.g. 0-1-42) or --start-position (e.g. mysql-bin.000042:4)",
-			o.Stream, o.Target.Redacted()))
+			o.Stream, o.targetRedacted()))
 	case st == nil:
 		pos, err := r.flagPosition(ctx)
 		if err != nil {
@@ -108,7 +107,7 @@ func (r *runner) origin(ctx context.Context, st *checkpoint.State) (*origin, err
 	} else if pos.GTIDSet == "" && pos.File != "" {
 		pos.GTIDSet = r.gtidAt(ctx, pos)
 	}
-	tables, err := checkpoint.LoadSchema(ctx, r.pool, o.Stream, st.SchemaVersion)
+	tables, err := r.tgt.loadSchema(ctx, o.Stream, st.SchemaVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -131,13 +130,5 @@ func (r *runner) gtidAt(ctx context.Context, pos binlogpos.Position) string {
 // recordStart writes the start position and the current schema as version
 // 1 in one target transaction.
 func (r *runner) recordStart(ctx context.Context, pos binlogpos.Position) error {
-	if err := checkpoint.Ensure(ctx, r.pool); err != nil {
-		return err
-	}
-	return pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
-		if err := checkpoint.SaveSchema(ctx, tx, r.o.Stream, 1, pos, "", r.cat.Tables, nil); err != nil {
-			return err
-		}
-		return checkpoint.Save(ctx, tx, r.o.Stream, checkpoint.State{Position: pos, SchemaVersion: 1})
-	})
+	return r.tgt.recordStart(ctx, r.o.Stream, pos, r.cat.Tables)
 }

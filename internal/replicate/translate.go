@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"context"
+	"strings"
 
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/schema"
@@ -22,9 +23,32 @@ func (r *runner) translator() binlog.Translator {
 		for _, w := range res.Warnings {
 			r.log.Warn("schema change: "+w, "statement", stmt)
 		}
-		return &binlog.DDLResult{PG: res.PG, Tables: res.Tables, Dropped: res.Dropped,
-			Ignored: res.Ignored, Reason: res.Reason}, nil
+		out := &binlog.DDLResult{PG: res.PG, Tables: res.Tables, Dropped: res.Dropped,
+			Ignored: res.Ignored, Reason: res.Reason}
+		if r.o.MySQLTarget != nil && !res.Ignored {
+			out.PG = mysqlStatements(stmt, res)
+		}
+		return out, nil
 	}
+}
+
+// mysqlStatements is what a MySQL target runs for a schema change: the
+// source's own statement (the sink rewrites its database and engine), except
+// for database statements: the target database is not the source's, so
+// CREATE and ALTER DATABASE change nothing there and DROP DATABASE drops the
+// tables it held.
+func mysqlStatements(stmt string, res *ddl.Result) []string {
+	if len(res.Databases) == 0 {
+		return []string{stmt}
+	}
+	if len(res.Dropped) == 0 {
+		return nil
+	}
+	names := make([]string, len(res.Dropped))
+	for i, id := range res.Dropped {
+		names[i] = backquote(id.Database) + "." + backquote(id.Name)
+	}
+	return []string{"DROP TABLE IF EXISTS " + strings.Join(names, ", ")}
 }
 
 // reload reads the current definitions of tables from the source, for a
@@ -58,3 +82,6 @@ func (r *runner) reload(ctx context.Context, ids []schema.TableID) (map[schema.T
 	}
 	return out, nil
 }
+
+// backquote quotes a MySQL identifier.
+func backquote(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

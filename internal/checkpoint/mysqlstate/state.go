@@ -141,7 +141,7 @@ func Save(ctx context.Context, q Querier, stream string, st checkpoint.State) er
 // Delete forgets a stream's checkpoint, schema history and applied records
 // (a new snapshot of the stream).
 func Delete(ctx context.Context, q Querier, stream string) error {
-	for _, t := range []string{"checkpoint", "schema_history", "applied"} {
+	for _, t := range []string{"checkpoint", "schema_history", "applied", "ddl_pending"} {
 		if _, err := q.ExecContext(ctx, "DELETE FROM sluice."+t+" WHERE stream = ?", stream); err != nil && !missing(err) {
 			return fmt.Errorf("checkpoint: delete stream %q from sluice.%s: %w", stream, t, err)
 		}

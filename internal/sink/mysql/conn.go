@@ -1,0 +1,119 @@
+package mysql
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/sluice-db/sluice/internal/config"
+)
+
+// Open opens the sink's connection pool on a MySQL/MariaDB target, without a
+// default database (every statement names its tables). Found rows, not
+// changed rows, are counted as affected: an UPDATE that finds its row but
+// leaves it as it was still proves the row was there. Parameters (the state
+// tables' statements) are interpolated by the driver: one round trip per
+// statement instead of prepare, execute and close. Idle connections are not
+// kept: a session's connection is closed when the session ends, which
+// releases its locks and its session settings with it.
+func Open(target config.MySQL) (*sql.DB, error) {
+	c, err := target.WithDatabase("").DriverConfig()
+	if err != nil {
+		return nil, err
+	}
+	c.ClientFoundRows = true
+	c.InterpolateParams = true
+	conn, err := gomysql.NewConnector(c)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", target.Redacted(), err)
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxIdleConns(0)
+	return db, nil
+}
+
+// sessionSetup prepares a connection for apply:
+//   - the binary connection charset: quoted literals are binary strings the
+//     server stores byte for byte into a column of any charset (literal.go);
+//   - a sql_mode without STRICT and NO_ZERO_DATE/NO_ZERO_IN_DATE, so zero and
+//     partial dates and the empty ENUM value the source holds are stored;
+//     NO_AUTO_VALUE_ON_ZERO keeps a 0 in an AUTO_INCREMENT column; and
+//     NO_ENGINE_SUBSTITUTION makes a missing --target-engine an error, not
+//     InnoDB;
+//   - time_zone UTC: TIMESTAMP values arrive as UTC text;
+//   - READ COMMITTED (readCommitted): fewer gap locks between workers writing
+//     independent rows. Not when the target logs statements
+//     (binlog_format=STATEMENT), where InnoDB refuses writes at READ COMMITTED.
+var sessionSetup = []string{
+	"SET NAMES binary",
+	"SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION', time_zone = '+00:00'",
+}
+
+const readCommitted = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"
+
+func (a *Sink) setupSession(ctx context.Context, conn *sql.Conn) error {
+	setup := sessionSetup
+	if a.readCommitted {
+		setup = append(setup[:len(setup):len(setup)], readCommitted)
+	}
+	for _, s := range setup {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("apply: prepare session (%s): %w", s, err)
+		}
+	}
+	return nil
+}
+
+// statementLogging reports whether the target writes a statement-based
+// binary log.
+func statementLogging(ctx context.Context, conn *sql.Conn) (bool, error) {
+	var logBin int
+	var format string
+	if err := conn.QueryRowContext(ctx, "SELECT @@log_bin, @@binlog_format").Scan(&logBin, &format); err != nil {
+		return false, fmt.Errorf("apply: read the target's binlog settings: %w", err)
+	}
+	return logBin == 1 && strings.EqualFold(format, "STATEMENT"), nil
+}
+
+// lockName is a named lock of the stream (GET_LOCK names are at most 64
+// characters, so the stream is hashed).
+func lockName(stream, suffix string) string {
+	h := sha256.Sum256([]byte(stream))
+	return "sluice:" + hex.EncodeToString(h[:10]) + ":" + suffix
+}
+
+// errorNumber returns the server's error number, or 0.
+func errorNumber(err error) uint16 {
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}
+
+// isRetryable reports a deadlock or lock wait timeout: the server rolled
+// the transaction back (or the statement), and running it again may succeed.
+func isRetryable(err error) bool {
+	n := errorNumber(err)
+	return n == 1213 || n == 1205
+}
+
+// isDataError reports whether err is the server refusing the data (worth
+// re-applying one transaction and one row at a time to find the row), as
+// opposed to a lost or killed connection or a cancelled context.
+func isDataError(err error) bool {
+	if errors.Is(err, errTargetDiverged) {
+		return true
+	}
+	switch errorNumber(err) {
+	case 0, 1053, 1152, 1153, 1158, 1159, 1160, 1161, 1317, 1927: // not the server's answer, shutdown, network, killed
+		return false
+	}
+	return true
+}

@@ -1,0 +1,275 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/pipeline"
+	"github.com/sluice-db/sluice/internal/schema"
+)
+
+// Schema changes are replayed on the target: the statements of model.DDL.PG
+// (for a MySQL target the source's own statement, internal/replicate), each
+// rewritten for the target database and engine (rewrite.go), with the
+// target database as the session's default database.
+//
+// MySQL DDL commits on its own, so the statement and the checkpoint after it
+// cannot share a transaction. The order is:
+//
+//  1. a pending marker naming the schema change (its end position) is
+//     committed (sluice.ddl_pending);
+//  2. the statement runs;
+//  3. the schema history, the checkpoint past the change and the deletion
+//     of the marker commit in one transaction.
+//
+// A crash before 1 or after 3 leaves nothing to decide. Between them the
+// checkpoint is before the change, so the restarted stream delivers the same
+// change again, and the marker (loaded at Open) says it may have run. The
+// run's fence has ended every session of the crashed run, so the statement
+// either ran completely or not at all (MySQL/MariaDB DDL is atomic per
+// statement on InnoDB and MyRocks). The sink then compares the target's
+// tables with the versions before and after the change (columns by name and
+// type, tables present or dropped): if they match the after versions and not
+// the before ones, the change is done and is not run again. Otherwise it is
+// run, and an error saying the change is already there (table exists,
+// duplicate column or key, unknown table, column or key to drop) is taken
+// as that: the statement ran before the crash. Statements whose effect the
+// comparison cannot see (TRUNCATE, index or option changes) are idempotent
+// or fail with such an error when run twice.
+
+// alreadyDone are the errors of a schema change run a second time.
+var alreadyDone = map[uint16]bool{
+	1050: true, // table already exists
+	1051: true, // unknown table
+	1054: true, // unknown column
+	1060: true, // duplicate column name
+	1061: true, // duplicate key name
+	1068: true, // multiple primary key defined
+	1091: true, // can't DROP; check that it exists
+	1146: true, // table doesn't exist
+	1176: true, // key doesn't exist
+	1826: true, // duplicate foreign key constraint name
+	4028: true, // MariaDB: duplicate constraint name
+}
+
+// ApplyDDL replays a schema change and records the new table versions and
+// st, crash-safe as described above.
+func (s *session) ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.State) error {
+	d := t.DDL
+	cfg := s.a.cfg
+	fail := func(q string, err error) error {
+		return &pipeline.Error{Position: t.End, GTID: t.GTID, DDL: d.Statement, SQL: q, Err: err}
+	}
+	for _, tb := range d.Tables {
+		if tb.Database != cfg.SourceDB {
+			return fail("", oneDatabase(tb.TableID, cfg))
+		}
+		if tb.LeftOut == "" && cfg.Engine == "" && !transactional(tb.Engine) {
+			return fail("", nonTransactional(tb.TableID, tb.Engine))
+		}
+	}
+	for _, id := range d.Dropped {
+		if id.Database != cfg.SourceDB {
+			return fail("", oneDatabase(id, cfg))
+		}
+	}
+	if d.Database != "" && d.Database != cfg.SourceDB && len(d.PG) > 0 {
+		// Its unqualified names meant that database on the source; here
+		// they name the target database.
+		cfg.Log.Warn("apply: a schema change written with another default database is run with the target database as default",
+			"statement", pipeline.Shorten(d.Statement, 200), "default_database", d.Database, "target_database", cfg.TargetDB)
+	}
+	stmts := s.targetStatements(d)
+	key := t.End.Key()
+	pending := s.a.pending != "" && s.a.pending == key
+	run := len(stmts) > 0
+	if run && pending {
+		done, err := s.ddlDone(ctx, d)
+		if err != nil {
+			return fail("", err)
+		}
+		if done {
+			cfg.Log.Warn("apply: a schema change an earlier run started was completed on the target before it stopped; not running it again",
+				"statement", pipeline.Shorten(d.Statement, 200), "position", t.End.String())
+			run = false
+		}
+	}
+	if run {
+		if !pending {
+			if err := mysqlstate.SavePending(ctx, s.conn, cfg.Stream, key, d.Statement); err != nil {
+				return err
+			}
+		}
+		if _, err := s.conn.ExecContext(ctx, "USE "+quoteIdent(cfg.TargetDB)); err != nil {
+			return fail("USE "+cfg.TargetDB, err)
+		}
+		for _, q := range stmts {
+			if _, err := s.conn.ExecContext(ctx, q); err != nil {
+				if pending && alreadyDone[errorNumber(err)] {
+					cfg.Log.Warn("apply: a schema change an earlier run started had already run on the target before it stopped",
+						"statement", pipeline.Shorten(q, 200), "position", t.End.String(), "target_says", err.Error())
+					continue
+				}
+				return fail(q, err)
+			}
+		}
+	}
+	err := inTx(ctx, s.conn, func(tx *sql.Tx) error {
+		if err := mysqlstate.SaveSchema(ctx, tx, cfg.Stream, d.Version, t.End, d.Statement, d.Tables, d.Dropped); err != nil {
+			return err
+		}
+		if err := mysqlstate.Save(ctx, tx, cfg.Stream, st); err != nil {
+			return err
+		}
+		// Everything before the barrier is committed: all applied records are covered.
+		if err := mysqlstate.DeleteAllApplied(ctx, tx, cfg.Stream); err != nil {
+			return err
+		}
+		return mysqlstate.DeletePending(ctx, tx, cfg.Stream)
+	})
+	if err != nil {
+		return err
+	}
+	s.a.pending = ""
+	return nil
+}
+
+// targetStatements rewrites the statements of a schema change for the
+// target; the collation of a created table is its version's.
+func (s *session) targetStatements(d *model.DDL) []string {
+	cfg := s.a.cfg
+	var out []string
+	for _, q := range d.PG {
+		r := rewriter{sourceDB: cfg.SourceDB, targetDB: cfg.TargetDB, engine: cfg.Engine}
+		for _, t := range d.Tables {
+			if t.Collation != "" && createsTable(q, t.Name) {
+				r.collation = "COLLATE=" + t.Collation
+				if !s.a.collations[strings.ToLower(t.Collation)] {
+					// The target lacks it (a MySQL 8 collation on MariaDB): the
+					// charset with the target's default collation keeps the
+					// bytes; comparisons may differ, which a unique key would
+					// report as a duplicate, never hide.
+					cs, _, _ := strings.Cut(t.Collation, "_")
+					r.collation = "DEFAULT CHARSET=" + cs
+					cfg.Log.Warn("apply: the target has no collation "+t.Collation+"; creating the table with its charset's default collation",
+						"table", t.TableID.String(), "charset", cs)
+				}
+			}
+		}
+		out = append(out, r.rewrite(q))
+	}
+	return out
+}
+
+// createsTable reports whether q is a CREATE TABLE of a table named name.
+func createsTable(q, name string) bool {
+	toks := lexSQL(q)
+	var words []string
+	for _, t := range toks {
+		if t.kind == tkSpace {
+			continue
+		}
+		w := q[t.start:t.end]
+		if t.kind == tkQuoted {
+			w = strings.ReplaceAll(w[1:len(w)-1], "``", "`")
+		}
+		words = append(words, w)
+		if len(words) > 10 {
+			break
+		}
+	}
+	i := 0
+	if len(words) < 3 || !strings.EqualFold(words[0], "CREATE") {
+		return false
+	}
+	i++
+	if i+1 < len(words) && strings.EqualFold(words[i], "OR") {
+		i += 2
+	}
+	if i < len(words) && strings.EqualFold(words[i], "TEMPORARY") {
+		i++
+	}
+	if i >= len(words) || !strings.EqualFold(words[i], "TABLE") {
+		return false
+	}
+	i++
+	if i+2 < len(words) && strings.EqualFold(words[i], "IF") {
+		i += 3
+	}
+	if i+2 < len(words) && words[i+1] == "." {
+		i += 2
+	}
+	return i < len(words) && words[i] == name
+}
+
+// ddlDone reports whether the target's tables are as the change leaves
+// them and not as it found them.
+func (s *session) ddlDone(ctx context.Context, d *model.DDL) (bool, error) {
+	before, err := mysqlstate.LoadSchema(ctx, s.conn, s.a.cfg.Stream, d.Version-1)
+	if err != nil {
+		return false, err
+	}
+	after := map[string]*schema.Table{}
+	for _, id := range d.Dropped {
+		after[id.Name] = nil
+	}
+	for _, t := range d.Tables {
+		if t.LeftOut == "" {
+			after[t.Name] = t
+		}
+	}
+	matchesAfter, matchesBefore := true, true
+	for name, want := range after {
+		cols, err := s.targetColumns(ctx, name)
+		if err != nil {
+			return false, err
+		}
+		if !sameColumns(cols, want) {
+			matchesAfter = false
+		}
+		if !sameColumns(cols, before[schema.TableID{Database: s.a.cfg.SourceDB, Name: name}]) {
+			matchesBefore = false
+		}
+	}
+	return matchesAfter && !matchesBefore, nil
+}
+
+// targetColumns returns "name type" of each column of a target table in
+// order; nil when the table does not exist.
+func (s *session) targetColumns(ctx context.Context, name string) ([]string, error) {
+	rows, err := s.conn.QueryContext(ctx, `SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS
+		WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, s.a.cfg.TargetDB, name)
+	if err != nil {
+		return nil, fmt.Errorf("apply: read the columns of %s.%s: %w", s.a.cfg.TargetDB, name, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var c, t string
+		if err := rows.Scan(&c, &t); err != nil {
+			return nil, err
+		}
+		out = append(out, c+" "+strings.ToLower(t))
+	}
+	return out, rows.Err()
+}
+
+func sameColumns(got []string, t *schema.Table) bool {
+	if t == nil {
+		return got == nil
+	}
+	if len(got) != len(t.Columns) {
+		return false
+	}
+	for i, c := range t.Columns {
+		if got[i] != c.Name+" "+strings.ToLower(c.DataType) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,179 @@
+package mysql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sluice-db/sluice/internal/schema"
+)
+
+// plan is how one table version is written: the columns sluice writes
+// (generated columns are the server's), the key that finds a row for UPDATE
+// and DELETE (the primary key; without one, every written column compared
+// with <=> and LIMIT 1: any of several identical rows is the same row), and
+// each column's literal encoder.
+type plan struct {
+	table  *schema.Table
+	qtable string
+	cols   []int // written columns, by index in table.Columns
+	key    []int // primary key columns; nil for a keyless table
+	enc    []encoder
+	// where holds, for a keyless table, the comparison of each written
+	// column: text compared as bytes (the column's collation would find a
+	// row differing in case or trailing spaces), JSON of a MySQL target as
+	// JSON.
+	where [][2]string // text before and after the literal
+	// insertHead is "INSERT INTO t (cols) VALUES ".
+	insertHead string
+	// setNames are "`c`=" per written column.
+	setNames []string
+}
+
+func newPlan(t *schema.Table, targetDB string, mysqlJSON bool) (*plan, error) {
+	p := &plan{table: t, qtable: quoteIdent(targetDB) + "." + quoteIdent(t.Name)}
+	byName := map[string]int{}
+	names := make([]string, 0, len(t.Columns))
+	p.enc = make([]encoder, len(t.Columns))
+	for i, c := range t.Columns {
+		byName[c.Name] = i
+		p.enc[i] = encoderOf(c, mysqlJSON)
+		if c.GenerationExpr != "" {
+			continue
+		}
+		p.cols = append(p.cols, i)
+		names = append(names, quoteIdent(c.Name))
+		p.setNames = append(p.setNames, quoteIdent(c.Name)+"=")
+	}
+	if len(p.cols) == 0 {
+		return nil, fmt.Errorf("table %s has no column sluice can write", t.TableID)
+	}
+	for _, k := range t.PrimaryKey {
+		i, ok := byName[k]
+		if !ok {
+			return nil, fmt.Errorf("table %s: primary key column %s is not a column", t.TableID, k)
+		}
+		p.key = append(p.key, i)
+	}
+	if len(p.key) == 0 {
+		for _, i := range p.cols {
+			c := t.Columns[i]
+			q := quoteIdent(c.Name)
+			switch {
+			case c.DataType == "json" && mysqlJSON:
+				p.where = append(p.where, [2]string{q + " <=> CAST(", " AS JSON)"})
+			case c.DataType == "enum" || c.DataType == "set":
+				p.where = append(p.where, [2]string{q + " <=> ", ""}) // by index and bit mask, as they arrive
+			case c.Charset != "" && c.Charset != "binary":
+				p.where = append(p.where, [2]string{"CAST(" + q + " AS BINARY) <=> ", ""})
+			default:
+				p.where = append(p.where, [2]string{q + " <=> ", ""})
+			}
+		}
+	}
+	p.insertHead = "INSERT INTO " + p.qtable + " (" + strings.Join(names, ",") + ") VALUES "
+	return p, nil
+}
+
+// appendRow appends "(v1,v2,...)" of the written columns of an image.
+func (p *plan) appendRow(buf []byte, img []any) ([]byte, error) {
+	if len(img) < len(p.table.Columns) {
+		return buf, fmt.Errorf("row image has %d values, table %s has %d columns", len(img), p.table.TableID, len(p.table.Columns))
+	}
+	buf = append(buf, '(')
+	for n, i := range p.cols {
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		var err error
+		if buf, err = p.enc[i](buf, img[i]); err != nil {
+			return buf, fmt.Errorf("column %s: %w", p.table.Columns[i].Name, err)
+		}
+	}
+	return append(buf, ')'), nil
+}
+
+// appendWhere appends the condition that finds the row of a before image.
+func (p *plan) appendWhere(buf []byte, img []any) ([]byte, error) {
+	if len(img) < len(p.table.Columns) {
+		return buf, fmt.Errorf("row image has %d values, table %s has %d columns", len(img), p.table.TableID, len(p.table.Columns))
+	}
+	if p.key != nil {
+		for n, i := range p.key {
+			if n > 0 {
+				buf = append(buf, " AND "...)
+			}
+			buf = append(buf, quoteIdent(p.table.Columns[i].Name)...)
+			buf = append(buf, '=')
+			var err error
+			if buf, err = p.enc[i](buf, img[i]); err != nil {
+				return buf, fmt.Errorf("column %s: %w", p.table.Columns[i].Name, err)
+			}
+		}
+		return buf, nil
+	}
+	for n, i := range p.cols {
+		if n > 0 {
+			buf = append(buf, " AND "...)
+		}
+		buf = append(buf, p.where[n][0]...)
+		var err error
+		if buf, err = p.enc[i](buf, img[i]); err != nil {
+			return buf, fmt.Errorf("column %s: %w", p.table.Columns[i].Name, err)
+		}
+		buf = append(buf, p.where[n][1]...)
+	}
+	return buf, nil
+}
+
+// update is the statement of one updated row.
+func (p *plan) update(before, after []any) (string, error) {
+	buf := make([]byte, 0, 256)
+	buf = append(buf, "UPDATE "...)
+	buf = append(buf, p.qtable...)
+	buf = append(buf, " SET "...)
+	if len(after) < len(p.table.Columns) {
+		return "", fmt.Errorf("row image has %d values, table %s has %d columns", len(after), p.table.TableID, len(p.table.Columns))
+	}
+	for n, i := range p.cols {
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, p.setNames[n]...)
+		var err error
+		if buf, err = p.enc[i](buf, after[i]); err != nil {
+			return "", fmt.Errorf("column %s: %w", p.table.Columns[i].Name, err)
+		}
+	}
+	buf = append(buf, " WHERE "...)
+	buf, err := p.appendWhere(buf, before)
+	if err != nil {
+		return "", err
+	}
+	if p.key == nil {
+		buf = append(buf, " LIMIT 1"...)
+	}
+	return string(buf), nil
+}
+
+// keyString prints the key of an image for error messages.
+func (p *plan) keyString(img []any) string {
+	cols := p.key
+	if cols == nil {
+		cols = p.cols
+	}
+	var parts []string
+	for _, i := range cols {
+		if i >= len(img) {
+			break
+		}
+		s := fmt.Sprint(img[i])
+		if b, ok := img[i].([]byte); ok {
+			s = string(b)
+		}
+		if len(s) > 40 {
+			s = s[:40] + "…"
+		}
+		parts = append(parts, p.table.Columns[i].Name+"="+s)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,266 @@
+// Package mysql is the MySQL/MariaDB sink: it writes the source's row
+// changes into one target database byte for byte (values as literals on
+// binary-charset sessions: literal.go), replays the source's schema changes
+// there (ddl.go, rewrite.go), and keeps the stream's state (checkpoint,
+// applied records, schema history: internal/checkpoint/mysqlstate) in the
+// same target transactions as the rows.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/pipeline"
+	"github.com/sluice-db/sluice/internal/schema"
+)
+
+// Config configures the MySQL sink. Decode, SourceDB and TargetDB are required.
+type Config struct {
+	// Stream names the replication stream whose state is used.
+	Stream string
+	// Decode reads the source's positions back from the state tables.
+	Decode model.PositionDecoder
+	// SourceDB is the one source database in scope; TargetDB receives its
+	// tables. A change of another source database is refused.
+	SourceDB, TargetDB string
+	// Engine is --target-engine: the storage engine of every table the
+	// replayed DDL creates or alters ("" keeps the source's), and of
+	// sluice's state tables ("" = InnoDB).
+	Engine string
+	// FenceTimeout bounds the wait at start for an earlier run of the
+	// stream to let go of the target (default 15s).
+	FenceTimeout time.Duration
+	Log          *slog.Logger
+}
+
+var engineName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Stream == "" {
+		c.Stream = checkpoint.DefaultStream
+	}
+	if c.FenceTimeout <= 0 {
+		c.FenceTimeout = 15 * time.Second
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Decode == nil || c.SourceDB == "" || c.TargetDB == "" {
+		return c, fmt.Errorf("apply: the MySQL sink needs a position decoder, the source database and the target database")
+	}
+	if c.Engine != "" && !engineName.MatchString(c.Engine) {
+		return c, fmt.Errorf("apply: invalid storage engine name %q", c.Engine)
+	}
+	return c, nil
+}
+
+// Sink is the pipeline's MySQL/MariaDB target (pipeline.Sink).
+type Sink struct {
+	cfg Config
+	db  *sql.DB
+	// leader is the session holding the stream's leader lock from Open to
+	// Close (fence.go); checkpoints are written through it.
+	leader *sql.Conn
+	// readCommitted says the sessions run READ COMMITTED (conn.go).
+	readCommitted bool
+	// mysqlJSON is true for a MySQL (not MariaDB) target: its JSON type
+	// needs text in a character set, not binary strings.
+	mysqlJSON bool
+	// pending is the end key of a schema change an earlier run started and
+	// may not have finished (ddl.go); "" when none.
+	pending string
+	// collations are the target server's collations (a MySQL 8 source's
+	// utf8mb4_0900_ai_ci is unknown to MariaDB).
+	collations map[string]bool
+	// stmtBytes bounds a multi-row statement: maxStmtBytes, or less when the
+	// target's max_allowed_packet is small.
+	stmtBytes int
+
+	mu    sync.Mutex
+	slots []bool // session lock slots in use (fence.go)
+}
+
+var _ pipeline.Sink = (*Sink)(nil)
+
+// New returns a sink writing through db (from Open).
+func New(cfg Config, db *sql.DB) (*Sink, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Sink{cfg: cfg, db: db}, nil
+}
+
+// Open fences earlier runs (fence.go), creates the target database and
+// sluice's state tables when missing, and loads the stream's state.
+func (a *Sink) Open(ctx context.Context) (*checkpoint.State, []checkpoint.AppliedRow, error) {
+	leader, err := a.fence(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, rows, err := a.load(ctx, leader)
+	if err != nil {
+		_ = leader.Close()
+		return nil, nil, err
+	}
+	a.leader = leader
+	return st, rows, nil
+}
+
+func (a *Sink) load(ctx context.Context, conn *sql.Conn) (*checkpoint.State, []checkpoint.AppliedRow, error) {
+	var version string
+	var err error
+	if err = conn.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+		return nil, nil, fmt.Errorf("apply: target version: %w", err)
+	}
+	a.mysqlJSON = !strings.Contains(strings.ToLower(version), "mariadb")
+	var packet int64
+	if err = conn.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
+		return nil, nil, fmt.Errorf("apply: target max_allowed_packet: %w", err)
+	}
+	a.stmtBytes = int(min(maxStmtBytes, max(packet/2, 16<<10)))
+	if a.collations, err = readCollations(ctx, conn); err != nil {
+		return nil, nil, err
+	}
+	if _, err := conn.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(a.cfg.TargetDB)); err != nil {
+		return nil, nil, fmt.Errorf("apply: create the target database %s: %w", a.cfg.TargetDB, err)
+	}
+	if err := EnsureState(ctx, conn, a.cfg.Engine); err != nil {
+		return nil, nil, err
+	}
+	st, err := mysqlstate.Load(ctx, conn, a.cfg.Stream, a.cfg.Decode)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := mysqlstate.LoadApplied(ctx, conn, a.cfg.Stream, a.cfg.Decode)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.pending, err = mysqlstate.LoadPending(ctx, conn, a.cfg.Stream); err != nil {
+		return nil, nil, err
+	}
+	return st, rows, nil
+}
+
+// EnsureState creates sluice's state database and tables on the target
+// (engine "" = InnoDB).
+func EnsureState(ctx context.Context, q mysqlstate.Querier, engine string) error {
+	if err := mysqlstate.Ensure(ctx, q, engine); err != nil {
+		return err
+	}
+	return mysqlstate.EnsurePending(ctx, q, engine)
+}
+
+// Close releases the leader session (and with it the stream's lock).
+func (a *Sink) Close() {
+	if a.leader != nil {
+		_ = a.leader.Close()
+		a.leader = nil
+	}
+}
+
+// SaveCheckpoint writes the checkpoint row and deletes the covered applied
+// records in one transaction on the leader session. durable is the
+// server's: InnoDB and MyRocks flush their log at commit by default.
+func (a *Sink) SaveCheckpoint(ctx context.Context, st checkpoint.State, covered []model.Position, _ bool) error {
+	return inTx(ctx, a.leader, func(tx *sql.Tx) error {
+		if err := mysqlstate.Save(ctx, tx, a.cfg.Stream, st); err != nil {
+			return err
+		}
+		return mysqlstate.DeleteAppliedRows(ctx, tx, a.cfg.Stream, covered)
+	})
+}
+
+// DeleteApplied deletes applied records of another stream history.
+func (a *Sink) DeleteApplied(ctx context.Context, lasts []model.Position) error {
+	return mysqlstate.DeleteAppliedRows(ctx, a.leader, a.cfg.Stream, lasts)
+}
+
+// Sync has nothing to do on MySQL: an AUTO_INCREMENT counter moves past
+// every id inserted explicitly by itself, so replicated rows never leave it
+// behind (PostgreSQL's identity sequences do not).
+func (a *Sink) Sync(context.Context, bool) error { return nil }
+
+// TargetName names a target table as Cascades does: the target database
+// and the table's name.
+func (a *Sink) TargetName(id schema.TableID) string {
+	return a.cfg.TargetDB + "\x00" + id.Name
+}
+
+// Cascades reads the foreign keys with an action of the target database:
+// what the target will actually do when a parent row changes.
+func (a *Sink) Cascades(ctx context.Context) (*pipeline.Cascades, error) {
+	rows, err := a.db.QueryContext(ctx, `SELECT UNIQUE_CONSTRAINT_SCHEMA, REFERENCED_TABLE_NAME, CONSTRAINT_SCHEMA, TABLE_NAME
+		FROM information_schema.REFERENTIAL_CONSTRAINTS
+		WHERE CONSTRAINT_SCHEMA = ?
+		  AND (DELETE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT') OR UPDATE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT'))`,
+		a.cfg.TargetDB)
+	if err != nil {
+		return nil, fmt.Errorf("apply: read the target's foreign key actions: %w", err)
+	}
+	defer rows.Close()
+	edges := map[string][]string{}
+	for rows.Next() {
+		var ps, pt, cs, ct string
+		if err := rows.Scan(&ps, &pt, &cs, &ct); err != nil {
+			return nil, fmt.Errorf("apply: read the target's foreign key actions: %w", err)
+		}
+		p := ps + "\x00" + pt
+		edges[p] = append(edges[p], cs+"\x00"+ct)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("apply: read the target's foreign key actions: %w", err)
+	}
+	return pipeline.NewCascades(edges), nil
+}
+
+// Session opens a prepared, registered session (fence.go) for one worker.
+func (a *Sink) Session(ctx context.Context) (pipeline.Session, error) {
+	conn, slot, err := a.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &session{a: a, conn: conn, slot: slot, plans: map[*schema.Table]*plan{}}, nil
+}
+
+// inTx runs f in a transaction on conn and commits it.
+func inTx(ctx context.Context, conn *sql.Conn, f func(tx *sql.Tx) error) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("apply: begin: %w", err)
+	}
+	if err := f(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("apply: commit: %w", err)
+	}
+	return nil
+}
+
+func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, error) {
+	rows, err := conn.QueryContext(ctx, "SELECT COLLATION_NAME FROM information_schema.COLLATIONS")
+	if err != nil {
+		return nil, fmt.Errorf("apply: read the target's collations: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, fmt.Errorf("apply: read the target's collations: %w", err)
+		}
+		out[strings.ToLower(c)] = true
+	}
+	return out, rows.Err()
+}
