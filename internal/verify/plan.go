@@ -36,6 +36,7 @@ type tablePlan struct {
 	target  string // schema.table, for reports
 	myTable string // quoted `db`.`table`
 	pgTable string // quoted "schema"."table"
+	tgtMy   string // quoted `db`.`table` of a MySQL target (target_mysql.go); "" for PostgreSQL
 	cols    []*normColumn
 	convs   []*typemap.ColumnConv // parallel to cols
 	key     []int                 // indexes into cols of the key columns, in key order
