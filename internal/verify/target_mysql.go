@@ -167,6 +167,11 @@ func (p *tablePlan) myValue(i int) string {
 		// MySQL's JSON refuses a binary string; UUID and INET columns would
 		// take a binary string of their size as the packed value.
 		return "CONVERT(? USING utf8mb4)"
+	case typemap.KindYear:
+		// A YEAR read with a parameter comes back over the binary protocol
+		// as a number ("0"), and the string '0' is the year 2000: the number
+		// 0 is 0000.
+		return "CAST(? AS UNSIGNED)"
 	}
 	return "?"
 }
