@@ -404,4 +404,3 @@ func TestMySQLTargetCLI(t *testing.T) {
 		t.Fatalf("after repair: exit %d\n%s", code, out)
 	}
 }
-
