@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ import (
 // database on the MySQL target server, which receives the same tables.
 type mySide struct {
 	env          *testenv.Env
+	tgtEnv       *testenv.Env // the target's flavor when it is a source server (fixture SQL adapted)
 	srcDB, tgtDB string
 	tgtURL       string // --target
 	src          config.MySQL
@@ -47,6 +49,27 @@ func newMySide(t *testing.T, env *testenv.Env, prefix string) *mySide {
 		t.Fatal(err)
 	}
 	s.tgtURL = mt.URL(s.tgtDB)
+	tt, err := config.ParseAnyTarget(s.tgtURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.tgt = *tt.MySQL
+	s.my, s.tg = openFixture(t, s.src), openFixture(t, s.tgt)
+	return s
+}
+
+// newMySideOnMySQL is a mySide whose target is a database on the MySQL
+// flavor's server (testenv.GetFlavor: MySQL 9, which has no MD5()).
+func newMySideOnMySQL(t *testing.T, prefix string) *mySide {
+	t.Helper()
+	env := testenv.Get(t)
+	myEnv := testenv.GetFlavor(t, testenv.MySQL)
+	s := &mySide{env: env, tgtEnv: myEnv, srcDB: env.NewDatabase(t, prefix), tgtDB: myEnv.NewDatabase(t, prefix+"_t")}
+	s.tgtURL = myEnv.SourceURL(s.tgtDB)
+	var err error
+	if s.src, err = config.ParseSource(env.SourceURL(s.srcDB)); err != nil {
+		t.Fatal(err)
+	}
 	tt, err := config.ParseAnyTarget(s.tgtURL)
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +108,9 @@ func (s *mySide) mustSrc(t *testing.T, q string, args ...any) {
 
 func (s *mySide) mustTgt(t *testing.T, q string, args ...any) {
 	t.Helper()
+	if s.tgtEnv != nil {
+		q = s.tgtEnv.SQL(q)
+	}
 	if _, err := s.tg.Exec(q, args...); err != nil {
 		t.Fatalf("target: %v\n%s", err, q)
 	}
@@ -249,7 +275,7 @@ func (s *mySide) createDamageTables(t *testing.T) []string {
 		engine = " ENGINE=ROCKSDB"
 	}
 	s.mustTgt(t, `CREATE TABLE r (id BIGINT PRIMARY KEY, s VARCHAR(30) CHARACTER SET latin1, j DECIMAL(20,6))`+engine)
-	s.both(t, `INSERT INTO r SELECT seq, CONCAT('é', seq), seq / 7 FROM seq_1_to_1000`)
+	s.both(t, `INSERT INTO r SELECT seq, CONCAT('é', seq), seq * 1.000001 FROM seq_1_to_1000`)
 	return []string{"t", "tk", "k", "r"}
 }
 
@@ -467,4 +493,62 @@ func TestMySQLTargetOnlineRecheck(t *testing.T) {
 	if rep.Online {
 		t.Error("--online auto ran online on a MySQL target")
 	}
+}
+
+// TestMySQLTargetRepairFollowsForeignKeys is TestRepairFollowsForeignKeys
+// on a MySQL target: one run repairs a parent deleted on the target with
+// its cascaded children and deletes what the source deleted, in foreign key
+// order, applied or as a script run by the mysql client.
+func TestMySQLTargetRepairFollowsForeignKeys(t *testing.T) {
+	for _, mode := range []string{"applied", "sql"} {
+		t.Run(mode, func(t *testing.T) {
+			s := newMySide(t, testenv.Get(t), "vmy_fk")
+			s.both(t, `CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR(10));
+				CREATE TABLE child (id INT PRIMARY KEY, pid INT NOT NULL, FOREIGN KEY (pid) REFERENCES parent (id) ON DELETE CASCADE);
+				CREATE TABLE grandchild (id INT PRIMARY KEY, cid INT NOT NULL, FOREIGN KEY (cid) REFERENCES child (id) ON DELETE CASCADE);
+				INSERT INTO parent VALUES (1, 'a'), (2, 'b'), (3, 'c');
+				INSERT INTO child VALUES (10, 1), (11, 1), (20, 2);
+				INSERT INTO grandchild VALUES (100, 10), (101, 11)`)
+			s.mustTgt(t, `DELETE FROM parent WHERE id = 1`)
+			s.mustSrc(t, `DELETE FROM child WHERE id = 20; DELETE FROM parent WHERE id IN (2, 3)`)
+			tables := s.tables(t, "parent", "child", "grandchild")
+			var script bytes.Buffer
+			s.verify(t, tables, func(o *Options) {
+				o.Repair = mode == "applied"
+				if mode == "sql" {
+					o.RepairSQL = &script
+				}
+				o.Workers = 3
+			})
+			if mode == "sql" {
+				cmd := exec.Command("mysql", "--binary-mode", "-h", s.tgt.Host, "-P", strconv.Itoa(s.tgt.Port),
+					"-u", s.tgt.User, "-p"+s.tgt.Password, "-D", s.tgtDB)
+				cmd.Stdin = bytes.NewReader(script.Bytes())
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("mysql < repair.sql: %v\n%s\n--- file:\n%s", err, out, script.String())
+				}
+			}
+			wantTables(t, "after the repair", s.verify(t, tables, nil), ResultEqual)
+			s.sameData(t, tables)
+		})
+	}
+}
+
+// TestMySQLTargetOnMySQL9: a MariaDB source compared with and repaired into
+// MySQL 9 (no MD5(): SHA-256 on both sides; its own JSON type).
+func TestMySQLTargetOnMySQL9(t *testing.T) {
+	s := newMySideOnMySQL(t, "vmy_my9")
+	names := s.createDamageTables(t)
+	s.both(t, `CREATE TABLE js (id INT PRIMARY KEY, j JSON)`)
+	s.both(t, `INSERT INTO js VALUES (1, '{"a": [1, 2.50, "ü"], "b": null}'), (2, '[]'), (3, NULL)`)
+	tables := s.tables(t, append(names, "js")...)
+	wantResult(t, "equal tables", s.verify(t, tables, nil), ResultEqual)
+	want := s.damage(t)
+	s.mustTgt(t, `UPDATE js SET j = '{"a": [1, 2.5, "u"], "b": null}' WHERE id = 1`)
+	s.mustTgt(t, `DELETE FROM js WHERE id = 2`)
+	rep := s.verify(t, tables, nil)
+	wantResult(t, "damaged target", rep, ResultDifferences)
+	sameLines(t, "differences", found(rep), append(want, "js differs id=1 j", "js only_in_source id=2"))
+	wantTables(t, "repair", s.verify(t, tables, func(o *Options) { o.Repair = true }), ResultRepaired)
+	wantResult(t, "after repair", s.verify(t, tables, nil), ResultEqual)
 }
