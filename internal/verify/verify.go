@@ -16,8 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/schema"
@@ -122,17 +120,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer src.Close()
-	var tgt targetDB
-	if o.TargetMySQL != nil {
-		tgt, err = openMySQLTarget(ctx, *o.TargetMySQL, o.Workers+2)
-		// Stored values are compared as they are: no policy rewrote them.
-		mo := o.Mapper.Options()
-		o.Mapper = typemap.New(typemap.Options{ZeroDate: typemap.ZeroDateError, Nul: typemap.NulError, Charsets: mo.Charsets}, nil)
-	} else {
-		var pool *pgxpool.Pool
-		pool, err = openTarget(ctx, o.Target, o.Workers+2)
-		tgt = &pgTarget{pool: pool, naming: o.Naming}
-	}
+	tgt, err := openTargetDB(ctx, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +168,30 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return rep, err
 	}
 	return rep, nil
+}
+
+// openTargetDB opens the target of a run. A MySQL target compares stored
+// values as they are, so its plans are compiled without the snapshot's
+// --zero-date and --nul-char policies (which only say what a PostgreSQL
+// target holds instead).
+func openTargetDB(ctx context.Context, o *Options) (targetDB, error) {
+	if o.TargetMySQL != nil {
+		o.Mapper = typemap.New(typemap.Options{
+			ZeroDate: typemap.ZeroDateError, // printed as stored (normalize.go)
+			Nul:      typemap.NulError,      // no REPLACE of NUL
+			Charsets: o.Mapper.Options().Charsets,
+		}, nil)
+		t, err := openMySQLTarget(ctx, *o.TargetMySQL, o.Workers+2)
+		if err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	pool, err := openTarget(ctx, o.Target, o.Workers+2)
+	if err != nil {
+		return nil, err
+	}
+	return &pgTarget{pool: pool, naming: o.Naming}, nil
 }
 
 // planTables compiles every table; tables that cannot be compared are
