@@ -552,3 +552,21 @@ func TestMySQLTargetOnMySQL9(t *testing.T) {
 	wantTables(t, "repair", s.verify(t, tables, func(o *Options) { o.Repair = true }), ResultRepaired)
 	wantResult(t, "after repair", s.verify(t, tables, nil), ResultEqual)
 }
+
+// TestMySQLTargetLatin1Key: a key of latin1 text (compared in hash buckets,
+// read as raw bytes) is found and repaired by its bytes.
+func TestMySQLTargetLatin1Key(t *testing.T) {
+	s := newMySide(t, testenv.Get(t), "vmy_lat")
+	s.both(t, `CREATE TABLE l (k VARCHAR(10) CHARACTER SET latin1 PRIMARY KEY, v INT)`)
+	s.both(t, `INSERT INTO l VALUES ('é1', 1), ('é2', 2), ('ÿ3', 3), ('a4', 4)`)
+	tables := s.tables(t, "l")
+	wantResult(t, "equal", s.verify(t, tables, nil), ResultEqual)
+	s.mustTgt(t, `UPDATE l SET v = 20 WHERE k = 'é2'`)
+	s.mustTgt(t, `DELETE FROM l WHERE k = 'ÿ3'`)
+	s.mustTgt(t, `INSERT INTO l VALUES ('ü5', 5)`)
+	rep := s.verify(t, tables, nil)
+	sameLines(t, "differences", found(rep), []string{`l differs k="é2" v`, `l only_in_source k="ÿ3"`, `l only_in_target k="ü5"`})
+	wantTables(t, "repair", s.verify(t, tables, func(o *Options) { o.Repair = true }), ResultRepaired)
+	wantResult(t, "after repair", s.verify(t, tables, nil), ResultEqual)
+	s.sameData(t, tables)
+}

@@ -230,3 +230,10 @@ func targetColumns(ctx context.Context, pool *pgxpool.Pool, schemaName, table st
 func selectExprOf(p *tablePlan, i int) string {
 	return typemap.SelectExpr(p.convs[i].Column, quoteMy(p.cols[i].Name))
 }
+
+// rawSelected reports whether compared column i is read as its raw stored
+// bytes (text in a charset other than UTF-8: typemap.SelectExpr casts it to
+// BINARY); other text arrives as UTF-8 on sluice's utf8mb4 sessions.
+func (p *tablePlan) rawSelected(i int) bool {
+	return selectExprOf(p, i) == "CAST("+quoteMy(p.cols[i].Name)+" AS BINARY)"
+}

@@ -143,13 +143,6 @@ func (t *myTarget) sampleRow(ctx context.Context, p *tablePlan, h uint64) ([]byt
 	return text, err
 }
 
-// rawSelected reports whether compared column i is read as its raw stored
-// bytes (text in a charset other than UTF-8: typemap.SelectExpr casts it to
-// BINARY); other text arrives as UTF-8 on sluice's utf8mb4 sessions.
-func (p *tablePlan) rawSelected(i int) bool {
-	return selectExprOf(p, i) == "CAST("+quoteMy(p.cols[i].Name)+" AS BINARY)"
-}
-
 // myValue is the expression that turns parameter ? (bytes, sent on a
 // binary-charset session) into the value of compared column i: text as
 // the charset its bytes are in, so the server converts it to the column's
