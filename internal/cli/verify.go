@@ -87,7 +87,10 @@ func runVerify(cmd *cobra.Command, _ []string) error {
 	if _, err := serveRuntimeMetrics(ctx, s); err != nil {
 		return err
 	}
-	ep, err := checkEndpoints(ctx, s, preflight.Needs{Source: true, Target: true})
+	// Without repairs verify only reads the target: a read-only user of a
+	// MySQL replica is enough.
+	ep, err := checkEndpoints(ctx, s, preflight.Needs{Source: true, Target: true,
+		TargetReadOnly: !k.Bool("repair")})
 	if err != nil {
 		return err
 	}

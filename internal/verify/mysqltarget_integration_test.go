@@ -431,6 +431,27 @@ func TestMySQLTargetCLI(t *testing.T) {
 	if out, code := runSluice(t, bin, 2*time.Minute, args...); code != 0 {
 		t.Fatalf("after repair: exit %d\n%s", code, out)
 	}
+
+	// A user with only SELECT on the target database (a replica's
+	// read-only account) may verify; --repair is refused by the pre-flight.
+	admin := testenv.Get(t).MySQLTarget(t).Admin(t)
+	user := testenv.UniqueName("vro")
+	if _, err := admin.Exec("CREATE USER '" + user + "'@'%' IDENTIFIED BY 'pw'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.Exec("DROP USER '" + user + "'@'%'") })
+	if _, err := admin.Exec("GRANT SELECT ON `" + s.tgtDB + "`.* TO '" + user + "'@'%'"); err != nil {
+		t.Fatal(err)
+	}
+	ro := "mysql://" + user + ":pw@" + s.tgt.Addr() + "/" + s.tgtDB
+	roArgs := []string{"verify", "--source", s.env.SourceURL(s.srcDB), "--target", ro, "--log-level", "warn"}
+	if out, code := runSluice(t, bin, 2*time.Minute, roArgs...); code != 0 {
+		t.Fatalf("read-only user: exit %d\n%s", code, out)
+	}
+	out, code = runSluice(t, bin, 2*time.Minute, append(roArgs, "--repair")...)
+	if code != 2 || !strings.Contains(out, "lacks") {
+		t.Fatalf("read-only user --repair: exit %d, want 2 and the missing privileges\n%s", code, out)
+	}
 }
 
 // TestMySQLTargetOnlineRecheck plays a replicator into the MySQL target by
