@@ -157,7 +157,7 @@ func (p *tablePlan) myChecksum(ctx context.Context, db *sql.DB, table, side stri
 		q := "SELECT " + strings.Join(sel, ", ") + " FROM " + table + " WHERE " + where
 		rows, err := db.QueryContext(ctx, q, args...)
 		if err != nil {
-			return nil, fmt.Errorf("%s checksum of %s: %w", side, p.name, err)
+			return nil, fmt.Errorf("%s checksum of %s: %w", side, p.sideName(side), err)
 		}
 		return p.goChecksum(sqlRows{rows}, p.mysqlJSON(side))
 	}
@@ -168,10 +168,18 @@ func (p *tablePlan) myChecksum(ctx context.Context, db *sql.DB, table, side stri
 	}
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("%s checksum of %s: %w", side, p.name, err)
+		return nil, fmt.Errorf("%s checksum of %s: %w", side, p.sideName(side), err)
 	}
 	defer rows.Close()
-	return collectAggs(rows, side+" checksum of "+p.name)
+	return collectAggs(rows, side+" checksum of "+p.sideName(side))
+}
+
+// sideName names the table of a side in errors.
+func (p *tablePlan) sideName(side string) string {
+	if side == "target" {
+		return p.target
+	}
+	return p.name
 }
 
 // mysqlJSON is jsonText's source argument for JSON read on a MySQL side:

@@ -145,7 +145,7 @@ func (p *tablePlan) myDigest(ctx context.Context, db *sql.DB, table, side string
 	var d chunkDigest
 	var sum sql.NullString
 	if err := db.QueryRowContext(ctx, q, args...).Scan(&d.Count, &sum); err != nil {
-		return d, fmt.Errorf("%s digest of %s: %w", side, p.name, err)
+		return d, fmt.Errorf("%s digest of %s: %w", side, p.sideName(side), err)
 	}
 	d.MD5 = sum.String
 	return d, nil

@@ -118,14 +118,14 @@ func (p *tablePlan) myGroups(ctx context.Context, db *sql.DB, table, side string
 		}
 		r, err := db.QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+table)
 		if err != nil {
-			return nil, fmt.Errorf("%s rows of %s: %w", side, p.name, err)
+			return nil, fmt.Errorf("%s rows of %s: %w", side, p.sideName(side), err)
 		}
 		return p.goGroups(sqlRows{r}, p.mysqlJSON(side))
 	}
 	q := "SELECT CAST(h AS CHAR), COUNT(*) FROM (SELECT " + p.myHash(p.myRowText) + " AS h FROM " + table + ") x GROUP BY h ORDER BY h"
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("%s row hashes of %s: %w", side, p.name, err)
+		return nil, fmt.Errorf("%s row hashes of %s: %w", side, p.sideName(side), err)
 	}
 	return readGroups(sqlRows{rows})
 }

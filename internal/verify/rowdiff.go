@@ -114,7 +114,7 @@ func (p *tablePlan) myFetch(ctx context.Context, db *sql.DB, table, side string,
 	q := "SELECT " + strings.Join(p.fetchSelect(true), ", ") + " FROM " + table + " WHERE " + where + " ORDER BY 1"
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("%s rows of %s (%s): %w", side, p.name, s, err)
+		return nil, fmt.Errorf("%s rows of %s (%s): %w", side, p.sideName(side), s, err)
 	}
 	src := sqlRows{rows}
 	defer src.Close()
@@ -123,12 +123,12 @@ func (p *tablePlan) myFetch(ctx context.Context, db *sql.DB, table, side string,
 	for src.Next() {
 		vals, err := src.Values(n)
 		if err != nil {
-			return nil, fmt.Errorf("%s rows of %s: %w", side, p.name, err)
+			return nil, fmt.Errorf("%s rows of %s: %w", side, p.sideName(side), err)
 		}
 		out = append(out, p.readRow(vals, p.mysqlJSON(side)))
 	}
 	if err := src.Err(); err != nil {
-		return nil, fmt.Errorf("%s rows of %s: %w", side, p.name, err)
+		return nil, fmt.Errorf("%s rows of %s: %w", side, p.sideName(side), err)
 	}
 	return out, nil
 }
