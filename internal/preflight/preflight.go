@@ -30,6 +30,10 @@ type Needs struct {
 	// Target must be reachable; TargetCreate also needs CREATE on the database.
 	Target       bool
 	TargetCreate bool
+	// TargetReadOnly: the command only reads the target's tables (verify
+	// without --repair), so a MySQL target needs SELECT on its database and
+	// nothing on sluice's state database (e.g. a read-only user on a replica).
+	TargetReadOnly bool
 	// TargetEngine is the storage engine the tables get on a MySQL target
 	// ("" = the source table's own): it must exist there and be transactional.
 	TargetEngine string

@@ -46,7 +46,11 @@ func checkMySQLTarget(ctx context.Context, m config.MySQL, needs Needs) (TargetI
 		if needs.TargetCreate {
 			want = append(want, "CREATE", "DROP", "ALTER", "INDEX", "REFERENCES")
 		}
-		for _, dbName := range []string{m.Database, stateDatabase} {
+		dbs := []string{m.Database, stateDatabase}
+		if needs.TargetReadOnly && !needs.TargetCreate {
+			want, dbs = []string{"SELECT"}, dbs[:1]
+		}
+		for _, dbName := range dbs {
 			have, err := privilegeSet(ctx, conn, `SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES
 				WHERE GRANTEE = `+grantee+` AND ? LIKE TABLE_SCHEMA`, dbName)
 			if err != nil {

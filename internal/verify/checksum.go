@@ -135,6 +135,12 @@ func first60Hex(s []byte) (uint64, error) {
 // sourceChecksum computes the checksum of a scope on the source, per
 // bucket when byBucket (else under key 0).
 func (p *tablePlan) sourceChecksum(ctx context.Context, db *sql.DB, s scope, byBucket bool) (map[int]agg, error) {
+	return p.myChecksum(ctx, db, p.myTable, "source", s, byBucket)
+}
+
+// myChecksum is sourceChecksum of a MySQL table (the source's, or its copy
+// in a MySQL target); side names it in errors.
+func (p *tablePlan) myChecksum(ctx context.Context, db *sql.DB, table, side string, s scope, byBucket bool) (map[int]agg, error) {
 	where, args, err := p.myWhere(s)
 	if err != nil {
 		return nil, err
@@ -148,25 +154,38 @@ func (p *tablePlan) sourceChecksum(ctx context.Context, db *sql.DB, s scope, byB
 		for _, i := range p.json {
 			sel = append(sel, p.cols[i].MySQLRaw)
 		}
-		q := "SELECT " + strings.Join(sel, ", ") + " FROM " + p.myTable + " WHERE " + where
+		q := "SELECT " + strings.Join(sel, ", ") + " FROM " + table + " WHERE " + where
 		rows, err := db.QueryContext(ctx, q, args...)
 		if err != nil {
-			return nil, fmt.Errorf("source checksum of %s: %w", p.name, err)
+			return nil, fmt.Errorf("%s checksum of %s: %w", side, p.sideName(side), err)
 		}
-		return p.goChecksum(sqlRows{rows}, true)
+		return p.goChecksum(sqlRows{rows}, p.mysqlJSON(side))
 	}
 	q := "SELECT " + bucket + ", COUNT(*), CAST(COALESCE(SUM(" + p.myHash(p.myRowFast) + "), 0) AS CHAR) FROM " +
-		p.myTable + " WHERE " + where
+		table + " WHERE " + where
 	if byBucket {
 		q += " GROUP BY 1"
 	}
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("source checksum of %s: %w", p.name, err)
+		return nil, fmt.Errorf("%s checksum of %s: %w", side, p.sideName(side), err)
 	}
 	defer rows.Close()
-	return collectAggs(rows, "source checksum of "+p.name)
+	return collectAggs(rows, side+" checksum of "+p.sideName(side))
 }
+
+// sideName names the table of a side in errors.
+func (p *tablePlan) sideName(side string) string {
+	if side == "target" {
+		return p.target
+	}
+	return p.name
+}
+
+// mysqlJSON is jsonText's source argument for JSON read on a MySQL side:
+// the snapshot's policies apply to the source when the target is
+// PostgreSQL, to neither side when both are MySQL.
+func (p *tablePlan) mysqlJSON(side string) bool { return side == "source" && p.tgtMy == "" }
 
 // targetChecksum is sourceChecksum on the target.
 func (p *tablePlan) targetChecksum(ctx context.Context, pool *pgxpool.Pool, s scope, byBucket bool) (map[int]agg, error) {

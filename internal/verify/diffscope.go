@@ -62,7 +62,7 @@ func (e *engine) repairScope(ctx context.Context, r *tableRun, s scope, diffs []
 	todo := diffs
 	for a := 0; a < attempts && len(todo) > 0; a++ {
 		if err := e.repair(ctx, p, todo); err != nil {
-			if isForeignKeyViolation(err) {
+			if e.tgt.isForeignKeyViolation(err) {
 				e.deferRepair(deferredRepair{r: r, s: s, diffs: diffs, err: err})
 				return nil
 			}
@@ -104,7 +104,7 @@ func (e *engine) rowDiffs(ctx context.Context, p *tablePlan, s scope) ([]rowDiff
 			return nil, err
 		}
 	}
-	return p.diffTarget(ctx, e.tgt, s, src)
+	return e.tgt.diff(ctx, p, s, src)
 }
 
 // stillDiffering keeps the differences of before whose row also differs

@@ -131,15 +131,21 @@ func (p *tablePlan) pgKeyOrder() string {
 
 // sourceDigest is the digest of a key range on the source.
 func (p *tablePlan) sourceDigest(ctx context.Context, db *sql.DB, s scope) (chunkDigest, error) {
+	return p.myDigest(ctx, db, p.myTable, "source", s)
+}
+
+// myDigest is sourceDigest of a MySQL table (the source's or its copy in
+// a MySQL target, whose sessions also set group_concat_max_len).
+func (p *tablePlan) myDigest(ctx context.Context, db *sql.DB, table, side string, s scope) (chunkDigest, error) {
 	where, args, err := p.myWhere(s)
 	if err != nil {
 		return chunkDigest{}, err
 	}
-	q := "SELECT COUNT(*), " + p.digest.my("GROUP_CONCAT("+p.myRowFast+" SEPARATOR '\\n')") + " FROM " + p.myTable + " WHERE " + where
+	q := "SELECT COUNT(*), " + p.digest.my("GROUP_CONCAT("+p.myRowFast+" SEPARATOR '\\n')") + " FROM " + table + " WHERE " + where
 	var d chunkDigest
 	var sum sql.NullString
 	if err := db.QueryRowContext(ctx, q, args...).Scan(&d.Count, &sum); err != nil {
-		return d, fmt.Errorf("source digest of %s: %w", p.name, err)
+		return d, fmt.Errorf("%s digest of %s: %w", side, p.sideName(side), err)
 	}
 	d.MD5 = sum.String
 	return d, nil
@@ -173,7 +179,7 @@ func (e *engine) digests(ctx context.Context, p *tablePlan, s scope) (src, tgt c
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		tgt, tgtErr = p.targetDigest(ctx, e.tgt, s)
+		tgt, tgtErr = e.tgt.digest(ctx, p, s)
 	}()
 	src, err = p.sourceDigest(ctx, e.src, s)
 	wg.Wait()

@@ -32,7 +32,7 @@ func (s *side) engine(t *testing.T) *engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { src.Close() })
-	return &engine{src: src, tgt: s.pg, digest: s.digest}
+	return &engine{src: src, tgt: &pgTarget{pool: s.pg}, digest: s.digest}
 }
 
 // TestVerifyDigests: chunk digests are used where they may be, equal data

@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
 )
@@ -53,32 +52,49 @@ func (d rowDigest) pg(x string) string {
 // errNoSuchFunction is MySQL's ER_SP_DOES_NOT_EXIST (1305, "FUNCTION MD5 does not exist").
 const errNoSuchFunction = 1305
 
-// chooseDigest picks the row digest: MD5 when the source has it, else
+// chooseDigest picks the row digest: MD5 when both sides have it, else
 // SHA-256, which the target must then offer (PostgreSQL 11+).
-func chooseDigest(ctx context.Context, src *sql.DB, tgt *pgxpool.Pool) (rowDigest, error) {
-	var s string
-	err := src.QueryRowContext(ctx, "SELECT MD5('')").Scan(&s)
-	if err == nil {
+func chooseDigest(ctx context.Context, src *sql.DB, tgt targetDB) (rowDigest, error) {
+	srcMD5, err := mysqlHasMD5(ctx, src)
+	if err != nil {
+		return 0, fmt.Errorf("source: %w", err)
+	}
+	tgtMD5, err := tgt.hasMD5(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("target: %w", err)
+	}
+	if srcMD5 && tgtMD5 {
 		return digestMD5, nil
 	}
-	var me *mysql.MySQLError
-	if !errors.As(err, &me) || me.Number != errNoSuchFunction {
-		return 0, fmt.Errorf("source: probe MD5(): %w", err)
-	}
+	var s string
 	if err := src.QueryRowContext(ctx, "SELECT SHA2('', 256)").Scan(&s); err != nil {
 		return 0, exitcode.ConfigError(fmt.Errorf("source: neither MD5() nor SHA2() works (%w): verify needs one of them "+
 			"to hash rows inside the source; on MySQL 9 run INSTALL COMPONENT 'file://component_classic_hashing'", err))
 	}
-	var t string
-	if err := tgt.QueryRow(ctx, "SELECT encode(sha256(convert_to('', 'UTF8')), 'hex')").Scan(&t); err != nil {
-		return 0, exitcode.ConfigError(fmt.Errorf("target: sha256() does not work (%w): the source has no MD5() "+
+	t, err := tgt.sha256Empty(ctx)
+	if err != nil {
+		return 0, exitcode.ConfigError(fmt.Errorf("target: SHA-256 does not work (%w): a side has no MD5() "+
 			"(MySQL 9 without component_classic_hashing), so verify hashes with SHA-256 on both sides; "+
-			"use PostgreSQL 11 or later, or INSTALL COMPONENT 'file://component_classic_hashing' on the source", err))
+			"use PostgreSQL 11 or later, or INSTALL COMPONENT 'file://component_classic_hashing' on the MySQL 9 server", err))
 	}
 	if s != t {
 		return 0, fmt.Errorf("SHA-256 of the empty string differs: source %q, target %q", s, t)
 	}
 	return digestSHA256, nil
+}
+
+// mysqlHasMD5 reports whether a MySQL/MariaDB server has MD5().
+func mysqlHasMD5(ctx context.Context, db *sql.DB) (bool, error) {
+	var s string
+	err := db.QueryRowContext(ctx, "SELECT MD5('')").Scan(&s)
+	if err == nil {
+		return true, nil
+	}
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != errNoSuchFunction {
+		return false, fmt.Errorf("probe MD5(): %w", err)
+	}
+	return false, nil
 }
 
 // Row hashes: the first 15 hex digits (60 bits) of the digest of the row text

@@ -57,7 +57,7 @@ func newSide(t *testing.T, env *testenv.Env, prefix string) *side {
 	if _, err := pg.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+quotePG(db)); err != nil {
 		t.Fatal(err)
 	}
-	digest, err := chooseDigest(ctx, my, pg)
+	digest, err := chooseDigest(ctx, my, &pgTarget{pool: pg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,13 +35,35 @@ func (p *tablePlan) myArg(k int, raw []byte) (any, error) {
 	case typemap.KindBinary:
 		return raw, nil
 	}
+	if p.rawTextKey(k) {
+		return hex.EncodeToString(raw), nil // see myPlaceholder
+	}
 	return string(raw), nil
 }
 
+// rawTextKey reports whether key column k is text read as raw bytes of a
+// charset other than UTF-8.
+func (p *tablePlan) rawTextKey(k int) bool {
+	cc := p.convs[p.key[k]]
+	return cc.Kind == typemap.KindText && cc.Column.Charset != "" && p.rawSelected(p.key[k])
+}
+
 // myPlaceholder is the parameter marker for key column k: DECIMAL values
-// are cast to the column's type so they compare as decimals.
+// are cast to the column's type so they compare as decimals; text read as
+// its raw bytes (a charset other than UTF-8, typemap.SelectExpr) is sent
+// in hex (myArg) and taken as bytes of the column's charset, in its
+// collation: a parameter is text in the session's utf8mb4, which would be
+// an illegal mix of collations, and CONVERT(CAST(? AS BINARY) USING cs)
+// converts from utf8mb4 instead of taking the bytes.
 func (p *tablePlan) myPlaceholder(k int) string {
 	cc := p.convs[p.key[k]]
+	if p.rawTextKey(k) {
+		x := "CONVERT(UNHEX(?) USING " + cc.Column.Charset + ")"
+		if cc.Column.Collation != "" {
+			x += " COLLATE " + cc.Column.Collation
+		}
+		return x
+	}
 	if cc.Kind == typemap.KindDecimal {
 		prec := cc.Column.Precision
 		if prec == 0 {

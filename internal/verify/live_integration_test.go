@@ -315,7 +315,7 @@ func testReplicatedTypesEqual(t *testing.T, env *testenv.Env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok, _, err := waitApplied(ctx, s.pg, stream, pos, 2*time.Minute)
+	ok, _, err := waitApplied(ctx, &pgTarget{pool: s.pg}, stream, pos, 2*time.Minute)
 	if err != nil || !ok {
 		select {
 		case <-repl.done:

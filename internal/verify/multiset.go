@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sort"
@@ -42,7 +43,7 @@ func (e *engine) compareMultiset(ctx context.Context, r *tableRun) error {
 			return err
 		}
 	}
-	tgtGroups, err := p.targetGroups(ctx, e)
+	tgtGroups, err := e.tgt.groups(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func (e *engine) multisetChecksums(ctx context.Context, p *tablePlan) (src, tgt 
 		if err := e.waitForSource(ctx, p); err != nil {
 			return nil, nil, err
 		}
-		if tgt, err = p.targetChecksum(ctx, e.tgt, scope{}, false); err != nil {
+		if tgt, err = e.tgt.checksum(ctx, p, scope{}, false); err != nil {
 			return nil, nil, err
 		}
 		if src[0] == tgt[0] {
@@ -104,30 +105,29 @@ func (e *engine) waitForSource(ctx context.Context, p *tablePlan) error {
 
 // sourceGroups returns the source's row hashes with counts, sorted.
 func (p *tablePlan) sourceGroups(ctx context.Context, e *engine) ([]hashCount, error) {
-	if len(p.json) > 0 {
-		return p.goGroups(ctx, e, true)
-	}
-	q := "SELECT CAST(h AS CHAR), COUNT(*) FROM (SELECT " + p.myHash(p.myRowText) + " AS h FROM " + p.myTable + ") x GROUP BY h ORDER BY h"
-	rows, err := e.src.QueryContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("source row hashes of %s: %w", p.name, err)
-	}
-	return readGroups(sqlRows{rows})
+	return p.myGroups(ctx, e.src, p.myTable, "source")
 }
 
-func (p *tablePlan) targetGroups(ctx context.Context, e *engine) ([]hashCount, error) {
+// myGroups is sourceGroups of a MySQL table (the source's, or its copy in
+// a MySQL target).
+func (p *tablePlan) myGroups(ctx context.Context, db *sql.DB, table, side string) ([]hashCount, error) {
 	if len(p.json) > 0 {
-		return p.goGroups(ctx, e, false)
+		sel := []string{p.digest.my(p.myRowText)}
+		for _, i := range p.json {
+			sel = append(sel, p.cols[i].MySQLRaw)
+		}
+		r, err := db.QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+table)
+		if err != nil {
+			return nil, fmt.Errorf("%s rows of %s: %w", side, p.sideName(side), err)
+		}
+		return p.goGroups(sqlRows{r}, p.mysqlJSON(side))
 	}
-	// ORDER BY x.h, not h: PostgreSQL resolves a bare ORDER BY name to the
-	// output column first, here the text h::text, which sorts 99 after 100
-	// and breaks the merge with the source's numeric order.
-	q := "SELECT x.h::text, count(*)::text FROM (SELECT " + p.pgHash(p.pgRowText) + " AS h FROM " + p.pgTable + ") x GROUP BY x.h ORDER BY x.h"
-	rows, err := e.tgt.Query(ctx, q)
+	q := "SELECT CAST(h AS CHAR), COUNT(*) FROM (SELECT " + p.myHash(p.myRowText) + " AS h FROM " + table + ") x GROUP BY h ORDER BY h"
+	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("target row hashes of %s: %w", p.target, err)
+		return nil, fmt.Errorf("%s row hashes of %s: %w", side, p.sideName(side), err)
 	}
-	return readGroups(pgRows{rows})
+	return readGroups(sqlRows{rows})
 }
 
 func readGroups(rows rowSource) ([]hashCount, error) {
@@ -148,31 +148,9 @@ func readGroups(rows rowSource) ([]hashCount, error) {
 	return out, rows.Err()
 }
 
-// goGroups hashes rows with JSON columns in Go (memory: one entry per
-// distinct row).
-func (p *tablePlan) goGroups(ctx context.Context, e *engine, source bool) ([]hashCount, error) {
-	var rows rowSource
-	if source {
-		sel := []string{p.digest.my(p.myRowText)}
-		for _, i := range p.json {
-			sel = append(sel, p.cols[i].MySQLRaw)
-		}
-		r, err := e.src.QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+p.myTable)
-		if err != nil {
-			return nil, fmt.Errorf("source rows of %s: %w", p.name, err)
-		}
-		rows = sqlRows{r}
-	} else {
-		sel := []string{p.digest.pg(p.pgRowText)}
-		for _, i := range p.json {
-			sel = append(sel, p.cols[i].PGRaw)
-		}
-		r, err := e.tgt.Query(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+p.pgTable)
-		if err != nil {
-			return nil, fmt.Errorf("target rows of %s: %w", p.target, err)
-		}
-		rows = pgRows{r}
-	}
+// goGroups hashes rows of (row digest, JSON texts...) in Go (memory: one
+// entry per distinct row).
+func (p *tablePlan) goGroups(rows rowSource, source bool) ([]hashCount, error) {
 	defer rows.Close()
 	counts := map[uint64]int64{}
 	jsons := make([]string, len(p.json))
@@ -238,7 +216,7 @@ func (e *engine) sampleRows(ctx context.Context, r *tableRun) {
 		if d.SourceCount > d.TargetCount {
 			err = e.src.QueryRowContext(ctx, "SELECT "+p.myRowText+" FROM "+p.myTable+" WHERE "+p.myHash(p.myRowText)+" = ? LIMIT 1", h).Scan(&text)
 		} else {
-			err = e.tgt.QueryRow(ctx, "SELECT "+p.pgRowText+" FROM "+p.pgTable+" WHERE "+p.pgHash(p.pgRowText)+" = $1 LIMIT 1", int64(h)).Scan(&text)
+			text, err = e.tgt.sampleRow(ctx, p, h)
 		}
 		if err == nil {
 			d.SampleSource = truncate(string(text))
@@ -258,10 +236,7 @@ func (e *engine) repairMultiset(ctx context.Context, r *tableRun, diffs []Multis
 	for _, d := range diffs {
 		h, _ := strconv.ParseUint(d.RowHash, 16, 64)
 		if d.TargetCount > d.SourceCount {
-			stmts = append(stmts, stmt{
-				sql: "DELETE FROM " + p.pgTable + " WHERE ctid IN (SELECT ctid FROM " + p.pgTable + " WHERE " +
-					p.pgHash(p.pgRowText) + " = $1 LIMIT " + strconv.FormatInt(d.TargetCount-d.SourceCount, 10) + ")",
-				args: []any{int64(h)}, delete: true})
+			stmts = append(stmts, e.tgt.deleteCopies(p, h, d.TargetCount-d.SourceCount))
 			continue
 		}
 		ins, err := p.freshInserts(ctx, e, h, d.SourceCount-d.TargetCount)
@@ -293,12 +268,8 @@ func (e *engine) repairMultiset(ctx context.Context, r *tableRun, diffs []Multis
 // freshInserts reads n source rows with row hash h and returns their inserts.
 func (p *tablePlan) freshInserts(ctx context.Context, e *engine, h uint64, n int64) ([]stmt, error) {
 	sel := make([]string, len(p.cols))
-	cols := make([]string, len(p.cols))
-	ph := make([]string, len(p.cols))
-	for i, c := range p.cols {
+	for i := range p.cols {
 		sel[i] = selectExprOf(p, i)
-		cols[i] = quotePG(c.PGName)
-		ph[i] = "$" + strconv.Itoa(i+1)
 	}
 	q := "SELECT " + strings.Join(sel, ", ") + " FROM " + p.myTable + " WHERE " + p.myHash(p.myRowText) + " = ? LIMIT " + strconv.FormatInt(n, 10)
 	rows, err := e.src.QueryContext(ctx, q, h)
@@ -307,18 +278,17 @@ func (p *tablePlan) freshInserts(ctx context.Context, e *engine, h uint64, n int
 	}
 	src := sqlRows{rows}
 	defer src.Close()
-	ins := "INSERT INTO " + p.pgTable + " (" + strings.Join(cols, ", ") + ") OVERRIDING SYSTEM VALUE VALUES (" + strings.Join(ph, ", ") + ")"
 	var out []stmt
 	for src.Next() {
 		vals, err := src.Values(len(sel))
 		if err != nil {
 			return nil, err
 		}
-		row, err := p.targetRow(vals)
+		ins, err := e.tgt.insertRow(p, vals)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, stmt{sql: ins, args: row})
+		out = append(out, ins)
 	}
 	return out, src.Err()
 }

@@ -106,7 +106,7 @@ INSERT INTO o SELECT seq, CONCAT('v', seq) FROM seq_1_to_500;`)
 	// auto: online while a replicator of the stream holds its lock (here a
 	// session plays the replicator), offline otherwise, whatever the
 	// checkpoint's age.
-	online, err := resolveOnline(ctx, s.pg, OnlineAuto, stream)
+	online, err := resolveOnline(ctx, &pgTarget{pool: s.pg}, OnlineAuto, stream)
 	if err != nil || online {
 		t.Errorf("auto with a fresh checkpoint and no replicator: online=%v err=%v", online, err)
 	}
@@ -119,11 +119,11 @@ INSERT INTO o SELECT seq, CONCAT('v', seq) FROM seq_1_to_500;`)
 		t.Fatal(err)
 	}
 	defer func() { _, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock_all()") }()
-	online, err = resolveOnline(ctx, s.pg, OnlineAuto, stream)
+	online, err = resolveOnline(ctx, &pgTarget{pool: s.pg}, OnlineAuto, stream)
 	if err != nil || !online {
 		t.Errorf("auto with a replicator connected: online=%v err=%v", online, err)
 	}
-	online, err = resolveOnline(ctx, s.pg, OnlineAuto, stream+"_none")
+	online, err = resolveOnline(ctx, &pgTarget{pool: s.pg}, OnlineAuto, stream+"_none")
 	if err != nil || online {
 		t.Errorf("auto for a stream nobody replicates: online=%v err=%v", online, err)
 	}

@@ -36,6 +36,7 @@ type tablePlan struct {
 	target  string // schema.table, for reports
 	myTable string // quoted `db`.`table`
 	pgTable string // quoted "schema"."table"
+	tgtMy   string // quoted `db`.`table` of a MySQL target (target_mysql.go); "" for PostgreSQL
 	cols    []*normColumn
 	convs   []*typemap.ColumnConv // parallel to cols
 	key     []int                 // indexes into cols of the key columns, in key order
@@ -228,4 +229,11 @@ func targetColumns(ctx context.Context, pool *pgxpool.Pool, schemaName, table st
 // FromText converts it the same way.
 func selectExprOf(p *tablePlan, i int) string {
 	return typemap.SelectExpr(p.convs[i].Column, quoteMy(p.cols[i].Name))
+}
+
+// rawSelected reports whether compared column i is read as its raw stored
+// bytes (text in a charset other than UTF-8: typemap.SelectExpr casts it to
+// BINARY); other text arrives as UTF-8 on sluice's utf8mb4 sessions.
+func (p *tablePlan) rawSelected(i int) bool {
+	return selectExprOf(p, i) == "CAST("+quoteMy(p.cols[i].Name)+" AS BINARY)"
 }

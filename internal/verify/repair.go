@@ -2,7 +2,6 @@ package verify
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"strconv"
@@ -36,14 +35,18 @@ func (e *engine) repair(ctx context.Context, p *tablePlan, diffs []rowDiff) erro
 	var srcKeys [][]string
 	for _, d := range diffs {
 		if d.kind == OnlyInTarget {
-			stmts = append(stmts, p.deleteByText(d.tgt.key))
+			del, err := e.tgt.deleteTargetKey(p, d.tgt.key)
+			if err != nil {
+				return err
+			}
+			stmts = append(stmts, del)
 			continue
 		}
 		srcKeys = append(srcKeys, d.src.key)
 	}
 	for i := 0; i < len(srcKeys); i += repairBatch {
 		batch := srcKeys[i:min(i+repairBatch, len(srcKeys))]
-		up, err := p.freshUpserts(ctx, e.src, batch)
+		up, err := p.freshUpserts(ctx, e, batch)
 		if err != nil {
 			return err
 		}
@@ -53,24 +56,13 @@ func (e *engine) repair(ctx context.Context, p *tablePlan, diffs []rowDiff) erro
 }
 
 // runRepair writes a table's repair statements to --repair-sql, or runs
-// them in one target transaction with sluice.apply on, so the ON UPDATE
-// CURRENT_TIMESTAMP triggers keep the repaired values.
+// them in one target transaction (targetDB.apply).
 func (e *engine) runRepair(ctx context.Context, p *tablePlan, stmts []stmt) error {
 	if e.o.RepairSQL != nil {
 		e.collectSQL(p, stmts) // written in foreign key order at the end
 		return nil
 	}
-	return pgx.BeginFunc(ctx, e.tgt, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL sluice.apply = 'on'"); err != nil {
-			return err
-		}
-		for _, s := range stmts {
-			if _, err := tx.Exec(ctx, s.sql, s.args...); err != nil {
-				return fmt.Errorf("%s: %w", p.target, err)
-			}
-		}
-		return nil
-	})
+	return e.tgt.apply(ctx, p, stmts)
 }
 
 // targetRow converts a row the source printed (the table's columns first,
@@ -138,7 +130,7 @@ func (p *tablePlan) upsertSQL() string {
 
 // freshUpserts reads the rows of the given source keys again and returns
 // their upserts, and deletes for keys the source no longer has.
-func (p *tablePlan) freshUpserts(ctx context.Context, db *sql.DB, keys [][]string) ([]stmt, error) {
+func (p *tablePlan) freshUpserts(ctx context.Context, e *engine, keys [][]string) ([]stmt, error) {
 	sel := make([]string, len(p.cols))
 	for i := range p.convs {
 		sel[i] = selectExprOf(p, i)
@@ -159,7 +151,7 @@ func (p *tablePlan) freshUpserts(ctx context.Context, db *sql.DB, keys [][]strin
 	}
 	sel = append(sel, p.myKeySel...)
 	q := "SELECT " + strings.Join(sel, ", ") + " FROM " + p.myTable + " WHERE " + strings.Join(ors, " OR ")
-	rows, err := db.QueryContext(ctx, q, args...)
+	rows, err := e.src.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("repair: read %s: %w", p.name, err)
 	}
@@ -167,18 +159,17 @@ func (p *tablePlan) freshUpserts(ctx context.Context, db *sql.DB, keys [][]strin
 	defer src.Close()
 	found := map[string]bool{}
 	var out []stmt
-	upsert := p.upsertSQL()
 	for src.Next() {
 		vals, err := src.Values(len(sel))
 		if err != nil {
 			return nil, err
 		}
-		row, err := p.targetRow(vals)
+		up, err := e.tgt.upsertRow(p, vals[:len(p.cols)])
 		if err != nil {
 			return nil, err
 		}
 		found[rawKey(vals[len(p.cols):])] = true
-		out = append(out, stmt{sql: upsert, args: row})
+		out = append(out, up)
 	}
 	if err := src.Err(); err != nil {
 		return nil, fmt.Errorf("repair: read %s: %w", p.name, err)
@@ -191,13 +182,11 @@ func (p *tablePlan) freshUpserts(ctx context.Context, db *sql.DB, keys [][]strin
 		if found[rawKey(raw)] {
 			continue
 		}
-		vals := make([]any, len(p.key))
-		for k := range p.key {
-			if vals[k], err = p.pgArg(k, raw[k]); err != nil {
-				return nil, err
-			}
+		del, err := e.tgt.deleteSourceKey(p, raw)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, p.deleteByValues(vals))
+		out = append(out, del)
 	}
 	return out, nil
 }

@@ -2,13 +2,9 @@ package verify
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Tables are compared and repaired in parallel, in no particular order, but
@@ -66,11 +62,6 @@ func (e *engine) retryDeferred(ctx context.Context) {
 	}
 }
 
-func isForeignKeyViolation(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23503"
-}
-
 // sqlRepair is one table's collected --repair-sql statements.
 type sqlRepair struct {
 	p                *tablePlan
@@ -111,13 +102,13 @@ func (e *engine) writeRepairSQL(ctx context.Context, w io.Writer) error {
 	}
 	for i := len(order) - 1; i >= 0; i-- {
 		sr := e.sqlRepairs[order[i]]
-		if err := sr.p.writeSQL(ctx, e.tgt, w, sr.deletes); err != nil {
+		if err := e.tgt.writeSQL(ctx, sr.p, w, sr.deletes); err != nil {
 			return err
 		}
 	}
 	for _, t := range order {
 		sr := e.sqlRepairs[t]
-		if err := sr.p.writeSQL(ctx, e.tgt, w, sr.upserts); err != nil {
+		if err := e.tgt.writeSQL(ctx, sr.p, w, sr.upserts); err != nil {
 			return err
 		}
 	}
@@ -129,30 +120,15 @@ func (e *engine) writeRepairSQL(ctx context.Context, w io.Writer) error {
 // target's catalog); a cycle is broken at an arbitrary table.
 func (e *engine) parentsFirst(ctx context.Context) ([]string, error) {
 	names := make([]string, 0, len(e.sqlRepairs))
-	oids := make([]uint32, 0, len(e.sqlRepairs))
-	byOID := map[uint32]string{}
+	plans := make(map[string]*tablePlan, len(e.sqlRepairs))
 	for name, sr := range e.sqlRepairs {
-		var oid uint32
-		if err := e.tgt.QueryRow(ctx, "SELECT $1::regclass::oid", sr.p.target).Scan(&oid); err != nil {
-			return nil, fmt.Errorf("repair order: %s: %w", sr.p.target, err)
-		}
 		names = append(names, name)
-		oids = append(oids, oid)
-		byOID[oid] = name
+		plans[name] = sr.p
 	}
 	slices.Sort(names)
-	rows, err := e.tgt.Query(ctx, `SELECT conrelid::oid, confrelid::oid FROM pg_constraint
-		WHERE contype = 'f' AND conrelid = ANY($1) AND confrelid = ANY($1) AND conrelid <> confrelid`, oids)
+	parents, err := e.tgt.parents(ctx, plans)
 	if err != nil {
-		return nil, fmt.Errorf("repair order: foreign keys: %w", err)
-	}
-	parents := map[string][]string{}
-	var child, parent uint32
-	if _, err := pgx.ForEachRow(rows, []any{&child, &parent}, func() error {
-		parents[byOID[child]] = append(parents[byOID[child]], byOID[parent])
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("repair order: foreign keys: %w", err)
+		return nil, err
 	}
 	var order []string
 	state := map[string]int{} // 1 visiting, 2 done

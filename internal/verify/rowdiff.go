@@ -101,14 +101,20 @@ func (p *tablePlan) readRow(vals [][]byte, source bool) fetchedRow {
 
 // fetchSource reads the rows of a scope from the source, in key-text order.
 func (p *tablePlan) fetchSource(ctx context.Context, db *sql.DB, s scope) ([]fetchedRow, error) {
+	return p.myFetch(ctx, db, p.myTable, "source", s)
+}
+
+// myFetch is fetchSource of a MySQL table (the source's, or its copy in a
+// MySQL target).
+func (p *tablePlan) myFetch(ctx context.Context, db *sql.DB, table, side string, s scope) ([]fetchedRow, error) {
 	where, args, err := p.myWhere(s)
 	if err != nil {
 		return nil, err
 	}
-	q := "SELECT " + strings.Join(p.fetchSelect(true), ", ") + " FROM " + p.myTable + " WHERE " + where + " ORDER BY 1"
+	q := "SELECT " + strings.Join(p.fetchSelect(true), ", ") + " FROM " + table + " WHERE " + where + " ORDER BY 1"
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("source rows of %s (%s): %w", p.name, s, err)
+		return nil, fmt.Errorf("%s rows of %s (%s): %w", side, p.sideName(side), s, err)
 	}
 	src := sqlRows{rows}
 	defer src.Close()
@@ -117,14 +123,37 @@ func (p *tablePlan) fetchSource(ctx context.Context, db *sql.DB, s scope) ([]fet
 	for src.Next() {
 		vals, err := src.Values(n)
 		if err != nil {
-			return nil, fmt.Errorf("source rows of %s: %w", p.name, err)
+			return nil, fmt.Errorf("%s rows of %s: %w", side, p.sideName(side), err)
 		}
-		out = append(out, p.readRow(vals, true))
+		out = append(out, p.readRow(vals, p.mysqlJSON(side)))
 	}
 	if err := src.Err(); err != nil {
-		return nil, fmt.Errorf("source rows of %s: %w", p.name, err)
+		return nil, fmt.Errorf("%s rows of %s: %w", side, p.sideName(side), err)
 	}
 	return out, nil
+}
+
+// mergeRows merges two row lists sorted by key text into their differences.
+func mergeRows(src, tgt []fetchedRow) []rowDiff {
+	var diffs []rowDiff
+	i, j := 0, 0
+	for i < len(src) || j < len(tgt) {
+		switch {
+		case j >= len(tgt) || (i < len(src) && src[i].keyText < tgt[j].keyText):
+			diffs = append(diffs, rowDiff{kind: OnlyInSource, src: &src[i]})
+			i++
+		case i >= len(src) || tgt[j].keyText < src[i].keyText:
+			diffs = append(diffs, rowDiff{kind: OnlyInTarget, tgt: &tgt[j]})
+			j++
+		default:
+			if cols := differingCells(&src[i], &tgt[j]); len(cols) > 0 {
+				diffs = append(diffs, rowDiff{kind: Differs, src: &src[i], tgt: &tgt[j], cols: cols})
+			}
+			i++
+			j++
+		}
+	}
+	return diffs
 }
 
 // rowDiff is one differing row found by the merge.

@@ -220,7 +220,7 @@ func (e *engine) checksums(ctx context.Context, p *tablePlan, s scope, byBucket 
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		tgt, tgtErr = p.targetChecksum(ctx, e.tgt, s, byBucket)
+		tgt, tgtErr = e.tgt.checksum(ctx, p, s, byBucket)
 	}()
 	src, err = p.sourceChecksum(ctx, e.src, s, byBucket)
 	wg.Wait()

@@ -16,8 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/schema"
@@ -28,9 +26,14 @@ import (
 type Options struct {
 	Source config.MySQL
 	Target config.Postgres
-	Tables []*schema.Table // source tables to compare (schema.Load)
-	Naming schema.Naming
-	Mapper *typemap.Mapper // the snapshot's policies (--zero-date, --nul-char)
+	// TargetMySQL, when set, is a MySQL/MariaDB target instead of Target:
+	// source table db.t is compared with TargetMySQL.Database.t, stored
+	// values byte for byte (the snapshot's --zero-date and --nul-char
+	// policies do not apply).
+	TargetMySQL *config.MySQL
+	Tables      []*schema.Table // source tables to compare (schema.Load)
+	Naming      schema.Naming
+	Mapper      *typemap.Mapper // the snapshot's policies (--zero-date, --nul-char)
 
 	Workers int // parallel chunk comparisons (each uses one connection per side)
 	// ChunkRows fixes the rows per chunk; 0 adapts it so that a chunk takes
@@ -92,7 +95,7 @@ func (o *Options) defaults() {
 type engine struct {
 	o        Options
 	src      *sql.DB
-	tgt      *pgxpool.Pool
+	tgt      targetDB
 	online   bool
 	digest   rowDigest // MD5, or SHA-256 on a source without MD5() (hash.go)
 	throttle *throttle
@@ -117,7 +120,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer src.Close()
-	tgt, err := openTarget(ctx, o.Target, o.Workers+2)
+	tgt, err := openTargetDB(ctx, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -125,6 +128,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	e := &engine{o: o, src: src, tgt: tgt, throttle: newThrottle(o.MaxRateMB * 1e6)}
 	if e.online, err = resolveOnline(ctx, tgt, o.Online, o.Stream); err != nil {
 		return nil, err
+	}
+	if o.TargetMySQL != nil && !e.online && (o.Online == OnlineAuto || o.Online == "") {
+		o.Log.Info("online mode is off: verify cannot see whether a replicator writes into a MySQL target; " +
+			"pass --online while sluice replicate runs into it")
 	}
 	if e.digest, err = chooseDigest(ctx, src, tgt); err != nil {
 		return nil, err
@@ -163,6 +170,30 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
+// openTargetDB opens the target of a run. A MySQL target compares stored
+// values as they are, so its plans are compiled without the snapshot's
+// --zero-date and --nul-char policies (which only say what a PostgreSQL
+// target holds instead).
+func openTargetDB(ctx context.Context, o *Options) (targetDB, error) {
+	if o.TargetMySQL != nil {
+		o.Mapper = typemap.New(typemap.Options{
+			ZeroDate: typemap.ZeroDateError, // printed as stored (normalize.go)
+			Nul:      typemap.NulError,      // no REPLACE of NUL
+			Charsets: o.Mapper.Options().Charsets,
+		}, nil)
+		t, err := openMySQLTarget(ctx, *o.TargetMySQL, o.Workers+2)
+		if err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	pool, err := openTarget(ctx, o.Target, o.Workers+2)
+	if err != nil {
+		return nil, err
+	}
+	return &pgTarget{pool: pool, naming: o.Naming}, nil
+}
+
 // planTables compiles every table; tables that cannot be compared are
 // reported as errors right away.
 func (e *engine) planTables(ctx context.Context) ([]*tableRun, *Report) {
@@ -170,9 +201,8 @@ func (e *engine) planTables(ctx context.Context) ([]*tableRun, *Report) {
 	var runs []*tableRun
 	var totalBytes int64
 	for _, t := range e.o.Tables {
-		pgSchema := e.o.Naming.Schema(t.Database)
-		r := &tableRun{rep: TableReport{Table: t.Database + "." + t.Name, Target: pgSchema + "." + t.Name}}
-		err := e.planTable(ctx, r, t, pgSchema)
+		r := &tableRun{rep: TableReport{Table: t.Database + "." + t.Name}}
+		err := e.planTable(ctx, r, t)
 		if err != nil {
 			r.rep.Result, r.rep.Error = ResultError, err.Error()
 			e.o.Log.Error("verify", "table", r.rep.Table, "error", err)
@@ -186,18 +216,20 @@ func (e *engine) planTables(ctx context.Context) ([]*tableRun, *Report) {
 	return runs, rep
 }
 
-func (e *engine) planTable(ctx context.Context, r *tableRun, t *schema.Table, pgSchema string) error {
-	cols, err := targetColumns(ctx, e.tgt, pgSchema, t.Name)
+func (e *engine) planTable(ctx context.Context, r *tableRun, t *schema.Table) error {
+	tgtSchema, cols, err := e.tgt.table(ctx, t)
+	r.rep.Target = tgtSchema + "." + t.Name
 	if err != nil {
 		return err
 	}
 	if cols == nil {
-		return fmt.Errorf("target table %s.%s does not exist", pgSchema, t.Name)
+		return fmt.Errorf("target table %s.%s does not exist", tgtSchema, t.Name)
 	}
-	p, err := newTablePlan(t, e.o.Mapper, pgSchema, cols, e.digest)
+	p, err := newTablePlan(t, e.o.Mapper, tgtSchema, cols, e.digest)
 	if err != nil {
 		return err
 	}
+	e.tgt.prepare(p)
 	if err := p.loadStats(ctx, e.src); err != nil {
 		return err
 	}
