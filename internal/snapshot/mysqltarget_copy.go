@@ -188,10 +188,41 @@ func (r *myRunner) countKept() {
 	r.statsMu.Unlock()
 }
 
-// copyChunk reads one chunk from the source session and writes it with
+// chunkAttempts bounds how often a chunk is copied again after the target
+// gave up its transaction for a lock conflict.
+const chunkAttempts = 5
+
+// copyChunk copies one chunk, again when the target resolved a lock
+// conflict by rolling its transaction back: InnoDB may pick one of two
+// chunks inserting into neighbouring ranges of a unique secondary index as a
+// deadlock victim, and says to retry. The source session reads the same rows
+// again (it stays at the snapshot's instant).
+func (r *myRunner) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
+	for attempt := 1; ; attempt++ {
+		err := r.copyChunkOnce(ctx, sess, t)
+		if err == nil || !isLockConflict(err) || attempt == chunkAttempts || ctx.Err() != nil {
+			return err
+		}
+		r.log.Warn("snapshot: the target rolled the chunk's transaction back for a lock conflict; copying the chunk again",
+			"chunk", t.chunk.String(), "attempt", attempt, "cause", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
+		}
+	}
+}
+
+// isLockConflict is MySQL's deadlock (1213) or lock wait timeout (1205).
+func isLockConflict(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
+}
+
+// copyChunkOnce reads one chunk from the source session and writes it with
 // multi-row INSERTs in one target transaction together with its done row,
 // so a chunk is either fully in the target and recorded, or neither.
-func (r *myRunner) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
+func (r *myRunner) copyChunkOnce(ctx context.Context, sess *sql.Conn, t *task) error {
 	j, c := t.job, *t.chunk
 	mt := j.my
 	fail := func(err error) error { return fmt.Errorf("snapshot %s: %w", c, err) }

@@ -1,8 +1,11 @@
 // Package crashtest holds the end-to-end tests of replication that need the
 // built sluice binary: kill -9 of `sluice replicate` (and of PostgreSQL)
-// under a running write load, and a 1 GB source transaction under
-// --max-txn-memory. They run against the sandbox MariaDB and, where the test
-// kills PostgreSQL, a private throwaway PostgreSQL.
+// under a running write load, into PostgreSQL and into a MySQL target, and a
+// 1 GB source transaction under --max-txn-memory. They run against the
+// sandbox MariaDB (and its MySQL target) and, where the test kills
+// PostgreSQL, a private throwaway PostgreSQL; `make test` runs them alone,
+// after the other packages, because their load would make other tests' FLUSH
+// TABLES WITH READ LOCK wait.
 package crashtest
 
 import (

@@ -1,4 +1,4 @@
-package mysql
+package crashtest
 
 import (
 	"context"
@@ -80,7 +80,7 @@ func TestKillNineIntoMySQLTarget(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(seed, 9))
 			for ctx.Err() == nil {
-				if loadTxn(src, rng) == nil {
+				if mysqlTargetLoadTxn(src, rng) == nil {
 					committed.Add(1)
 				}
 			}
@@ -148,7 +148,7 @@ func TestKillNineIntoMySQLTarget(t *testing.T) {
 	}
 }
 
-func loadTxn(db *sql.DB, rng *rand.Rand) error {
+func mysqlTargetLoadTxn(db *sql.DB, rng *rand.Rand) error {
 	tx, err := db.Begin()
 	if err != nil {
 		time.Sleep(10 * time.Millisecond)
