@@ -132,6 +132,41 @@ func TestReplicationCountsPolicyChanges(t *testing.T) {
 		t.Errorf("status text (exit %d):\n%s", code, out)
 	}
 
+	// verify: equal, except the values the policies changed, named.
+	code, out, errOut = runCLI(context.Background(), "verify", "--source", env.SourceURL(db), "--target", env.TargetURL(),
+		"--stream", stream, "--json", "--log-level", "error")
+	if code != 0 {
+		t.Fatalf("verify: exit %d\n%s%s", code, out, errOut)
+	}
+	var vr struct {
+		Tables []struct {
+			Result        string
+			PolicyChanges []struct {
+				Column, Policy, Phase string
+				Count                 int64
+			} `json:"policy_changes"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &vr); err != nil || len(vr.Tables) != 1 {
+		t.Fatalf("verify --json: %v\n%s", err, out)
+	}
+	vgot := map[string]int64{}
+	for _, pc := range vr.Tables[0].PolicyChanges {
+		if pc.Phase != "replication" {
+			t.Errorf("policy change in phase %q, want replication", pc.Phase)
+		}
+		vgot[pc.Column] += pc.Count
+	}
+	if vr.Tables[0].Result != "equal" || vgot["d"] != 3 || vgot["s"] != 2 {
+		t.Errorf("verify: %s with policy changes %v, want equal with d=3 s=2", vr.Tables[0].Result, vgot)
+	}
+	code, out, _ = runCLI(context.Background(), "verify", "--source", env.SourceURL(db), "--target", env.TargetURL(),
+		"--stream", stream, "--log-level", "error")
+	t.Logf("verify said:\n%s", out)
+	if code != 0 || !strings.Contains(out, "equal except 5 by policy") || !strings.Contains(out, "d: 3 zero-date") {
+		t.Errorf("verify text (exit %d):\n%s", code, out)
+	}
+
 	// --nul-char error: replication stops at the row, naming it.
 	start = currentPosition(t, env, db)
 	if _, err := my.Exec("INSERT INTO t VALUES (42, NULL, CONCAT('bad', CHAR(0)))"); err != nil {
@@ -152,5 +187,32 @@ func TestReplicationCountsPolicyChanges(t *testing.T) {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("the error does not name %q:\n%s", want, errOut)
 		}
+	}
+}
+
+// TestVerifyNamesSnapshotPolicyChanges: values the snapshot changed by
+// policy are named by verify ("equal except N by policy") and by status.
+func TestVerifyNamesSnapshotPolicyChanges(t *testing.T) {
+	env := testenv.Get(t)
+	db := env.NewDatabase(t, "cli_snappol")
+	my := env.MySQL(t, db)
+	if _, err := my.Exec("SET SESSION sql_mode = ''; CREATE TABLE z (id INT PRIMARY KEY, d DATETIME NULL); " +
+		"INSERT INTO z VALUES (1, '0000-00-00 00:00:00'), (2, '2024-02-30 10:00:00'), (3, '2024-01-01 00:00:00')"); err != nil {
+		t.Fatal(err)
+	}
+	stream := testenv.UniqueName("snappol")
+	forgetStream(t, env, stream)
+	if code, _, errOut := runCLI(context.Background(), "snapshot", "--source", env.SourceURL(db), "--target", env.TargetURL(),
+		"--stream", stream, "--log-level", "error"); code != 0 {
+		t.Fatalf("snapshot: exit %d\n%s", code, errOut)
+	}
+	code, out, errOut := runCLI(context.Background(), "verify", "--source", env.SourceURL(db), "--target", env.TargetURL(),
+		"--stream", stream, "--log-level", "error")
+	if code != 0 || !strings.Contains(out, "equal except 2 by policy") || !strings.Contains(out, "(snapshot)") {
+		t.Errorf("verify (exit %d):\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(context.Background(), "status", "--target", env.TargetURL(), "--stream", stream)
+	if code != 0 || !strings.Contains(out, "changed by policy during snapshot:") || !strings.Contains(out, db+".z.d: 2") {
+		t.Errorf("status (exit %d):\n%s%s", code, out, errOut)
 	}
 }

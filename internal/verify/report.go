@@ -61,6 +61,9 @@ type TableReport struct {
 	// (changes that were in flight).
 	Rechecked int64 `json:"rechecked,omitempty"`
 	Repaired  int64 `json:"repaired,omitempty"`
+	// PolicyChanges are values a policy changed on the way into the target
+	// (policy.go): an equal table is "equal except" these.
+	PolicyChanges []PolicyChange `json:"policy_changes,omitempty"`
 }
 
 // RowDiff is one row that is missing on a side or differs.
@@ -115,6 +118,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 		if t.Result == ResultDifferences {
 			res = plural(t.Differences(), "difference")
 		}
+		if n := t.PolicyChanged(); n > 0 && t.Result == ResultEqual {
+			res = fmt.Sprintf("equal except %d by policy", n)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%s\t\n", t.Table, t.Mode, t.Rows, t.Chunks,
 			float64(t.Bytes)/1e6, t.Seconds, res)
 	}
@@ -149,6 +155,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 			fmt.Fprintf(w, "  ... more differences not listed (raise --max-diffs)\n")
 		}
 	}
+	r.writePolicyChanges(w)
 	fmt.Fprintf(w, "\n%d tables, %d rows, %.1f MB in %.1f s (%.1f MB/s): %s\n", len(r.Tables), r.Rows,
 		float64(r.Bytes)/1e6, r.Seconds, mbps(r.Bytes, r.Seconds), r.Result)
 }

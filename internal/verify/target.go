@@ -58,6 +58,10 @@ type targetDB interface {
 	// to the target; checkpoint reads its checkpoint (nil: none). Online mode.
 	streamRunning(ctx context.Context, stream string) (bool, error)
 	checkpoint(ctx context.Context, stream string) (*checkpoint.State, error)
+	// policyChanges are the values a policy (--zero-date, --nul-char)
+	// changed on their way into the target, as the stream's snapshot and
+	// replication recorded them (policy.go).
+	policyChanges(ctx context.Context, stream string) ([]PolicyChange, error)
 
 	Close()
 }

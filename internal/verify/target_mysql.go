@@ -397,6 +397,9 @@ func (t *myTarget) parents(ctx context.Context, plans map[string]*tablePlan) (ma
 // --online auto is off there (--online on waits for the checkpoint).
 func (t *myTarget) streamRunning(context.Context, string) (bool, error) { return false, nil }
 
+// policyChanges: a MySQL target receives the source's values unchanged.
+func (t *myTarget) policyChanges(context.Context, string) ([]PolicyChange, error) { return nil, nil }
+
 func (t *myTarget) checkpoint(ctx context.Context, stream string) (*checkpoint.State, error) {
 	return mysqlstate.Load(ctx, t.db, stream, binlogpos.Decode)
 }

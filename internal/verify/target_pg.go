@@ -185,6 +185,18 @@ func (t *pgTarget) streamRunning(ctx context.Context, stream string) (bool, erro
 	return checkpoint.StreamRunning(ctx, t.pool, stream)
 }
 
+func (t *pgTarget) policyChanges(ctx context.Context, stream string) ([]PolicyChange, error) {
+	snap, err := checkpoint.LoadSnapshotPolicyChanges(ctx, t.pool, stream)
+	if err != nil {
+		return nil, err
+	}
+	repl, err := checkpoint.LoadPolicyChanges(ctx, t.pool, stream)
+	if err != nil {
+		return nil, err
+	}
+	return append(policyList(snap, "snapshot"), policyList(repl, "replication")...), nil
+}
+
 func (t *pgTarget) checkpoint(ctx context.Context, stream string) (*checkpoint.State, error) {
 	return checkpoint.Load(ctx, t.pool, stream, binlogpos.Decode)
 }

@@ -162,6 +162,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		r.settle()
 		rep.Tables = append(rep.Tables, r.rep)
 	}
+	e.notePolicyChanges(ctx, rep)
 	rep.Seconds = time.Since(start).Seconds()
 	rep.finish()
 	if err := ctx.Err(); err != nil {
