@@ -26,30 +26,7 @@ func TestEmployees(t *testing.T) {
 }
 
 func testEmployees(t *testing.T, env *testenv.Env) {
-	var seq atomic.Int64
-	s := scenario{
-		env:        env,
-		prefix:     "rw_emp",
-		schemaFile: "employees.sql",
-		seed:       seedEmployees,
-		write:      func(my *sql.DB, rng *rand.Rand) error { return employeesWrite(my, rng, seq.Add(1)) },
-		midStream: []string{
-			"ALTER TABLE employees ADD COLUMN email VARCHAR(100) NOT NULL DEFAULT 'unknown@example.com', ADD INDEX idx_hire_date (hire_date)",
-			"ALTER TABLE salaries REORGANIZE PARTITION pmax INTO (PARTITION p2020 VALUES LESS THAN (2020), PARTITION pmax VALUES LESS THAN MAXVALUE)",
-			"ALTER TABLE salaries ADD COLUMN currency CHAR(3) NOT NULL DEFAULT 'USD'",
-			"UPDATE departments SET dept_no = 'd099' WHERE dept_no = 'd009'",
-			"DELETE FROM departments WHERE dept_no = 'd008'",
-			// A backfill of the new column: one 3,000-row transaction.
-			"UPDATE employees SET email = CONCAT(LOWER(first_name), '.', emp_no, '@example.com')",
-			// Type and name changes of columns the load writes.
-			"ALTER TABLE salaries MODIFY salary BIGINT NOT NULL",
-			"ALTER TABLE employees MODIFY first_name VARCHAR(50) NOT NULL",
-			"ALTER TABLE departments CHANGE dept_name dept_title VARCHAR(60) NOT NULL",
-			// Next year's salaries in one statement: thousands of rows into another partition.
-			"INSERT IGNORE INTO salaries (emp_no, salary, from_date, to_date) SELECT emp_no, salary + 1000, '2027-01-01', '9999-01-01' FROM salaries WHERE to_date = '9999-01-01' AND from_date < '2027-01-01'",
-		},
-	}
-	m := s.run(t)
+	m := employeesScenario(env).run(t)
 
 	compareTable(t, m, "employees", 2500, plain("emp_no"), plain("birth_date"), plain("first_name"), plain("last_name"),
 		plain("gender"), plain("hire_date"), plain("email"))
@@ -78,6 +55,54 @@ func testEmployees(t *testing.T, env *testenv.Env) {
 	if code != 1 || !strings.Contains(out, "TRUNCATE PARTITION") || !strings.Contains(out, "--skip-ddl") {
 		t.Errorf("replicate over TRUNCATE PARTITION: exit %d, want 1 with an error naming the statement and --skip-ddl:\n%s", code, out)
 	}
+}
+
+// employeesScenario is the HR schema with a partitioned salaries table,
+// cascades, key changes and type changes mid-stream.
+func employeesScenario(env *testenv.Env) scenario {
+	var seq atomic.Int64
+	return scenario{
+		env:        env,
+		prefix:     "rw_emp",
+		schemaFile: "employees.sql",
+		seed:       seedEmployees,
+		write:      func(my *sql.DB, rng *rand.Rand) error { return employeesWrite(my, rng, seq.Add(1)) },
+		midStream: []string{
+			"ALTER TABLE employees ADD COLUMN email VARCHAR(100) NOT NULL DEFAULT 'unknown@example.com', ADD INDEX idx_hire_date (hire_date)",
+			"ALTER TABLE salaries REORGANIZE PARTITION pmax INTO (PARTITION p2020 VALUES LESS THAN (2020), PARTITION pmax VALUES LESS THAN MAXVALUE)",
+			"ALTER TABLE salaries ADD COLUMN currency CHAR(3) NOT NULL DEFAULT 'USD'",
+			"UPDATE departments SET dept_no = 'd099' WHERE dept_no = 'd009'",
+			"DELETE FROM departments WHERE dept_no = 'd008'",
+			// A backfill of the new column: one 3,000-row transaction.
+			"UPDATE employees SET email = CONCAT(LOWER(first_name), '.', emp_no, '@example.com')",
+			// Type and name changes of columns the load writes.
+			"ALTER TABLE salaries MODIFY salary BIGINT NOT NULL",
+			"ALTER TABLE employees MODIFY first_name VARCHAR(50) NOT NULL",
+			"ALTER TABLE departments CHANGE dept_name dept_title VARCHAR(60) NOT NULL",
+			// Next year's salaries in one statement: thousands of rows into another partition.
+			"INSERT IGNORE INTO salaries (emp_no, salary, from_date, to_date) SELECT emp_no, salary + 1000, '2027-01-01', '9999-01-01' FROM salaries WHERE to_date = '9999-01-01' AND from_date < '2027-01-01'",
+		},
+	}
+}
+
+// TestEmployeesIntoMySQL runs the employees scenario (MariaDB source) into a
+// MariaDB target on InnoDB, where salaries stays partitioned as on the source:
+// every table byte for byte, then damage found and repaired.
+func TestEmployeesIntoMySQL(t *testing.T) {
+	t.Parallel()
+	s := employeesScenario(testenv.GetFlavor(t, testenv.MariaDB))
+	s.into = intoMySQL("InnoDB")
+	m := s.run(t)
+	compareBytes(t, m)
+	if t.Failed() {
+		return
+	}
+	damageAndRepair(t, m, []string{
+		"UPDATE " + m.q("salaries") + " SET salary = salary + 1 ORDER BY emp_no, from_date LIMIT 1",
+		"DELETE FROM " + m.q("titles") + " ORDER BY emp_no DESC, title, from_date LIMIT 1",
+		"UPDATE " + m.q("departments") + " SET dept_title = 'Tampered' ORDER BY dept_no LIMIT 1",
+	}, "salaries", "titles", "departments")
+	compareBytes(t, m)
 }
 
 func seedEmployees(t *testing.T, my flavorDB) {
