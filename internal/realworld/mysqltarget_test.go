@@ -58,8 +58,9 @@ func (m migrated) q(table string) string { return "`" + m.tdb + "`.`" + table + 
 // compareBytes requires every base table of the source database to be on the
 // MySQL target with the same columns (names and types, in order) and the same
 // rows, byte for byte: each value as HEX(CAST(col AS BINARY)) in UTC sessions,
-// rows compared as sorted lists (no collation or NULL order involved). The
-// target must have no other tables.
+// rows compared as sorted lists (no collation or NULL order involved); the
+// columns' defaults, nullability, collations and generation expressions too.
+// The target must have no other tables.
 func compareBytes(t *testing.T, m migrated) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -72,8 +73,11 @@ func compareBytes(t *testing.T, m migrated) {
 	if !slices.Equal(srcTables, dstTables) {
 		t.Errorf("tables: source %v, target %v", srcTables, dstTables)
 	}
-	const colsQ = `SELECT CONCAT(COLUMN_NAME, ' ', COLUMN_TYPE) FROM information_schema.COLUMNS
-		WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`
+	// Definitions too: a default or charset changed on the way changes the
+	// rows written after a cut-over (or by a replayed ADD COLUMN).
+	const colsQ = `SELECT CONCAT_WS(' | ', COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, IFNULL(COLUMN_DEFAULT, 'no default'),
+			IFNULL(COLLATION_NAME, '-'), EXTRA, IFNULL(GENERATION_EXPRESSION, '-'))
+		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`
 	total := 0
 	for _, table := range srcTables {
 		cols := textColumn(t, ctx, src, colsQ, m.db, table)
