@@ -78,12 +78,16 @@ type RowChange struct {
 // statements it needs (PostgreSQL: PG; a MySQL sink replays Statement) and
 // records Tables/Dropped as schema-history Version with the checkpoint.
 type DDL struct {
-	Database  string   // default database of the statement
-	Statement string   // as written on the source
-	PG        []string // statements to run on the target, in order
-	Version   int64    // schema-history version this DDL creates
-	Tables    []*schema.Table
-	Dropped   []schema.TableID
+	Database  string // default database of the statement
+	Statement string // as written on the source
+	// ClientCollation is the collation id (on the source) of the
+	// character_set_client Statement was written in: its bytes are text in
+	// that charset. 0 when the binlog did not say.
+	ClientCollation uint16
+	PG              []string // statements to run on the target, in order
+	Version         int64    // schema-history version this DDL creates
+	Tables          []*schema.Table
+	Dropped         []schema.TableID
 }
 
 // Txn is one source transaction, or one DDL statement (which MySQL commits

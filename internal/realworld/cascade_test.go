@@ -16,7 +16,16 @@ import (
 // (the applier must learn the new action from the DDL).
 func TestCascadeThenReuse(t *testing.T) {
 	t.Parallel()
-	s := scenario{
+	m := cascadeScenario().run(t)
+	compareTable(t, m, "users", 100, plain("id"), plain("name"))
+	compareTable(t, m, "logins", 100, plain("id"), plain("user_id"), plain("email"))
+	compareTable(t, m, "sessions", 100, plain("token"), plain("user_id"))
+}
+
+// cascadeScenario: users deleted with cascading logins, their e-mail
+// addresses and tokens reused; sessions get their cascading key mid-stream.
+func cascadeScenario() scenario {
+	return scenario{
 		prefix:     "rw_cascade",
 		schemaFile: "accounts.sql",
 		seed: func(t *testing.T, my flavorDB) {
@@ -31,10 +40,24 @@ func TestCascadeThenReuse(t *testing.T) {
 			"ALTER TABLE sessions ADD CONSTRAINT fk_session_user FOREIGN KEY (user_id) REFERENCES users (id) ON DELETE CASCADE",
 		},
 	}
+}
+
+// TestCascadeThenReuseIntoMySQL runs the scenario into a MariaDB target on
+// InnoDB, whose foreign keys cascade the user deletes as the source's do.
+func TestCascadeThenReuseIntoMySQL(t *testing.T) {
+	t.Parallel()
+	s := cascadeScenario()
+	s.into = intoMySQL("InnoDB")
 	m := s.run(t)
-	compareTable(t, m, "users", 100, plain("id"), plain("name"))
-	compareTable(t, m, "logins", 100, plain("id"), plain("user_id"), plain("email"))
-	compareTable(t, m, "sessions", 100, plain("token"), plain("user_id"))
+	compareBytes(t, m)
+	if t.Failed() {
+		return
+	}
+	damageAndRepair(t, m, []string{
+		"DELETE FROM " + m.q("sessions") + " ORDER BY token LIMIT 1",
+		"UPDATE " + m.q("users") + " SET name = 'tampered' ORDER BY id DESC LIMIT 1",
+	}, "sessions", "users")
+	compareBytes(t, m)
 }
 
 // cascadeWrite deletes the oldest user and gives its e-mail address and

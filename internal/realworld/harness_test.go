@@ -39,13 +39,18 @@ type scenario struct {
 	extraArgs []string
 	// env is the source server (testenv.Flavors); nil is testenv.Get's MariaDB.
 	env *testenv.Env
+	// into is the MySQL/MariaDB target (the sandbox's); nil is PostgreSQL.
+	into *mysqlInto
 }
 
 // migrated is a scenario after a successful migrate, replicate and verify.
 type migrated struct {
-	db     string
-	my     *sql.DB
-	pg     *pgxpool.Pool
+	db string
+	my *sql.DB
+	pg *pgxpool.Pool // a PostgreSQL target; nil for a MySQL one
+	// tdb and tgt are a MySQL target's database and root pool (tgt nil for PostgreSQL).
+	tdb    string
+	tgt    *sql.DB
 	report string // migrate's stdout (the snapshot report as JSON)
 	writes int64
 	// sourceURL, targetURL and stream let a test run sluice again.
@@ -73,8 +78,7 @@ func (s scenario) run(t *testing.T) migrated {
 	}
 	s.seed(t, flavorDB{my, env})
 	stream := testenv.UniqueName("rw")
-	forgetStream(t, env, stream)
-	pg := env.PG(t)
+	side := s.target(t, env, db, stream)
 
 	load := startLoad(my, s.write)
 	defer load.stop()
@@ -82,7 +86,7 @@ func (s scenario) run(t *testing.T) migrated {
 
 	bin := testenv.SluiceBinary(t)
 	logPath := filepath.Join(t.TempDir(), "sluice.log")
-	common := append([]string{"--source", env.SourceURL(db), "--target", env.TargetURL(), "--include", db,
+	common := append([]string{"--source", env.SourceURL(db), "--target", side.url, "--include", db,
 		"--stream", stream}, s.extraArgs...)
 	// single-session: FLUSH TABLES WITH READ LOCK is server-wide and waits
 	// for any long transaction of any test sharing the sandbox server. MySQL
@@ -93,6 +97,7 @@ func (s scenario) run(t *testing.T) migrated {
 	}
 	migrateArgs := append([]string{"migrate", "--workers", "2", "--chunk-rows", "500", "--until-caught-up",
 		"--snapshot-method", method, "--json", "--log-level", "warn"}, common...)
+	migrateArgs = append(migrateArgs, side.writeArgs...)
 	var stdout strings.Builder
 	mig := testenv.SluiceCommand(bin, migrateArgs...)
 	mig.Stdout = &stdout
@@ -110,7 +115,7 @@ func (s scenario) run(t *testing.T) migrated {
 	})
 
 	began := time.Now()
-	if err := waitReplicating(pg, stream, migDone); err != nil {
+	if err := waitReplicating(side.replicating, migDone); err != nil {
 		t.Fatalf("migrate did not reach replication: %v\n%s", err, tailFile(logPath, 40))
 	}
 	time.Sleep(500 * time.Millisecond) // replication under load
@@ -139,8 +144,8 @@ func (s scenario) run(t *testing.T) migrated {
 	t.Logf("%d load transactions during the migration; migrate took %s", writes, time.Since(began).Round(time.Millisecond))
 	// --until-caught-up may end at an idle moment of the load: a replicate run
 	// continues exactly where migrate stopped.
-	if code := runSluice(t, bin, logPath, append([]string{"replicate", "--workers", "2", "--until-caught-up",
-		"--log-level", "warn"}, common...)...); code != 0 {
+	if code := runSluice(t, bin, logPath, append(append([]string{"replicate", "--workers", "2", "--until-caught-up",
+		"--log-level", "warn"}, common...), side.writeArgs...)...); code != 0 {
 		t.Fatalf("replicate after migrate: exit %d\n%s", code, tailFile(logPath, 60))
 	}
 	t.Logf("replicate done at %s", time.Since(began).Round(time.Millisecond))
@@ -149,8 +154,35 @@ func (s scenario) run(t *testing.T) migrated {
 		t.Fatalf("verify: exit %d\n%s", code, tailFile(logPath, 80))
 	}
 	t.Logf("verify done at %s", time.Since(began).Round(time.Millisecond))
-	return migrated{db: db, my: my, pg: pg, report: stdout.String(), writes: writes,
-		sourceURL: env.SourceURL(db), targetURL: env.TargetURL(), stream: stream}
+	return migrated{db: db, my: my, pg: side.pg, tdb: side.tdb, tgt: side.tgt, report: stdout.String(), writes: writes,
+		sourceURL: env.SourceURL(db), targetURL: side.url, stream: stream}
+}
+
+// targetSide is where a scenario run writes: the URL --target takes, what
+// migrate and replicate add for it, and whether the stream's snapshot is done there.
+type targetSide struct {
+	url         string
+	writeArgs   []string // added to migrate and replicate
+	replicating func() bool
+	pg          *pgxpool.Pool
+	tdb         string
+	tgt         *sql.DB
+}
+
+// target prepares the scenario's target for stream (its cleanup included):
+// PostgreSQL unless the scenario names a MySQL target (mysqlTarget).
+func (s scenario) target(t *testing.T, env *testenv.Env, db, stream string) targetSide {
+	if s.into != nil {
+		return s.into.side(t, db, stream)
+	}
+	forgetStream(t, env, stream)
+	pg := env.PG(t)
+	return targetSide{url: env.TargetURL(), pg: pg, replicating: func() bool {
+		var n int64
+		_ = pg.QueryRow(context.Background(), `SELECT count(*) FROM sluice.checkpoint WHERE stream = $1
+			AND schema_version >= 1`, stream).Scan(&n)
+		return n == 1
+	}}
 }
 
 // openSource opens the scenario's database as admin with the given sql_mode
@@ -180,15 +212,12 @@ func forgetStream(t *testing.T, env *testenv.Env, stream string) {
 	})
 }
 
-// waitReplicating waits until the stream's checkpoint exists (the snapshot
-// is done and replication runs), or migrate ends, or 90 s pass.
-func waitReplicating(pg *pgxpool.Pool, stream string, migDone chan error) error {
+// waitReplicating waits until the stream's checkpoint exists (replicating:
+// the snapshot is done and replication runs), or migrate ends, or 90 s pass.
+func waitReplicating(replicating func() bool, migDone chan error) error {
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
-		var n int64
-		_ = pg.QueryRow(context.Background(), `SELECT count(*) FROM sluice.checkpoint WHERE stream = $1
-			AND schema_version >= 1`, stream).Scan(&n)
-		if n == 1 {
+		if replicating() {
 			return nil
 		}
 		select {
@@ -334,8 +363,8 @@ func mysqlErrNumber(err error) uint16 {
 func damageAndRepair(t *testing.T, m migrated, damage []string, damaged ...string) {
 	t.Helper()
 	for _, d := range damage {
-		if tag, err := m.pg.Exec(context.Background(), d); err != nil || tag.RowsAffected() != 1 {
-			t.Fatalf("damage the target: %s: %v (%d rows)", d, err, tag.RowsAffected())
+		if n, err := m.exec(d); err != nil || n != 1 {
+			t.Fatalf("damage the target: %s: %v (%d rows)", d, err, n)
 		}
 	}
 	bin := testenv.SluiceBinary(t)
@@ -366,10 +395,23 @@ func damageAndRepair(t *testing.T, m migrated, damage []string, damaged ...strin
 func requireCutover(t *testing.T, m migrated, inserts ...string) {
 	t.Helper()
 	for _, q := range inserts {
-		if _, err := m.pg.Exec(context.Background(), q); err != nil {
+		if _, err := m.exec(q); err != nil {
 			t.Errorf("after cut-over: %s: %v", q, err)
 		}
 	}
+}
+
+// exec runs a statement on the target and returns the rows it changed.
+func (m migrated) exec(q string) (int64, error) {
+	if m.tgt != nil {
+		res, err := m.tgt.Exec(q)
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	}
+	tag, err := m.pg.Exec(context.Background(), q)
+	return tag.RowsAffected(), err
 }
 
 // flavorDB is the source database of a scenario's seed: Exec adapts the

@@ -26,8 +26,28 @@ func TestShop(t *testing.T) {
 }
 
 func testShop(t *testing.T, env *testenv.Env) {
+	m := shopScenario(env).run(t)
+
+	compareShop(t, m)
+	if t.Failed() {
+		return
+	}
+	repairShop(t, m)
+	compareShop(t, m)
+
+	requireCutover(t, m, `INSERT INTO `+pgx.Identifier{m.db, "order"}.Sanitize()+` DEFAULT VALUES`,
+		`INSERT INTO `+pgx.Identifier{m.db, "category"}.Sanitize()+` (name) VALUES ('after cut-over')`)
+	var dups int
+	if err := m.my.QueryRow("SELECT count(*) FROM (SELECT 1 FROM `price history` GROUP BY `product id`, price, `changed on`, note HAVING count(*) > 1) d").Scan(&dups); err != nil || dups == 0 {
+		t.Errorf("price history has %d duplicated rows (%v): the test lost its point", dups, err)
+	}
+}
+
+// shopScenario is the e-commerce shop under an order load, with DDL,
+// charset conversions and cascades mid-stream.
+func shopScenario(env *testenv.Env) scenario {
 	var seq atomic.Int64
-	s := scenario{
+	return scenario{
 		env:        env,
 		prefix:     "rw_shop",
 		schemaFile: "shop.sql",
@@ -52,21 +72,33 @@ func testShop(t *testing.T, env *testenv.Env) {
 			"UPDATE `order` SET coupon = CONCAT('SOLDÉ', order_id % 10) WHERE order_id % 3 = 0",
 		},
 	}
-	m := s.run(t)
+}
 
-	compareShop(t, m)
+// TestShopIntoMySQL runs the shop scenario into a MariaDB target on InnoDB:
+// every table byte for byte (latin1 and utf8mb4 text, BIT, JSON, floats,
+// unsigned maxima, generated columns, keyless duplicates), then damage in
+// every awkward table found and repaired.
+func TestShopIntoMySQL(t *testing.T) {
+	t.Parallel()
+	s := shopScenario(testenv.GetFlavor(t, testenv.MariaDB))
+	s.into = intoMySQL("InnoDB")
+	m := s.run(t)
+	compareBytes(t, m)
 	if t.Failed() {
 		return
 	}
-	repairShop(t, m)
-	compareShop(t, m)
-
-	requireCutover(t, m, `INSERT INTO `+pgx.Identifier{m.db, "order"}.Sanitize()+` DEFAULT VALUES`,
-		`INSERT INTO `+pgx.Identifier{m.db, "category"}.Sanitize()+` (name) VALUES ('after cut-over')`)
-	var dups int
-	if err := m.my.QueryRow("SELECT count(*) FROM (SELECT 1 FROM `price history` GROUP BY `product id`, price, `changed on`, note HAVING count(*) > 1) d").Scan(&dups); err != nil || dups == 0 {
-		t.Errorf("price history has %d duplicated rows (%v): the test lost its point", dups, err)
-	}
+	damageAndRepair(t, m, []string{
+		"DELETE FROM " + m.q("price history") + " WHERE (`product id`, price, `changed on`, note) IN (SELECT * FROM (SELECT `product id`, price, `changed on`, note FROM " +
+			m.q("price history") + " WHERE note IS NOT NULL GROUP BY 1, 2, 3, 4 HAVING count(*) > 1) d) LIMIT 1",
+		"UPDATE " + m.q("product") + " SET `Größe` = 'zz', attributes = '{\"x\": 1}', is_active = is_active ^ 1, name = 'X' ORDER BY product_id LIMIT 1",
+		"DELETE FROM " + m.q("OrderItems") + " ORDER BY order_id DESC, line_no LIMIT 1",
+		"UPDATE " + m.q("order") + " SET `desc` = 'tampered', is_gift = b'1', payload = '[]' ORDER BY order_id DESC LIMIT 1",
+		"UPDATE " + m.q("category") + " SET weight = weight + 1, lead_time = NULL ORDER BY category_id DESC LIMIT 1",
+		"DELETE FROM " + m.q("key") + " WHERE INSTR(`key`, x'00ff') > 0 ORDER BY `key` LIMIT 1",
+		"INSERT INTO " + m.q("newsletter_subscriber") + " (store_id, subscriber_email, status) VALUES (9, NULL, 9)",
+	}, "price history", "product", "OrderItems", "order", "category", "key", "newsletter_subscriber")
+	compareBytes(t, m)
+	requireCutover(t, m, "INSERT INTO "+m.q("order")+" () VALUES ()", "INSERT INTO "+m.q("category")+" (name) VALUES ('after cut-over')")
 }
 
 // compareShop compares the shop's tables value by value.

@@ -108,15 +108,8 @@ func (s *session) ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.Stat
 		if _, err := s.conn.ExecContext(ctx, "USE "+quoteIdent(cfg.TargetDB)); err != nil {
 			return fail("USE "+cfg.TargetDB, err)
 		}
-		for _, q := range stmts {
-			if _, err := s.conn.ExecContext(ctx, q); err != nil {
-				if pending && alreadyDone[errorNumber(err)] {
-					cfg.Log.Warn("apply: a schema change an earlier run started had already run on the target before it stopped",
-						"statement", pipeline.Shorten(q, 200), "position", t.End.String(), "target_says", err.Error())
-					continue
-				}
-				return fail(q, err)
-			}
+		if err := s.runStatements(ctx, t, stmts, pending); err != nil {
+			return err
 		}
 	}
 	err := inTx(ctx, s.conn, func(tx *sql.Tx) error {
@@ -137,6 +130,75 @@ func (s *session) ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.Stat
 	}
 	s.a.pending = ""
 	return nil
+}
+
+// runStatements runs a schema change's target statements in the character
+// set its source text is in (statementCharset), then puts the session back
+// to binary for row changes.
+func (s *session) runStatements(ctx context.Context, t *model.Txn, stmts []string, pending bool) error {
+	d, cfg := t.DDL, s.a.cfg
+	fail := func(q string, err error) error {
+		return &pipeline.Error{Position: t.End, GTID: t.GTID, DDL: d.Statement, SQL: q, Err: err}
+	}
+	cs, err := s.a.statementCharset(d, stmts)
+	if err != nil {
+		return fail("", err)
+	}
+	if cs != "" {
+		q := "SET NAMES " + cs // a name the target listed
+		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+			return fail(q, err)
+		}
+	}
+	for _, q := range stmts {
+		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+			if pending && alreadyDone[errorNumber(err)] {
+				cfg.Log.Warn("apply: a schema change an earlier run started had already run on the target before it stopped",
+					"statement", pipeline.Shorten(q, 200), "position", t.End.String(), "target_says", err.Error())
+				continue
+			}
+			return fail(q, err)
+		}
+	}
+	if cs != "" {
+		if _, err := s.conn.ExecContext(ctx, sessionSetup[0]); err != nil {
+			return fail(sessionSetup[0], err)
+		}
+	}
+	return nil
+}
+
+// statementCharset is the character set a schema change runs in on the
+// target. The source statement's bytes are text in its session's
+// character_set_client: a string literal in it (a DEFAULT, a comment, an
+// ENUM member) is read in that charset and converted to the column's. Apply
+// sessions are binary, which would store a utf8mb4 literal's bytes as
+// latin1 characters. "" keeps the binary session: an ASCII statement reads
+// alike in every client charset.
+func (a *Sink) statementCharset(d *model.DDL, stmts []string) (string, error) {
+	ascii := true
+	for _, q := range stmts {
+		for i := 0; i < len(q) && ascii; i++ {
+			ascii = q[i] < 0x80
+		}
+	}
+	if ascii {
+		return "", nil
+	}
+	if d.ClientCollation == 0 {
+		return "", fmt.Errorf("the binlog does not say which character set the schema change's text is in, and it is not ASCII: " +
+			"run it on the target yourself and skip it with --skip-ddl")
+	}
+	if cs, ok := a.charsets[d.ClientCollation]; ok {
+		return cs, nil
+	}
+	if d.ClientCollation >= 255 && d.ClientCollation <= 323 {
+		// MySQL 8 and later number their utf8mb4 collations (utf8mb4_0900_ai_ci
+		// and its language variants) 255 to 323; MariaDB has none of them.
+		return "utf8mb4", nil
+	}
+	return "", fmt.Errorf("the schema change was written in a client character set the target does not know (collation id %d): "+
+		"run it on the target yourself and skip it with --skip-ddl", d.ClientCollation)
 }
 
 // targetStatements rewrites the statements of a schema change for the

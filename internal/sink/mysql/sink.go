@@ -81,6 +81,9 @@ type Sink struct {
 	// collations are the target server's collations (a MySQL 8 source's
 	// utf8mb4_0900_ai_ci is unknown to MariaDB).
 	collations map[string]bool
+	// charsets are the target's charsets by collation id: the charset a
+	// replayed schema change's text is in (ddl.go, statementCharset).
+	charsets map[uint16]string
 	// stmtBytes bounds a multi-row statement: maxStmtBytes, or less when the
 	// target's max_allowed_packet is small.
 	stmtBytes int
@@ -128,7 +131,7 @@ func (a *Sink) load(ctx context.Context, conn *sql.Conn) (*checkpoint.State, []c
 		return nil, nil, fmt.Errorf("apply: target max_allowed_packet: %w", err)
 	}
 	a.stmtBytes = int(min(maxStmtBytes, max(packet/2, 16<<10)))
-	if a.collations, err = readCollations(ctx, conn); err != nil {
+	if a.collations, a.charsets, err = readCollations(ctx, conn); err != nil {
 		return nil, nil, err
 	}
 	if _, err := conn.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(a.cfg.TargetDB)); err != nil {
@@ -248,19 +251,30 @@ func inTx(ctx context.Context, conn *sql.Conn, f func(tx *sql.Tx) error) error {
 	return nil
 }
 
-func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, error) {
-	rows, err := conn.QueryContext(ctx, "SELECT COLLATION_NAME FROM information_schema.COLLATIONS")
+func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, map[uint16]string, error) {
+	fail := func(err error) (map[string]bool, map[uint16]string, error) {
+		return nil, nil, fmt.Errorf("apply: read the target's collations: %w", err)
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT COLLATION_NAME, CHARACTER_SET_NAME, ID FROM information_schema.COLLATIONS")
 	if err != nil {
-		return nil, fmt.Errorf("apply: read the target's collations: %w", err)
+		return fail(err)
 	}
 	defer rows.Close()
-	out := map[string]bool{}
+	names, charsets := map[string]bool{}, map[uint16]string{}
 	for rows.Next() {
 		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, fmt.Errorf("apply: read the target's collations: %w", err)
+		var cs sql.NullString // MariaDB lists some collations without a charset or id
+		var id sql.NullInt64
+		if err := rows.Scan(&c, &cs, &id); err != nil {
+			return fail(err)
 		}
-		out[strings.ToLower(c)] = true
+		names[strings.ToLower(c)] = true
+		if cs.Valid && id.Valid && id.Int64 > 0 && id.Int64 <= 0xffff {
+			charsets[uint16(id.Int64)] = cs.String
+		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	return names, charsets, nil
 }

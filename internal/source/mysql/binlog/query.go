@@ -112,7 +112,8 @@ func (s *Stream) statement(ctx context.Context, e *replication.QueryEvent, h *re
 			"sluice replicates schema changes only as statements of their own; create the table first, then INSERT ... SELECT, "+
 			"or skip knowingly with --skip-ddl '%s'", at, clip(q), suggestSkip(q))
 	}
-	return s.schemaChange(ctx, q, db, res, h, logPos)
+	collation, _ := clientCollation(e.StatusVars)
+	return s.schemaChange(ctx, q, db, collation, res, h, logPos)
 }
 
 // afterIgnored moves the position past an ignored statement; inside a
@@ -125,7 +126,8 @@ func (s *Stream) afterIgnored(ctx context.Context, h *replication.EventHeader, l
 }
 
 // schemaChange installs the new table versions and emits the DDL Txn.
-func (s *Stream) schemaChange(ctx context.Context, q, db string, res *DDLResult, h *replication.EventHeader, logPos uint32) error {
+// collation is the client collation of the statement's session (0: unknown).
+func (s *Stream) schemaChange(ctx context.Context, q, db string, collation uint16, res *DDLResult, h *replication.EventHeader, logPos uint32) error {
 	if err := s.gtid.commit(); err != nil {
 		return s.errorf(s.at(logPos), "%v", err)
 	}
@@ -136,7 +138,7 @@ func (s *Stream) schemaChange(ctx context.Context, q, db string, res *DDLResult,
 		End:       end,
 		Timestamp: time.Unix(int64(h.Timestamp), 0).UTC(),
 		Seq:       s.nextSeq(),
-		DDL: &model.DDL{Database: db, Statement: q, PG: res.PG, Version: version,
+		DDL: &model.DDL{Database: db, Statement: q, ClientCollation: collation, PG: res.PG, Version: version,
 			Tables: res.Tables, Dropped: res.Dropped},
 	}
 	s.pendingGTID = ""

@@ -1,0 +1,83 @@
+package mysql
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+)
+
+// TestDDLTextInItsClientCharset: a replayed schema change's string literals
+// are read in the source session's character_set_client, not as binary
+// (found by the shop scenario into a MySQL target: ADD COLUMN ... latin1
+// DEFAULT 'Café €5' filled the existing rows with "CafÃ© â‚¬5"). The apply
+// session is binary again afterwards. A non-ASCII statement whose charset
+// the binlog does not give is refused.
+func TestDDLTextInItsClientCharset(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.exec("CREATE TABLE `" + f.name + "`.t (id INT PRIMARY KEY)")
+	f.exec("INSERT INTO `" + f.name + "`.t VALUES (1)")
+	p0 := binlogpos.Position{File: "bin.000001", Pos: 100}
+	if err := EnsureState(ctx, f.admin, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := mysqlstate.SaveSchema(ctx, f.admin, f.stream, 1, p0, "", []*schema.Table{table("id")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := mysqlstate.Save(ctx, f.admin, f.stream, checkpoint.State{Position: p0, SchemaVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	s := f.sink()
+	if _, _, err := s.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sess, err := s.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+
+	ddl := func(pos uint32, version int64, collation uint16, q string, cols ...string) error {
+		p := binlogpos.Position{File: "bin.000001", Pos: pos}
+		return sess.ApplyDDL(ctx, &model.Txn{End: p, DDL: &model.DDL{Database: "app", Statement: q, ClientCollation: collation,
+			PG: []string{q}, Version: version, Tables: []*schema.Table{table(cols...)}}}, checkpoint.State{Position: p, SchemaVersion: version})
+	}
+	// utf8mb4_general_ci (45), as the Go driver and the mysql client write.
+	if err := ddl(200, 2, 45, "ALTER TABLE t ADD COLUMN l VARCHAR(20) CHARACTER SET latin1 DEFAULT 'Café €5', "+
+		"ADD COLUMN u VARCHAR(20) CHARACTER SET utf8mb4 DEFAULT 'Ελλάδα 😀'", "id", "l", "u"); err != nil {
+		t.Fatal(err)
+	}
+	// MySQL 8's utf8mb4_0900_ai_ci (255), unknown to MariaDB.
+	if err := ddl(300, 3, 255, "ALTER TABLE t ADD COLUMN m VARCHAR(20) CHARACTER SET latin1 DEFAULT 'Straße'", "id", "l", "u", "m"); err != nil {
+		t.Fatal(err)
+	}
+	var l, u, m string
+	if err := f.admin.QueryRow("SELECT HEX(l), HEX(u), HEX(m) FROM `"+f.name+"`.t WHERE id = 1").Scan(&l, &u, &m); err != nil {
+		t.Fatal(err)
+	}
+	if want := "436166E9208035"; l != want { // latin1 (cp1252): é E9, € 80
+		t.Errorf("latin1 default: %s, want %s", l, want)
+	}
+	if want := strings.ToUpper("ce95cebbcebbceacceb4ceb120f09f9880"); u != want {
+		t.Errorf("utf8mb4 default: %s, want %s", u, want)
+	}
+	if want := "53747261DF65"; m != want {
+		t.Errorf("latin1 default from a MySQL 8 session: %s, want %s", m, want)
+	}
+	var cs string
+	if err := sess.(*session).conn.QueryRowContext(ctx, "SELECT @@character_set_client").Scan(&cs); err != nil || cs != "binary" {
+		t.Errorf("apply session after the schema change: character_set_client %q (%v), want binary", cs, err)
+	}
+	// Unknown charset: refused, not guessed.
+	if err := ddl(400, 4, 0, "ALTER TABLE t ADD COLUMN n VARCHAR(20) DEFAULT 'é'", "id", "l", "u", "m", "n"); err == nil ||
+		!strings.Contains(err.Error(), "--skip-ddl") {
+		t.Errorf("a non-ASCII schema change without its charset: %v, want a refusal naming --skip-ddl", err)
+	}
+}

@@ -1,0 +1,29 @@
+package binlog
+
+import "testing"
+
+func TestClientCollation(t *testing.T) {
+	charset := []byte{qCharset, 45, 0, 224, 0, 8, 0} // utf8mb4_general_ci, utf8mb4_unicode_ci, latin1_swedish_ci
+	cases := []struct {
+		name string
+		vars []byte
+		id   uint16
+		ok   bool
+	}{
+		{"MariaDB DDL", append([]byte{qFlags2, 0, 0, 0, 0, qSQLMode, 1, 2, 3, 4, 5, 6, 7, 8,
+			qCatalogNZ, 3, 's', 't', 'd', qAutoIncrement, 1, 0, 1, 0}, charset...), 45, true},
+		{"old catalog and time zone first", append([]byte{qCatalog, 3, 's', 't', 'd', 0, qTimeZone, 6, '+', '0', '0', ':', '0', '0'},
+			qCharset, 8, 0, 8, 0, 8, 0), 8, true},
+		{"MySQL 8 default", []byte{qFlags2, 0, 0, 0, 0, qCharset, 255, 0, 255, 0, 255, 0}, 255, true},
+		{"none", []byte{qFlags2, 0, 0, 0, 0, qSQLMode, 0, 0, 0, 0, 0, 0, 0, 0}, 0, false},
+		{"unknown code first", append([]byte{200, 1, 2}, charset...), 0, false},
+		{"truncated", []byte{qFlags2, 0, 0, 0, 0, qCharset, 45}, 0, false},
+		{"empty", nil, 0, false},
+	}
+	for _, c := range cases {
+		id, ok := clientCollation(c.vars)
+		if id != c.id || ok != c.ok {
+			t.Errorf("%s: got %d, %v; want %d, %v", c.name, id, ok, c.id, c.ok)
+		}
+	}
+}
