@@ -17,6 +17,7 @@ import (
 	"github.com/knadh/koanf/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	vtlog "vitess.io/vitess/go/vt/log"
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -109,6 +110,10 @@ func loadSettings(cmd *cobra.Command) (*Settings, error) {
 	if err != nil {
 		return nil, exitcode.ConfigError(err)
 	}
+	// The vitess SQL parser logs a WARN of its own, in its own format, for
+	// every DDL it reads only partly (MariaDB's UUID type...), which sluice
+	// handles: into sluice's log at debug level.
+	vtlog.SwapLogger(slog.New(logging.Demoted(log.Handler(), slog.LevelDebug)).With("component", "sqlparser"))
 	if len(unknown) > 0 {
 		// One file may serve several commands: a key that is a flag of
 		// another sluice command is fine, anything else is a mistake.

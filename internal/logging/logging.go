@@ -2,6 +2,7 @@
 package logging
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -40,3 +41,24 @@ func IsTerminal(w io.Writer) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
+
+// Demoted returns a handler that logs every record of h at level to (and
+// drops it when h is not enabled there): for libraries whose warnings are
+// for their own developers, such as the SQL parser's note that it read a
+// statement only partly, which sluice handles itself.
+func Demoted(h slog.Handler, to slog.Level) slog.Handler { return demoted{h, to} }
+
+type demoted struct {
+	h  slog.Handler
+	to slog.Level
+}
+
+func (d demoted) Enabled(ctx context.Context, _ slog.Level) bool { return d.h.Enabled(ctx, d.to) }
+
+func (d demoted) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = d.to
+	return d.h.Handle(ctx, r)
+}
+
+func (d demoted) WithAttrs(as []slog.Attr) slog.Handler { return demoted{d.h.WithAttrs(as), d.to} }
+func (d demoted) WithGroup(g string) slog.Handler       { return demoted{d.h.WithGroup(g), d.to} }

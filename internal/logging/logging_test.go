@@ -3,6 +3,7 @@ package logging
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -33,5 +34,19 @@ func TestFormats(t *testing.T) {
 	}
 	if _, err := New(&buf, "json", "loud"); err == nil {
 		t.Error("unknown level must fail")
+	}
+}
+
+func TestDemotedLogsAtTheLowerLevel(t *testing.T) {
+	var buf bytes.Buffer
+	base := slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo})
+	slog.New(Demoted(base, slog.LevelDebug)).Warn("partly parsed")
+	if buf.Len() != 0 {
+		t.Fatalf("a demoted WARN was logged at level info: %q", buf.String())
+	}
+	debug := slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})
+	slog.New(Demoted(debug, slog.LevelDebug)).Warn("partly parsed")
+	if !strings.Contains(buf.String(), "level=DEBUG") || !strings.Contains(buf.String(), "partly parsed") {
+		t.Fatalf("demoted record: %q", buf.String())
 	}
 }
