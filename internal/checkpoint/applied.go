@@ -69,24 +69,14 @@ func LoadApplied(ctx context.Context, q Querier, stream string, decode model.Pos
 	defer rows.Close()
 	var out []AppliedRow
 	for rows.Next() {
-		var r AppliedRow
 		var ends []string
 		var last, start string
 		if err := rows.Scan(&last, &ends, &start); err != nil {
 			return nil, fmt.Errorf("checkpoint: scan applied: %w", err)
 		}
-		if r.Last, err = decode(last); err != nil || r.Last == nil {
-			return nil, fmt.Errorf("checkpoint: applied row %q: %v", last, err)
-		}
-		if r.Start, err = decode(start); err != nil {
-			return nil, fmt.Errorf("checkpoint: applied row %s: start: %w", r.Last, err)
-		}
-		for _, e := range ends {
-			p, err := decode(e)
-			if err != nil || p == nil {
-				return nil, fmt.Errorf("checkpoint: applied row %s: end %q: %v", r.Last, e, err)
-			}
-			r.Ends = append(r.Ends, p)
+		r, err := DecodeAppliedRow(last, ends, start, decode)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, r)
 	}
@@ -125,4 +115,25 @@ func DeleteApplied(ctx context.Context, q Querier, stream string) error {
 		return fmt.Errorf("checkpoint: delete applied rows of stream %q: %w", stream, err)
 	}
 	return nil
+}
+
+// DecodeAppliedRow reads one applied record back from its stored keys
+// (shared by the state stores of every target engine).
+func DecodeAppliedRow(last string, ends []string, start string, decode model.PositionDecoder) (AppliedRow, error) {
+	var r AppliedRow
+	var err error
+	if r.Last, err = decode(last); err != nil || r.Last == nil {
+		return r, fmt.Errorf("checkpoint: applied row %q: %v", last, err)
+	}
+	if r.Start, err = decode(start); err != nil {
+		return r, fmt.Errorf("checkpoint: applied row %s: start: %w", r.Last, err)
+	}
+	for _, e := range ends {
+		p, err := decode(e)
+		if err != nil || p == nil {
+			return r, fmt.Errorf("checkpoint: applied row %s: end %q: %v", r.Last, e, err)
+		}
+		r.Ends = append(r.Ends, p)
+	}
+	return r, nil
 }

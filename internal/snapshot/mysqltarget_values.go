@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
@@ -137,29 +138,9 @@ func appendLiteral(b, v []byte, m litMode) []byte {
 	return appendQuoted(b, v)
 }
 
-// appendQuoted writes _binary'...' with the bytes MySQL's string syntax
-// needs escaped (the session's sql_mode has no NO_BACKSLASH_ESCAPES).
+// appendQuoted writes _binary'...' (the escapes: mysink.Quote).
 func appendQuoted(b, v []byte) []byte {
-	b = append(b, "_binary'"...)
-	for _, c := range v {
-		switch c {
-		case 0:
-			b = append(b, '\\', '0')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\'':
-			b = append(b, '\\', '\'')
-		case 0x1a:
-			b = append(b, '\\', 'Z')
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '\'')
+	return mysink.Quote(append(b, "_binary"...), v)
 }
 
 func isInteger(v []byte) bool {

@@ -45,7 +45,6 @@ func LoadApplied(ctx context.Context, q Querier, stream string, decode model.Pos
 	defer rows.Close()
 	var out []checkpoint.AppliedRow
 	for rows.Next() {
-		var r checkpoint.AppliedRow
 		var last, endsJSON, start string
 		if err := rows.Scan(&last, &endsJSON, &start); err != nil {
 			return nil, fmt.Errorf("checkpoint: scan applied: %w", err)
@@ -54,18 +53,9 @@ func LoadApplied(ctx context.Context, q Querier, stream string, decode model.Pos
 		if err := json.Unmarshal([]byte(endsJSON), &ends); err != nil {
 			return nil, fmt.Errorf("checkpoint: applied row %q: ends: %w", last, err)
 		}
-		if r.Last, err = decode(last); err != nil || r.Last == nil {
-			return nil, fmt.Errorf("checkpoint: applied row %q: %v", last, err)
-		}
-		if r.Start, err = decode(start); err != nil {
-			return nil, fmt.Errorf("checkpoint: applied row %s: start: %w", r.Last, err)
-		}
-		for _, e := range ends {
-			p, err := decode(e)
-			if err != nil || p == nil {
-				return nil, fmt.Errorf("checkpoint: applied row %s: end %q: %v", r.Last, e, err)
-			}
-			r.Ends = append(r.Ends, p)
+		r, err := checkpoint.DecodeAppliedRow(last, ends, start, decode)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, r)
 	}

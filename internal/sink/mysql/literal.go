@@ -48,9 +48,9 @@ func encoderOf(c schema.Column, mysqlJSON bool) encoder {
 		return func(buf []byte, v any) ([]byte, error) {
 			switch x := v.(type) {
 			case string:
-				return quote(buf, mysqlJSONText([]byte(x))), nil
+				return Quote(buf, mysqlJSONText([]byte(x))), nil
 			case []byte:
-				return quote(buf, mysqlJSONText(x)), nil
+				return Quote(buf, mysqlJSONText(x)), nil
 			}
 			return encodeAny(buf, v, 0)
 		}
@@ -77,7 +77,7 @@ func encoderOf(c schema.Column, mysqlJSON bool) encoder {
 			if len(b) < n {
 				b = append(append(make([]byte, 0, n), b...), make([]byte, n-len(b))...)
 			}
-			return quote(buf, b), nil
+			return Quote(buf, b), nil
 		}
 	}
 	bits := 0
@@ -95,9 +95,9 @@ func encodeAny(buf []byte, v any, unsignedBits int) ([]byte, error) {
 	case nil:
 		return append(buf, "NULL"...), nil
 	case string:
-		return quote(buf, x), nil
+		return Quote(buf, x), nil
 	case []byte:
-		return quote(buf, x), nil
+		return Quote(buf, x), nil
 	case int8:
 		return appendInt(buf, int64(x), unsignedBits), nil
 	case int16:
@@ -182,11 +182,12 @@ func encodeDecimal(buf []byte, v any) ([]byte, error) {
 	return append(buf, s...), nil
 }
 
-// quote appends s as a quoted string literal with MySQL's backslash escapes
+// Quote appends s as a quoted string literal with MySQL's backslash escapes
 // (the session's sql_mode has no NO_BACKSLASH_ESCAPES). Every byte is
 // escaped or copied as it is: the binary connection charset makes the
-// server read the literal byte by byte.
-func quote[S string | []byte](buf []byte, s S) []byte {
+// server read the literal byte by byte. The snapshot into a MySQL target
+// writes its literals with it too.
+func Quote[S string | []byte](buf []byte, s S) []byte {
 	buf = append(buf, '\'')
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
@@ -200,8 +201,6 @@ func quote[S string | []byte](buf []byte, s S) []byte {
 			buf = append(buf, '\\', '\\')
 		case '\'':
 			buf = append(buf, '\\', '\'')
-		case '"':
-			buf = append(buf, '\\', '"')
 		case 0x1a:
 			buf = append(buf, '\\', 'Z')
 		default:
