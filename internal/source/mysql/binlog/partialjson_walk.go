@@ -59,11 +59,14 @@ func resolvePartialJSON(e *replication.RowsEvent, data []byte, pos int) {
 		err = fmt.Errorf("found %d row pairs, go-mysql decoded %d images", len(cols), len(e.Rows))
 	}
 	if err != nil {
+		// Every JSON value of the after images is suspect (an empty diff
+		// vector looks like an empty document): the stream stops at the
+		// first row instead of guessing.
 		err = fmt.Errorf("reading the partial JSON update: %w", err)
-		for _, row := range e.Rows {
-			for i, v := range row {
-				if _, ok := v.(*replication.JsonDiff); ok {
-					row[i] = &partialJSON{err: err}
+		for r := 1; r < len(e.Rows); r += 2 {
+			for i := range e.Rows[r] {
+				if i < len(e.Table.ColumnType) && e.Table.ColumnType[i] == gomysql.MYSQL_TYPE_JSON {
+					e.Rows[r][i] = &partialJSON{err: err}
 				}
 			}
 		}
