@@ -89,6 +89,12 @@ func TestPartialJSONUpdates(t *testing.T) {
 		// a large document
 		`UPDATE j SET doc = JSON_SET(doc, '$.arr[1]', 'two', '$.k', JSON_OBJECT('big', 'no'), '$.arr[7]', 8) WHERE id = 5`,
 		`UPDATE j SET doc = JSON_REMOVE(doc, '$.arr[0]'), other = JSON_SET(other, '$.x', 1) WHERE id = 5`,
+		// array index of a scalar: JSON_SET wraps it in an array; [0] of a scalar is the scalar
+		`UPDATE j SET doc = JSON_SET(doc, '$.n.x[1]', 'wrap', '$.a[0]', 'self') WHERE id = 1`,
+		`UPDATE j SET doc = JSON_SET(doc, '$.n.x[0][0]', 'deep self', '$.missing.deep', 1), other = JSON_REMOVE(other, '$.nothing') WHERE id = 1`,
+		// the whole document
+		`UPDATE j SET doc = JSON_SET(doc, '$', JSON_OBJECT('root', JSON_ARRAY(1))) WHERE id = 3`,
+		`UPDATE j SET doc = JSON_REPLACE(doc, '$.root[0]', 2, '$.root[5]', 9) WHERE id = 3`,
 		// all rows at once
 		`UPDATE j SET doc = JSON_SET(doc, '$.all', id) WHERE id <= 5`,
 	}

@@ -323,3 +323,54 @@ func TestJSONTextRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestResolvePartialJSON: the after images of a partial event get every
+// diff of their partial columns; an event that cannot be walked makes every
+// JSON value of its after images an error, never a guess.
+func TestResolvePartialJSON(t *testing.T) {
+	tm := &replication.TableMapEvent{ColumnCount: 3,
+		ColumnType: []byte{gomysql.MYSQL_TYPE_LONG, gomysql.MYSQL_TYPE_JSON, gomysql.MYSQL_TYPE_JSON},
+		ColumnMeta: []uint16{0, 4, 4}}
+	d := diffBytes(rawDiff{op: replication.JsonDiffOperationRemove, path: "$.a"},
+		rawDiff{op: replication.JsonDiffOperationRemove, path: `$."b c"[1]`})
+	full := []byte{replication.JSONB_LITERAL, replication.JSONB_NULL_LITERAL}
+	data := []byte{0x00, 1, 0, 0, 0}
+	data = append(data, jsonCol(full)...)
+	data = append(data, jsonCol(full)...)
+	data = append(data, 1, 0x01, 0x00, 1, 0, 0, 0)
+	data = append(data, jsonCol(d)...)
+	data = append(data, jsonCol(full)...)
+	newEvent := func() *replication.RowsEvent {
+		return &replication.RowsEvent{Table: tm, ColumnCount: 3, ColumnBitmap1: []byte{7}, ColumnBitmap2: []byte{7},
+			Rows: [][]any{{int32(1), `{"a":1,"b c":[1,2,3]}`, "null"}, {int32(1), &replication.JsonDiff{}, "null"}}}
+	}
+	e := newEvent()
+	resolvePartialJSON(e, append([]byte{0xee}, data...), 1)
+	p, ok := e.Rows[1][1].(*partialJSON)
+	if !ok || p.err != nil || len(p.diffs) != 2 || p.diffs[1].path != `$."b c"[1]` {
+		t.Fatalf("after image %#v", e.Rows[1][1])
+	}
+	if e.Rows[1][2] != "null" {
+		t.Errorf("full column replaced: %#v", e.Rows[1][2])
+	}
+	doc, err := applyPartial(e.Rows[0][1], p, testKey)
+	if err != nil || doc != `{"b c":[1,3]}` {
+		t.Errorf("applied: %s, %v", doc, err)
+	}
+	for _, before := range []any{nil, []byte{}, int64(1)} {
+		if _, err := applyPartial(before, p, testKey); err == nil {
+			t.Errorf("before %#v: no error", before)
+		}
+	}
+
+	e = newEvent()
+	resolvePartialJSON(e, data[:len(data)-1], 0)
+	for i := 1; i < 3; i++ {
+		if p, ok := e.Rows[1][i].(*partialJSON); !ok || p.err == nil {
+			t.Errorf("truncated event, column %d: %#v", i, e.Rows[1][i])
+		}
+	}
+	if e.Rows[0][1] != `{"a":1,"b c":[1,2,3]}` {
+		t.Errorf("before image changed: %#v", e.Rows[0][1])
+	}
+}
