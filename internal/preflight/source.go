@@ -131,10 +131,8 @@ func checkBinlogSettings(vars map[string]string, info SourceInfo) []Problem {
 		probs = append(probs, problem("source", "SET GLOBAL binlog_row_image = 'FULL' and binlog_row_image=FULL in my.cnf",
 			"binlog_row_image is %s, sluice needs FULL (complete before and after images)", orNone(vars["binlog_row_image"])))
 	}
-	if v := vars["binlog_row_value_options"]; strings.Contains(strings.ToUpper(v), "PARTIAL_JSON") {
-		probs = append(probs, problem("source", "SET GLOBAL binlog_row_value_options = ''",
-			"binlog_row_value_options is %s: partial JSON updates do not carry the whole value", v))
-	}
+	// binlog_row_value_options=PARTIAL_JSON is fine: the stream applies the
+	// diffs to the before image, which binlog_row_image=FULL (above) gives.
 	if info.ServerID == 0 {
 		probs = append(probs, problem("source", "set server_id to a non-zero value in my.cnf and restart",
 			"server_id is 0: the server does not write a usable binlog for replicas"))

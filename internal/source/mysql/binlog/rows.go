@@ -96,6 +96,11 @@ func (s *Stream) convertRows(t *schema.Table, op model.Op, rows [][]any) ([]mode
 				c.After, m, err = detachImage(t, rows[i+1])
 				n += m
 			}
+			if err == nil {
+				var m int64
+				m, err = resolvePartial(t, c.Before, c.After)
+				n += m
+			}
 		}
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s row %d: %w", op, i/step+1, err)
@@ -127,13 +132,14 @@ func detachImage(t *schema.Table, row []any) ([]any, int64, error) {
 		case string:
 			row[i] = strings.Clone(x)
 		case *replication.JsonDiff:
-			// go-mysql v1.16 decodes only the first diff of a partial update,
-			// so the new document cannot be rebuilt (docs/mysql8.md).
+			// Only partial update events hold diffs, and decodeRows
+			// replaces them all by *partialJSON.
 			c := t.Columns[i]
-			return nil, 0, fmt.Errorf("table %s column %s (%s): partial JSON update in the binlog "+
-				"(binlog_row_value_options=PARTIAL_JSON, globally or in the writing session): sluice needs full JSON values; "+
-				"set binlog_row_value_options='' globally and in the application's sessions, then restart replication "+
-				"from a fresh snapshot of this table", t.TableID, c.Name, c.ColumnType)
+			return nil, 0, fmt.Errorf("table %s column %s (%s): a partial JSON update outside a partial update event", t.TableID, c.Name, c.ColumnType)
+		case *partialJSON:
+			// Resolved against the before image by resolvePartial.
+			size += 64
+			continue
 		}
 		size += valueSize(row[i])
 	}

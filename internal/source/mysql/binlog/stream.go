@@ -316,7 +316,14 @@ func (s *Stream) decodeRows(e *replication.RowsEvent, data []byte) error {
 	if !s.cfg.InScope(schema.TableID{Database: string(e.Table.Schema), Name: string(e.Table.Table)}) {
 		return nil
 	}
-	return e.DecodeData(pos, data)
+	if err := e.DecodeData(pos, data); err != nil {
+		return err
+	}
+	if isPartialUpdate(e) {
+		// go-mysql kept only the first diff of each partial JSON column.
+		resolvePartialJSON(e, data, pos)
+	}
+	return nil
 }
 
 // emit hands a Txn to the consumer.
