@@ -18,7 +18,8 @@
 #   BENCH_SLUICE     the sluice binary under test (default $BENCH_WORK/sluice once bench_init ran,
 #                    built by bench_build_sluice; set BENCH_SLUICE to test another binary)
 #   SLUICE_SOURCE, SLUICE_TARGET, SLUICE_TEST_MYSQL_ADMIN, SLUICE_TEST_PG_ADMIN  (scripts/sandbox env)
-#   BENCH_MY_HOST/PORT, BENCH_PG_HOST/PORT   sandbox endpoints (127.0.0.1:13306, 127.0.0.1:15432)
+#   BENCH_MY_HOST/PORT, BENCH_PG_HOST/PORT   sandbox endpoints (127.0.0.1:13306, 127.0.0.1:15432;
+#                                            BENCH_SOURCE=mysql: MySQL 9.7 on 127.0.0.1:13307)
 #   BENCH_MY_PIDFILE, BENCH_PG_PIDFILE        the sandbox servers' pid files (CPU accounting)
 #   BENCH_PSQL       the psql binary itself (not Debian's Perl wrapper /usr/bin/psql)
 #
@@ -115,6 +116,14 @@ bench_sandbox_env() {
 	hp=${SLUICE_TEST_PG_ADMIN#*@}
 	hp=${hp%%/*}
 	BENCH_PG_HOST=${hp%:*} BENCH_PG_PORT=${hp##*:}
+	# BENCH_SOURCE=mysql: the sandbox's MySQL 9.7 is the source instead of MariaDB.
+	if [[ ${BENCH_SOURCE:-mariadb} == mysql ]]; then
+		[[ -n ${SLUICE_TEST_MYSQL9_ADMIN:-} ]] || bench_die "BENCH_SOURCE=mysql: the sandbox runs no MySQL 9 (SLUICE_SANDBOX_MYSQL9=0?)"
+		hp=${SLUICE_TEST_MYSQL9_ADMIN#*@}
+		hp=${hp%%/*}
+		BENCH_MY_HOST=${hp%:*} BENCH_MY_PORT=${hp##*:}
+		SLUICE_TEST_MYSQL_ADMIN=$SLUICE_TEST_MYSQL9_ADMIN
+	fi
 }
 
 # ---------------------------------------------------------------- clients

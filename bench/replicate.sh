@@ -17,6 +17,7 @@
 #
 # Knobs: BENCH_REPS (default 1 here: one pass takes ~30 min), BENCH_TABLES (8), BENCH_TABLE_SIZE
 # (100000), BENCH_THREADS (8), BENCH_SECONDS (60), BENCH_WORKLOADS, BENCH_TOOLS ("sluice chameleon"),
+# BENCH_SOURCE=mysql (the sandbox MySQL 9.7 as the source; with BENCH_TOOLS=sluice),
 # BENCH_NO_DOC=1 (print the section, leave docs/ alone), BENCH_SLUICE_ARGS (extra replicate flags),
 # BENCH_WORK (default /tmp/sluice-bench/replicate), BENCH_APPEND=1 (keep the results already in
 # BENCH_WORK, e.g. to add the catch-up runs with BENCH_WORKLOADS=" ").
