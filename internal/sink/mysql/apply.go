@@ -118,49 +118,54 @@ func (s *session) txn(ctx context.Context, cs []pipeline.Change, txns []*model.T
 }
 
 // write runs the statements of cs, in order, grouping consecutive changes
-// of one op on one table version.
+// of one op on one table version, and sends them several to a round trip
+// (batch.go); single sends every row alone, to pinpoint a failing one.
 func (s *session) write(ctx context.Context, tx *sql.Tx, cs []pipeline.Change, single bool) error {
+	b := newBatch(s, tx, single)
 	for i := 0; i < len(cs); {
 		j := i + 1
 		for j < len(cs) && cs[j].Table == cs[i].Table && cs[j].Op == cs[i].Op {
 			j++
 		}
-		if err := s.writeRun(ctx, tx, cs[i:j], single); err != nil {
+		if err := s.writeRun(ctx, b, cs[i:j], single); err != nil {
 			return err
 		}
 		i = j
 	}
-	return nil
+	return b.flush(ctx)
 }
 
-func (s *session) writeRun(ctx context.Context, tx *sql.Tx, run []pipeline.Change, single bool) error {
+func (s *session) writeRun(ctx context.Context, b *batch, run []pipeline.Change, single bool) error {
 	p, err := s.plan(run[0].Table)
 	if err != nil {
 		return &stmtError{ch: &run[0], err: err}
 	}
 	switch run[0].Op {
 	case model.Insert:
-		return s.inserts(ctx, tx, p, run, single)
+		return s.inserts(ctx, b, p, run, single)
 	case model.Update:
+		// One statement per row, in order: an update may change a primary
+		// or unique key another row of the run takes next.
+		buf := make([]byte, 0, 1024)
 		for i := range run {
-			q, err := p.update(run[i].Before, run[i].After)
-			if err != nil {
+			var err error
+			if buf, err = p.appendUpdate(buf[:0], run[i].Before, run[i].After); err != nil {
 				return &stmtError{ch: &run[i], err: err}
 			}
-			if err := execCheck(ctx, tx, q, 1, &run[i], 1); err != nil {
+			if err := b.add(ctx, buf, 1, &run[i], 1); err != nil {
 				return err
 			}
 		}
 		return nil
 	case model.Delete:
-		return s.deletes(ctx, tx, p, run, single)
+		return s.deletes(ctx, b, p, run, single)
 	}
 	return &stmtError{ch: &run[0], err: fmt.Errorf("unknown row operation %v", run[0].Op)}
 }
 
-// inserts sends a run of inserts as multi-row INSERT statements.
-func (s *session) inserts(ctx context.Context, tx *sql.Tx, p *plan, run []pipeline.Change, single bool) error {
-	buf := make([]byte, 0, 64<<10)
+// inserts queues a run of inserts as multi-row INSERT statements.
+func (s *session) inserts(ctx context.Context, b *batch, p *plan, run []pipeline.Change, single bool) error {
+	buf := make([]byte, 0, 16<<10)
 	for len(run) > 0 {
 		buf = append(buf[:0], p.insertHead...)
 		n := 0
@@ -174,7 +179,7 @@ func (s *session) inserts(ctx context.Context, tx *sql.Tx, p *plan, run []pipeli
 			}
 			n++
 		}
-		if err := execCheck(ctx, tx, string(buf), int64(n), &run[0], n); err != nil {
+		if err := b.add(ctx, buf, int64(n), &run[0], n); err != nil {
 			return err
 		}
 		run = run[n:]
@@ -182,9 +187,9 @@ func (s *session) inserts(ctx context.Context, tx *sql.Tx, p *plan, run []pipeli
 	return nil
 }
 
-// deletes sends a run of deletes: by primary key several to a statement,
+// deletes queues a run of deletes: by primary key several to a statement,
 // one row per statement (LIMIT 1) for a keyless table.
-func (s *session) deletes(ctx context.Context, tx *sql.Tx, p *plan, run []pipeline.Change, single bool) error {
+func (s *session) deletes(ctx context.Context, b *batch, p *plan, run []pipeline.Change, single bool) error {
 	head := "DELETE FROM " + p.qtable + " WHERE "
 	buf := make([]byte, 0, 16<<10)
 	for len(run) > 0 {
@@ -205,7 +210,7 @@ func (s *session) deletes(ctx context.Context, tx *sql.Tx, p *plan, run []pipeli
 		if p.key == nil {
 			buf = append(buf, " LIMIT 1"...)
 		}
-		if err := execCheck(ctx, tx, string(buf), int64(n), &run[0], n); err != nil {
+		if err := b.add(ctx, buf, int64(n), &run[0], n); err != nil {
 			return err
 		}
 		run = run[n:]

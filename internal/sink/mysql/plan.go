@@ -125,14 +125,13 @@ func (p *plan) appendWhere(buf []byte, img []any) ([]byte, error) {
 	return buf, nil
 }
 
-// update is the statement of one updated row.
-func (p *plan) update(before, after []any) (string, error) {
-	buf := make([]byte, 0, 256)
+// appendUpdate appends the statement of one updated row.
+func (p *plan) appendUpdate(buf []byte, before, after []any) ([]byte, error) {
 	buf = append(buf, "UPDATE "...)
 	buf = append(buf, p.qtable...)
 	buf = append(buf, " SET "...)
 	if len(after) < len(p.table.Columns) {
-		return "", fmt.Errorf("row image has %d values, table %s has %d columns", len(after), p.table.TableID, len(p.table.Columns))
+		return buf, fmt.Errorf("row image has %d values, table %s has %d columns", len(after), p.table.TableID, len(p.table.Columns))
 	}
 	for n, i := range p.cols {
 		if n > 0 {
@@ -141,18 +140,18 @@ func (p *plan) update(before, after []any) (string, error) {
 		buf = append(buf, p.setNames[n]...)
 		var err error
 		if buf, err = p.enc[i](buf, after[i]); err != nil {
-			return "", fmt.Errorf("column %s: %w", p.table.Columns[i].Name, err)
+			return buf, fmt.Errorf("column %s: %w", p.table.Columns[i].Name, err)
 		}
 	}
 	buf = append(buf, " WHERE "...)
 	buf, err := p.appendWhere(buf, before)
 	if err != nil {
-		return "", err
+		return buf, err
 	}
 	if p.key == nil {
 		buf = append(buf, " LIMIT 1"...)
 	}
-	return string(buf), nil
+	return buf, nil
 }
 
 // keyString prints the key of an image for error messages.
