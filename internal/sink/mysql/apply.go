@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -102,13 +103,13 @@ func (s *session) txn(ctx context.Context, cs []pipeline.Change, txns []*model.T
 	if runStart != nil {
 		start = runStart.Key()
 	}
+	applied, err := mysqlstate.InsertAppliedText(s.a.cfg.Stream, ends[len(ends)-1], ends, start,
+		func(v string) string { return string(quote(nil, v)) })
+	if err != nil {
+		return fmt.Errorf("apply: record applied transactions: %w", err)
+	}
 	for attempt := 0; ; attempt++ {
-		err := inTx(ctx, s.conn, func(tx *sql.Tx) error {
-			if err := s.write(ctx, tx, cs, single); err != nil {
-				return err
-			}
-			return mysqlstate.InsertApplied(ctx, tx, s.a.cfg.Stream, ends[len(ends)-1], ends, start)
-		})
+		err := s.runTxn(ctx, cs, applied, single)
 		if err == nil || !isRetryable(err) || attempt >= lockRetries || ctx.Err() != nil {
 			return err
 		}
@@ -117,11 +118,49 @@ func (s *session) txn(ctx context.Context, cs []pipeline.Change, txns []*model.T
 	}
 }
 
-// write runs the statements of cs, in order, grouping consecutive changes
-// of one op on one table version, and sends them several to a round trip
-// (batch.go); single sends every row alone, to pinpoint a failing one.
-func (s *session) write(ctx context.Context, tx *sql.Tx, cs []pipeline.Change, single bool) error {
-	b := newBatch(s, tx, single)
+// runTxn sends START TRANSACTION, the statements of cs and the applied
+// record in as few round trips as the batch bound allows, checks every
+// statement's rows, then commits: two round trips for a small group instead
+// of one per statement plus begin, record and commit.
+func (s *session) runTxn(ctx context.Context, cs []pipeline.Change, applied string, single bool) error {
+	b := newBatch(s, single)
+	err := b.add(ctx, []byte("START TRANSACTION"), 0, nil, 0)
+	if err == nil {
+		err = s.write(ctx, b, cs, single)
+	}
+	if err == nil {
+		err = b.add(ctx, []byte(applied), 1, nil, 0)
+	}
+	if err == nil {
+		err = b.flush(ctx)
+	}
+	if err == nil {
+		if _, err = s.conn.ExecContext(ctx, "COMMIT"); err == nil {
+			return nil
+		}
+		err = fmt.Errorf("apply: commit: %w", err)
+	}
+	s.rollback(ctx)
+	return err
+}
+
+// rollback ends the session's failed transaction. Should that fail, the
+// connection is closed (the server rolls back): left open, the transaction
+// would be committed by the next START TRANSACTION.
+func (s *session) rollback(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := s.conn.ExecContext(rctx, "ROLLBACK"); err != nil {
+		s.a.cfg.Log.Debug("apply: rollback failed; closing the session's connection", "error", err)
+		_ = s.conn.Raw(func(any) error { return driver.ErrBadConn })
+		_ = s.conn.Close()
+	}
+}
+
+// write queues the statements of cs on b, in order, grouping consecutive
+// changes of one op on one table version; single makes a statement of
+// every row, to pinpoint a failing one.
+func (s *session) write(ctx context.Context, b *batch, cs []pipeline.Change, single bool) error {
 	for i := 0; i < len(cs); {
 		j := i + 1
 		for j < len(cs) && cs[j].Table == cs[i].Table && cs[j].Op == cs[i].Op {
@@ -132,7 +171,7 @@ func (s *session) write(ctx context.Context, tx *sql.Tx, cs []pipeline.Change, s
 		}
 		i = j
 	}
-	return b.flush(ctx)
+	return nil
 }
 
 func (s *session) writeRun(ctx context.Context, b *batch, run []pipeline.Change, single bool) error {
@@ -218,9 +257,13 @@ func (s *session) deletes(ctx context.Context, b *batch, p *plan, run []pipeline
 	return nil
 }
 
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
 // execCheck runs one statement and checks the rows it affected (found rows,
 // see Open): fewer means the target does not hold a row the source changed.
-func execCheck(ctx context.Context, tx *sql.Tx, q string, want int64, ch *pipeline.Change, rows int) error {
+func execCheck(ctx context.Context, tx execer, q string, want int64, ch *pipeline.Change, rows int) error {
 	res, err := tx.ExecContext(ctx, q)
 	if err != nil {
 		return &stmtError{sql: q, ch: ch, rows: rows, err: err}
@@ -249,8 +292,15 @@ type largeTxn struct {
 	tx *sql.Tx
 }
 
+// Write runs cs in the open transaction (the batch runs on the session's
+// connection, which the transaction is on).
 func (l *largeTxn) Write(ctx context.Context, cs []pipeline.Change) error {
-	if err := l.s.write(ctx, l.tx, cs, false); err != nil {
+	b := newBatch(l.s, false)
+	err := l.s.write(ctx, b, cs, false)
+	if err == nil {
+		err = b.flush(ctx)
+	}
+	if err != nil {
 		return l.s.describe(err)
 	}
 	return nil

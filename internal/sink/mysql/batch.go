@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"fmt"
 
@@ -23,8 +22,7 @@ const maxBatchStmts = 1000
 // row count of every statement is still checked (found rows, see Open), so
 // a row missing on the target is still a divergence naming that row.
 type batch struct {
-	s  *session
-	tx *sql.Tx
+	s *session
 	// single sends every statement alone (the one-by-one retry that
 	// pinpoints a failing row).
 	single bool
@@ -41,8 +39,8 @@ type batchStmt struct {
 	rows     int
 }
 
-func newBatch(s *session, tx *sql.Tx, single bool) *batch {
-	return &batch{s: s, tx: tx, single: single, buf: make([]byte, 0, 64<<10)}
+func newBatch(s *session, single bool) *batch {
+	return &batch{s: s, single: single, buf: make([]byte, 0, 64<<10)}
 }
 
 // add queues statement q (copied), sending the queued ones first when q
@@ -76,7 +74,7 @@ func (b *batch) flush(ctx context.Context) error {
 		return nil
 	case 1:
 		st := b.stmts[0]
-		return execCheck(ctx, b.tx, string(b.buf), st.want, st.ch, st.rows)
+		return execCheck(ctx, b.s.conn, string(b.buf), st.want, st.ch, st.rows)
 	}
 	q := string(b.buf)
 	got, err := b.s.execMulti(ctx, q)
@@ -84,15 +82,18 @@ func (b *batch) flush(ctx context.Context) error {
 		// The driver does not say which statement failed: the error names
 		// the batch's first change (a group is then applied again one row
 		// at a time, which names the failing one).
+		var ch *pipeline.Change
 		rows := 0
 		for _, st := range b.stmts {
+			if ch == nil {
+				ch = st.ch
+			}
 			rows += st.rows
 		}
-		return &stmtError{sql: q, ch: b.stmts[0].ch, rows: rows, err: err}
+		return &stmtError{sql: q, ch: ch, rows: rows, err: err}
 	}
 	if len(got) != len(b.stmts) {
-		return &stmtError{sql: q, ch: b.stmts[0].ch, rows: len(b.stmts),
-			err: fmt.Errorf("the target answered %d statements of %d", len(got), len(b.stmts))}
+		return &stmtError{sql: q, err: fmt.Errorf("the target answered %d statements of %d", len(got), len(b.stmts))}
 	}
 	for i, st := range b.stmts {
 		if got[i] != st.want {
