@@ -183,19 +183,7 @@ func (s *session) writeRun(ctx context.Context, b *batch, run []pipeline.Change,
 	case model.Insert:
 		return s.inserts(ctx, b, p, run, single)
 	case model.Update:
-		// One statement per row, in order: an update may change a primary
-		// or unique key another row of the run takes next.
-		buf := make([]byte, 0, 1024)
-		for i := range run {
-			var err error
-			if buf, err = p.appendUpdate(buf[:0], run[i].Before, run[i].After); err != nil {
-				return &stmtError{ch: &run[i], err: err}
-			}
-			if err := b.add(ctx, buf, 1, &run[i], 1); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.updates(ctx, b, p, run, single)
 	case model.Delete:
 		return s.deletes(ctx, b, p, run, single)
 	}
@@ -296,6 +284,7 @@ type largeTxn struct {
 // connection, which the transaction is on).
 func (l *largeTxn) Write(ctx context.Context, cs []pipeline.Change) error {
 	b := newBatch(l.s, false)
+	b.locate = true
 	err := l.s.write(ctx, b, cs, false)
 	if err == nil {
 		err = b.flush(ctx)

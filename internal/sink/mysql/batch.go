@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -26,6 +27,10 @@ type batch struct {
 	// single sends every statement alone (the one-by-one retry that
 	// pinpoints a failing row).
 	single bool
+	// locate sends a multi-row UPDATE last in its round trip and, when it
+	// finds fewer rows than it updates, looks up which one is missing (a
+	// large transaction, which has no one-by-one retry).
+	locate bool
 	buf    []byte
 	stmts  []batchStmt
 }
@@ -37,6 +42,9 @@ type batchStmt struct {
 	want     int64
 	ch       *pipeline.Change
 	rows     int
+	// p and run are a multi-row UPDATE's plan and changes (for locate).
+	p   *plan
+	run []pipeline.Change
 }
 
 func newBatch(s *session, single bool) *batch {
@@ -46,6 +54,19 @@ func newBatch(s *session, single bool) *batch {
 // add queues statement q (copied), sending the queued ones first when q
 // would make the round trip larger than the sink's statement bound.
 func (b *batch) add(ctx context.Context, q []byte, want int64, ch *pipeline.Change, rows int) error {
+	return b.addStmt(ctx, q, batchStmt{want: want, ch: ch, rows: rows})
+}
+
+// addUpdateMany queues a multi-row UPDATE of run.
+func (b *batch) addUpdateMany(ctx context.Context, q []byte, p *plan, run []pipeline.Change) error {
+	err := b.addStmt(ctx, q, batchStmt{want: int64(len(run)), ch: &run[0], rows: len(run), p: p, run: run})
+	if err == nil && b.locate {
+		err = b.flush(ctx)
+	}
+	return err
+}
+
+func (b *batch) addStmt(ctx context.Context, q []byte, st batchStmt) error {
 	if len(b.stmts) > 0 && (len(b.buf)+1+len(q) > b.s.a.stmtBytes || len(b.stmts) >= maxBatchStmts) {
 		if err := b.flush(ctx); err != nil {
 			return err
@@ -54,9 +75,10 @@ func (b *batch) add(ctx context.Context, q []byte, want int64, ch *pipeline.Chan
 	if len(b.stmts) > 0 {
 		b.buf = append(b.buf, ';')
 	}
-	from := len(b.buf)
+	st.from = len(b.buf)
 	b.buf = append(b.buf, q...)
-	b.stmts = append(b.stmts, batchStmt{from: from, to: len(b.buf), want: want, ch: ch, rows: rows})
+	st.to = len(b.buf)
+	b.stmts = append(b.stmts, st)
 	if b.single {
 		return b.flush(ctx)
 	}
@@ -74,7 +96,7 @@ func (b *batch) flush(ctx context.Context) error {
 		return nil
 	case 1:
 		st := b.stmts[0]
-		return execCheck(ctx, b.s.conn, string(b.buf), st.want, st.ch, st.rows)
+		return b.located(ctx, st, execCheck(ctx, b.s.conn, string(b.buf), st.want, st.ch, st.rows))
 	}
 	q := string(b.buf)
 	got, err := b.s.execMulti(ctx, q)
@@ -97,11 +119,42 @@ func (b *batch) flush(ctx context.Context) error {
 	}
 	for i, st := range b.stmts {
 		if got[i] != st.want {
-			return &stmtError{sql: q[st.from:st.to], ch: st.ch, rows: st.rows,
-				err: fmt.Errorf("%w: affected %d rows, expected %d", errTargetDiverged, got[i], st.want)}
+			return b.located(ctx, st, &stmtError{sql: q[st.from:st.to], ch: st.ch, rows: st.rows,
+				err: fmt.Errorf("%w: affected %d rows, expected %d", errTargetDiverged, got[i], st.want)})
 		}
 	}
 	return nil
+}
+
+// located names the missing row of a multi-row UPDATE that found fewer
+// rows than it updates, when the batch locates (it then ran last in its
+// round trip: nothing after it changed the rows since). Its rows keep their
+// keys (update_many.go), so the one the target does not hold by its key is
+// the missing one.
+func (b *batch) located(ctx context.Context, st batchStmt, err error) error {
+	var se *stmtError
+	if !b.locate || st.p == nil || !errors.As(err, &se) || !errors.Is(err, errTargetDiverged) {
+		return err
+	}
+	buf := make([]byte, 0, 256)
+	for i := range st.run {
+		buf = append(buf[:0], "SELECT COUNT(*) FROM "...)
+		buf = append(buf, st.p.qtable...)
+		buf = append(buf, " WHERE "...)
+		var lerr error
+		if buf, lerr = st.p.appendWhere(buf, st.run[i].Before); lerr != nil {
+			return err
+		}
+		var n int
+		if lerr := b.s.conn.QueryRowContext(ctx, string(buf)).Scan(&n); lerr != nil {
+			return err
+		}
+		if n == 0 {
+			se.ch, se.rows = &st.run[i], 1
+			return se
+		}
+	}
+	return err
 }
 
 // execMulti runs a multi-statement query on the session's connection (in

@@ -41,7 +41,7 @@ func TestBatchedUpdateOfAMissingRowIsADivergence(t *testing.T) {
 	for i, ch := range []model.RowChange{upd(1, 10, 11), upd(2, 20, 21), upd(3, 30, 31), upd(4, 40, 41)} {
 		txn := &model.Txn{End: binlogpos.Position{File: "bin.000001", Pos: uint32(100 + i)}, Changes: []model.RowChange{ch}}
 		g.Txns = append(g.Txns, txn)
-		g.Changes = append(g.Changes, pipeline.Change{RowChange: ch, Txn: txn})
+		g.Changes = append(g.Changes, pipeline.Change{RowChange: ch, Txn: txn, Ident: uint64(ch.Before[0].(int32)), HasIdent: true})
 	}
 	g.One = func(i int) []pipeline.Change { return g.Changes[i : i+1] }
 	_, err = sess.ApplyGroup(ctx, &g, start)

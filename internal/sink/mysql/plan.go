@@ -27,6 +27,13 @@ type plan struct {
 	insertHead string
 	// setNames are "`c`=" per written column.
 	setNames []string
+	// setCols are the written columns outside the primary key; updateMany
+	// says whether updates may go several rows to a statement, those that
+	// leave the uniqueCols (of every unique key) unchanged (update_many.go).
+	setCols                        []int
+	updateMany                     bool
+	uniqueCols                     []int
+	updateManyHead, updateManyTail string
 }
 
 func newPlan(t *schema.Table, targetDB string, mysqlJSON bool) (*plan, error) {
@@ -71,6 +78,20 @@ func newPlan(t *schema.Table, targetDB string, mysqlJSON bool) (*plan, error) {
 		}
 	}
 	p.insertHead = "INSERT INTO " + p.qtable + " (" + strings.Join(names, ",") + ") VALUES "
+	if p.key != nil {
+		inKey := map[int]bool{}
+		for _, i := range p.key {
+			inKey[i] = true
+		}
+		for _, i := range p.cols {
+			if !inKey[i] {
+				p.setCols = append(p.setCols, i)
+			}
+		}
+	}
+	if p.uniqueCols, p.updateMany = updateManyOK(t, p); p.updateMany {
+		p.buildUpdateMany()
+	}
 	return p, nil
 }
 
