@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/pipeline"
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
@@ -86,6 +87,66 @@ func TestBatchedUpdateOfAMissingRowIsADivergence(t *testing.T) {
 		}
 		if n >= len(want) || id != want[n][0] || a != want[n][1] {
 			t.Errorf("row %d: (%d, %d), want %v", n, id, a, want)
+		}
+		n++
+	}
+	if n != len(want) {
+		t.Errorf("%d rows, want %d", n, len(want))
+	}
+}
+
+// TestUpdateRunsKeepSourceOrder: a run of updates mixing a unique-key swap
+// (through a temporary value, as the source ran it), two updates of one
+// row, and updates of distinct rows applies as the source's order did,
+// whichever go several to a statement.
+func TestUpdateRunsKeepSourceOrder(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.exec("CREATE TABLE `" + f.name + "`.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY (u))")
+	f.exec("INSERT INTO `" + f.name + "`.t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30), (4, 4, 40)")
+	tv := table("id", "u", "a")
+	tv.Indexes = []schema.Index{{Name: "u", Unique: true, Columns: []schema.IndexColumn{{Name: "u"}}}}
+	upd := func(id, u0, a0, u1, a1 int32) model.RowChange {
+		return model.RowChange{Op: model.Update, Table: tv, Before: []any{id, u0, a0}, After: []any{id, u1, a1}}
+	}
+	changes := []model.RowChange{
+		upd(3, 3, 30, 3, 31), upd(4, 4, 40, 4, 41), // distinct rows, unique key kept: one statement
+		upd(1, 1, 10, 9, 10), upd(2, 2, 20, 1, 20), upd(1, 9, 10, 2, 10), // the swap, one by one
+		upd(3, 3, 31, 3, 32), upd(4, 4, 41, 4, 42), upd(3, 3, 32, 3, 33), // row 3 twice: two statements
+	}
+	s := f.sink()
+	if _, _, err := s.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sess, err := s.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	txn := &model.Txn{End: binlogpos.Position{File: "bin.000001", Pos: 100}, Changes: changes}
+	g := &pipeline.Group{Txns: []*model.Txn{txn}}
+	for _, ch := range changes {
+		g.Changes = append(g.Changes, pipeline.Change{RowChange: ch, Txn: txn, Ident: uint64(ch.Before[0].(int32)), HasIdent: true})
+	}
+	g.One = func(int) []pipeline.Change { t.Fatal("the group was retried one by one"); return nil }
+	if _, err := sess.ApplyGroup(ctx, g, binlogpos.Position{File: "bin.000001", Pos: 4}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.admin.Query("SELECT id, u, a FROM `" + f.name + "`.t ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	want := [][3]int{{1, 2, 10}, {2, 1, 20}, {3, 3, 33}, {4, 4, 42}}
+	n := 0
+	for rows.Next() {
+		var r [3]int
+		if err := rows.Scan(&r[0], &r[1], &r[2]); err != nil {
+			t.Fatal(err)
+		}
+		if n >= len(want) || r != want[n] {
+			t.Errorf("row %d: %v, want %v", n, r, want)
 		}
 		n++
 	}

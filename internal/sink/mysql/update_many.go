@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
@@ -13,12 +14,19 @@ import (
 const maxUpdateRows = 256
 
 // updateManyOK says whether updates of the table may go several rows to a
-// statement: it has a primary key, a column to set besides it, and unique
+// statement: it has an integer primary key, a column to set besides it, and unique
 // keys made of whole columns (uniqueCols), which an update must leave as
 // they were to join one (uniqueUnchanged).
 func updateManyOK(t *schema.Table, p *plan) ([]int, bool) {
 	if p.key == nil || len(p.setCols) == 0 {
 		return nil, false
+	}
+	// An integer key only: the server joins a derived table's binary
+	// string to a text key column by a scan of the table, not by the key.
+	for _, i := range p.key {
+		if _, ok := intBits[strings.ToLower(t.Columns[i].DataType)]; !ok {
+			return nil, false
+		}
 	}
 	seen := map[int]bool{}
 	var out []int
