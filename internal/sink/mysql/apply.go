@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -64,6 +65,16 @@ func (s *session) plan(t *schema.Table) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	engine := s.a.cfg.Engine
+	if engine == "" {
+		engine = t.Engine
+	}
+	if !strings.EqualFold(engine, "InnoDB") {
+		// Measured on MyRocks: multi-row UPDATEs of parallel workers ran
+		// into lock wait timeouts (live oltp_write_only stalled), which
+		// one-row updates do not.
+		p.updateMany = false
+	}
 	s.plans[t] = p
 	return p, nil
 }
@@ -102,13 +113,13 @@ func (s *session) txn(ctx context.Context, cs []pipeline.Change, txns []*model.T
 	if runStart != nil {
 		start = runStart.Key()
 	}
+	applied, err := mysqlstate.InsertAppliedText(s.a.cfg.Stream, ends[len(ends)-1], ends, start,
+		func(v string) string { return string(quote(nil, v)) })
+	if err != nil {
+		return fmt.Errorf("apply: record applied transactions: %w", err)
+	}
 	for attempt := 0; ; attempt++ {
-		err := inTx(ctx, s.conn, func(tx *sql.Tx) error {
-			if err := s.write(ctx, tx, cs, single); err != nil {
-				return err
-			}
-			return mysqlstate.InsertApplied(ctx, tx, s.a.cfg.Stream, ends[len(ends)-1], ends, start)
-		})
+		err := s.runTxn(ctx, cs, applied, single)
 		if err == nil || !isRetryable(err) || attempt >= lockRetries || ctx.Err() != nil {
 			return err
 		}
@@ -117,15 +128,55 @@ func (s *session) txn(ctx context.Context, cs []pipeline.Change, txns []*model.T
 	}
 }
 
-// write runs the statements of cs, in order, grouping consecutive changes
-// of one op on one table version.
-func (s *session) write(ctx context.Context, tx *sql.Tx, cs []pipeline.Change, single bool) error {
+// runTxn sends START TRANSACTION, the statements of cs and the applied
+// record in as few round trips as the batch bound allows, checks every
+// statement's rows, then commits: two round trips for a small group instead
+// of one per statement plus begin, record and commit.
+func (s *session) runTxn(ctx context.Context, cs []pipeline.Change, applied string, single bool) error {
+	b := newBatch(s, single)
+	err := b.add(ctx, []byte("START TRANSACTION"), 0, nil, 0)
+	if err == nil {
+		err = s.write(ctx, b, cs, single)
+	}
+	if err == nil {
+		err = b.add(ctx, []byte(applied), 1, nil, 0)
+	}
+	if err == nil {
+		err = b.flush(ctx)
+	}
+	if err == nil {
+		if _, err = s.conn.ExecContext(ctx, "COMMIT"); err == nil {
+			return nil
+		}
+		err = fmt.Errorf("apply: commit: %w", err)
+	}
+	s.rollback(ctx)
+	return err
+}
+
+// rollback ends the session's failed transaction. Should that fail, the
+// connection is closed (the server rolls back): left open, the transaction
+// would be committed by the next START TRANSACTION.
+func (s *session) rollback(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := s.conn.ExecContext(rctx, "ROLLBACK"); err != nil {
+		s.a.cfg.Log.Debug("apply: rollback failed; closing the session's connection", "error", err)
+		_ = s.conn.Raw(func(any) error { return driver.ErrBadConn })
+		_ = s.conn.Close()
+	}
+}
+
+// write queues the statements of cs on b, in order, grouping consecutive
+// changes of one op on one table version; single makes a statement of
+// every row, to pinpoint a failing one.
+func (s *session) write(ctx context.Context, b *batch, cs []pipeline.Change, single bool) error {
 	for i := 0; i < len(cs); {
 		j := i + 1
 		for j < len(cs) && cs[j].Table == cs[i].Table && cs[j].Op == cs[i].Op {
 			j++
 		}
-		if err := s.writeRun(ctx, tx, cs[i:j], single); err != nil {
+		if err := s.writeRun(ctx, b, cs[i:j], single); err != nil {
 			return err
 		}
 		i = j
@@ -133,34 +184,25 @@ func (s *session) write(ctx context.Context, tx *sql.Tx, cs []pipeline.Change, s
 	return nil
 }
 
-func (s *session) writeRun(ctx context.Context, tx *sql.Tx, run []pipeline.Change, single bool) error {
+func (s *session) writeRun(ctx context.Context, b *batch, run []pipeline.Change, single bool) error {
 	p, err := s.plan(run[0].Table)
 	if err != nil {
 		return &stmtError{ch: &run[0], err: err}
 	}
 	switch run[0].Op {
 	case model.Insert:
-		return s.inserts(ctx, tx, p, run, single)
+		return s.inserts(ctx, b, p, run, single)
 	case model.Update:
-		for i := range run {
-			q, err := p.update(run[i].Before, run[i].After)
-			if err != nil {
-				return &stmtError{ch: &run[i], err: err}
-			}
-			if err := execCheck(ctx, tx, q, 1, &run[i], 1); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.updates(ctx, b, p, run, single)
 	case model.Delete:
-		return s.deletes(ctx, tx, p, run, single)
+		return s.deletes(ctx, b, p, run, single)
 	}
 	return &stmtError{ch: &run[0], err: fmt.Errorf("unknown row operation %v", run[0].Op)}
 }
 
-// inserts sends a run of inserts as multi-row INSERT statements.
-func (s *session) inserts(ctx context.Context, tx *sql.Tx, p *plan, run []pipeline.Change, single bool) error {
-	buf := make([]byte, 0, 64<<10)
+// inserts queues a run of inserts as multi-row INSERT statements.
+func (s *session) inserts(ctx context.Context, b *batch, p *plan, run []pipeline.Change, single bool) error {
+	buf := make([]byte, 0, 16<<10)
 	for len(run) > 0 {
 		buf = append(buf[:0], p.insertHead...)
 		n := 0
@@ -174,7 +216,7 @@ func (s *session) inserts(ctx context.Context, tx *sql.Tx, p *plan, run []pipeli
 			}
 			n++
 		}
-		if err := execCheck(ctx, tx, string(buf), int64(n), &run[0], n); err != nil {
+		if err := b.add(ctx, buf, int64(n), &run[0], n); err != nil {
 			return err
 		}
 		run = run[n:]
@@ -182,9 +224,9 @@ func (s *session) inserts(ctx context.Context, tx *sql.Tx, p *plan, run []pipeli
 	return nil
 }
 
-// deletes sends a run of deletes: by primary key several to a statement,
+// deletes queues a run of deletes: by primary key several to a statement,
 // one row per statement (LIMIT 1) for a keyless table.
-func (s *session) deletes(ctx context.Context, tx *sql.Tx, p *plan, run []pipeline.Change, single bool) error {
+func (s *session) deletes(ctx context.Context, b *batch, p *plan, run []pipeline.Change, single bool) error {
 	head := "DELETE FROM " + p.qtable + " WHERE "
 	buf := make([]byte, 0, 16<<10)
 	for len(run) > 0 {
@@ -205,7 +247,7 @@ func (s *session) deletes(ctx context.Context, tx *sql.Tx, p *plan, run []pipeli
 		if p.key == nil {
 			buf = append(buf, " LIMIT 1"...)
 		}
-		if err := execCheck(ctx, tx, string(buf), int64(n), &run[0], n); err != nil {
+		if err := b.add(ctx, buf, int64(n), &run[0], n); err != nil {
 			return err
 		}
 		run = run[n:]
@@ -213,9 +255,13 @@ func (s *session) deletes(ctx context.Context, tx *sql.Tx, p *plan, run []pipeli
 	return nil
 }
 
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
 // execCheck runs one statement and checks the rows it affected (found rows,
 // see Open): fewer means the target does not hold a row the source changed.
-func execCheck(ctx context.Context, tx *sql.Tx, q string, want int64, ch *pipeline.Change, rows int) error {
+func execCheck(ctx context.Context, tx execer, q string, want int64, ch *pipeline.Change, rows int) error {
 	res, err := tx.ExecContext(ctx, q)
 	if err != nil {
 		return &stmtError{sql: q, ch: ch, rows: rows, err: err}
@@ -244,8 +290,16 @@ type largeTxn struct {
 	tx *sql.Tx
 }
 
+// Write runs cs in the open transaction (the batch runs on the session's
+// connection, which the transaction is on).
 func (l *largeTxn) Write(ctx context.Context, cs []pipeline.Change) error {
-	if err := l.s.write(ctx, l.tx, cs, false); err != nil {
+	b := newBatch(l.s, false)
+	b.locate = true
+	err := l.s.write(ctx, b, cs, false)
+	if err == nil {
+		err = b.flush(ctx)
+	}
+	if err != nil {
 		return l.s.describe(err)
 	}
 	return nil

@@ -19,7 +19,10 @@ import (
 // changed rows, are counted as affected: an UPDATE that finds its row but
 // leaves it as it was still proves the row was there. Parameters (the state
 // tables' statements) are interpolated by the driver: one round trip per
-// statement instead of prepare, execute and close. Idle connections are not
+// statement instead of prepare, execute and close. Multi-statement queries
+// let apply send a transaction's statements in one round trip (batch.go);
+// every statement sluice sends is built from literals (literal.go) or is one
+// statement of the source's binlog. Idle connections are not
 // kept: a session's connection is closed when the session ends, which
 // releases its locks and its session settings with it.
 func Open(target config.MySQL) (*sql.DB, error) {
@@ -29,6 +32,7 @@ func Open(target config.MySQL) (*sql.DB, error) {
 	}
 	c.ClientFoundRows = true
 	c.InterpolateParams = true
+	c.MultiStatements = true
 	conn, err := gomysql.NewConnector(c)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", target.Redacted(), err)

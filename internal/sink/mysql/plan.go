@@ -27,6 +27,13 @@ type plan struct {
 	insertHead string
 	// setNames are "`c`=" per written column.
 	setNames []string
+	// setCols are the written columns outside the primary key; updateMany
+	// says whether updates may go several rows to a statement, those that
+	// leave the uniqueCols (of every unique key) unchanged (update_many.go).
+	setCols                        []int
+	updateMany                     bool
+	uniqueCols                     []int
+	updateManyHead, updateManyTail string
 }
 
 func newPlan(t *schema.Table, targetDB string, mysqlJSON bool) (*plan, error) {
@@ -71,6 +78,20 @@ func newPlan(t *schema.Table, targetDB string, mysqlJSON bool) (*plan, error) {
 		}
 	}
 	p.insertHead = "INSERT INTO " + p.qtable + " (" + strings.Join(names, ",") + ") VALUES "
+	if p.key != nil {
+		inKey := map[int]bool{}
+		for _, i := range p.key {
+			inKey[i] = true
+		}
+		for _, i := range p.cols {
+			if !inKey[i] {
+				p.setCols = append(p.setCols, i)
+			}
+		}
+	}
+	if p.uniqueCols, p.updateMany = updateManyOK(t, p); p.updateMany {
+		p.buildUpdateMany()
+	}
 	return p, nil
 }
 
@@ -125,14 +146,13 @@ func (p *plan) appendWhere(buf []byte, img []any) ([]byte, error) {
 	return buf, nil
 }
 
-// update is the statement of one updated row.
-func (p *plan) update(before, after []any) (string, error) {
-	buf := make([]byte, 0, 256)
+// appendUpdate appends the statement of one updated row.
+func (p *plan) appendUpdate(buf []byte, before, after []any) ([]byte, error) {
 	buf = append(buf, "UPDATE "...)
 	buf = append(buf, p.qtable...)
 	buf = append(buf, " SET "...)
 	if len(after) < len(p.table.Columns) {
-		return "", fmt.Errorf("row image has %d values, table %s has %d columns", len(after), p.table.TableID, len(p.table.Columns))
+		return buf, fmt.Errorf("row image has %d values, table %s has %d columns", len(after), p.table.TableID, len(p.table.Columns))
 	}
 	for n, i := range p.cols {
 		if n > 0 {
@@ -141,18 +161,18 @@ func (p *plan) update(before, after []any) (string, error) {
 		buf = append(buf, p.setNames[n]...)
 		var err error
 		if buf, err = p.enc[i](buf, after[i]); err != nil {
-			return "", fmt.Errorf("column %s: %w", p.table.Columns[i].Name, err)
+			return buf, fmt.Errorf("column %s: %w", p.table.Columns[i].Name, err)
 		}
 	}
 	buf = append(buf, " WHERE "...)
 	buf, err := p.appendWhere(buf, before)
 	if err != nil {
-		return "", err
+		return buf, err
 	}
 	if p.key == nil {
 		buf = append(buf, " LIMIT 1"...)
 	}
-	return string(buf), nil
+	return buf, nil
 }
 
 // keyString prints the key of an image for error messages.

@@ -20,14 +20,14 @@ import (
 
 // fixture is a target database and a stream of the sandbox's MySQL target.
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	admin  *sql.DB
 	db     *sql.DB // the sink's pool (sluice user)
 	name   string  // target database
 	stream string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	tgt := testenv.Get(t).MySQLTarget(t)
 	f := &fixture{t: t, admin: tgt.Admin(t), name: testenv.UniqueName("ms"), stream: testenv.UniqueName("ms")}
 	tgt.NewDatabase(t, f.name)
