@@ -114,7 +114,7 @@ func (s *session) txn(ctx context.Context, cs []pipeline.Change, txns []*model.T
 		start = runStart.Key()
 	}
 	applied, err := mysqlstate.InsertAppliedText(s.a.cfg.Stream, ends[len(ends)-1], ends, start,
-		func(v string) string { return string(quote(nil, v)) })
+		func(v string) string { return string(Quote(nil, v)) })
 	if err != nil {
 		return fmt.Errorf("apply: record applied transactions: %w", err)
 	}
