@@ -113,6 +113,9 @@ type mysqlTarget struct {
 
 func (t *mysqlTarget) connect(ctx context.Context, o Options) error {
 	t.o = o
+	if err := mysqlstate.CheckStream(o.Stream); err != nil {
+		return exitcode.ConfigError(err)
+	}
 	var err error
 	if t.db, err = mysink.Open(*o.MySQLTarget); err != nil {
 		return exitcode.ConfigError(err)

@@ -55,6 +55,9 @@ const maxInsert = 4 << 20
 
 // runMySQL performs a snapshot into a MySQL target; see Run.
 func runMySQL(ctx context.Context, o Options) (*Report, error) {
+	if err := mysqlstate.CheckStream(o.Stream); err != nil {
+		return nil, exitcode.ConfigError(err)
+	}
 	b := &runner{o: o, log: o.Log, start: time.Now(), byID: map[schema.TableID]*tableJob{},
 		limit: mysnap.NewThrottle(o.MaxRate)}
 	b.report = &Report{Stream: o.Stream, Mode: "full"}

@@ -16,8 +16,8 @@ import (
 // change that may or may not have run (internal/sink/mysql/ddl.go decides).
 
 const pendingTable = `CREATE TABLE IF NOT EXISTS sluice.ddl_pending (
-	stream      VARCHAR(191) NOT NULL PRIMARY KEY,
-	end_key     VARCHAR(255) NOT NULL,
+	stream      VARBINARY(128) NOT NULL PRIMARY KEY,
+	end_key     VARBINARY(255) NOT NULL,
 	ddl         LONGTEXT NOT NULL,
 	recorded_at DATETIME(6) NOT NULL
 ) ENGINE=%s DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`

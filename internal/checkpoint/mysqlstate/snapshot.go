@@ -17,7 +17,7 @@ import (
 // engine, the same as the copied tables' so that one transaction covers both.
 var snapshotTables = []string{
 	`CREATE TABLE IF NOT EXISTS sluice.snapshot_run (
-	stream       VARCHAR(191) NOT NULL PRIMARY KEY,
+	stream       VARBINARY(128) NOT NULL PRIMARY KEY,
 	status       VARCHAR(16) NOT NULL,          -- copying | complete
 	fingerprint  LONGTEXT NOT NULL,             -- options a resumed run must share (JSON)
 	tables       LONGTEXT NOT NULL,             -- the source tables (schema.Table, JSON) at the first pass
@@ -29,7 +29,7 @@ var snapshotTables = []string{
 	finished_at  DATETIME(6) NULL
 ) ENGINE=%s DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
 	`CREATE TABLE IF NOT EXISTS sluice.snapshot_table (
-	stream     VARCHAR(191) NOT NULL,
+	stream     VARBINARY(128) NOT NULL,
 	db_name    VARCHAR(64) NOT NULL,             -- source database
 	table_name VARCHAR(64) NOT NULL,
 	target_db  VARCHAR(64) NOT NULL,             -- the target database holding the copy
@@ -39,7 +39,7 @@ var snapshotTables = []string{
 	PRIMARY KEY (stream, db_name, table_name)
 ) ENGINE=%s DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
 	`CREATE TABLE IF NOT EXISTS sluice.snapshot_chunk (
-	stream     VARCHAR(191) NOT NULL,
+	stream     VARBINARY(128) NOT NULL,
 	db_name    VARCHAR(64) NOT NULL,
 	table_name VARCHAR(64) NOT NULL,
 	chunk      INT NOT NULL,                     -- 1, 2, ... in key order

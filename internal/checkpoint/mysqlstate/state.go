@@ -39,14 +39,14 @@ type Querier interface {
 // source's own text (model.Position.Encode/Key), as in PostgreSQL.
 var tables = []string{
 	`CREATE TABLE IF NOT EXISTS sluice.checkpoint (
-	stream         VARCHAR(191) NOT NULL PRIMARY KEY,
+	stream         VARBINARY(128) NOT NULL PRIMARY KEY,
 	position       MEDIUMTEXT NOT NULL,
 	schema_version BIGINT NOT NULL DEFAULT 0,
 	source_time    DATETIME(6) NULL,
 	updated_at     DATETIME(6) NOT NULL
 ) ENGINE=%s DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
 	`CREATE TABLE IF NOT EXISTS sluice.schema_history (
-	stream      VARCHAR(191) NOT NULL,
+	stream      VARBINARY(128) NOT NULL,
 	version     BIGINT NOT NULL,
 	db_name     VARCHAR(64) NOT NULL,
 	table_name  VARCHAR(64) NOT NULL,
@@ -57,13 +57,34 @@ var tables = []string{
 	PRIMARY KEY (stream, version, db_name, table_name)
 ) ENGINE=%s DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
 	`CREATE TABLE IF NOT EXISTS sluice.applied (
-	stream      VARCHAR(191) NOT NULL,
-	last_key    VARCHAR(255) NOT NULL,
+	stream      VARBINARY(128) NOT NULL,
+	last_key    VARBINARY(255) NOT NULL,
 	ends        LONGTEXT NOT NULL,
-	start_key   VARCHAR(255) NOT NULL DEFAULT '',
+	start_key   VARBINARY(255) NOT NULL DEFAULT '',
 	recorded_at DATETIME(6) NOT NULL,
 	PRIMARY KEY (stream, last_key)
 ) ENGINE=%s DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
+}
+
+// MaxStream is the longest stream name (bytes) the state tables hold: their
+// keys are binary and short enough for every engine's index limit (MyRocks:
+// 767 bytes per key).
+const MaxStream = 128
+
+// CheckStream refuses a stream name the state tables cannot hold (the
+// target's sessions run without STRICT, where a longer name would be cut
+// short silently and two streams could share their state).
+func CheckStream(stream string) error {
+	if len(stream) > MaxStream {
+		return fmt.Errorf("--stream %q is %d bytes long; a MySQL target keeps at most %d", stream, len(stream), MaxStream)
+	}
+	return nil
+}
+
+// allTables are the templates of every state table (tests create them on
+// each engine).
+func allTables() []string {
+	return append(append(append([]string{}, tables...), snapshotTables...), pendingTable)
 }
 
 // Ensure creates the sluice database and its tables when missing. engine is

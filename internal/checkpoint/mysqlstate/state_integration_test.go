@@ -2,6 +2,8 @@ package mysqlstate
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,5 +79,36 @@ func TestStateRoundTripsOnAMySQLTarget(t *testing.T) {
 	}
 	if st, err := Load(ctx, db, stream, binlogpos.Decode); err != nil || st != nil {
 		t.Fatalf("after Delete: %v, %v", st, err)
+	}
+}
+
+// TestStateTablesFitEveryEngine: every state table can be created on InnoDB
+// and on MyRocks, whose keys are limited to 767 bytes (the state tables of a
+// --target-engine ROCKSDB run use that engine), and a stream name longer
+// than the tables hold is refused.
+func TestStateTablesFitEveryEngine(t *testing.T) {
+	tgt := testenv.Get(t).MySQLTarget(t)
+	db := tgt.Admin(t)
+	engines := []string{"InnoDB"}
+	if tgt.HasRocksDB(t) {
+		engines = append(engines, "ROCKSDB")
+	} else if testenv.InCI() {
+		t.Fatal("the sandbox's MySQL target has no ROCKSDB engine")
+	}
+	for _, engine := range engines {
+		scratch := testenv.UniqueName("state_" + strings.ToLower(engine))
+		tgt.NewDatabase(t, scratch)
+		for _, tmpl := range allTables() {
+			q := strings.Replace(fmt.Sprintf(tmpl, engine), "sluice.", "`"+scratch+"`.", 1)
+			if _, err := db.Exec(q); err != nil {
+				t.Errorf("%s: %v\n%s", engine, err, q)
+			}
+		}
+	}
+	if err := CheckStream(strings.Repeat("s", MaxStream)); err != nil {
+		t.Errorf("a %d-byte stream name: %v", MaxStream, err)
+	}
+	if err := CheckStream(strings.Repeat("s", MaxStream+1)); err == nil || !strings.Contains(err.Error(), "--stream") {
+		t.Errorf("a stream name over %d bytes: %v", MaxStream, err)
 	}
 }
