@@ -40,7 +40,7 @@
 #   bench_pg_counts DB SCHEMA                  lines "table rows" (exact count(*)) of the PG tables
 #   bench_compare_counts MYDB PGDB PGSCHEMA    0 when every source table has the same row count in PG
 #   bench_compare_hashes MYDB PGDB PGSCHEMA COLS  0 when every source table has the same content
-#                                              hash (md5 of concat_ws('#', COLS), XORed) in PG
+#                                              hash (sha256 of concat_ws('#', COLS), XORed) in PG
 #   bench_cpu_mariadbd / bench_cpu_postgres    cumulative CPU seconds of the sandbox servers (postgres:
 #                                              postmaster + reaped children + live children)
 #   bench_wait_quiet                           wait (bounded) until the shared machine is mostly idle
@@ -227,11 +227,12 @@ bench_compare_counts() {
 }
 
 # bench_hash_my DB TABLE COLS / bench_hash_pg DB SCHEMA TABLE COLS: an order-independent hash of
-# the rows (XOR of the first 64 bits of md5(concat_ws('#', COLS))), as 16 hex digits, computed
-# inside each server. Equal only if both sides render every column to the same text: fine for
-# integers and trailing-space-free strings such as sysbench's (COLS like "id,k,c,pad").
+# the rows (XOR of the first 64 bits of sha256(concat_ws('#', COLS))), as 16 hex digits, computed
+# inside each server (SHA-256: MySQL 9 has no built-in MD5()). Equal only if both sides render
+# every column to the same text: fine for integers and trailing-space-free strings such as
+# sysbench's (COLS like "id,k,c,pad").
 bench_hash_my() {
-	bench_mysql -e "SELECT LPAD(LOWER(HEX(BIT_XOR(CAST(CONV(LEFT(MD5(CONCAT_WS('#',$3)),16),16,10) AS UNSIGNED)))),16,'0') FROM \`$1\`.\`$2\`"
+	bench_mysql -e "SELECT LPAD(LOWER(HEX(BIT_XOR(CAST(CONV(LEFT(SHA2(CONCAT_WS('#',$3),256),16),16,10) AS UNSIGNED)))),16,'0') FROM \`$1\`.\`$2\`"
 }
 
 bench_hash_pg() {
@@ -239,7 +240,7 @@ bench_hash_pg() {
 	# which MySQL strips when it reads CHAR, and a tool may map CHAR(n) to char(n).
 	local cols
 	cols="$(sed 's/ *, */::text,/g; s/$/::text/' <<<"$4")"
-	bench_psql "$1" -At -c "SELECT lpad(to_hex(coalesce(bit_xor(('x' || left(md5(concat_ws('#',$cols)),16))::bit(64)::bigint),0)),16,'0') FROM \"$2\".\"$3\""
+	bench_psql "$1" -At -c "SELECT lpad(to_hex(coalesce(bit_xor(('x' || left(encode(sha256(convert_to(concat_ws('#',$cols),'UTF8')),'hex'),16))::bit(64)::bigint),0)),16,'0') FROM \"$2\".\"$3\""
 }
 
 # bench_compare_hashes MYDB PGDB SCHEMA COLS: every table of MYDB hashes the same in PGDB.SCHEMA.

@@ -122,7 +122,7 @@ write_report() {
 What each contender did (all read \`$DB\` as the sandbox user sluice and write schema \`$DB\` of
 their own fresh PostgreSQL database). Correctness: after each run, every table's \`count(*)\` and a
 content hash computed inside each server (XOR over the rows of the first 64 bits of
-\`md5(concat_ws('#', $HASH_COLS))\`, columns as text) were compared with the source's; the last
+\`sha256(concat_ws('#', $HASH_COLS)), 64 bits XORed\`, columns as text) were compared with the source's; the last
 column counts the runs where both were equal; a run that differs is not counted in the figures.
 
 - **sluice**: ${SLUICE_CMD_MD}
