@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -68,5 +69,56 @@ func TestReplicateIntoMySQLTargetAndStatus(t *testing.T) {
 		"--include", db+".*,"+other+".*", "--stream", testenv.UniqueName("clmt2"), "--start-position", start, "--log-level", "error")
 	if code != exitcode.Config || !strings.Contains(errOut, "one source database") {
 		t.Errorf("two source databases into one target database: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestVerifyOnlineAutoSeesAMySQLReplicator: verify's --online auto is on
+// while a replicator of the stream runs into the MySQL target (it holds
+// the stream's lock there) and off when none does.
+func TestVerifyOnlineAutoSeesAMySQLReplicator(t *testing.T) {
+	env := testenv.Get(t)
+	tgt := env.MySQLTarget(t)
+	db := env.NewDatabase(t, "cli_mtonl")
+	tdb := db + "_r"
+	tgt.DropAtEnd(t, tdb)
+	admin := tgt.Admin(t)
+	stream := testenv.UniqueName("mtonl")
+	t.Cleanup(func() { _ = mysqlstate.Delete(context.Background(), admin, stream) })
+	if _, err := env.MySQL(t, db).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT); INSERT INTO t VALUES (1, 1), (2, 2)"); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(context.Background(), "snapshot", "--source", env.SourceURL(db), "--target", tgt.URL(tdb),
+		"--stream", stream, "--snapshot-method", "lock-free", "--log-level", "error"); code != 0 {
+		t.Fatalf("snapshot: exit %d\n%s", code, errOut)
+	}
+	online := func() bool {
+		t.Helper()
+		code, out, errOut := runCLI(context.Background(), "verify", "--source", env.SourceURL(db), "--target", tgt.URL(tdb),
+			"--stream", stream, "--json", "--log-level", "error")
+		var rep struct{ Online bool }
+		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+			t.Fatalf("verify: exit %d\n%s%s", code, out, errOut)
+		}
+		return rep.Online
+	}
+	if online() {
+		t.Errorf("verify --online auto is on with no replicator running")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		c, _, _ := runCLI(ctx, "replicate", "--source", env.SourceURL(db), "--target", tgt.URL(tdb), "--stream", stream, "--log-level", "error")
+		done <- c
+	}()
+	waitFor(t, 30*time.Second, func() bool {
+		_, out, _ := runCLI(context.Background(), "status", "--target", tgt.URL(tdb), "--stream", stream)
+		return strings.Contains(out, "replicator:      connected")
+	})
+	if !online() {
+		t.Errorf("verify --online auto is off while a replicator runs into the target")
+	}
+	cancel()
+	if c := <-done; c != 0 {
+		t.Errorf("replicate exit %d after a graceful stop", c)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/schema"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -393,9 +394,12 @@ func (t *myTarget) parents(ctx context.Context, plans map[string]*tablePlan) (ma
 	return parents, rows.Err()
 }
 
-// streamRunning: a MySQL target has no replicator lock verify can see, so
-// --online auto is off there (--online on waits for the checkpoint).
-func (t *myTarget) streamRunning(context.Context, string) (bool, error) { return false, nil }
+// streamRunning: a replicator into a MySQL target holds the stream's leader
+// lock on it for its whole run (internal/sink/mysql, fence.go).
+func (t *myTarget) streamRunning(ctx context.Context, stream string) (bool, error) {
+	who, err := mysink.Replicator(ctx, t.db, stream)
+	return who != "", err
+}
 
 // policyChanges: a MySQL target receives the source's values unchanged.
 func (t *myTarget) policyChanges(context.Context, string) ([]PolicyChange, error) { return nil, nil }

@@ -129,10 +129,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if e.online, err = resolveOnline(ctx, tgt, o.Online, o.Stream); err != nil {
 		return nil, err
 	}
-	if o.TargetMySQL != nil && !e.online && (o.Online == OnlineAuto || o.Online == "") {
-		o.Log.Info("online mode is off: verify cannot see whether a replicator writes into a MySQL target; " +
-			"pass --online while sluice replicate runs into it")
-	}
 	if e.digest, err = chooseDigest(ctx, src, tgt); err != nil {
 		return nil, err
 	}
