@@ -74,7 +74,8 @@ func TestReplicateIntoMySQLTargetAndStatus(t *testing.T) {
 
 // TestVerifyOnlineAutoSeesAMySQLReplicator: verify's --online auto is on
 // while a replicator of the stream runs into the MySQL target (it holds
-// the stream's lock there) and off when none does.
+// the stream's lock there) and off when none does; snapshot --restart of
+// the stream is refused at once while it runs.
 func TestVerifyOnlineAutoSeesAMySQLReplicator(t *testing.T) {
 	env := testenv.Get(t)
 	tgt := env.MySQLTarget(t)
@@ -116,6 +117,13 @@ func TestVerifyOnlineAutoSeesAMySQLReplicator(t *testing.T) {
 	})
 	if !online() {
 		t.Errorf("verify --online auto is off while a replicator runs into the target")
+	}
+	// snapshot --restart under it is refused at once, naming it.
+	began := time.Now()
+	code, _, errOut := runCLI(context.Background(), "snapshot", "--source", env.SourceURL(db), "--target", tgt.URL(tdb),
+		"--stream", stream, "--restart", "--log-level", "error")
+	if code != exitcode.Config || !strings.Contains(errOut, "being replicated into this target by target connection") || time.Since(began) > 10*time.Second {
+		t.Errorf("snapshot --restart under a running replicator: exit %d after %s\n%s", code, time.Since(began), errOut)
 	}
 	cancel()
 	if c := <-done; c != 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
@@ -259,6 +260,16 @@ func (r *myRunner) checkResume(ctx context.Context, run *runState) error {
 // empties the ones it reused, deletes the run state, the checkpoint and the
 // schema history of the stream.
 func (r *myRunner) restart(ctx context.Context) error {
+	// Starting over under a running replicator would pull its state from
+	// under it: refuse at once, naming it (it holds the stream's leader lock).
+	who, err := mysink.Replicator(ctx, r.db, r.o.Stream)
+	if err != nil {
+		return err
+	}
+	if who != "" {
+		return exitcode.ConfigError(fmt.Errorf("snapshot --restart: stream %q is being replicated into this target by %s: "+
+			"stop that replicator first (or use another --stream)", r.o.Stream, who))
+	}
 	states, err := mysqlstate.LoadSnapshotTables(ctx, r.db, r.o.Stream)
 	if err != nil {
 		return err
