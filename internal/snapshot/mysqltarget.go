@@ -127,6 +127,9 @@ func runMySQL(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	point.Close()
+	if err := r.copyObjects(ctx); err != nil {
+		return nil, err
+	}
 	if err := r.finish(ctx); err != nil {
 		return nil, err
 	}

@@ -259,7 +259,10 @@ func TestMySQLTargetSchemaOnlyThenDataOnly(t *testing.T) {
 	if _, err := Run(ctx, schemaOnly); err != nil {
 		t.Fatal(err)
 	}
-	tables := testenv.MySQLRows(t, admin, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY 1", dst)
+	tables := testenv.MySQLRows(t, admin, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY 1", dst)
+	if views := testenv.MySQLRows(t, admin, "SELECT TABLE_NAME FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ?", dst); strings.Join(views, ",") != "parent_names" {
+		t.Errorf("--schema-only: views %v, want the source's parent_names", views)
+	}
 	var rows, runs int
 	admin.QueryRow("SELECT COALESCE(SUM(TABLE_ROWS), 0) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?", dst).Scan(&rows)
 	admin.QueryRow("SELECT COUNT(*) FROM sluice.snapshot_run WHERE stream = ?", opts.Stream).Scan(&runs)

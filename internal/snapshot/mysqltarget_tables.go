@@ -323,6 +323,9 @@ func (r *myRunner) schemaOnly(ctx context.Context, run *runState) (*Report, erro
 	if err := r.applyActions(ctx, acts); err != nil {
 		return nil, err
 	}
+	if err := r.copyObjects(ctx); err != nil {
+		return nil, err
+	}
 	rep := r.b.report
 	rep.Tables = len(r.b.jobs)
 	r.collectWarnings()

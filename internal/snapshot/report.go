@@ -44,7 +44,9 @@ type Report struct {
 	Warnings    []string              `json:"warnings"`
 	Changes     []typemap.ChangeCount `json:"values_changed"`
 	NotMigrated []string              `json:"not_migrated"`
-	PerTable    []TableReport         `json:"per_table"`
+	// Created are the views and routines copied into a MySQL target.
+	Created  []string      `json:"created,omitempty"`
+	PerTable []TableReport `json:"per_table"`
 	// Plan is what --dry-run would do: nothing else is set then.
 	Plan []PlannedTable `json:"plan,omitempty"`
 }
@@ -133,6 +135,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "values changed by policy (%d):\n", r.ChangedValues())
 		for _, c := range r.Changes {
 			fmt.Fprintf(&b, "  %s.%s: %d × %s\n", c.Table, c.Column, c.Count, c.Policy)
+		}
+	}
+	if len(r.Created) > 0 {
+		fmt.Fprintf(&b, "created on the target (%d):\n", len(r.Created))
+		for _, o := range r.Created {
+			fmt.Fprintf(&b, "  %s\n", o)
 		}
 	}
 	if len(r.NotMigrated) > 0 {

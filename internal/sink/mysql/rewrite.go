@@ -136,6 +136,14 @@ type edit struct {
 	text       string
 }
 
+// RetargetQualifiers rewrites the database qualifiers of stmt that name
+// sourceDB to targetDB (`app`.`t` → `replica`.`t`), token-aware (strings,
+// comments and other names are left alone): for objects the snapshot copies
+// into a MySQL target, such as views and routines.
+func RetargetQualifiers(stmt, sourceDB, targetDB string) string {
+	return rewriter{sourceDB: sourceDB, targetDB: targetDB}.rewrite(stmt)
+}
+
 func (r rewriter) rewrite(stmt string) string {
 	toks := lexSQL(stmt)
 	var sig []int // indexes of significant tokens
