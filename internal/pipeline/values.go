@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
@@ -179,4 +180,18 @@ func foldKeyText(s string, prefix int) string {
 		}
 	}
 	return strings.ToLower(strings.TrimRight(s, " "))
+}
+
+// UniqueUnchanged reports whether an update leaves the given columns (a
+// table's unique-key columns, schema.Table.UniqueKeyColumns) as they were:
+// such updates of distinct rows cannot collide on a unique index in
+// whatever order the target runs them. ValueEqual may say no for equal
+// values: the update then merely goes alone.
+func UniqueUnchanged(cols []int, rc *model.RowChange) bool {
+	for _, c := range cols {
+		if c >= len(rc.Before) || c >= len(rc.After) || !ValueEqual(rc.Before[c], rc.After[c]) {
+			return false
+		}
+	}
+	return true
 }

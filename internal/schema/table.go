@@ -177,3 +177,39 @@ func (t *Table) UniqueKeys() [][]string {
 	}
 	return keys
 }
+
+// UniqueKeyColumns returns the indexes of the columns of every unique key
+// (primary key included), each once, and false when some unique index has
+// an expression part (its inputs are unknown, so no update can be shown not
+// to touch it). The sinks batch only updates that leave these unchanged.
+func (t *Table) UniqueKeyColumns() ([]int, bool) {
+	seen := map[int]bool{}
+	var out []int
+	add := func(name string) bool {
+		i := t.ColumnIndex(name)
+		if i < 0 {
+			return false
+		}
+		if !seen[i] {
+			seen[i] = true
+			out = append(out, i)
+		}
+		return true
+	}
+	for _, name := range t.PrimaryKey {
+		if !add(name) {
+			return nil, false
+		}
+	}
+	for _, ix := range t.Indexes {
+		if !ix.Unique || ix.Kind == "FULLTEXT" || ix.Kind == "SPATIAL" {
+			continue
+		}
+		for _, ic := range ix.Columns {
+			if ic.Name == "" || !add(ic.Name) {
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}

@@ -16,7 +16,7 @@ const maxUpdateRows = 256
 // updateManyOK says whether updates of the table may go several rows to a
 // statement: it has an integer primary key, a column to set besides it, and unique
 // keys made of whole columns (uniqueCols), which an update must leave as
-// they were to join one (uniqueUnchanged).
+// they were to join one (pipeline.UniqueUnchanged).
 func updateManyOK(t *schema.Table, p *plan) ([]int, bool) {
 	if p.key == nil || len(p.setCols) == 0 {
 		return nil, false
@@ -28,50 +28,7 @@ func updateManyOK(t *schema.Table, p *plan) ([]int, bool) {
 			return nil, false
 		}
 	}
-	seen := map[int]bool{}
-	var out []int
-	add := func(name string) bool {
-		i := t.ColumnIndex(name)
-		if i < 0 {
-			return false
-		}
-		if !seen[i] {
-			seen[i] = true
-			out = append(out, i)
-		}
-		return true
-	}
-	for _, name := range t.PrimaryKey {
-		if !add(name) {
-			return nil, false
-		}
-	}
-	for _, ix := range t.Indexes {
-		if !ix.Unique || ix.Kind == "FULLTEXT" || ix.Kind == "SPATIAL" {
-			continue
-		}
-		for _, ic := range ix.Columns {
-			if ic.Name == "" || !add(ic.Name) {
-				return nil, false
-			}
-		}
-	}
-	return out, true
-}
-
-// uniqueUnchanged reports whether an update leaves every column of every
-// unique key (primary key included) as it was: such updates of distinct
-// rows cannot collide on a unique index in whatever order the server runs
-// them, and their rows are found by the same key before and after.
-// ValueEqual may say no for equal values: the update then merely goes
-// alone.
-func (p *plan) uniqueUnchanged(ch *pipeline.Change) bool {
-	for _, c := range p.uniqueCols {
-		if c >= len(ch.Before) || c >= len(ch.After) || !pipeline.ValueEqual(ch.Before[c], ch.After[c]) {
-			return false
-		}
-	}
-	return true
+	return t.UniqueKeyColumns()
 }
 
 // updates queues a run of updates. Consecutive updates that leave every
@@ -96,7 +53,7 @@ func (s *session) updates(ctx context.Context, b *batch, p *plan, run []pipeline
 		j := i
 		if many {
 			clear(seen)
-			for j < len(run) && j-i < maxUpdateRows && run[j].HasIdent && !seen[run[j].Ident] && p.uniqueUnchanged(&run[j]) {
+			for j < len(run) && j-i < maxUpdateRows && run[j].HasIdent && !seen[run[j].Ident] && pipeline.UniqueUnchanged(p.uniqueCols, &run[j].RowChange) {
 				seen[run[j].Ident] = true
 				j++
 			}

@@ -78,7 +78,7 @@ func NewApplyPlan(t *schema.Table, ident pgx.Identifier, writable []int, conv *t
 		p.Key = append(p.Key, i)
 	}
 	p.Keyless = len(p.Key) == 0
-	p.uniqueCols, p.updateMany = uniqueColumns(t)
+	p.uniqueCols, p.updateMany = t.UniqueKeyColumns()
 	p.updateMany = p.updateMany && !p.Keyless
 	names := make([]string, len(writable))
 	for i, c := range writable {
@@ -101,41 +101,6 @@ func NewApplyPlan(t *schema.Table, ident pgx.Identifier, writable []int, conv *t
 		}
 	}
 	return p, nil
-}
-
-// uniqueColumns returns the indexes of the columns of every unique key,
-// and false when some unique index has an expression part (its inputs are
-// unknown, so no update can be shown not to touch it).
-func uniqueColumns(t *schema.Table) ([]int, bool) {
-	seen := map[int]bool{}
-	var out []int
-	add := func(name string) bool {
-		i := t.ColumnIndex(name)
-		if i < 0 {
-			return false
-		}
-		if !seen[i] {
-			seen[i] = true
-			out = append(out, i)
-		}
-		return true
-	}
-	for _, name := range t.PrimaryKey {
-		if !add(name) {
-			return nil, false
-		}
-	}
-	for _, ix := range t.Indexes {
-		if !ix.Unique || ix.Kind == "FULLTEXT" || ix.Kind == "SPATIAL" {
-			continue
-		}
-		for _, ic := range ix.Columns {
-			if ic.Name == "" || !add(ic.Name) {
-				return nil, false
-			}
-		}
-	}
-	return out, true
 }
 
 // UpdateManyAllowed says whether updates of this table may go several rows

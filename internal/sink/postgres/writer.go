@@ -160,7 +160,7 @@ func (w *writer) queueUpdates(ctx context.Context, plan *ApplyPlan, run []pipeli
 		if many {
 			clear(rowsSeen)
 			for j < len(run) && j-i < maxUpdateChunk && run[j].HasIdent && !rowsSeen[run[j].Ident] &&
-				uniqueUnchanged(plan, &run[j].RowChange) {
+				pipeline.UniqueUnchanged(plan.UniqueColumns(), &run[j].RowChange) {
 				rowsSeen[run[j].Ident] = true
 				j++
 			}
@@ -196,18 +196,6 @@ func (w *writer) queueUpdates(ctx context.Context, plan *ApplyPlan, run []pipeli
 
 // maxUpdateChunk bounds the rows of one multi-row UPDATE.
 const maxUpdateChunk = 256
-
-// uniqueUnchanged reports whether an update leaves every column of every
-// unique key as it was (ValueEqual may say no for equal values: then the
-// update merely goes alone).
-func uniqueUnchanged(plan *ApplyPlan, rc *model.RowChange) bool {
-	for _, c := range plan.UniqueColumns() {
-		if c >= len(rc.Before) || c >= len(rc.After) || !pipeline.ValueEqual(rc.Before[c], rc.After[c]) {
-			return false
-		}
-	}
-	return true
-}
 
 // queueDeletes sends a run of deletes as multi-row DELETE statements by key
 // (one row per statement for keyless tables, and in single mode).
