@@ -137,25 +137,14 @@ func (r *runner) enqueue(j *tableJob, c *mysnap.Chunk, recopy bool) {
 
 // planned notes that all of j's chunks are known.
 func (r *runner) planned(j *tableJob) {
-	j.mu.Lock()
-	j.planned = true
-	j.mu.Unlock()
+	j.markPlanned()
 	r.maybeFinishTable(j)
 }
 
 // chunkDone notes a copied chunk.
 func (r *runner) chunkDone(j *tableJob, recopy bool) {
-	r.statsMu.Lock()
-	if recopy {
-		r.recopied++
-	} else {
-		r.copied++
-	}
-	r.statsMu.Unlock()
-	j.mu.Lock()
-	j.pending--
-	j.touched = true
-	j.mu.Unlock()
+	r.stats.done(recopy)
+	j.chunkCopied()
 	if r.o.afterChunk != nil {
 		r.o.afterChunk()
 	}
@@ -166,13 +155,7 @@ func (r *runner) chunkDone(j *tableJob, recopy bool) {
 // all copied: its indexes, sequences and ANALYZE, in parallel with the
 // copy of other tables.
 func (r *runner) maybeFinishTable(j *tableJob) {
-	j.mu.Lock()
-	ready := j.planned && j.pending == 0 && !j.finished
-	if ready {
-		j.finished = true
-	}
-	j.mu.Unlock()
-	if !ready {
+	if !j.finishNow() {
 		return
 	}
 	r.prog.tableDone()

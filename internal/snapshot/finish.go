@@ -180,7 +180,7 @@ func (r *runner) finalReport(ctx context.Context) (*Report, error) {
 	rep := r.report
 	rep.Position = r.pos
 	rep.Resumed = r.resumed
-	rep.ChunksCopied, rep.ChunksKept, rep.ChunksRecopied = r.copied, r.kept, r.recopied
+	r.stats.fill(rep)
 	rep.Seconds = since(r.start)
 	rep.CopiedRows, rep.CopiedBytes = r.prog.totals()
 	if rep.Seconds > 0 {
@@ -237,10 +237,6 @@ func (r *runner) collectWarnings() {
 	}
 }
 
-func (r *runner) countKept() {
-	r.statsMu.Lock()
-	r.kept++
-	r.statsMu.Unlock()
-}
+func (r *runner) countKept() { r.stats.keep() }
 
 func since(t time.Time) float64 { return time.Since(t).Seconds() }

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -43,10 +42,7 @@ type myRunner struct {
 	pass       int
 	pos        binlogpos.Position
 
-	statsMu  sync.Mutex
-	copied   int
-	kept     int
-	recopied int
+	stats chunkStats
 }
 
 // maxInsert bounds one multi-row INSERT (and so the memory of a worker's

@@ -144,24 +144,13 @@ func (r *myRunner) enqueue(j *tableJob, c *mysnap.Chunk, recopy bool) {
 }
 
 func (r *myRunner) planned(j *tableJob) {
-	j.mu.Lock()
-	j.planned = true
-	j.mu.Unlock()
+	j.markPlanned()
 	r.maybeFinishTable(j)
 }
 
 func (r *myRunner) chunkDone(j *tableJob, recopy bool) {
-	r.statsMu.Lock()
-	if recopy {
-		r.recopied++
-	} else {
-		r.copied++
-	}
-	r.statsMu.Unlock()
-	j.mu.Lock()
-	j.pending--
-	j.touched = true
-	j.mu.Unlock()
+	r.stats.done(recopy)
+	j.chunkCopied()
 	if r.o.afterChunk != nil {
 		r.o.afterChunk()
 	}
@@ -171,22 +160,12 @@ func (r *myRunner) chunkDone(j *tableJob, recopy bool) {
 // maybeFinishTable counts a table whose chunks are all copied (its indexes
 // came with its CREATE TABLE: nothing to build afterwards).
 func (r *myRunner) maybeFinishTable(j *tableJob) {
-	j.mu.Lock()
-	ready := j.planned && j.pending == 0 && !j.finished
-	if ready {
-		j.finished = true
-	}
-	j.mu.Unlock()
-	if ready {
+	if j.finishNow() {
 		r.b.prog.tableDone()
 	}
 }
 
-func (r *myRunner) countKept() {
-	r.statsMu.Lock()
-	r.kept++
-	r.statsMu.Unlock()
-}
+func (r *myRunner) countKept() { r.stats.keep() }
 
 // chunkAttempts bounds how often a chunk is copied again after the target
 // gave up its transaction for a lock conflict.

@@ -40,7 +40,7 @@ func (r *myRunner) finalReport(ctx context.Context) (*Report, error) {
 	rep := r.b.report
 	rep.Position = r.pos
 	rep.Resumed = r.resumed
-	rep.ChunksCopied, rep.ChunksKept, rep.ChunksRecopied = r.copied, r.kept, r.recopied
+	r.stats.fill(rep)
 	rep.Seconds = since(r.b.start)
 	rep.CopiedRows, rep.CopiedBytes = r.b.prog.totals()
 	if rep.Seconds > 0 {

@@ -75,15 +75,12 @@ type runner struct {
 	// and TRUNCATE is not used.
 	replicaRole bool
 
-	sched    *scheduler
-	prog     *progress
-	postWG   sync.WaitGroup
-	postCtx  context.Context
-	postSem  chan struct{}
-	statsMu  sync.Mutex
-	copied   int
-	kept     int
-	recopied int
+	sched   *scheduler
+	prog    *progress
+	postWG  sync.WaitGroup
+	postCtx context.Context
+	postSem chan struct{}
+	stats   chunkStats
 }
 
 // Run performs a snapshot. Errors carry exit codes (exitcode.Of): 2 for
