@@ -34,6 +34,7 @@ type session struct {
 	conn  *sql.Conn
 	slot  int
 	plans map[*schema.Table]*plan
+	b     *batch // reused by each target transaction (batch.go)
 }
 
 // Close closes the connection, which releases its slot lock.
@@ -133,7 +134,7 @@ func (s *session) txn(ctx context.Context, cs []pipeline.Change, txns []*model.T
 // statement's rows, then commits: two round trips for a small group instead
 // of one per statement plus begin, record and commit.
 func (s *session) runTxn(ctx context.Context, cs []pipeline.Change, applied string, single bool) error {
-	b := newBatch(s, single)
+	b := s.batch(single)
 	err := b.add(ctx, []byte("START TRANSACTION"), 0, nil, 0)
 	if err == nil {
 		err = s.write(ctx, b, cs, single)
@@ -293,7 +294,7 @@ type largeTxn struct {
 // Write runs cs in the open transaction (the batch runs on the session's
 // connection, which the transaction is on).
 func (l *largeTxn) Write(ctx context.Context, cs []pipeline.Change) error {
-	b := newBatch(l.s, false)
+	b := l.s.batch(false)
 	b.locate = true
 	err := l.s.write(ctx, b, cs, false)
 	if err == nil {

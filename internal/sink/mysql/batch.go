@@ -47,8 +47,18 @@ type batchStmt struct {
 	run []pipeline.Change
 }
 
-func newBatch(s *session, single bool) *batch {
-	return &batch{s: s, single: single, buf: make([]byte, 0, 64<<10)}
+// batch returns the session's batch, emptied: one buffer per session,
+// reused by every target transaction it sends (a session sends one at a
+// time).
+func (s *session) batch(single bool) *batch {
+	if s.b == nil {
+		s.b = &batch{s: s, buf: make([]byte, 0, 64<<10)}
+	}
+	b := s.b
+	b.single, b.locate = single, false
+	clear(b.stmts) // drop the last transaction's changes
+	b.buf, b.stmts = b.buf[:0], b.stmts[:0]
+	return b
 }
 
 // add queues statement q (copied), sending the queued ones first when q
