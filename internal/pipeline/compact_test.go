@@ -24,9 +24,7 @@ func mkChanges(h *keyHasher, rcs ...model.RowChange) []Change {
 	for i, rc := range rcs {
 		rc.Table = uTable
 		cs[i] = Change{RowChange: rc, keys: dedupe(h.changeKeys(nil, tk, &rc))}
-		if rc.Op != model.Insert {
-			cs[i].Ident, cs[i].HasIdent = h.identityKey(tk, rc.Before)
-		}
+		cs[i].Ident, cs[i].HasIdent = h.identityKey(tk, rowIdentityImage(&rc))
 	}
 	return cs
 }
@@ -51,10 +49,35 @@ func TestCompactFolds(t *testing.T) {
 	if len(got) != 1 || got[0].Op != model.Delete || got[0].Before[2] != int64(0) {
 		t.Fatalf("U+U+D: want delete of the first before image, got %v", describeChanges(got))
 	}
-	// Delete then insert of the same key is not folded.
-	reins := model.RowChange{Op: model.Insert, After: row(1, 10, 5)}
-	if got := compact(mkChanges(h, del, reins)); len(got) != 2 {
-		t.Fatalf("D+I must stay two changes, got %v", describeChanges(got))
+	// Delete then insert of the same row becomes one update from the
+	// deleted image to the inserted one (the unique value changes too).
+	reins := model.RowChange{Op: model.Insert, After: row(1, 11, 5)}
+	got = compact(mkChanges(h, del, reins))
+	if len(got) != 1 || got[0].Op != model.Update || got[0].Before[2] != int64(2) || got[0].After[1] != int64(11) || got[0].After[2] != int64(5) {
+		t.Fatalf("D+I: want one update 1,10,2 → 1,11,5, got %v", describeChanges(got))
+	}
+	// ... which later updates of the row fold into as well.
+	upd3 := model.RowChange{Op: model.Update, Before: row(1, 11, 5), After: row(1, 11, 6)}
+	got = compact(mkChanges(h, del, reins, upd3))
+	if len(got) != 1 || got[0].Op != model.Update || got[0].After[2] != int64(6) {
+		t.Fatalf("D+I+U: want one update to 1,11,6, got %v", describeChanges(got))
+	}
+	// Not when a foreign key action of the target hangs on the delete: the
+	// cascade would run for the delete and not for an update.
+	cs := mkChanges(h, del, reins)
+	cs[0].cascade = []uint64{42}
+	if got := compact(cs); len(got) != 2 {
+		t.Fatalf("D+I with a cascade key must stay two changes, got %v", describeChanges(got))
+	}
+	// Not a re-insert of another row.
+	other := model.RowChange{Op: model.Insert, After: row(2, 12, 5)}
+	if got := compact(mkChanges(h, del, other)); len(got) != 2 {
+		t.Fatalf("D(1)+I(2) must stay two changes, got %v", describeChanges(got))
+	}
+	// Not when another row took the deleted row's unique value in between.
+	take := model.RowChange{Op: model.Insert, After: row(3, 10, 0)}
+	if got := compact(mkChanges(h, del, take, reins)); len(got) != 3 {
+		t.Fatalf("D+I(other takes u)+I must stay three changes, got %v", describeChanges(got))
 	}
 	// A change between them that touches the unique value blocks the fold:
 	// row 1 gives up u=10, row 2 takes it, then row 1 changes again.

@@ -130,9 +130,7 @@ func (d *dispatcher) newItem(t *model.Txn) (*item, error) {
 			it.casOff[i+1] = int32(len(it.cas))
 		}
 		it.off[i+1] = int32(len(it.flat))
-		if rc.Op != model.Insert {
-			it.ident[i], it.hasIdent[i] = d.hasher.identityKey(tk, rc.Before)
-		}
+		it.ident[i], it.hasIdent[i] = d.hasher.identityKey(tk, rowIdentityImage(rc))
 	}
 	it.keys = dedupe(append(append([]uint64(nil), it.flat...), held...))
 	it.check = dedupe(it.check)
@@ -214,4 +212,13 @@ func (d *dispatcher) barrier(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// rowIdentityImage is the image that names the row a change is about: the
+// before image of an update or delete, the after image of an insert.
+func rowIdentityImage(rc *model.RowChange) []any {
+	if rc.Op == model.Insert {
+		return rc.After
+	}
+	return rc.Before
 }

@@ -96,8 +96,9 @@ type Change struct {
 	// compaction merged changes of several).
 	Txn *model.Txn
 	// Ident is the hash of the row-identity key of the before image (updates
-	// and deletes); HasIdent is false when the row has none. Two changes with
-	// different Ident change different rows.
+	// and deletes) or of the after image (inserts); HasIdent is false when
+	// the row has none. Two changes with different Ident change different
+	// rows.
 	Ident    uint64
 	HasIdent bool
 
