@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,10 +15,14 @@ import (
 )
 
 // TestMigrateIntoMySQLTargetThenVerify is the MySQL→MySQL path end to end
-// through the binary's commands: migrate (snapshot, then replicate) into
-// another server's database while writes run on the source, a final
-// catch-up, verify equal (exit 0); then damage on the target is found
-// (exit 1) and repaired (exit 0 after).
+// through the binary's commands, as the switchover runbook
+// (docs/replication.md "Switching the application to the replica") does it:
+// migrate (snapshot, then replicate) into another server's database while
+// writes run on the source; writes stopped; a final catch-up; verify equal
+// (exit 0); status says no replicator is connected; the AUTO_INCREMENT
+// counters are the source's, so the application's next insert on the replica
+// gets the id the source would have given. Then damage on the target is
+// found (exit 1) and repaired (exit 0 after).
 func TestMigrateIntoMySQLTargetThenVerify(t *testing.T) {
 	env := testenv.Get(t)
 	tgt := env.MySQLTarget(t)
@@ -87,6 +93,31 @@ func TestMigrateIntoMySQLTargetThenVerify(t *testing.T) {
 	code, out, errOut := runCLI(runCtx, "verify", "--source", env.SourceURL(db), "--target", tgt.URL(tdb), "--log-level", "warn")
 	if code != 0 {
 		t.Fatalf("verify after migrate: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut = runCLI(runCtx, "status", "--target", tgt.URL(tdb), "--stream", stream); code != 0 || !strings.Contains(out, "not connected") {
+		t.Fatalf("status before the switch: exit %d, want a replicator not connected\n%s%s", code, out, errOut)
+	}
+	// The switch: the application writes to the replica now.
+	autoInc := func(q *sql.DB, schema string) int64 {
+		var n sql.NullInt64
+		if err := q.QueryRow("SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'parent'", schema).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n.Int64
+	}
+	srcNext := autoInc(my, db)
+	if got := autoInc(admin, tdb); got < srcNext {
+		t.Fatalf("AUTO_INCREMENT of parent: replica %d, source %d: the application's next insert would reuse an id", got, srcNext)
+	}
+	res, err := admin.Exec("INSERT INTO `" + tdb + "`.parent (name) VALUES ('after the switch')")
+	if err != nil {
+		t.Fatalf("the application's first insert on the replica: %v", err)
+	}
+	if id, _ := res.LastInsertId(); id != srcNext {
+		t.Fatalf("the application's first insert on the replica got id %d, the source would have given %d", id, srcNext)
+	}
+	if _, err := admin.Exec("DELETE FROM `" + tdb + "`.parent WHERE name = 'after the switch'"); err != nil {
+		t.Fatal(err)
 	}
 
 	if _, err := admin.Exec("UPDATE `" + tdb + "`.parent SET doc = JSON_OBJECT('n', -1) WHERE id = 5; DELETE FROM `" + tdb + "`.child WHERE id = 10 OR id = 11; " +
