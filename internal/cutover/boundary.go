@@ -1,0 +1,142 @@
+package cutover
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/source/postgres/logical"
+)
+
+// The boundary tables: sluice.cutover in the PostgreSQL target, and
+// sluice.cutover in the MySQL source (database sluice there is the reverse
+// stream's state database). One row per forward stream.
+const pgBoundaryDDL = `CREATE TABLE IF NOT EXISTS sluice.cutover (
+	stream          text PRIMARY KEY,
+	reverse_stream  text NOT NULL,
+	source_position text NOT NULL, -- the forward source's encoding (model.Position.Encode)
+	lsn             pg_lsn NOT NULL, -- where the reverse stream's slot starts
+	slot            text NOT NULL,
+	publication     text NOT NULL,
+	cut_at          timestamptz NOT NULL
+);`
+
+const mysqlBoundaryDDL = "CREATE TABLE IF NOT EXISTS sluice.cutover (" +
+	"stream VARCHAR(190) NOT NULL PRIMARY KEY, reverse_stream VARCHAR(190) NOT NULL, source_position TEXT NOT NULL, " +
+	"lsn VARCHAR(32) NOT NULL, slot VARCHAR(64) NOT NULL, publication VARCHAR(64) NOT NULL, cut_at DATETIME(6) NOT NULL" +
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
+
+// record is step 6. The source is checked quiet once more up to now; the
+// reverse stream's slot is advanced to PostgreSQL's current WAL position
+// (what the forward stream applied since the slot was created must not go
+// back); that LSN and the source position are written on both sides.
+func (r *run) record(ctx context.Context) (string, error) {
+	now, err := r.src.MasterStatus(ctx, r.info)
+	if err != nil {
+		return "", fmt.Errorf("read the source's binlog position: %w", err)
+	}
+	if r.watch != nil {
+		if err := r.watch.waitPast(ctx, now); err != nil {
+			return "", err
+		}
+	}
+	b := &Boundary{SourcePosition: r.final, At: time.Now().UTC().Truncate(time.Microsecond)}
+	slot, pub := logical.SlotName(r.o.ReverseStream), logical.PublicationName(r.o.ReverseStream)
+	if err := r.pg.QueryRow(ctx, `SELECT end_lsn::text FROM pg_replication_slot_advance($1, pg_current_wal_lsn())`, slot).Scan(&b.LSN); err != nil {
+		return "", fmt.Errorf("advance the reverse stream's slot %s to the switch: %w", slot, err)
+	}
+	if err := checkpoint.EnsureTables(ctx, r.pg, "CREATE SCHEMA IF NOT EXISTS sluice;\n"+pgBoundaryDDL); err != nil {
+		return "", fmt.Errorf("target: create %s.cutover: %w", checkpoint.Schema, err)
+	}
+	enc := b.SourcePosition.Encode()
+	r.onUndo("boundary record in the target deleted", func(ctx context.Context) error {
+		_, err := r.pg.Exec(ctx, `DELETE FROM sluice.cutover WHERE stream = $1`, r.o.Stream)
+		return err
+	})
+	if _, err := r.pg.Exec(ctx, `INSERT INTO sluice.cutover (stream, reverse_stream, source_position, lsn, slot, publication, cut_at)
+		VALUES ($1, $2, $3, $4::pg_lsn, $5, $6, $7)`, r.o.Stream, r.o.ReverseStream, enc, b.LSN, slot, pub, b.At); err != nil {
+		return "", fmt.Errorf("target: record the boundary in %s.cutover: %w", checkpoint.Schema, err)
+	}
+	if err := r.recordSource(ctx, b, enc, slot, pub); err != nil {
+		return "", err
+	}
+	r.rep.Boundary = b
+	if r.lock != nil {
+		r.lock.release() // held only for the switch
+	}
+	return fmt.Sprintf("source position %s = PostgreSQL LSN %s (the reverse stream's start), recorded in sluice.cutover on both sides",
+		b.SourcePosition, b.LSN), nil
+}
+
+func (r *run) recordSource(ctx context.Context, b *Boundary, enc, slot, pub string) error {
+	for _, q := range []string{"CREATE DATABASE IF NOT EXISTS sluice CHARACTER SET utf8mb4", mysqlBoundaryDDL} {
+		if _, err := r.srcDB.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("source: create sluice.cutover (the reverse stream's state database; the source user needs CREATE on `sluice`.*): %w", err)
+		}
+	}
+	r.onUndo("boundary record in the source deleted", func(ctx context.Context) error {
+		_, err := r.srcDB.ExecContext(ctx, "DELETE FROM sluice.cutover WHERE stream = ?", r.o.Stream)
+		return err
+	})
+	if _, err := r.srcDB.ExecContext(ctx, `INSERT INTO sluice.cutover (stream, reverse_stream, source_position, lsn, slot, publication, cut_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, r.o.Stream, r.o.ReverseStream, enc, b.LSN, slot, pub, b.At.Format("2006-01-02 15:04:05.999999")); err != nil {
+		return fmt.Errorf("source: record the boundary in sluice.cutover: %w", err)
+	}
+	return nil
+}
+
+// loadTargetBoundary reads a recorded cut-over of stream (nil: none).
+func loadTargetBoundary(ctx context.Context, q checkpoint.Querier, stream string) (*Boundary, error) {
+	var b Boundary
+	var enc string
+	err := q.QueryRow(ctx, `SELECT source_position, lsn::text, cut_at FROM sluice.cutover WHERE stream = $1`, stream).Scan(&enc, &b.LSN, &b.At)
+	if errors.Is(err, pgx.ErrNoRows) || isUndefinedTable(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("target: read sluice.cutover: %w", err)
+	}
+	p, err := binlogpos.Decode(enc)
+	if err != nil {
+		return nil, err
+	}
+	b.SourcePosition, err = binlogpos.From(p)
+	return &b, err
+}
+
+// LoadSourceBoundary reads a recorded cut-over of stream from the MySQL
+// source's sluice.cutover (nil: none).
+func LoadSourceBoundary(ctx context.Context, db *sql.DB, stream string) (*Boundary, error) {
+	var b Boundary
+	var enc, at string
+	err := db.QueryRowContext(ctx, `SELECT source_position, lsn, DATE_FORMAT(cut_at, '%Y-%m-%dT%H:%i:%s.%fZ') FROM sluice.cutover WHERE stream = ?`, stream).Scan(&enc, &b.LSN, &at)
+	var me *mysql.MySQLError
+	if errors.Is(err, sql.ErrNoRows) || errors.As(err, &me) && (me.Number == 1049 || me.Number == 1146) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("source: read sluice.cutover: %w", err)
+	}
+	if b.At, err = time.Parse(time.RFC3339Nano, at); err != nil {
+		return nil, err
+	}
+	p, err := binlogpos.Decode(enc)
+	if err != nil {
+		return nil, err
+	}
+	b.SourcePosition, err = binlogpos.From(p)
+	return &b, err
+}
+
+func isUndefinedTable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000")
+}
