@@ -68,7 +68,7 @@ type Options struct {
 	Replicate replicate.Options
 	// Verify compares both sides (Online is set off by Run); nil skips it.
 	Verify *verify.Options
-	Log *slog.Logger
+	Log    *slog.Logger
 	// Inject, when set, is called after each step; an error fails the run
 	// there (tests: a failure at each step leaves nothing behind).
 	Inject func(step string) error

@@ -1,0 +1,350 @@
+package cutover_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/cli"
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/cutover"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/replicate"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/postgres/logical"
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+// runCLI runs the sluice command line in-process.
+func runCLI(ctx context.Context, args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	root := cli.NewRootCmd(&out, &errOut)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintln(&errOut, "sluice: "+err.Error())
+	}
+	return exitcode.Of(err), out.String(), errOut.String()
+}
+
+// fixture is a migrated database: acct (AUTO_INCREMENT key, a unique _ci
+// name) and a keyless log table.
+type fixture struct {
+	env            *testenv.Env
+	db             string
+	stream, rev    string
+	pg             interface{ QueryRow(context.Context, string, ...any) pgx.Row }
+	ctx            context.Context
+	slot, pub      string
+	qacct, qlog    string
+	sourceExecutes func(q string, args ...any)
+}
+
+func migrated(t *testing.T, env *testenv.Env, prefix string) *fixture {
+	t.Helper()
+	db := env.NewDatabase(t, prefix)
+	my := env.MySQL(t, db)
+	if _, err := my.Exec(env.SQL(`CREATE TABLE acct (id BIGINT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(40) NOT NULL, balance INT, UNIQUE KEY uq_name (name));
+		CREATE TABLE log (acct BIGINT, note VARCHAR(40));
+		INSERT INTO acct (name, balance) SELECT CONCAT('n', seq), seq FROM seq_1_to_200;
+		INSERT INTO log SELECT seq, 'x' FROM seq_1_to_50`)); err != nil {
+		t.Fatal(err)
+	}
+	stream := testenv.UniqueName("cut")
+	f := &fixture{env: env, db: db, stream: stream, rev: cutover.DefaultReverseStream(stream), ctx: context.Background(),
+		qacct: pgx.Identifier{db, "acct"}.Sanitize(), qlog: pgx.Identifier{db, "log"}.Sanitize()}
+	f.slot, f.pub = logical.SlotName(f.rev), logical.PublicationName(f.rev)
+	pg := env.PG(t)
+	f.pg = pg
+	f.sourceExecutes = func(q string, args ...any) {
+		t.Helper()
+		if _, err := my.Exec(q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		conn, err := pg.Acquire(ctx)
+		if err == nil {
+			_ = logical.Disarm(ctx, conn.Conn(), f.rev)
+			conn.Release()
+		}
+		for _, tbl := range []string{"snapshot_chunk", "snapshot_table", "snapshot_run", "checkpoint", "schema_history", "applied", "policy_changes", "cutover"} {
+			_, _ = pg.Exec(ctx, "DELETE FROM sluice."+tbl+" WHERE stream = $1", stream)
+		}
+		_, _ = my.Exec("DELETE FROM sluice.cutover WHERE stream = ?", stream)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if code, out, errOut := runCLI(ctx, "migrate", "--source", env.SourceURL(db), "--target", env.TargetURL(),
+		"--stream", stream, "--until-caught-up", "--log-level", "warn"); code != 0 {
+		t.Fatalf("migrate: exit %d\n%s\n%s", code, out, errOut)
+	}
+	return f
+}
+
+// options builds cut-over options for the fixture (no chunk verification).
+func (f *fixture) options(t *testing.T) cutover.Options {
+	t.Helper()
+	src, err := config.ParseSource(f.env.SourceURL(f.db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt, err := config.ParseTarget(f.env.TargetURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	filter, err := schema.NewFilter(nil, nil, f.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cutover.Options{Source: src, Target: tgt, Stream: f.stream, Filter: filter, QuietFor: 500 * time.Millisecond,
+		Replicate: replicate.Options{Source: src, Target: tgt, Stream: f.stream, Workers: 2, Log: testenv.Logger()},
+		Log:       testenv.Logger()}
+}
+
+// nothingLeft asserts a refused cut-over left no slot, publication, record
+// or replica identity change behind.
+func (f *fixture) nothingLeft(t *testing.T) {
+	t.Helper()
+	var slots, pubs, targetRecs int
+	var ident string
+	if err := f.pg.QueryRow(f.ctx, `SELECT (SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1),
+		(SELECT count(*) FROM pg_publication WHERE pubname = $2),
+		(SELECT relreplident::text FROM pg_class WHERE oid = $3::regclass)`, f.slot, f.pub, f.qlog).Scan(&slots, &pubs, &ident); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.pg.QueryRow(f.ctx, `SELECT count(*) FROM sluice.cutover WHERE stream = $1`, f.stream).Scan(&targetRecs)
+	my := f.env.MySQL(t, "")
+	var sourceRecs int
+	_ = my.QueryRow("SELECT count(*) FROM sluice.cutover WHERE stream = ?", f.stream).Scan(&sourceRecs)
+	if slots != 0 || pubs != 0 || targetRecs != 0 || sourceRecs != 0 || ident != "d" {
+		t.Errorf("left behind: %d slots, %d publications, %d target records, %d source records, replica identity %q of the keyless table",
+			slots, pubs, targetRecs, sourceRecs, ident)
+	}
+}
+
+// TestCutoverHappyPath: after migrate and more source writes, cutover
+// --json exits 0; the slot and publication exist, the slot starts at the
+// recorded LSN, the boundary is recorded on both sides, the sequence is past
+// the largest id and the rows are equal.
+func TestCutoverHappyPath(t *testing.T) { testenv.Flavors(t, testCutoverHappyPath) }
+
+func testCutoverHappyPath(t *testing.T, env *testenv.Env) {
+	f := migrated(t, env, "cut_ok")
+	f.sourceExecutes("INSERT INTO acct (name, balance) VALUES ('late1', 1), ('late2', 2)")
+	f.sourceExecutes("INSERT INTO log VALUES (7, 'late')")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code, out, errOut := runCLI(ctx, "cutover", "--source", env.SourceURL(f.db), "--target", env.TargetURL(),
+		"--stream", f.stream, "--quiet-for", "1s", "--json", "--log-level", "warn")
+	if code != 0 {
+		t.Fatalf("cutover: exit %d\n%s\n%s", code, out, errOut)
+	}
+	var rep cutover.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if rep.Result != cutover.ResultSwitched || rep.Boundary == nil || rep.Boundary.LSN == "" || len(rep.Steps) != 6 ||
+		rep.Slot != f.slot || !strings.Contains(rep.Fallback, "--stream "+f.rev) {
+		t.Fatalf("report: %+v", rep)
+	}
+	var confirmed, ident string
+	if err := f.pg.QueryRow(ctx, `SELECT confirmed_flush_lsn::text, (SELECT relreplident::text FROM pg_class WHERE oid = $2::regclass)
+		FROM pg_replication_slots WHERE slot_name = $1 AND plugin = 'pgoutput'`, f.slot, f.qlog).Scan(&confirmed, &ident); err != nil {
+		t.Fatalf("slot %s: %v", f.slot, err)
+	}
+	if confirmed != rep.Boundary.LSN || ident != "f" {
+		t.Errorf("slot at %s, boundary %s; keyless table replica identity %q", confirmed, rep.Boundary.LSN, ident)
+	}
+	var pubTables int
+	if err := f.pg.QueryRow(ctx, `SELECT count(*) FROM pg_publication_tables WHERE pubname = $1`, f.pub).Scan(&pubTables); err != nil || pubTables != 2 {
+		t.Errorf("publication %s: %d tables, %v", f.pub, pubTables, err)
+	}
+	var lsn, pos string
+	if err := f.pg.QueryRow(ctx, `SELECT lsn::text, source_position FROM sluice.cutover WHERE stream = $1`, f.stream).Scan(&lsn, &pos); err != nil || lsn != rep.Boundary.LSN {
+		t.Errorf("target record: %q %q %v", lsn, pos, err)
+	}
+	src, err := cutover.LoadSourceBoundary(ctx, env.MySQL(t, ""), f.stream)
+	if err != nil || src == nil || src.LSN != rep.Boundary.LSN || src.SourcePosition.Compare(rep.Boundary.SourcePosition) != 0 {
+		t.Errorf("source record: %+v %v (report %+v)", src, err, rep.Boundary)
+	}
+	// The application's next id is past every replicated one.
+	var maxID, next int64
+	if err := f.pg.QueryRow(ctx, `SELECT (SELECT max(id) FROM `+f.qacct+`), nextval(pg_get_serial_sequence($1, 'id'))`, f.qacct).Scan(&maxID, &next); err != nil || next <= maxID {
+		t.Errorf("sequence: max id %d, next %d, %v", maxID, next, err)
+	}
+	my := env.MySQL(t, f.db)
+	for _, q := range []string{"SELECT id, name, balance FROM acct ORDER BY id", "SELECT acct, note FROM log ORDER BY acct, note"} {
+		a := testenv.MySQLRows(t, my, q)
+		b := testenv.PGRows(t, env.PG(t), strings.Replace(q, "FROM ", "FROM "+pgx.Identifier{f.db}.Sanitize()+".", 1))
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: source %d rows, target %d rows", q, len(a), len(b))
+		}
+	}
+	// A second cutover of the stream is refused, naming the first.
+	code, _, errOut = runCLI(ctx, "cutover", "--source", env.SourceURL(f.db), "--target", env.TargetURL(),
+		"--stream", f.stream, "--quiet-for", "1s", "--skip-verify", "--log-level", "warn")
+	if code != 1 || !strings.Contains(errOut, "cut over already") {
+		t.Errorf("second cutover: exit %d: %s", code, errOut)
+	}
+}
+
+// TestCutoverRefusesWhileWritesArrive: without --lock, writes to a
+// migrated table during the quiet interval refuse the switch.
+func TestCutoverRefusesWhileWritesArrive(t *testing.T) {
+	env := testenv.Get(t)
+	f := migrated(t, env, "cut_busy")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	my := env.MySQL(t, f.db)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ctx.Err() == nil; i++ {
+			_, _ = my.ExecContext(ctx, "UPDATE acct SET balance = ? WHERE id = 1", i)
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	o := f.options(t)
+	o.QuietFor = 2 * time.Second
+	rep, err := cutover.Run(ctx, o)
+	cancel()
+	<-done
+	if err == nil || !strings.Contains(err.Error(), "writes still reach the migrated tables") || !strings.Contains(err.Error(), f.db+".acct") {
+		t.Fatalf("cutover under writes: %v", err)
+	}
+	if exitcode.Of(err) != exitcode.Failure || rep.Result != cutover.ResultRefused {
+		t.Errorf("exit %d, result %s", exitcode.Of(err), rep.Result)
+	}
+	f.nothingLeft(t)
+}
+
+// TestCutoverLockHoldsWritesOnlyDuringTheSwitch: with --lock a write to a
+// migrated table waits while cutover runs and goes through once it ended,
+// whether it switched or failed.
+func TestCutoverLockHoldsWritesOnlyDuringTheSwitch(t *testing.T) {
+	env := testenv.Get(t)
+	f := migrated(t, env, "cut_lock")
+	my := env.MySQL(t, f.db)
+	blocked := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		conn, err := my.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "SET SESSION lock_wait_timeout = 1"); err != nil {
+			return err
+		}
+		_, err = conn.ExecContext(ctx, "UPDATE acct SET balance = balance + 1 WHERE id = 2")
+		if err == nil {
+			return errors.New("a write went through while cutover held the lock")
+		}
+		return nil
+	}
+	for _, fail := range []bool{true, false} {
+		o := f.options(t)
+		o.Lock = true
+		var probe error
+		o.Inject = func(step string) error {
+			if step == cutover.StepCatchUp {
+				probe = blocked()
+				if fail {
+					return errors.New("injected")
+				}
+			}
+			return nil
+		}
+		_, err := cutover.Run(context.Background(), o)
+		if probe != nil {
+			t.Errorf("fail=%v: %v", fail, probe)
+		}
+		if fail != (err != nil) {
+			t.Fatalf("fail=%v: %v", fail, err)
+		}
+		// Released: a write goes through at once.
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		if _, err := my.ExecContext(ctx, "UPDATE acct SET balance = balance + 1 WHERE id = 3"); err != nil {
+			t.Errorf("fail=%v: write after cutover: %v", fail, err)
+		}
+		cancel()
+		if fail {
+			f.nothingLeft(t)
+		}
+	}
+}
+
+// TestCutoverRefusesADifference: a row changed on PostgreSQL only makes
+// verify refuse the switch, and nothing is left.
+func TestCutoverRefusesADifference(t *testing.T) {
+	env := testenv.Get(t)
+	f := migrated(t, env, "cut_diff")
+	if _, err := env.PG(t).Exec(context.Background(), "UPDATE "+f.qacct+" SET balance = -1 WHERE id = 5"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code, out, errOut := runCLI(ctx, "cutover", "--source", env.SourceURL(f.db), "--target", env.TargetURL(),
+		"--stream", f.stream, "--quiet-for", "500ms", "--log-level", "warn")
+	if code != 1 || !strings.Contains(errOut, "differs") || !strings.Contains(errOut, f.db+".acct") || !strings.Contains(out, "refused") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	f.nothingLeft(t)
+}
+
+// TestCutoverRefusesUniqueCollision: 'a' and 'A' are two rows in
+// PostgreSQL but one value of MySQL's _ci unique key: refused, naming them.
+func TestCutoverRefusesUniqueCollision(t *testing.T) {
+	env := testenv.Get(t)
+	f := migrated(t, env, "cut_coll")
+	if _, err := env.PG(t).Exec(context.Background(), "INSERT INTO "+f.qacct+" (id, name) VALUES (1001, 'Alpha'), (1002, 'alpha ')"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := cutover.Run(context.Background(), f.options(t))
+	if err == nil || len(rep.Collisions) != 1 {
+		t.Fatalf("collision not refused: %v %+v", err, rep)
+	}
+	c := rep.Collisions[0]
+	if c.Table != f.db+".acct" || c.Key != "uq_name" || c.Rows != 2 || !strings.Contains(err.Error(), "'Alpha'") || !strings.Contains(err.Error(), "'alpha '") {
+		t.Errorf("collision: %+v: %v", c, err)
+	}
+	f.nothingLeft(t)
+}
+
+// TestCutoverFailureAtEachStepLeavesNothing: a failure after each step
+// drops what the run created; the forward stream stays usable (a last run
+// switches).
+func TestCutoverFailureAtEachStepLeavesNothing(t *testing.T) {
+	env := testenv.Get(t)
+	f := migrated(t, env, "cut_fail")
+	for _, step := range []string{cutover.StepArm, cutover.StepQuiet, cutover.StepCatchUp, cutover.StepVerify, cutover.StepSequence, cutover.StepRecord} {
+		o := f.options(t)
+		o.Inject = func(s string) error {
+			if s == step {
+				return errors.New("injected failure")
+			}
+			return nil
+		}
+		rep, err := cutover.Run(context.Background(), o)
+		if err == nil || !strings.Contains(err.Error(), "step "+step+": injected failure") {
+			t.Fatalf("failure at %s: %v", step, err)
+		}
+		if last := rep.Steps[len(rep.Steps)-1]; last.Name != step || last.Result != "failed" {
+			t.Errorf("failure at %s: last step %+v", step, last)
+		}
+		f.nothingLeft(t)
+	}
+	if _, err := cutover.Run(context.Background(), f.options(t)); err != nil {
+		t.Fatalf("cutover after the failures: %v", err)
+	}
+}
