@@ -38,10 +38,12 @@ func runCLI(ctx context.Context, args ...string) (int, string, string) {
 // fixture is a migrated database: acct (AUTO_INCREMENT key, a unique _ci
 // name) and a keyless log table.
 type fixture struct {
-	env            *testenv.Env
-	db             string
-	stream, rev    string
-	pg             interface{ QueryRow(context.Context, string, ...any) pgx.Row }
+	env         *testenv.Env
+	db          string
+	stream, rev string
+	pg          interface {
+		QueryRow(context.Context, string, ...any) pgx.Row
+	}
 	ctx            context.Context
 	slot, pub      string
 	qacct, qlog    string
