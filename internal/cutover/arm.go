@@ -22,6 +22,12 @@ func (r *run) arm(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("stream %s was cut over already at %s (source position %s = PostgreSQL LSN %s, recorded in %s.cutover); "+
 			"the reverse stream is %s", r.o.Stream, b.At.UTC().Format("2006-01-02 15:04:05Z"), b.SourcePosition, b.LSN, checkpoint.Schema, r.o.ReverseStream)
 	}
+	// After the switch the forward apply marks its transactions with
+	// replication origins (internal/sink/postgres/origin.go): the target
+	// user must be allowed to.
+	if err := logical.CheckOriginPrivileges(ctx, r.pg); err != nil {
+		return "", err
+	}
 	var slotExists, pubExists bool
 	if err := r.pg.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_replication_slots WHERE slot_name = $1),
 		EXISTS (SELECT FROM pg_publication WHERE pubname = $2)`, slot, pub).Scan(&slotExists, &pubExists); err != nil {

@@ -350,3 +350,57 @@ func TestCutoverFailureAtEachStepLeavesNothing(t *testing.T) {
 		t.Fatalf("cutover after the failures: %v", err)
 	}
 }
+
+// TestForwardApplyMarkedAfterCutover: once a stream is cut over, the
+// transactions its apply commits carry a replication origin, so a decoder
+// that skips origins (test_decoding's only-local, the reverse stream) does
+// not see them, while it sees the application's own writes.
+func TestForwardApplyMarkedAfterCutover(t *testing.T) {
+	env := testenv.Get(t)
+	f := migrated(t, env, "cut_origin")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := cutover.Run(ctx, f.options(t)); err != nil {
+		t.Fatal(err)
+	}
+	pg := env.PG(t)
+	slot := testenv.UniqueName("td")
+	if _, err := pg.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'test_decoding')`, slot); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = pg.Exec(context.Background(), `SELECT pg_drop_replication_slot($1)`, slot) })
+	f.sourceExecutes("INSERT INTO acct (name, balance) VALUES ('forward', 1)")
+	if code, out, errOut := runCLI(ctx, "replicate", "--source", env.SourceURL(f.db), "--target", env.TargetURL(),
+		"--stream", f.stream, "--until-caught-up", "--log-level", "warn"); code != 0 {
+		t.Fatalf("replicate after cutover: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := pg.Exec(ctx, "INSERT INTO "+f.qacct+" (name, balance) VALUES ('app', 2)"); err != nil {
+		t.Fatal(err)
+	}
+	changes := func(onlyLocal string) string {
+		t.Helper()
+		var s *string
+		if err := pg.QueryRow(ctx, `SELECT string_agg(data, E'\n') FROM pg_logical_slot_peek_changes($1, NULL, NULL, 'only-local', $2)
+			WHERE data LIKE '%acct%'`, slot, onlyLocal).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	// The WAL is decoded up to what is flushed: wait for the last commit.
+	var all, local string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if all = changes("0"); strings.Contains(all, "'app'") {
+			break
+		}
+	}
+	local = changes("1")
+	if !strings.Contains(all, "'forward'") || !strings.Contains(all, "'app'") {
+		t.Fatalf("decoded changes lack a row:\n%s", all)
+	}
+	if strings.Contains(local, "'forward'") || !strings.Contains(local, "'app'") {
+		t.Errorf("without origins: the forward apply's row is not marked, or the application's is:\n%s", local)
+	}
+}
