@@ -29,6 +29,7 @@ func (r *run) catchUp(ctx context.Context) (string, error) {
 	}
 	if checkpoint.Live(hs, false) {
 		who := checkpoint.Describe(hs)
+		r.runningReplicator = who
 		deadline := time.Now().Add(r.o.CatchUpTimeout)
 		for {
 			if cp, err = r.checkpoint(ctx); err != nil {

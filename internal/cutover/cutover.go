@@ -145,6 +145,8 @@ type run struct {
 	lock   *readLock
 	watch  *watcher
 	final  binlogpos.Position // the source's position after the writes stopped
+	// runningReplicator names the forward replicator step 3 waited for.
+	runningReplicator string
 }
 
 type undoFunc struct {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -402,5 +403,53 @@ func TestForwardApplyMarkedAfterCutover(t *testing.T) {
 	}
 	if strings.Contains(local, "'forward'") || !strings.Contains(local, "'app'") {
 		t.Errorf("without origins: the forward apply's row is not marked, or the application's is:\n%s", local)
+	}
+}
+
+// TestCutoverWaitsForARunningReplicator: with a replicator of the stream
+// running, cutover waits for its checkpoint to reach the source's final
+// position instead of running the catch-up itself, and says to stop it.
+func TestCutoverWaitsForARunningReplicator(t *testing.T) {
+	env := testenv.Get(t)
+	f := migrated(t, env, "cut_running")
+	// Another process, as in production (a replicator of this very process
+	// would be taken for a leftover).
+	var stderr bytes.Buffer
+	repl := testenv.SluiceCommand(testenv.SluiceBinary(t), "replicate", "--source", env.SourceURL(f.db), "--target", env.TargetURL(),
+		"--stream", f.stream, "--log-level", "warn")
+	repl.Stderr = &stderr
+	if err := repl.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = repl.Process.Signal(os.Interrupt)
+		if err := repl.Wait(); err != nil {
+			t.Errorf("replicate: %v\n%s", err, stderr.String())
+		}
+	}()
+	// Running: its sessions hold the stream's lock.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var n int
+		_ = f.pg.QueryRow(f.ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE '%apply '||$1`, f.stream).Scan(&n)
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the replicator did not start")
+		}
+	}
+	f.sourceExecutes("INSERT INTO acct (name, balance) VALUES ('during', 1)")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := cutover.Run(ctx, f.options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := rep.Steps[2].Detail; !strings.Contains(d, "the running replicator") || !strings.Contains(rep.Next[0], "stop the running replicator") {
+		t.Errorf("catch-up: %q; next: %q", d, rep.Next[0])
+	}
+	var n int
+	if err := f.pg.QueryRow(ctx, "SELECT count(*) FROM "+f.qacct+" WHERE name = 'during'").Scan(&n); err != nil || n != 1 {
+		t.Errorf("the row written before the switch: %d, %v", n, err)
 	}
 }

@@ -20,4 +20,11 @@ func (r *run) next() {
 		"keep the way back running: " + r.rep.Fallback + " (it starts at LSN " + r.rep.Boundary.LSN + ", slot " + r.rep.Slot + ")",
 		"to fall back: stop the application's writers on PostgreSQL, run the reverse stream with --until-caught-up, point the application at MySQL again",
 	}
+	if r.runningReplicator != "" {
+		// Its sink decided at start that the stream was not cut over: its
+		// transactions carry no replication origin.
+		r.rep.Next = append([]string{"stop the running replicator of stream " + r.o.Stream + " (" + r.runningReplicator +
+			") now: it started before the cut-over and does not mark its transactions for the reverse stream " +
+			"(restart it if both directions are to run at once)"}, r.rep.Next...)
+	}
 }
