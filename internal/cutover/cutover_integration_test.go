@@ -287,6 +287,33 @@ func TestCutoverLockHoldsWritesOnlyDuringTheSwitch(t *testing.T) {
 	}
 }
 
+// TestCutoverLockReleasedOnInterrupt: SIGINT (the run's context
+// cancelled) while the lock is held ends the run, releases the lock and
+// drops what it created.
+func TestCutoverLockReleasedOnInterrupt(t *testing.T) {
+	env := testenv.Get(t)
+	f := migrated(t, env, "cut_sigint")
+	ctx, interrupt := context.WithCancel(context.Background())
+	defer interrupt()
+	o := f.options(t)
+	o.Lock = true
+	o.Inject = func(step string) error {
+		if step == cutover.StepQuiet {
+			interrupt()
+		}
+		return nil
+	}
+	if _, err := cutover.Run(ctx, o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted cutover: %v", err)
+	}
+	wctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := env.MySQL(t, f.db).ExecContext(wctx, "UPDATE acct SET balance = 0 WHERE id = 4"); err != nil {
+		t.Errorf("write after the interrupted cutover: %v", err)
+	}
+	f.nothingLeft(t)
+}
+
 // TestCutoverRefusesADifference: a row changed on PostgreSQL only makes
 // verify refuse the switch, and nothing is left.
 func TestCutoverRefusesADifference(t *testing.T) {

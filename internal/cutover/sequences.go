@@ -12,9 +12,9 @@ import (
 // Moving a sequence forward is not undone on failure: it is what the next
 // replicate run does anyway, and harmless.
 func (r *run) sequences(ctx context.Context) (string, error) {
-	n, err := pgsink.MoveSequences(ctx, r.pg, r.o.Naming, r.tables)
+	checked, moved, err := pgsink.MoveSequences(ctx, r.pg, r.o.Naming, r.tables)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%d identity sequences moved past the largest ids", n), nil
+	return fmt.Sprintf("%d identity sequences past the largest ids (%d had to move)", checked, moved), nil
 }
