@@ -50,8 +50,8 @@ func (r *run) record(ctx context.Context) (string, error) {
 	}
 	b := &Boundary{SourcePosition: r.final, At: time.Now().UTC().Truncate(time.Microsecond)}
 	slot, pub := logical.SlotName(r.o.ReverseStream), logical.PublicationName(r.o.ReverseStream)
-	if err := r.pg.QueryRow(ctx, `SELECT end_lsn::text FROM pg_replication_slot_advance($1, pg_current_wal_lsn())`, slot).Scan(&b.LSN); err != nil {
-		return "", fmt.Errorf("advance the reverse stream's slot %s to the switch: %w", slot, err)
+	if b.LSN, err = r.advanceSlot(ctx, slot); err != nil {
+		return "", err
 	}
 	if err := checkpoint.EnsureTables(ctx, r.pg, "CREATE SCHEMA IF NOT EXISTS sluice;\n"+pgBoundaryDDL); err != nil {
 		return "", fmt.Errorf("target: create %s.cutover: %w", checkpoint.Schema, err)
@@ -139,4 +139,44 @@ func LoadSourceBoundary(ctx context.Context, db *sql.DB, stream string) (*Bounda
 func isUndefinedTable(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000")
+}
+
+// advanceSlot moves the reverse slot to PostgreSQL's current WAL position.
+// A slot advances only as far as the WAL is flushed, and the forward apply
+// commits with synchronous_commit off: its last commits may not be flushed
+// yet, and a slot stopping short of them would send them back to MySQL. So
+// the flush is waited for (the WAL writer does it within wal_writer_delay).
+func (r *run) advanceSlot(ctx context.Context, slot string) (string, error) {
+	var target string
+	if err := r.pg.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&target); err != nil {
+		return "", fmt.Errorf("read the target's WAL position: %w", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var flushed bool
+		if err := r.pg.QueryRow(ctx, `SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn`, target).Scan(&flushed); err != nil {
+			return "", fmt.Errorf("read the target's flushed WAL position: %w", err)
+		}
+		if flushed {
+			break
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("the target's WAL is not flushed up to %s after 30s", target)
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	var end string
+	var reached bool
+	if err := r.pg.QueryRow(ctx, `SELECT end_lsn::text, end_lsn >= $2::pg_lsn FROM pg_replication_slot_advance($1, $2::pg_lsn)`,
+		slot, target).Scan(&end, &reached); err != nil {
+		return "", fmt.Errorf("advance the reverse stream's slot %s to the switch (%s): %w", slot, target, err)
+	}
+	if !reached {
+		return "", fmt.Errorf("the reverse stream's slot %s advanced only to %s, not to the switch at %s", slot, end, target)
+	}
+	return end, nil
 }
