@@ -253,6 +253,17 @@ func (r *run) onUndo(what string, fn func(context.Context) error) {
 func (r *run) rollback() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	if len(r.undo) > 0 && r.pg.IsClosed() {
+		// pgx closes a connection whose query was cancelled (SIGINT): the
+		// undo needs a new one.
+		conn, err := pgx.Connect(ctx, r.o.Target.ConnString())
+		if err != nil {
+			r.log.Error("cutover: cannot reconnect to the target to undo; do it by hand", "err", err)
+		} else {
+			r.pg.Close(ctx)
+			r.pg = conn
+		}
+	}
 	for i := len(r.undo) - 1; i >= 0; i-- {
 		u := r.undo[i]
 		if err := u.fn(ctx); err != nil {
