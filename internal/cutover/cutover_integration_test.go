@@ -226,7 +226,10 @@ func testCutoverHappyPath(t *testing.T, env *testenv.Env) {
 // TestCutoverRefusesWhileWritesArrive: without --lock, writes to a
 // migrated table during the quiet interval refuse the switch.
 func TestCutoverRefusesWhileWritesArrive(t *testing.T) {
-	env := testenv.Get(t)
+	testenv.Flavors(t, testCutoverRefusesWhileWritesArrive)
+}
+
+func testCutoverRefusesWhileWritesArrive(t *testing.T, env *testenv.Env) {
 	f := migrated(t, env, "cut_busy")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -257,7 +260,10 @@ func TestCutoverRefusesWhileWritesArrive(t *testing.T) {
 // migrated table waits while cutover runs and goes through once it ended,
 // whether it switched or failed.
 func TestCutoverLockHoldsWritesOnlyDuringTheSwitch(t *testing.T) {
-	env := testenv.Get(t)
+	testenv.Flavors(t, testCutoverLockHoldsWritesOnlyDuringTheSwitch)
+}
+
+func testCutoverLockHoldsWritesOnlyDuringTheSwitch(t *testing.T, env *testenv.Env) {
 	f := migrated(t, env, "cut_lock")
 	my := env.MySQL(t, f.db)
 	blocked := func() error {
