@@ -28,16 +28,20 @@ func (c Collision) String() string {
 const maxCollisions = 5
 
 // collisions finds, for every unique key of a migrated table with a text
-// column under a collation that folds case or trailing spaces, the rows of
-// the PostgreSQL table that MySQL would see as duplicates: PostgreSQL
-// compares 'a'/'A' and 'a'/'a ' as different, MySQL's _ci PAD SPACE
-// collations do not. A first approximation: lower() for case-insensitive
-// collations, rtrim() for PAD SPACE ones; accents are compared as they are.
+// column under a collation that folds case, accents or trailing spaces, the
+// rows of the PostgreSQL table that MySQL would see as duplicates:
+// PostgreSQL compares 'a'/'A', 'e'/'é' and 'a'/'a ' as different, MySQL's
+// _ci PAD SPACE collations do not. An approximation of MySQL's collations:
+// rtrim() for PAD SPACE ones, and for case-insensitive ones an ICU
+// collation of the same strength (primary: case and accents ignored;
+// secondary for MySQL's _as_ci: accents count), or lower() where
+// PostgreSQL has no ICU.
 func (r *run) collisions(ctx context.Context) ([]Collision, error) {
+	icu := r.icuCollations(ctx)
 	var out []Collision
 	for _, t := range r.tables {
 		for _, k := range uniqueKeys(t) {
-			q, ok := collisionQuery(r.o.Naming, t, k)
+			q, ok := collisionQuery(r.o.Naming, t, k, icu)
 			if !ok {
 				continue
 			}
@@ -93,7 +97,7 @@ next:
 // collisionQuery groups the target table by the key folded as MySQL
 // compares it; ok is false when no column of the key folds (PostgreSQL's
 // own unique index then guarantees MySQL's too).
-func collisionQuery(n schema.Naming, t *schema.Table, k uniqueKey) (string, bool) {
+func collisionQuery(n schema.Naming, t *schema.Table, k uniqueKey, icu bool) (string, bool) {
 	var group, notNull, shown []string
 	folds := false
 	for _, ic := range k.cols {
@@ -112,8 +116,14 @@ func collisionQuery(n schema.Naming, t *schema.Table, k uniqueKey) (string, bool
 			if padSpace(coll) {
 				expr, folds = "rtrim("+expr+", ' ')", true
 			}
-			if strings.Contains(coll, "_ci") {
+			switch {
+			case !strings.Contains(coll, "_ci"):
+			case !icu:
 				expr, folds = "lower("+expr+")", true
+			case strings.Contains(coll, "_as_"):
+				expr, folds = expr+" COLLATE "+icuCaseInsensitive, true
+			default:
+				expr, folds = expr+" COLLATE "+icuCaseAccentInsensitive, true
 			}
 		}
 		group = append(group, expr)
@@ -142,4 +152,24 @@ func isText(c *schema.Column) bool {
 // spaces: all but MySQL 8's _0900_ collations and MariaDB's _nopad_ ones.
 func padSpace(coll string) bool {
 	return coll != "" && !strings.Contains(coll, "_0900_") && !strings.Contains(coll, "nopad") && coll != "binary"
+}
+
+// The ICU collations the collision check groups by, created per session in
+// pg_temp (nothing is left behind).
+const (
+	icuCaseAccentInsensitive = "pg_temp.sluice_ci_ai" // strength 1: base letters only
+	icuCaseInsensitive       = "pg_temp.sluice_ci_as" // strength 2: accents count, case does not
+)
+
+// icuCollations creates them; false when PostgreSQL has no ICU (lower() is
+// used then).
+func (r *run) icuCollations(ctx context.Context) bool {
+	for name, level := range map[string]string{icuCaseAccentInsensitive: "1", icuCaseInsensitive: "2"} {
+		q := fmt.Sprintf("CREATE COLLATION IF NOT EXISTS %s (provider = icu, locale = 'und-u-ks-level%s', deterministic = false)", name, level)
+		if _, err := r.pg.Exec(ctx, q); err != nil {
+			r.log.Warn("cutover: no ICU collation on the target; the unique key check folds case with lower() and ignores accents", "err", err)
+			return false
+		}
+	}
+	return true
 }
