@@ -62,6 +62,8 @@ func (r *runner) registerMetrics() error {
 			func() float64 { return float64(ss.Bytes.Load()) }),
 		counter("reconnects_total", "Reconnects of the binlog stream after a connection loss.",
 			func() float64 { return float64(ss.Reconnect.Load()) }),
+		counter("loopback_skipped_total", "Source transactions not replicated because their first row event is on database sluice: the reverse stream's own writes.",
+			func() float64 { return float64(ss.Loopback.Load()) }),
 		gauge("read_binlog_file", "Sequence number of the binlog file read up to.",
 			func() float64 { return float64(fileNumber(r.stream.Position())) }),
 		gauge("read_binlog_position", "Offset in the binlog file read up to.",

@@ -8,7 +8,10 @@ import (
 
 // SystemDatabases are never in scope unless an --include pattern names one
 // literally (a wildcard in the database part never matches them).
-var SystemDatabases = []string{"mysql", "information_schema", "performance_schema", "sys"}
+// "sluice" is sluice's own state database on a MySQL server (a MySQL
+// target's checkpoint, the reverse stream's state and the cut-over record
+// on a source): never the application's data.
+var SystemDatabases = []string{"mysql", "information_schema", "performance_schema", "sys", "sluice"}
 
 // IsSystemDatabase reports whether db is one of SystemDatabases.
 func IsSystemDatabase(db string) bool {

@@ -119,3 +119,30 @@ func (a *Sink) syncSequences(ctx context.Context, conn *pgxpool.Conn, final bool
 	}
 	return nil
 }
+
+// MoveSequences moves the sequences of the tables' AUTO_INCREMENT columns
+// past their largest values now, with the same statement as the apply's
+// Sync (sluice cutover, step "sequences"). It returns how many tables have
+// such a column and how many sequences had to move.
+func MoveSequences(ctx context.Context, conn *pgx.Conn, naming schema.Naming, tables []*schema.Table) (checked, moved int, err error) {
+	for _, t := range tables {
+		col := autoIncrementColumn(t)
+		if col == "" {
+			continue
+		}
+		checked++
+		st := seqTable{id: t.TableID, qtable: naming.QTable(t.TableID), column: col}
+		rows, err := conn.Query(ctx, syncSequenceSQL(st), st.qtable, st.column)
+		if err != nil {
+			return checked, moved, fmt.Errorf("move the sequence of %s.%s past its largest value: %w", st.qtable, col, err)
+		}
+		for rows.Next() {
+			moved++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return checked, moved, fmt.Errorf("move the sequence of %s.%s past its largest value: %w", st.qtable, col, err)
+		}
+	}
+	return checked, moved, nil
+}

@@ -52,7 +52,11 @@ func (a *Sink) acquire(ctx context.Context) (*pgxpool.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apply: connect to the target: %w", err)
 	}
-	if err := a.setupSession(ctx, conn); err != nil {
+	err = a.setupSession(ctx, conn)
+	if err == nil {
+		err = a.setupOrigin(ctx, conn)
+	}
+	if err != nil {
 		// It may hold the lock already: never give it back to the pool.
 		_ = conn.Conn().Close(context.Background())
 		conn.Release()
@@ -177,11 +181,14 @@ func (a *Sink) release(conn *pgxpool.Conn) {
 		conn.Release()
 		return
 	}
-	for _, s := range []string{
-		`SELECT pg_advisory_unlock_all()`,
+	reset := []string{`SELECT pg_advisory_unlock_all()`}
+	if a.origins.on {
+		reset = append(reset, `SELECT pg_replication_origin_session_reset() WHERE pg_replication_origin_session_is_setup()`)
+	}
+	for _, s := range append(reset,
 		`RESET sluice.apply`, `RESET synchronous_commit`, `RESET application_name`,
 		`RESET tcp_keepalives_idle`, `RESET tcp_keepalives_interval`, `RESET tcp_keepalives_count`,
-	} {
+	) {
 		if _, err := conn.Exec(ctx, s); err != nil {
 			_ = conn.Conn().Close(ctx)
 			break

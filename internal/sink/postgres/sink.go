@@ -87,6 +87,8 @@ type Sink struct {
 	seqs seqTracker
 	// runs is where the sink counts itself while open (session.go).
 	runs *openRuns
+	// origins mark the apply's transactions after a cut-over (origin.go).
+	origins origins
 }
 
 var _ pipeline.Sink = (*Sink)(nil)
@@ -112,6 +114,9 @@ func (a *Sink) Open(ctx context.Context) (*checkpoint.State, []checkpoint.Applie
 		return nil, nil, err
 	}
 	st, rows, err := a.load(ctx, leader)
+	if err == nil {
+		err = a.decideOrigins(ctx, leader)
+	}
 	if err != nil {
 		a.release(leader)
 		return nil, nil, err
@@ -146,6 +151,7 @@ func (a *Sink) Close() {
 		a.release(a.leader)
 		a.leader = nil
 	}
+	a.dropOrigins()
 }
 
 // SaveCheckpoint writes the checkpoint row and deletes the covered applied

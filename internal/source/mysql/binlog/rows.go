@@ -19,7 +19,7 @@ func (s *Stream) rows(ctx context.Context, e *replication.RowsEvent, h *replicat
 	if err != nil {
 		return s.errorf(s.statementAt(h, logPos), "%v", err)
 	}
-	if mt.skip {
+	if s.loopback(e.Table, h, logPos) || mt.skip {
 		return nil
 	}
 	if s.txn == nil {

@@ -68,6 +68,9 @@ type openTxn struct {
 	skip    int // changes already emitted before a reconnect
 	emitted int // changes emitted in fragments
 	stmt    string
+	// rowsSeen: a rows event of the transaction was read (in scope or
+	// not); loopback: its first one was on database sluice (loopback.go).
+	rowsSeen, loopback bool
 }
 
 // resumeState carries a fragmented transaction across a reconnect.
@@ -88,6 +91,9 @@ type Stats struct {
 	// Resumed counts fragmented transactions read again from their start
 	// after a reconnect (the changes already emitted are skipped).
 	Resumed atomic.Int64
+	// Loopback counts transactions skipped whole because their first row
+	// event is on database sluice (loopback.go).
+	Loopback atomic.Int64
 }
 
 // New validates the configuration and prepares the schema state. It does

@@ -1,0 +1,111 @@
+package cutover
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/source/postgres/logical"
+)
+
+// arm is step 1: the way back exists before anything else changes. A slot
+// or publication of the reverse stream that exists already is refused (it
+// may be a running reverse stream's): this run drops only what it created.
+func (r *run) arm(ctx context.Context) (string, error) {
+	slot, pub := logical.SlotName(r.o.ReverseStream), logical.PublicationName(r.o.ReverseStream)
+	if b, err := loadTargetBoundary(ctx, r.pg, r.o.Stream); err != nil {
+		return "", err
+	} else if b != nil {
+		return "", fmt.Errorf("stream %s was cut over already at %s (source position %s = PostgreSQL LSN %s, recorded in %s.cutover); "+
+			"the reverse stream is %s", r.o.Stream, b.At.UTC().Format("2006-01-02 15:04:05Z"), b.SourcePosition, b.LSN, checkpoint.Schema, r.o.ReverseStream)
+	}
+	// After the switch the forward apply marks its transactions with
+	// replication origins (internal/sink/postgres/origin.go): the target
+	// user must be allowed to.
+	if err := logical.CheckOriginPrivileges(ctx, r.pg); err != nil {
+		return "", err
+	}
+	var slotExists, pubExists bool
+	if err := r.pg.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_replication_slots WHERE slot_name = $1),
+		EXISTS (SELECT FROM pg_publication WHERE pubname = $2)`, slot, pub).Scan(&slotExists, &pubExists); err != nil {
+		return "", fmt.Errorf("read the target's slots and publications: %w", err)
+	}
+	if slotExists || pubExists {
+		return "", fmt.Errorf("the reverse stream %s is armed already (slot %s exists: %v, publication %s exists: %v) but no cut-over is recorded: "+
+			"a running reverse stream, or what a killed cutover left; if it is a leftover, drop it on the target: "+
+			"SELECT pg_drop_replication_slot('%s'); DROP PUBLICATION IF EXISTS %s; or pass another --reverse-stream",
+			r.o.ReverseStream, slot, slotExists, pub, pubExists, slot, pgx.Identifier{pub}.Sanitize())
+	}
+	tables, err := r.targetTables(ctx)
+	if err != nil {
+		return "", err
+	}
+	// Arm sets REPLICA IDENTITY FULL on keyless tables: note which were
+	// DEFAULT to put them back on failure.
+	var restore []string
+	for _, t := range tables {
+		if t.HasKey {
+			continue
+		}
+		var ident string
+		if err := r.pg.QueryRow(ctx, `SELECT relreplident::text FROM pg_class WHERE oid = $1::regclass`,
+			pgx.Identifier{t.Schema, t.Name}.Sanitize()).Scan(&ident); err != nil {
+			return "", fmt.Errorf("replica identity of %s.%s: %w", t.Schema, t.Name, err)
+		}
+		if ident == "d" {
+			restore = append(restore, pgx.Identifier{t.Schema, t.Name}.Sanitize())
+		}
+	}
+	r.onUndo("replica identity DEFAULT again on "+strings.Join(restore, ", "), func(ctx context.Context) error {
+		for _, q := range restore {
+			if _, err := r.pg.Exec(ctx, "ALTER TABLE "+q+" REPLICA IDENTITY DEFAULT"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if len(restore) == 0 {
+		r.undo = r.undo[:len(r.undo)-1]
+	}
+	r.onUndo("slot "+slot+" and publication "+pub+" dropped", func(ctx context.Context) error {
+		return logical.Disarm(ctx, r.pg, r.o.ReverseStream)
+	})
+	a, err := logical.Arm(ctx, r.pg, r.o.ReverseStream, tables)
+	if err != nil {
+		return "", err
+	}
+	r.rep.Slot, r.rep.Publication = a.Slot, a.Publication
+	return fmt.Sprintf("publication %s (%d tables) and pgoutput slot %s created at %s; replica identity FULL on %d keyless tables",
+		a.Publication, len(tables), a.Slot, a.ConsistentLSN, len(restore)), nil
+}
+
+// targetTables are the migrated tables as they are named in the target,
+// each checked to exist there.
+func (r *run) targetTables(ctx context.Context) ([]logical.Table, error) {
+	out := make([]logical.Table, 0, len(r.tables))
+	var missing []string
+	for _, t := range r.tables {
+		lt := logical.Table{Schema: r.o.Naming.Schema(t.Database), Name: t.Name}
+		var hasKey, exists bool
+		err := r.pg.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+				WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')),
+			EXISTS (SELECT FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+				WHERE n.nspname = $1 AND c.relname = $2 AND k.contype = 'p')`, lt.Schema, lt.Name).Scan(&exists, &hasKey)
+		if err != nil {
+			return nil, fmt.Errorf("target table %s.%s: %w", lt.Schema, lt.Name, err)
+		}
+		if !exists {
+			missing = append(missing, lt.Schema+"."+lt.Name)
+			continue
+		}
+		lt.HasKey = hasKey
+		out = append(out, lt)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("the target lacks migrated tables %s: run `sluice migrate` (or snapshot) first, or narrow --include", strings.Join(missing, ", "))
+	}
+	return out, nil
+}

@@ -1,0 +1,9 @@
+package cutover_test
+
+import (
+	"testing"
+
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.MainWithSluiceBinary(m) }
