@@ -61,7 +61,9 @@ func testLoopbackTransactionsSkipped(t *testing.T, env *testenv.Env) {
 			t.Fatalf("got %v, want %s", s, want)
 		}
 	}
-	if n := r.stream.Stats().Loopback.Load(); n != 1 {
-		t.Errorf("loopback transactions counted: %d, want 1", n)
+	// At least ours: other sessions of the shared server (cut-over records,
+	// alter state) may write database sluice in the same binlog meanwhile.
+	if n := r.stream.Stats().Loopback.Load(); n < 1 {
+		t.Errorf("loopback transactions counted: %d, want at least 1", n)
 	}
 }
