@@ -210,12 +210,13 @@ func (s *session) targetStatements(d *model.DDL) []string {
 		r := rewriter{sourceDB: cfg.SourceDB, targetDB: cfg.TargetDB, engine: cfg.Engine}
 		for _, t := range d.Tables {
 			if t.Collation != "" && createsTable(q, t.Name) {
-				r.collation = "COLLATE=" + t.Collation
-				if !s.a.collations[strings.ToLower(t.Collation)] {
-					// The target lacks it (a MySQL 8 collation on MariaDB): the
-					// charset with the target's default collation keeps the
-					// bytes; comparisons may differ, which a unique key would
-					// report as a duplicate, never hide.
+				coll, ok := TargetCollation(t.Collation, s.a.hasCollation)
+				r.collation = "COLLATE=" + coll
+				if !ok {
+					// The target has nothing close (a MySQL 8 collation on an
+					// old MariaDB): the charset with the target's default
+					// collation keeps the bytes; comparisons may differ,
+					// which a unique key would report as a duplicate, never hide.
 					cs, _, _ := strings.Cut(t.Collation, "_")
 					r.collation = "DEFAULT CHARSET=" + cs
 					cfg.Log.Warn("apply: the target has no collation "+t.Collation+"; creating the table with its charset's default collation",

@@ -276,5 +276,25 @@ func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, map[u
 	if err := rows.Err(); err != nil {
 		return fail(err)
 	}
+	// MariaDB 10.10+ lists its UCA 14 collations once for all charsets
+	// (uca1400_ai_ci); their full names are here. Older servers lack the column.
+	full, err := conn.QueryContext(ctx, "SELECT FULL_COLLATION_NAME FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY")
+	if err != nil {
+		return names, charsets, nil
+	}
+	defer full.Close()
+	for full.Next() {
+		var c string
+		if err := full.Scan(&c); err != nil {
+			return fail(err)
+		}
+		names[strings.ToLower(c)] = true
+	}
+	if err := full.Err(); err != nil {
+		return fail(err)
+	}
 	return names, charsets, nil
 }
+
+// hasCollation says whether the target has a collation (TargetCollation).
+func (a *Sink) hasCollation(name string) bool { return a.collations[name] }
