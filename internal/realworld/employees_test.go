@@ -90,9 +90,11 @@ func employeesScenario(env *testenv.Env) scenario {
 // every table byte for byte, then damage found and repaired.
 func TestEmployeesIntoMySQL(t *testing.T) {
 	t.Parallel()
-	// MariaDB only: the sandbox's MySQL target is a MariaDB, and sluice
-	// refuses a target of another flavor than the source's.
-	s := employeesScenario(testenv.GetFlavor(t, testenv.MariaDB))
+	testenv.Flavors(t, testEmployeesIntoMySQL)
+}
+
+func testEmployeesIntoMySQL(t *testing.T, env *testenv.Env) {
+	s := employeesScenario(env)
 	s.into = intoMySQL("InnoDB")
 	m := s.run(t)
 	compareBytes(t, m)

@@ -81,7 +81,11 @@ func shopScenario(env *testenv.Env) scenario {
 // every awkward table found and repaired.
 func TestShopIntoMySQL(t *testing.T) {
 	t.Parallel()
-	s := shopScenario(testenv.GetFlavor(t, testenv.MariaDB))
+	testenv.Flavors(t, testShopIntoMySQL)
+}
+
+func testShopIntoMySQL(t *testing.T, env *testenv.Env) {
+	s := shopScenario(env)
 	s.into = intoMySQL("InnoDB")
 	m := s.run(t)
 	compareBytes(t, m)
