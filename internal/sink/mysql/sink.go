@@ -39,7 +39,11 @@ type Config struct {
 	// FenceTimeout bounds the wait at start for an earlier run of the
 	// stream to let go of the target (default 15s).
 	FenceTimeout time.Duration
-	Log          *slog.Logger
+	// SourceLogsFKActions: the source logs the rows its foreign key actions
+	// change (MySQL 9, foreign keys in the SQL layer), so the target must
+	// not run its own (conn.go).
+	SourceLogsFKActions bool
+	Log                 *slog.Logger
 }
 
 var engineName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
