@@ -208,6 +208,19 @@ func (s *session) targetStatements(d *model.DDL) []string {
 	var out []string
 	for _, q := range d.PG {
 		r := rewriter{sourceDB: cfg.SourceDB, targetDB: cfg.TargetDB, engine: cfg.Engine}
+		if !s.a.mysqlJSON && cfg.SourceUTF8MB4Collation != "" {
+			// A MySQL 8+ source into MariaDB: its collations, and its
+			// default for utf8mb4, as MariaDB names them.
+			r.mapCollation = func(c string) string {
+				if m, ok := TargetCollation(c, s.a.hasCollation); ok && !strings.EqualFold(m, c) {
+					return m
+				}
+				return ""
+			}
+			if m, ok := TargetCollation(cfg.SourceUTF8MB4Collation, s.a.hasCollation); ok {
+				r.utf8mb4Collation = m
+			}
+		}
 		for _, t := range d.Tables {
 			if t.Collation != "" && createsTable(q, t.Name) {
 				coll, ok := TargetCollation(t.Collation, s.a.hasCollation)

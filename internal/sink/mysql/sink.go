@@ -43,6 +43,10 @@ type Config struct {
 	// change (MySQL 9, foreign keys in the SQL layer), so the target must
 	// not run its own (conn.go).
 	SourceLogsFKActions bool
+	// SourceUTF8MB4Collation is a MySQL 8+ source's default utf8mb4
+	// collation (@@default_collation_for_utf8mb4), "" otherwise: into a
+	// MariaDB target, replayed DDL names its collations as MariaDB does (ddl.go).
+	SourceUTF8MB4Collation string
 	Log                 *slog.Logger
 }
 
