@@ -341,7 +341,11 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	for _, t := range b.cat.Tables {
 		create, warnings := creates[t.TableID], []string(nil)
 		if r.fromMySQL {
-			if create, warnings, err = toMariaDB(create, t.TableID.String(), r.hasCollation); err != nil {
+			engine := r.o.TargetEngine
+			if engine == "" {
+				engine = t.Engine
+			}
+			if create, warnings, err = toMariaDB(create, t.TableID.String(), mysink.CollationsFor(engine, r.hasCollation)); err != nil {
 				problems = append(problems, err.Error())
 				continue
 			}

@@ -42,17 +42,20 @@ func TargetCollation(name string, has func(string) bool) (string, bool) {
 		return name, true
 	}
 	var candidates []string
+	// Each NO PAD collation is followed by its PAD SPACE form, for a target
+	// that refuses NO PAD (MyRocks: CollationsFor).
 	switch m := mysql0900.FindStringSubmatch(name); {
 	case name == "utf8mb4_0900_bin":
-		candidates = []string{"utf8mb4_nopad_bin"}
+		candidates = []string{"utf8mb4_nopad_bin", "utf8mb4_bin"}
 	case m == nil:
 	case m[1] == "":
-		candidates = []string{"utf8mb4_uca1400_nopad_" + m[2] + "_" + m[3]}
-		if m[2] == "ai" && m[3] == "ci" {
-			candidates = append(candidates, "utf8mb4_unicode_520_nopad_ci") // MariaDB before 10.10
+		candidates = []string{"utf8mb4_uca1400_nopad_" + m[2] + "_" + m[3], "utf8mb4_uca1400_" + m[2] + "_" + m[3]}
+		if m[2] == "ai" && m[3] == "ci" { // MariaDB before 10.10
+			candidates = append(candidates, "utf8mb4_unicode_520_nopad_ci", "utf8mb4_unicode_520_ci")
 		}
 	case mariaDBLanguage[m[1]] != "":
-		candidates = []string{"utf8mb4_uca1400_" + mariaDBLanguage[m[1]] + "_nopad_" + m[2] + "_" + m[3]}
+		lang := "utf8mb4_uca1400_" + mariaDBLanguage[m[1]]
+		candidates = []string{lang + "_nopad_" + m[2] + "_" + m[3], lang + "_" + m[2] + "_" + m[3]}
 	}
 	for _, c := range candidates {
 		if has(c) {
@@ -67,4 +70,14 @@ func TargetCollation(name string, has func(string) bool) (string, bool) {
 func Collations(ctx context.Context, conn *sql.Conn) (map[string]bool, error) {
 	names, _, err := readCollations(ctx, conn)
 	return names, err
+}
+
+// CollationsFor narrows the target's collations (has) to those a table on
+// engine can use: MyRocks refuses NO PAD collations (error 4077), so
+// TargetCollation picks the PAD SPACE form there.
+func CollationsFor(engine string, has func(string) bool) func(string) bool {
+	if !strings.EqualFold(engine, "rocksdb") {
+		return has
+	}
+	return func(c string) bool { return !strings.Contains(c, "nopad") && has(c) }
 }

@@ -10,6 +10,14 @@ func TestTargetCollation(t *testing.T) {
 		mariadb[c] = true
 	}
 	old := map[string]bool{"utf8mb4_unicode_520_nopad_ci": true} // MariaDB before 10.10
+	mariadb["utf8mb4_uca1400_ai_ci"], mariadb["utf8mb4_uca1400_swedish_ai_ci"] = true, true
+	rocks := map[string]bool{}
+	onRocks := CollationsFor("ROCKSDB", func(c string) bool { return mariadb[c] })
+	for c := range mariadb {
+		if onRocks(c) {
+			rocks[c] = true
+		}
+	}
 	for _, tc := range []struct {
 		src  string
 		has  map[string]bool
@@ -30,6 +38,9 @@ func TestTargetCollation(t *testing.T) {
 		{"utf8mb4_ja_0900_as_cs_ks", mariadb, ""},
 		{"utf8mb4_ru_0900_ai_ci", mariadb, ""},
 		{"utf8mb4_0900_as_cs", old, ""},
+		{"utf8mb4_0900_ai_ci", rocks, "utf8mb4_uca1400_ai_ci"},
+		{"utf8mb4_0900_bin", rocks, "utf8mb4_bin"},
+		{"utf8mb4_sv_0900_ai_ci", rocks, "utf8mb4_uca1400_swedish_ai_ci"},
 	} {
 		got, ok := TargetCollation(tc.src, func(c string) bool { return tc.has[c] })
 		if got != tc.want || ok != (tc.want != "") {

@@ -211,19 +211,20 @@ func (s *session) targetStatements(d *model.DDL) []string {
 		if !s.a.mysqlJSON && cfg.SourceUTF8MB4Collation != "" {
 			// A MySQL 8+ source into MariaDB: its collations, and its
 			// default for utf8mb4, as MariaDB names them.
+			has := CollationsFor(cfg.Engine, s.a.hasCollation)
 			r.mapCollation = func(c string) string {
-				if m, ok := TargetCollation(c, s.a.hasCollation); ok && !strings.EqualFold(m, c) {
+				if m, ok := TargetCollation(c, has); ok && !strings.EqualFold(m, c) {
 					return m
 				}
 				return ""
 			}
-			if m, ok := TargetCollation(cfg.SourceUTF8MB4Collation, s.a.hasCollation); ok {
+			if m, ok := TargetCollation(cfg.SourceUTF8MB4Collation, has); ok {
 				r.utf8mb4Collation = m
 			}
 		}
 		for _, t := range d.Tables {
 			if t.Collation != "" && createsTable(q, t.Name) {
-				coll, ok := TargetCollation(t.Collation, s.a.hasCollation)
+				coll, ok := TargetCollation(t.Collation, CollationsFor(cfg.Engine, s.a.hasCollation))
 				r.collation = "COLLATE=" + coll
 				if !ok {
 					// The target has nothing close (a MySQL 8 collation on an
