@@ -47,7 +47,7 @@ type Config struct {
 	// collation (@@default_collation_for_utf8mb4), "" otherwise: into a
 	// MariaDB target, replayed DDL names its collations as MariaDB does (ddl.go).
 	SourceUTF8MB4Collation string
-	Log                 *slog.Logger
+	Log                    *slog.Logger
 }
 
 var engineName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
