@@ -28,6 +28,8 @@ type scenario struct {
 	// routines; sqlMode is the session sql_mode it runs with.
 	schemaFile string
 	sqlMode    string
+	// schemaSQL replaces schemaFile when set.
+	schemaSQL string
 	// seed fills the tables before the migration starts.
 	seed func(t *testing.T, my flavorDB)
 	// write runs one source transaction of the load (any number of rows).
@@ -70,9 +72,12 @@ func (s scenario) run(t *testing.T) migrated {
 	}
 	db := env.NewDatabase(t, s.prefix)
 	my := openSource(t, env, db, s.sqlMode)
-	schema, err := os.ReadFile(filepath.Join("testdata", s.schemaFile))
-	if err != nil {
-		t.Fatal(err)
+	schema := []byte(s.schemaSQL)
+	if s.schemaFile != "" {
+		var err error
+		if schema, err = os.ReadFile(filepath.Join("testdata", s.schemaFile)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := my.Exec(flavorSQL(env, string(schema))); err != nil {
 		t.Fatalf("%s: %v", s.schemaFile, err)
