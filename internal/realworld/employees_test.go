@@ -85,7 +85,7 @@ func employeesScenario(env *testenv.Env) scenario {
 	}
 }
 
-// TestEmployeesIntoMySQL runs the employees scenario (MariaDB source) into a
+// TestEmployeesIntoMySQL runs the employees scenario (from both flavors) into a
 // MariaDB target on InnoDB, where salaries stays partitioned as on the source:
 // every table byte for byte, then damage found and repaired.
 func TestEmployeesIntoMySQL(t *testing.T) {
