@@ -50,6 +50,12 @@ func TestToMariaDB(t *testing.T) {
 		t.Errorf("warnings %q", warnings)
 	}
 
+	// Prefix and multi-column keys are not functional.
+	plain := strings.Replace(mysql97Extra, "  PRIMARY KEY (`id`),\n", "  PRIMARY KEY (`id`),\n  KEY `k` (`b`(5),`id`),\n  UNIQUE KEY `u` (`f`,`b`(3)),\n", 1)
+	if _, _, err := toMariaDB(plain, "db.extra", has); err != nil {
+		t.Errorf("prefix keys: %v", err)
+	}
+
 	for _, bad := range []struct{ line, says string }{
 		{"  KEY `functional_index` (((`a` + 1))),", "functional index (KEY `functional_index`"},
 		{"  UNIQUE KEY `fx` (`id`,(cast(json_extract(`c`,_utf8mb4'$.x') as unsigned))),", "functional index (UNIQUE KEY `fx`"},
