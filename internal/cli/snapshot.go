@@ -36,10 +36,11 @@ changed by --zero-date/--nul-char and the objects not migrated (views, triggers,
 routines, events); --objects-sql FILE writes them with best-effort PostgreSQL
 translations for review. See docs/snapshot.md.
 
-With a mysql:// --target (same flavor as the source) the tables are created from
-the source's own SHOW CREATE TABLE in the URL's database (--target-engine
-rewrites ENGINE=, e.g. ROCKSDB) and the rows are written byte for byte; the state
-is kept in the target's "sluice" database.
+With a mysql:// --target (MariaDB into MariaDB, MySQL into MySQL or MariaDB) the
+tables are created from the source's own SHOW CREATE TABLE in the URL's database
+(--target-engine rewrites ENGINE=, e.g. ROCKSDB; MySQL 8+ collations and syntax
+are translated for MariaDB, see docs/mysql8.md) and the rows are written byte for
+byte; the state is kept in the target's "sluice" database.
 
 Exit codes: 0 done, 1 failure while copying (the message names the table, chunk
 and cause), 2 configuration or pre-flight error (nothing copied).`,

@@ -85,14 +85,16 @@ func employeesScenario(env *testenv.Env) scenario {
 	}
 }
 
-// TestEmployeesIntoMySQL runs the employees scenario (MariaDB source) into a
+// TestEmployeesIntoMySQL runs the employees scenario (from both flavors) into a
 // MariaDB target on InnoDB, where salaries stays partitioned as on the source:
 // every table byte for byte, then damage found and repaired.
 func TestEmployeesIntoMySQL(t *testing.T) {
 	t.Parallel()
-	// MariaDB only: the sandbox's MySQL target is a MariaDB, and sluice
-	// refuses a target of another flavor than the source's.
-	s := employeesScenario(testenv.GetFlavor(t, testenv.MariaDB))
+	testenv.Flavors(t, testEmployeesIntoMySQL)
+}
+
+func testEmployeesIntoMySQL(t *testing.T, env *testenv.Env) {
+	s := employeesScenario(env)
 	s.into = intoMySQL("InnoDB")
 	m := s.run(t)
 	compareBytes(t, m)

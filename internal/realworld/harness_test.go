@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,8 @@ type scenario struct {
 	// routines; sqlMode is the session sql_mode it runs with.
 	schemaFile string
 	sqlMode    string
+	// schemaSQL replaces schemaFile when set.
+	schemaSQL string
 	// seed fills the tables before the migration starts.
 	seed func(t *testing.T, my flavorDB)
 	// write runs one source transaction of the load (any number of rows).
@@ -69,11 +72,14 @@ func (s scenario) run(t *testing.T) migrated {
 	}
 	db := env.NewDatabase(t, s.prefix)
 	my := openSource(t, env, db, s.sqlMode)
-	schema, err := os.ReadFile(filepath.Join("testdata", s.schemaFile))
-	if err != nil {
-		t.Fatal(err)
+	schema := []byte(s.schemaSQL)
+	if s.schemaFile != "" {
+		var err error
+		if schema, err = os.ReadFile(filepath.Join("testdata", s.schemaFile)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := my.Exec(env.SQL(string(schema))); err != nil {
+	if _, err := my.Exec(flavorSQL(env, string(schema))); err != nil {
 		t.Fatalf("%s: %v", s.schemaFile, err)
 	}
 	s.seed(t, flavorDB{my, env})
@@ -422,5 +428,21 @@ type flavorDB struct {
 }
 
 func (f flavorDB) Exec(q string, args ...any) (sql.Result, error) {
-	return f.DB.Exec(f.env.SQL(q), args...)
+	return f.DB.Exec(flavorSQL(f.env, q), args...)
+}
+
+// refSystemID is MariaDB's SRID column attribute (MySQL's: SRID n after the
+// column's other attributes).
+var refSystemID = regexp.MustCompile(` REF_SYSTEM_ID=([0-9]+)((?: NOT NULL)?)`)
+
+// flavorSQL adapts a fixture's MariaDB SQL to env's flavor: env.SQL, and on
+// MySQL the SRID column attribute and WKT in SRID 4326 read longitude first
+// (the fixtures' order; MySQL reads latitude first by default).
+func flavorSQL(env *testenv.Env, q string) string {
+	q = env.SQL(q)
+	if env.IsMySQL() {
+		q = strings.ReplaceAll(q, ", 4326)", ", 4326, 'axis-order=long-lat')")
+		q = refSystemID.ReplaceAllString(q, "$2 SRID $1")
+	}
+	return q
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -70,6 +72,8 @@ func compareBytes(t *testing.T, m migrated) {
 		WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME`, m.db)
 	dstTables := textColumn(t, ctx, dst, `SELECT TABLE_NAME FROM information_schema.TABLES
 		WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME`, m.tdb)
+	slices.Sort(srcTables) // in Go: the servers' information_schema collations differ
+	slices.Sort(dstTables)
 	if !slices.Equal(srcTables, dstTables) {
 		t.Errorf("tables: source %v, target %v", srcTables, dstTables)
 	}
@@ -78,10 +82,24 @@ func compareBytes(t *testing.T, m migrated) {
 	const colsQ = `SELECT CONCAT_WS(' | ', COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, IFNULL(COLUMN_DEFAULT, 'no default'),
 			IFNULL(COLLATION_NAME, '-'), EXTRA, IFNULL(GENERATION_EXPRESSION, '-'))
 		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`
+	// A MySQL source into a MariaDB target: the definitions as both can
+	// print them alike (crossFlavorColumns).
+	cross := isMySQL(t, ctx, src) && !isMySQL(t, ctx, dst)
+	var has map[string]bool
+	if cross {
+		has = map[string]bool{}
+		for _, c := range textColumn(t, ctx, dst, `SELECT LOWER(FULL_COLLATION_NAME) FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY`) {
+			has[c] = true
+		}
+	}
 	total := 0
 	for _, table := range srcTables {
 		cols := textColumn(t, ctx, src, colsQ, m.db, table)
-		if tc := textColumn(t, ctx, dst, colsQ, m.tdb, table); !slices.Equal(cols, tc) {
+		tc := textColumn(t, ctx, dst, colsQ, m.tdb, table)
+		if cross {
+			cols, tc = crossFlavorColumns(cols, has), crossFlavorColumns(tc, nil)
+		}
+		if !slices.Equal(cols, tc) {
 			t.Errorf("%s: columns: source %v, target %v", table, cols, tc)
 			continue
 		}
@@ -198,4 +216,49 @@ func requireEngine(t *testing.T, m migrated, engine string) {
 	if len(bad) > 0 {
 		t.Errorf("target tables not on %s: %v", engine, bad)
 	}
+}
+
+// isMySQL says whether the server of c is a MySQL (not a MariaDB).
+func isMySQL(t *testing.T, ctx context.Context, c *sql.Conn) bool {
+	t.Helper()
+	v := textColumn(t, ctx, c, "SELECT VERSION()")
+	return len(v) == 1 && !strings.Contains(strings.ToLower(v[0]), "mariadb")
+}
+
+// intWidth is an integer type's display width, which MySQL 8 no longer prints.
+var intWidth = regexp.MustCompile(`^(tinyint|smallint|mediumint|int|bigint)\([0-9]+\)`)
+
+// crossFlavorColumns reduces compareBytes's column definitions to what a
+// MySQL source and a MariaDB target print alike: name, type (integer display
+// widths dropped unless ZEROFILL, YEAR(4) as YEAR, JSON as MariaDB's LONGTEXT), nullability
+// and collation (the source's mapped as snapshot and replication map it,
+// when has lists the target's collations). Defaults, EXTRA and generation
+// expressions are printed in each server's own dialect.
+func crossFlavorColumns(cols []string, has map[string]bool) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		f := strings.Split(c, " | ")
+		if len(f) < 5 {
+			out[i] = c
+			continue
+		}
+		typ := f[1]
+		if !strings.Contains(typ, "zerofill") && !strings.HasPrefix(typ, "tinyint(1)") {
+			typ = intWidth.ReplaceAllString(typ, "$1")
+		}
+		if typ == "year(4)" {
+			typ = "year"
+		}
+		coll := f[4]
+		if typ == "json" {
+			typ, coll = "longtext", "utf8mb4_bin"
+		}
+		if has != nil && coll != "-" {
+			if m, ok := mysink.TargetCollation(coll, func(c string) bool { return has[c] }); ok {
+				coll = m
+			}
+		}
+		out[i] = strings.Join([]string{f[0], typ, f[2], coll}, " | ")
+	}
+	return out
 }

@@ -1,14 +1,16 @@
 package realworld
 
 import (
-	"github.com/jackc/pgx/v5"
-
 	"context"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // wpMode is WordPress's session sql_mode: without NO_ZERO_DATE and
@@ -22,7 +24,11 @@ const wpMode = "NO_ENGINE_SUBSTITUTION"
 // deleted with their meta, and a column added mid-stream.
 func TestWordPress(t *testing.T) {
 	t.Parallel()
-	m := wordpressScenario().run(t)
+	testenv.Flavors(t, testWordPress)
+}
+
+func testWordPress(t *testing.T, env *testenv.Env) {
+	m := wordpressScenario(env).run(t)
 
 	compareWordPress(t, m)
 	if t.Failed() {
@@ -61,8 +67,9 @@ func TestWordPress(t *testing.T) {
 // wordpressScenario is the blog: zero dates, NUL bytes, long prefix-indexed
 // keys, upserts, and pt-online-schema-change mid-stream. Its schema has no
 // foreign keys, so it also runs on MyRocks.
-func wordpressScenario() scenario {
+func wordpressScenario(env *testenv.Env) scenario {
 	return scenario{
+		env:        env,
 		prefix:     "rw_wp",
 		schemaFile: "wordpress.sql",
 		sqlMode:    wpMode,
@@ -82,16 +89,16 @@ func wordpressScenario() scenario {
 // InnoDB; TestWordPressIntoMyRocks with every table on ROCKSDB.
 func TestWordPressIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testWordPressIntoMySQL(t, "InnoDB")
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) { testWordPressIntoMySQL(t, env, "InnoDB") })
 }
 
 func TestWordPressIntoMyRocks(t *testing.T) {
 	t.Parallel()
-	testWordPressIntoMySQL(t, "ROCKSDB")
+	testWordPressIntoMySQL(t, testenv.GetFlavor(t, testenv.MariaDB), "ROCKSDB")
 }
 
-func testWordPressIntoMySQL(t *testing.T, engine string) {
-	s := wordpressScenario()
+func testWordPressIntoMySQL(t *testing.T, env *testenv.Env, engine string) {
+	s := wordpressScenario(env)
 	s.into = intoMySQL(engine)
 	m := s.run(t)
 	compareBytes(t, m)

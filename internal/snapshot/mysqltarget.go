@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
@@ -35,6 +36,11 @@ type myRunner struct {
 	lock    *sql.Conn // holds the stream's GET_LOCK
 	dbName  string    // the target database
 	mariadb bool
+	// fromMySQL: a MySQL 8+ source into a MariaDB target, whose CREATE
+	// TABLEs are translated (mysqltarget_dialect.go) with the target's
+	// collations.
+	fromMySQL  bool
+	collations map[string]bool
 	// sameServer: the target is the source server (another database of it).
 	sameServer bool
 	limit      int // statement size of the multi-row INSERTs
@@ -173,14 +179,15 @@ func (r *myRunner) connect(ctx context.Context) error {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
 	}
 	r.mariadb = strings.Contains(strings.ToLower(version), "mariadb")
-	if src := r.b.src.Flavor; (src == "mariadb") != r.mariadb {
+	if src := r.b.src.Flavor; src == "mariadb" && !r.mariadb {
 		// The schema is the source's own CREATE TABLE and the values its
-		// bytes: MySQL's collations, MariaDB's UUID/INET types and the two
-		// JSON storages do not cross over unchanged.
-		return exitcode.ConfigError(fmt.Errorf("the source is %s %s and the target %s: a MySQL target must be of the source's flavor "+
-			"(MariaDB into MariaDB, MySQL into MySQL); sluice copies the schema and the values in the source's own dialect",
+		// bytes: MariaDB's UUID/INET types, its JSON-as-text and its
+		// collations have no MySQL form sluice writes.
+		return exitcode.ConfigError(fmt.Errorf("the source is %s %s and the target %s: a MariaDB source goes into a MariaDB target "+
+			"(sluice copies the schema and the values in the source's own dialect; MySQL into MariaDB is translated, the reverse is not)",
 			src, r.b.src.Version, version))
 	}
+	r.fromMySQL = r.b.src.Flavor != "mariadb" && r.mariadb
 	r.limit = min(maxInsert, packet-1024)
 	stmts := mySessionSetup
 	if r.mariadb {
@@ -195,8 +202,21 @@ func (r *myRunner) connect(ctx context.Context) error {
 	if r.sameServer, err = r.isSourceServer(ctx); err != nil {
 		return err
 	}
+	if r.fromMySQL {
+		c, err := r.db.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("target: %w", err)
+		}
+		defer c.Close()
+		if r.collations, err = mysink.Collations(ctx, c); err != nil {
+			return fmt.Errorf("target: %w", err)
+		}
+	}
 	return nil
 }
+
+// hasCollation says whether the target has a collation (mysink.TargetCollation).
+func (r *myRunner) hasCollation(name string) bool { return r.collations[name] }
 
 // isSourceServer tells whether the target is the source server itself: a
 // user lock with a random name taken on the target is in use as seen from
@@ -319,8 +339,20 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	}
 	var problems []string
 	for _, t := range b.cat.Tables {
-		mt, err := retarget(creates[t.TableID], t.TableID.String(), r.dbName, t.Name, r.o.TargetEngine)
+		create, warnings := creates[t.TableID], []string(nil)
+		if r.fromMySQL {
+			engine := r.o.TargetEngine
+			if engine == "" {
+				engine = t.Engine
+			}
+			if create, warnings, err = toMariaDB(create, t.TableID.String(), mysink.CollationsFor(engine, r.hasCollation)); err != nil {
+				problems = append(problems, err.Error())
+				continue
+			}
+		}
+		mt, err := retarget(create, t.TableID.String(), r.dbName, t.Name, r.o.TargetEngine)
 		if err == nil {
+			mt.warnings = append(warnings, mt.warnings...)
 			err = checkEngineTypes(t, r.o.TargetEngine)
 		}
 		if err != nil {

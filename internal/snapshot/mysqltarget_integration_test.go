@@ -34,6 +34,9 @@ func myTestOptions(t *testing.T, env *testenv.Env, db, dst string) (Options, *sq
 	// The sandbox source is shared with other tests' writers: no global
 	// read lock to wait for.
 	opts.Method = mysnap.MethodLockFree
+	if env.IsMySQL() {
+		opts.Method = mysnap.MethodGlobalLock // MySQL has no lock-free point
+	}
 	tgt.DropAtEnd(t, dst)
 	admin := tgt.Admin(t)
 	stream := opts.Stream
@@ -92,19 +95,21 @@ func readByID(t *testing.T, db *sql.DB, table, expr string) map[int]string {
 }
 
 // TestMySQLTargetEveryTypeExact snapshots the every-type corpus (and a
-// 16 MiB blob) into the MySQL target on each engine and compares every
-// column of every row byte for byte: HEX() on both sides, and for FLOAT and
-// DOUBLE also the exact value (HEX of a float is of its rounded integer).
+// 16 MiB blob) into the MySQL target (a MariaDB) on each engine and compares
+// every column of every row byte for byte: HEX() on both sides, and for
+// FLOAT and DOUBLE also the exact value (HEX of a float is of its rounded
+// integer). From a MySQL 9.7 source too: its CREATE TABLE translated
+// (utf8mb4_0900 collations, INVISIBLE), its JSON as MySQL prints it.
 func TestMySQLTargetEveryTypeExact(t *testing.T) {
-	env := testenv.Get(t)
-	if env.IsMySQL() {
-		t.Skip("the MySQL target is a MariaDB: MySQL's SHOW CREATE TABLE (utf8mb4_0900 collations) is not its dialect")
-	}
+	testenv.Flavors(t, testMySQLTargetEveryTypeExact)
+}
+
+func testMySQLTargetEveryTypeExact(t *testing.T, env *testenv.Env) {
 	db := env.NewDatabase(t, "mysnap_types")
 	my := env.MySQL(t, db)
 	for _, engine := range engines(t, env) {
 		t.Run("engine="+engine, func(t *testing.T) {
-			corpus := typecorpus.For(false)
+			corpus := typecorpus.For(env.IsMySQL())
 			if engine == "ROCKSDB" {
 				// MyRocks has no spatial types and no generated columns (refused: see below).
 				var rest typecorpus.Corpus
@@ -135,8 +140,17 @@ func TestMySQLTargetEveryTypeExact(t *testing.T) {
 			for _, c := range append(corpus, typecorpus.Column{Name: "big", DDL: "LONGBLOB"}) {
 				q := "`" + c.Name + "`"
 				exprs := []string{"HEX(" + q + ")"}
-				if d := strings.ToUpper(c.DDL); strings.HasPrefix(d, "FLOAT") || strings.HasPrefix(d, "DOUBLE") {
+				d := strings.ToUpper(c.DDL)
+				if strings.HasPrefix(d, "FLOAT") || strings.HasPrefix(d, "DOUBLE") {
 					exprs = append(exprs, "CAST("+q+" AS DOUBLE)")
+				}
+				if env.IsMySQL() && (strings.HasPrefix(d, "FLOAT") || strings.HasPrefix(d, "DOUBLE") || strings.HasPrefix(d, "DECIMAL")) {
+					// HEX of a number past 64 bits saturates differently on
+					// MySQL and MariaDB: the decimal's text, the float's value.
+					exprs[0] = "HEX(CAST(" + q + " AS CHAR))"
+					if d[0] != 'D' || strings.HasPrefix(d, "DOUBLE") {
+						exprs = exprs[1:]
+					}
 				}
 				for _, e := range exprs {
 					src := readByID(t, my, "`"+db+"`."+table, e)
@@ -149,6 +163,21 @@ func TestMySQLTargetEveryTypeExact(t *testing.T) {
 							t.Errorf("%s (%s) row %d: target %.80s, source %.80s", e, c.DDL, id, got[id], want)
 						}
 					}
+				}
+			}
+			if env.IsMySQL() {
+				// MySQL's utf8mb4_0900_ai_ci became MariaDB's closest, the invisible column stayed so.
+				var coll, extra string
+				if err := admin.QueryRow("SELECT (SELECT COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = 'vc'), "+
+					"(SELECT EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = 'hid')", dst, table, dst, table).Scan(&coll, &extra); err != nil {
+					t.Fatal(err)
+				}
+				want := "utf8mb4_uca1400_nopad_ai_ci"
+				if engine == "ROCKSDB" {
+					want = "utf8mb4_uca1400_ai_ci" // MyRocks has no NO PAD collations
+				}
+				if coll != want || extra != "INVISIBLE" {
+					t.Errorf("target vc collation %s, hid extra %q; want %s, INVISIBLE", coll, extra, want)
 				}
 			}
 			var engineGot string
@@ -285,19 +314,27 @@ func TestMySQLTargetForeignKeysKeylessAndState(t *testing.T) {
 }
 
 // TestMySQLTargetRefusals: what a snapshot into a MySQL target refuses with
-// exit 2 before writing anything: a source of the other flavor, a scope of
-// several source databases, a stream another snapshot holds.
+// exit 2 before writing anything: MySQL syntax MariaDB lacks (a functional
+// index), a scope of several source databases, a stream another snapshot holds.
 func TestMySQLTargetRefusals(t *testing.T) {
 	ctx := context.Background()
-	t.Run("flavor", func(t *testing.T) {
+	t.Run("functional index", func(t *testing.T) {
 		env := testenv.GetFlavor(t, testenv.MySQL)
 		db := env.NewDatabase(t, "mysnap_flavor")
-		mustExec(t, env.MySQL(t, db), "CREATE TABLE a (id INT PRIMARY KEY)")
-		opts, _ := myTestOptions(t, env, db, testenv.UniqueName("mysnap_flavor_dst"))
+		my := env.MySQL(t, db)
+		mustExec(t, my, "CREATE TABLE a (id INT PRIMARY KEY, doc JSON, KEY by_x ((CAST(doc->'$.x' AS UNSIGNED))))")
+		mustExec(t, my, "CREATE TABLE b (id INT PRIMARY KEY)")
+		dst := testenv.UniqueName("mysnap_flavor_dst")
+		opts, admin := myTestOptions(t, env, db, dst)
 		opts.Method = ""
 		_, err := Run(ctx, opts)
-		if exitcode.Of(err) != 2 || err == nil || !strings.Contains(err.Error(), "must be of the source's flavor") {
-			t.Errorf("MySQL source into a MariaDB target: %v (exit %d)", err, exitcode.Of(err))
+		if exitcode.Of(err) != 2 || err == nil || !strings.Contains(err.Error(), "table "+db+".a") ||
+			!strings.Contains(err.Error(), "functional index (KEY `by_x`") {
+			t.Errorf("a functional index into a MariaDB target: %v (exit %d), want exit 2 naming the table and the index", err, exitcode.Of(err))
+		}
+		var n int
+		if err := admin.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", dst).Scan(&n); err != nil || n != 0 {
+			t.Errorf("the refused snapshot created the target database (%d, %v)", n, err)
 		}
 	})
 	env := testenv.Get(t)

@@ -137,7 +137,12 @@ func (r *myRunner) applyActions(ctx context.Context, acts map[schema.TableID]act
 		// replicate replays may rely on them).
 		create := "CREATE DATABASE IF NOT EXISTS " + mysnap.QuoteMy(r.dbName)
 		if d := r.b.cat.Databases; len(d) == 1 && d[0].Charset != "" && d[0].Collation != "" {
-			create += " CHARACTER SET " + d[0].Charset + " COLLATE " + d[0].Collation
+			create += " CHARACTER SET " + d[0].Charset
+			if !r.fromMySQL {
+				create += " COLLATE " + d[0].Collation
+			} else if coll, ok := mysink.TargetCollation(d[0].Collation, r.hasCollation); ok {
+				create += " COLLATE " + coll
+			}
 		}
 		stmts = append(stmts, create)
 	}

@@ -53,7 +53,13 @@ func Open(target config.MySQL) (*sql.DB, error) {
 //   - time_zone UTC: TIMESTAMP values arrive as UTC text;
 //   - READ COMMITTED (readCommitted): fewer gap locks between workers writing
 //     independent rows. Not when the target logs statements
-//     (binlog_format=STATEMENT), where InnoDB refuses writes at READ COMMITTED.
+//     (binlog_format=STATEMENT), where InnoDB refuses writes at READ COMMITTED;
+//   - foreign_key_checks off when the source logs its foreign key actions
+//     (Config.SourceLogsFKActions): the binlog has every row they changed,
+//     the children of an ON UPDATE CASCADE before their parent (which the
+//     target's check would refuse), and InnoDB without checks runs no action
+//     of its own on top. Otherwise the target's actions are the only copy of
+//     those changes, and its checks stay on.
 var sessionSetup = []string{
 	"SET NAMES binary",
 	"SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION', time_zone = '+00:00'",
@@ -65,6 +71,9 @@ func (a *Sink) setupSession(ctx context.Context, conn *sql.Conn) error {
 	setup := sessionSetup
 	if a.readCommitted {
 		setup = append(setup[:len(setup):len(setup)], readCommitted)
+	}
+	if a.cfg.SourceLogsFKActions {
+		setup = append(setup[:len(setup):len(setup)], "SET SESSION foreign_key_checks = 0")
 	}
 	for _, s := range setup {
 		if _, err := conn.ExecContext(ctx, s); err != nil {

@@ -208,14 +208,29 @@ func (s *session) targetStatements(d *model.DDL) []string {
 	var out []string
 	for _, q := range d.PG {
 		r := rewriter{sourceDB: cfg.SourceDB, targetDB: cfg.TargetDB, engine: cfg.Engine}
+		if !s.a.mysqlJSON && cfg.SourceUTF8MB4Collation != "" {
+			// A MySQL 8+ source into MariaDB: its collations, and its
+			// default for utf8mb4, as MariaDB names them.
+			has := CollationsFor(cfg.Engine, s.a.hasCollation)
+			r.mapCollation = func(c string) string {
+				if m, ok := TargetCollation(c, has); ok && !strings.EqualFold(m, c) {
+					return m
+				}
+				return ""
+			}
+			if m, ok := TargetCollation(cfg.SourceUTF8MB4Collation, has); ok {
+				r.utf8mb4Collation = m
+			}
+		}
 		for _, t := range d.Tables {
 			if t.Collation != "" && createsTable(q, t.Name) {
-				r.collation = "COLLATE=" + t.Collation
-				if !s.a.collations[strings.ToLower(t.Collation)] {
-					// The target lacks it (a MySQL 8 collation on MariaDB): the
-					// charset with the target's default collation keeps the
-					// bytes; comparisons may differ, which a unique key would
-					// report as a duplicate, never hide.
+				coll, ok := TargetCollation(t.Collation, CollationsFor(cfg.Engine, s.a.hasCollation))
+				r.collation = "COLLATE=" + coll
+				if !ok {
+					// The target has nothing close (a MySQL 8 collation on an
+					// old MariaDB): the charset with the target's default
+					// collation keeps the bytes; comparisons may differ,
+					// which a unique key would report as a duplicate, never hide.
 					cs, _, _ := strings.Cut(t.Collation, "_")
 					r.collation = "DEFAULT CHARSET=" + cs
 					cfg.Log.Warn("apply: the target has no collation "+t.Collation+"; creating the table with its charset's default collation",

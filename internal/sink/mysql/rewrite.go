@@ -129,6 +129,14 @@ type rewriter struct {
 	sourceDB, targetDB string
 	engine             string // --target-engine, "" = keep
 	collation          string // table option giving a CREATE TABLE without COLLATE the created table's collation ("COLLATE=x")
+	// mapCollation gives the target's name of a collation the statement
+	// names ("" keeps it): TargetCollation, for a MySQL 8+ source into MariaDB.
+	mapCollation func(string) string
+	// utf8mb4Collation, when set, is added to a utf8mb4 charset clause
+	// without COLLATE (CHARACTER SET utf8mb4, CONVERT TO CHARSET utf8mb4):
+	// the source's default for utf8mb4 (utf8mb4_0900_ai_ci on MySQL 8+) as
+	// the target names it, where the target's own default would differ.
+	utf8mb4Collation string
 }
 
 type edit struct {
@@ -202,8 +210,36 @@ func (r rewriter) rewrite(stmt string) string {
 				vt := toks[sig[v]]
 				edits = append(edits, edit{vt.start, vt.end, r.engine})
 			}
-		case depth == 0 && word(k, "COLLATE"):
-			hasCollate = true
+		case word(k, "COLLATE"):
+			if depth == 0 {
+				hasCollate = true
+			}
+			v := k + 1
+			if punct(v, "=") {
+				v++
+			}
+			if r.mapCollation != nil && v < len(sig) && (kind(v) == tkWord || kind(v) == tkString || kind(v) == tkQuoted) {
+				if c := r.mapCollation(strings.Trim(name(v), "'\"")); c != "" {
+					vt := toks[sig[v]]
+					edits = append(edits, edit{vt.start, vt.end, c})
+				}
+			}
+		case r.utf8mb4Collation != "" && depth <= 1 && (word(k, "CHARSET") || word(k, "CHARACTER") && word(k+1, "SET")):
+			v := k + 1
+			if word(k, "CHARACTER") {
+				v++
+			}
+			if punct(v, "=") {
+				v++
+			}
+			if v < len(sig) && strings.EqualFold(strings.Trim(name(v), "'\""), "utf8mb4") && !word(v+1, "COLLATE") &&
+				!(word(v+1, "DEFAULT") && word(v+2, "COLLATE")) {
+				at := toks[sig[v]].end
+				edits = append(edits, edit{at, at, " COLLATE " + r.utf8mb4Collation})
+				if depth == 0 {
+					hasCollate = true
+				}
+			}
 		}
 	}
 	if create >= 0 && !like && closeOfColumns >= 0 {

@@ -77,3 +77,37 @@ func TestMySQLJSONText(t *testing.T) {
 		t.Errorf("got %s\nwant %s", got, want)
 	}
 }
+
+// TestRewriteMySQLCollations: a MySQL 8+ source's DDL into MariaDB names
+// MariaDB's collations, and a utf8mb4 charset without COLLATE gets the
+// source's default for it, which MariaDB's own default (general_ci) is not.
+func TestRewriteMySQLCollations(t *testing.T) {
+	has := map[string]bool{"utf8mb4_uca1400_nopad_ai_ci": true, "utf8mb4_uca1400_nopad_as_cs": true, "latin1_swedish_ci": true}
+	r := rewriter{sourceDB: "app", targetDB: "replica", collation: "COLLATE=utf8mb4_uca1400_nopad_ai_ci",
+		utf8mb4Collation: "utf8mb4_uca1400_nopad_ai_ci",
+		mapCollation: func(c string) string {
+			if m, ok := TargetCollation(c, func(c string) bool { return has[c] }); ok && m != c {
+				return m
+			}
+			return ""
+		}}
+	for _, c := range []struct{ in, want string }{
+		{"ALTER TABLE category CONVERT TO CHARACTER SET utf8mb4",
+			"ALTER TABLE category CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_uca1400_nopad_ai_ci"},
+		{"ALTER TABLE `group` MODIFY `desc` VARCHAR(255) CHARACTER SET utf8mb4 NOT NULL DEFAULT ''",
+			"ALTER TABLE `group` MODIFY `desc` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_uca1400_nopad_ai_ci NOT NULL DEFAULT ''"},
+		{"ALTER TABLE t ADD c VARCHAR(5) CHARSET utf8mb4 COLLATE utf8mb4_0900_as_cs, ADD d TEXT COLLATE 'utf8mb4_0900_ai_ci'",
+			"ALTER TABLE t ADD c VARCHAR(5) CHARSET utf8mb4 COLLATE utf8mb4_uca1400_nopad_as_cs, ADD d TEXT COLLATE utf8mb4_uca1400_nopad_ai_ci"},
+		{"ALTER TABLE t ADD c VARCHAR(5) CHARACTER SET latin1", "ALTER TABLE t ADD c VARCHAR(5) CHARACTER SET latin1"},
+		{"CREATE TABLE t (a VARCHAR(3) CHARACTER SET utf8mb4) DEFAULT CHARSET=utf8mb4",
+			"CREATE TABLE t (a VARCHAR(3) CHARACTER SET utf8mb4 COLLATE utf8mb4_uca1400_nopad_ai_ci) DEFAULT CHARSET=utf8mb4 COLLATE utf8mb4_uca1400_nopad_ai_ci"},
+		{"CREATE TABLE t (a INT) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci",
+			"CREATE TABLE t (a INT) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_uca1400_nopad_ai_ci"},
+		{"ALTER TABLE t ADD g VARCHAR(9) AS (CAST(a AS CHAR CHARACTER SET utf8mb4))",
+			"ALTER TABLE t ADD g VARCHAR(9) AS (CAST(a AS CHAR CHARACTER SET utf8mb4))"},
+	} {
+		if got := r.rewrite(c.in); got != c.want {
+			t.Errorf("rewrite(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

@@ -39,7 +39,15 @@ type Config struct {
 	// FenceTimeout bounds the wait at start for an earlier run of the
 	// stream to let go of the target (default 15s).
 	FenceTimeout time.Duration
-	Log          *slog.Logger
+	// SourceLogsFKActions: the source logs the rows its foreign key actions
+	// change (MySQL 9, foreign keys in the SQL layer), so the target must
+	// not run its own (conn.go).
+	SourceLogsFKActions bool
+	// SourceUTF8MB4Collation is a MySQL 8+ source's default utf8mb4
+	// collation (@@default_collation_for_utf8mb4), "" otherwise: into a
+	// MariaDB target, replayed DDL names its collations as MariaDB does (ddl.go).
+	SourceUTF8MB4Collation string
+	Log                    *slog.Logger
 }
 
 var engineName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
@@ -276,5 +284,25 @@ func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, map[u
 	if err := rows.Err(); err != nil {
 		return fail(err)
 	}
+	// MariaDB 10.10+ lists its UCA 14 collations once for all charsets
+	// (uca1400_ai_ci); their full names are here. Older servers lack the column.
+	full, err := conn.QueryContext(ctx, "SELECT FULL_COLLATION_NAME FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY")
+	if err != nil {
+		return names, charsets, nil
+	}
+	defer full.Close()
+	for full.Next() {
+		var c string
+		if err := full.Scan(&c); err != nil {
+			return fail(err)
+		}
+		names[strings.ToLower(c)] = true
+	}
+	if err := full.Err(); err != nil {
+		return fail(err)
+	}
 	return names, charsets, nil
 }
+
+// hasCollation says whether the target has a collation (TargetCollation).
+func (a *Sink) hasCollation(name string) bool { return a.collations[name] }

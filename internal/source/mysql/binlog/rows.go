@@ -176,6 +176,12 @@ func (s *Stream) add(ctx context.Context, changes []model.RowChange, bytes int64
 		bytes = bytes * int64(len(changes)) / int64(len(changes)+drop)
 	}
 	t.seen += len(changes)
+	if s.cfg.Info.SQLForeignKeys && len(changes) > 0 && len(t.changes) > 0 &&
+		foldReplace(&t.changes[len(t.changes)-1], &changes[0]) {
+		// Before a fragment can be emitted: the DELETE is still buffered.
+		changes = changes[1:]
+		t.folded++
+	}
 	if len(changes) == 0 {
 		return nil
 	}
@@ -199,7 +205,7 @@ func (s *Stream) emitFragment(ctx context.Context) error {
 	if err := s.emit(ctx, frag); err != nil {
 		return err
 	}
-	t.emitted += len(t.changes)
-	t.changes, t.bytes = nil, 0
+	t.emitted += len(t.changes) + t.folded // counted as decoded, as skip is
+	t.changes, t.bytes, t.folded = nil, 0, 0
 	return nil
 }

@@ -34,6 +34,13 @@ type SourceInfo struct {
 	// unambiguous, so only then does a MariaDB stream position by GTID
 	// (MySQL GTID sets are always exact).
 	GTIDStrict bool
+	// SQLForeignKeys is MySQL 9's innodb_native_foreign_keys=OFF: foreign
+	// keys run in the SQL layer, their actions are logged as row events of
+	// their own, and REPLACE runs no ON DELETE action (replace.go).
+	SQLForeignKeys bool
+	// UTF8MB4Collation is MySQL 8+'s @@default_collation_for_utf8mb4 (what
+	// CHARACTER SET utf8mb4 without COLLATE means there); "" on MariaDB.
+	UTF8MB4Collation string
 }
 
 // Source is a plain SQL connection to the source for the questions a
@@ -81,6 +88,16 @@ func (s *Source) Info(ctx context.Context) (SourceInfo, error) {
 	// gtid_mode exists from MySQL 5.6 on; an error means an older server.
 	if err := s.db.QueryRowContext(ctx, `SELECT @@gtid_mode`).Scan(&gtidMode); err == nil {
 		info.GTID = strings.EqualFold(gtidMode.String, "ON")
+	}
+	// The variable exists from MySQL 9 on; an error means InnoDB's own
+	// foreign keys (their actions are not in the binlog).
+	var utf8mb4 sql.NullString
+	if err := s.db.QueryRowContext(ctx, `SELECT @@default_collation_for_utf8mb4`).Scan(&utf8mb4); err == nil {
+		info.UTF8MB4Collation = utf8mb4.String
+	}
+	var native sql.NullString
+	if err := s.db.QueryRowContext(ctx, `SELECT @@innodb_native_foreign_keys`).Scan(&native); err == nil {
+		info.SQLForeignKeys = native.String == "0" || strings.EqualFold(native.String, "OFF")
 	}
 	return info, nil
 }

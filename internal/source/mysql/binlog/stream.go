@@ -66,7 +66,8 @@ type openTxn struct {
 	bytes   int64
 	seen    int // changes decoded so far (including the skipped ones)
 	skip    int // changes already emitted before a reconnect
-	emitted int // changes emitted in fragments
+	emitted int // changes emitted in fragments, as decoded
+	folded  int // buffered changes folded into the one before (replace.go)
 	stmt    string
 	// rowsSeen: a rows event of the transaction was read (in scope or
 	// not); loopback: its first one was on database sluice (loopback.go).
