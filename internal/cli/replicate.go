@@ -119,7 +119,7 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 		Source: ep.Source, Target: ep.Target, MySQLTarget: ep.MySQLTarget, TargetEngine: engine, Stream: k.String("stream"),
 		ServerID:  uint32(k.Int64("server-id")),
 		StartGTID: k.String("start-gtid"), StartPosition: k.String("start-position"),
-		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),
+		Include: k.Strings("include"), Exclude: k.Strings("exclude"), Naming: namingOptions(k),
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
 		Workers: k.Int("workers"), MaxTxnMemory: maxMem, SkipDDL: k.Strings("skip-ddl"),
 		UntilCaughtUp: k.Bool("until-caught-up"),

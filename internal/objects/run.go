@@ -17,10 +17,11 @@ type Options struct {
 	// Target, when set, is where the translations are tried (rolled back);
 	// nil for a dry run, whose tables do not exist on the target.
 	Target *config.Postgres
-	// Include, Exclude and SchemaMap are the snapshot's: the same scope and names.
-	Include, Exclude, SchemaMap []string
-	File                        string
-	Log                         *slog.Logger
+	// Include, Exclude and Naming are the snapshot's: the same scope and names.
+	Include, Exclude []string
+	Naming           schema.NamingOptions
+	File             string
+	Log              *slog.Logger
 }
 
 // Run loads the scope's objects from the source, translates them, checks
@@ -30,7 +31,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, exitcode.ConfigError(err)
 	}
-	naming, err := schema.NewNaming(o.SchemaMap)
+	naming, err := schema.NewNamingOptions(o.Naming)
 	if err != nil {
 		return nil, exitcode.ConfigError(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -44,11 +45,13 @@ type Options struct {
 	// checkpoint starts; a stream with a checkpoint ignores them.
 	StartGTID     string
 	StartPosition string
-	// Include, Exclude: db.table patterns (schema.NewFilter); SchemaMap: src=dst.
-	Include, Exclude, SchemaMap []string
-	ZeroDate                    typemap.ZeroDatePolicy
-	Nul                         typemap.NulPolicy
-	Workers                     int
+	// Include, Exclude: db.table patterns (schema.NewFilter).
+	Include, Exclude []string
+	// Naming: --schema-map, --identifiers, --rename, --exclude-columns.
+	Naming   schema.NamingOptions
+	ZeroDate typemap.ZeroDatePolicy
+	Nul      typemap.NulPolicy
+	Workers  int
 	// MaxTxnMemory bounds the decoded changes held in memory: a larger
 	// source transaction is handed to apply in fragments, which apply
 	// writes into one target transaction.

@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/schema"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -34,14 +35,16 @@ type Options struct {
 	// TargetEngine (MySQL target only) replaces the ENGINE= of every table
 	// created ("" keeps each source table's engine).
 	TargetEngine string
-	// Include, Exclude: db.table patterns (schema.NewFilter); SchemaMap: src=dst.
-	Include, Exclude, SchemaMap []string
-	ZeroDate                    typemap.ZeroDatePolicy
-	Nul                         typemap.NulPolicy
-	ChunkRows                   int64
-	Workers                     int
-	Stream                      string
-	SchemaOnly, DataOnly        bool
+	// Include, Exclude: db.table patterns (schema.NewFilter).
+	Include, Exclude []string
+	// Naming: --schema-map, --identifiers, --rename, --exclude-columns.
+	Naming               schema.NamingOptions
+	ZeroDate             typemap.ZeroDatePolicy
+	Nul                  typemap.NulPolicy
+	ChunkRows            int64
+	Workers              int
+	Stream               string
+	SchemaOnly, DataOnly bool
 	// DryRun connects, checks and plans, and reports the tables in scope
 	// with the DDL it would run, writing nothing (Report.Plan).
 	DryRun bool
@@ -126,17 +129,32 @@ type fingerprint struct {
 	Include   []string `json:"include"`
 	Exclude   []string `json:"exclude"`
 	SchemaMap []string `json:"schema_map"`
-	ZeroDate  string   `json:"zero_date"`
-	Nul       string   `json:"nul"`
-	DataOnly  bool     `json:"data_only"`
+	// The other naming options, recorded only when set (a run recorded
+	// before they existed compares equal to one without them).
+	Identifiers    string   `json:"identifiers,omitempty"`
+	Renames        []string `json:"renames,omitempty"`
+	ExcludeColumns []string `json:"exclude_columns,omitempty"`
+	ZeroDate       string   `json:"zero_date"`
+	Nul            string   `json:"nul"`
+	DataOnly       bool     `json:"data_only"`
 	// MySQL target only.
 	TargetDatabase string `json:"target_database,omitempty"`
 	TargetEngine   string `json:"target_engine,omitempty"`
 }
 
 func (o Options) fingerprint() fingerprint {
-	return fingerprint{Include: nonNil(o.Include), Exclude: nonNil(o.Exclude), SchemaMap: nonNil(o.SchemaMap),
+	fp := fingerprint{Include: nonNil(o.Include), Exclude: nonNil(o.Exclude), SchemaMap: nonNil(o.Naming.SchemaMap),
 		ZeroDate: string(o.ZeroDate), Nul: string(o.Nul), DataOnly: o.DataOnly}
+	if id := o.Naming.Identifiers; id != "" && id != schema.IdentPreserve {
+		fp.Identifiers = id
+	}
+	if len(o.Naming.Renames) > 0 {
+		fp.Renames = o.Naming.Renames
+	}
+	if len(o.Naming.ExcludeColumns) > 0 {
+		fp.ExcludeColumns = o.Naming.ExcludeColumns
+	}
+	return fp
 }
 
 func nonNil(s []string) []string {
