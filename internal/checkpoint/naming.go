@@ -42,8 +42,8 @@ func RecordNaming(ctx context.Context, q Querier, stream string, o schema.Naming
 
 // CheckNaming compares o with the naming recorded for the stream: a
 // configuration error (exit 2) naming each option that differs. With none
-// recorded (a stream from before sluice recorded it), record says whether
-// to record o now.
+// recorded (a new stream, or one from before sluice recorded it), record
+// says whether to record o now.
 func CheckNaming(ctx context.Context, q Querier, stream string, o schema.NamingOptions, record bool) error {
 	var b []byte
 	err := q.QueryRow(ctx, `SELECT naming FROM sluice.stream_naming WHERE stream = $1`, stream).Scan(&b)

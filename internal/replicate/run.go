@@ -123,7 +123,7 @@ func (r *runner) prepare(ctx context.Context) error {
 	}
 	if pg, ok := r.tgt.(*pgTarget); ok {
 		// The mapping routes rows and DDL: the stream's own, or a refusal.
-		if err := checkpoint.CheckNaming(ctx, pg.pool, o.Stream, r.naming.Options(), true); err != nil {
+		if err := checkpoint.CheckNaming(ctx, pg.pool, o.Stream, r.naming.Options(), false); err != nil {
 			return err
 		}
 	}
@@ -137,6 +137,12 @@ func (r *runner) prepare(ctx context.Context) error {
 	var err error
 	if err := r.ensureStart(ctx); err != nil {
 		return err
+	}
+	if pg, ok := r.tgt.(*pgTarget); ok {
+		// A stream from before sluice recorded its naming takes this run's.
+		if err := checkpoint.RecordNaming(ctx, pg.pool, o.Stream, r.naming.Options()); err != nil {
+			return err
+		}
 	}
 	sink, err := r.tgt.sink(r)
 	if err != nil {
