@@ -178,6 +178,16 @@ func TestIdentifiersLower(t *testing.T) {
 	if code, out, _ := runCLI(context.Background(), verifyArgs...); code != exitcode.Failure {
 		t.Fatalf("verify of a damaged target: exit %d\n%s", code, out)
 	}
+	repairSQL := filepath.Join(t.TempDir(), "repair.sql")
+	if code, out, errOut := runCLI(context.Background(), append(verifyArgs, "--repair-sql", repairSQL)...); code != exitcode.Failure {
+		t.Fatalf("verify --repair-sql: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(repairSQL); err != nil {
+		t.Error(err)
+	} else if sqlText := string(b); !strings.Contains(sqlText, `"`+db+`"."mixed"`) || !strings.Contains(sqlText, `"foobar"`) ||
+		strings.Contains(sqlText, "Mixed") || strings.Contains(sqlText, "FooBar") {
+		t.Errorf("--repair-sql does not use the target's names:\n%s", sqlText)
+	}
 	if code, out, errOut := runCLI(context.Background(), append(verifyArgs, "--repair")...); code != 0 && code != exitcode.Failure {
 		t.Fatalf("verify --repair: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -217,7 +227,8 @@ func TestIdentifiersLowerCollision(t *testing.T) {
 	stream := testenv.UniqueName("coll")
 	forgetNaming(t, env, stream)
 	args := []string{"snapshot", "--source", env.SourceURL(db), "--target", env.TargetURL(), "--stream", stream,
-		"--identifiers", "lower", "--log-level", "error"}
+		"--log-level", "error"}
+	t.Setenv("SLUICE_IDENTIFIERS", "lower") // the environment, as every flag
 	code, _, errOut := runCLI(context.Background(), args...)
 	if code != exitcode.Config {
 		t.Fatalf("colliding names: exit %d\n%s", code, errOut)
@@ -232,7 +243,12 @@ func TestIdentifiersLowerCollision(t *testing.T) {
 	if n != 0 {
 		t.Errorf("the refused snapshot created schema %s", db)
 	}
-	if code, out, errOut := runCLI(context.Background(), append(args, "--rename", db+".Dup=dup_upper")...); code != 0 {
+	// The YAML file, as every flag.
+	cfg := filepath.Join(t.TempDir(), "sluice.yaml")
+	if err := os.WriteFile(cfg, []byte("rename:\n  - "+db+".Dup=dup_upper\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(context.Background(), append(args, "--config", cfg)...); code != 0 {
 		t.Fatalf("with --rename: exit %d\n%s\n%s", code, out, errOut)
 	}
 	got := testenv.PGRows(t, env.PG(t), "SELECT id, v FROM "+db+".dup_upper ORDER BY id")
