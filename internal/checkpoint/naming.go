@@ -40,27 +40,38 @@ func RecordNaming(ctx context.Context, q Querier, stream string, o schema.Naming
 	return nil
 }
 
+// LoadNaming returns the naming recorded for a stream, nil when none is.
+func LoadNaming(ctx context.Context, q Querier, stream string) (*schema.NamingOptions, error) {
+	var b []byte
+	err := q.QueryRow(ctx, `SELECT naming FROM sluice.stream_naming WHERE stream = $1`, stream).Scan(&b)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows) || undefinedTable(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read the naming of stream %s: %w", stream, err)
+	}
+	var rec schema.NamingOptions
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("read the naming of stream %s: %w", stream, err)
+	}
+	return &rec, nil
+}
+
 // CheckNaming compares o with the naming recorded for the stream: a
 // configuration error (exit 2) naming each option that differs. With none
 // recorded (a new stream, or one from before sluice recorded it), record
 // says whether to record o now.
 func CheckNaming(ctx context.Context, q Querier, stream string, o schema.NamingOptions, record bool) error {
-	var b []byte
-	err := q.QueryRow(ctx, `SELECT naming FROM sluice.stream_naming WHERE stream = $1`, stream).Scan(&b)
+	rec, err := LoadNaming(ctx, q, stream)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows) || undefinedTable(err):
-		if record {
-			return RecordNaming(ctx, q, stream, o)
-		}
-		return nil
 	case err != nil:
-		return fmt.Errorf("read the naming of stream %s: %w", stream, err)
+		return err
+	case rec == nil && record:
+		return RecordNaming(ctx, q, stream, o)
+	case rec == nil:
+		return nil
 	}
-	var rec schema.NamingOptions
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return fmt.Errorf("read the naming of stream %s: %w", stream, err)
-	}
-	if diff := o.Differs(rec); len(diff) > 0 {
+	if diff := o.Differs(*rec); len(diff) > 0 {
 		return exitcode.ConfigError(fmt.Errorf("stream %s was made with other names than this run would use: %s; "+
 			"run with the stream's options, or start a new stream with a snapshot", stream, strings.Join(diff, "; ")))
 	}

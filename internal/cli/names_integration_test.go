@@ -309,6 +309,10 @@ func TestRenameLongTableAndColumn(t *testing.T) {
 	if code, out, errOut := runCLI(context.Background(), append([]string{"verify"}, common...)...); code != 0 {
 		t.Fatalf("verify: exit %d\n%s\n%s", code, out, errOut)
 	}
+	if code, out, errOut := runCLI(context.Background(), "status", "--target", tgt, "--stream", stream); code != 0 ||
+		!strings.Contains(out, "names:") || !strings.Contains(out, db+"."+long+"=short_t") {
+		t.Errorf("status does not show the stream's names: exit %d\n%s\n%s", code, out, errOut)
+	}
 	// Without the column rename the stream is refused.
 	code, _, errOut = runCLI(context.Background(), append(append([]string{"replicate", "--until-caught-up"}, base...),
 		"--rename", db+"."+long+"=short_t")...)
