@@ -226,6 +226,9 @@ func (r *runner) loadSource(ctx context.Context) error {
 	if err := r.naming.Check(r.cat.Tables); err != nil {
 		return exitcode.ConfigError(err)
 	}
+	for _, u := range r.naming.Unmatched(r.cat.Tables) {
+		r.log.Warn("naming entry matches nothing yet; it applies when DDL creates it (a typo?)", "entry", u)
+	}
 	opts := typemap.Options{ZeroDate: r.o.ZeroDate, Nul: r.o.Nul}
 	if my, ok := r.tgt.(*mysqlTarget); ok {
 		if my.sourceDB, err = scopeDatabase(r.o, r.cat); err != nil {

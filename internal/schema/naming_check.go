@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -138,4 +139,37 @@ func ExprMentions(expr, col string) bool {
 	}
 	re := regexp.MustCompile("(?i)(^|[^A-Za-z0-9_$])`?" + regexp.QuoteMeta(col) + "`?($|[^A-Za-z0-9_$])")
 	return re.MatchString(b.String())
+}
+
+// Unmatched describes the --rename and --exclude-columns entries that name
+// no table or column of tables: they apply when DDL creates it, and may be
+// typos, so callers log them (an excluded column that is copied after all
+// must not go unnoticed).
+func (n Naming) Unmatched(tables []*Table) []string {
+	byID := make(map[TableID]*Table, len(tables))
+	for _, t := range tables {
+		byID[t.TableID] = t
+	}
+	var out []string
+	for id := range n.tables {
+		if byID[id] == nil {
+			out = append(out, "--rename "+id.String()+": no such table in scope")
+		}
+	}
+	for id, cols := range n.columns {
+		for c := range cols {
+			if t := byID[id]; t == nil || t.Column(c) == nil {
+				out = append(out, "--rename "+id.String()+"."+c+": no such column in scope")
+			}
+		}
+	}
+	for id, cols := range n.excluded {
+		for c := range cols {
+			if t := byID[id]; t == nil || t.Column(c) == nil {
+				out = append(out, "--exclude-columns "+id.String()+"."+c+": no such column in scope")
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

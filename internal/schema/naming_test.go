@@ -87,3 +87,18 @@ func TestNamingCheck(t *testing.T) {
 		t.Error("ExprMentions")
 	}
 }
+
+func TestNamingUnmatched(t *testing.T) {
+	n, _ := NewNamingOptions(NamingOptions{Renames: []string{"db.t=u", "db.gone=x", "db.t.typo=y"},
+		ExcludeColumns: []string{"db.t.a", "db.t.pasword"}})
+	tbl := &Table{TableID: TableID{Database: "db", Name: "t"}, Columns: []Column{{Name: "a"}, {Name: "password"}}}
+	got := strings.Join(n.Unmatched([]*Table{tbl}), "\n")
+	for _, want := range []string{"--rename db.gone", "--rename db.t.typo", "--exclude-columns db.t.pasword"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Unmatched lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "db.t.a") || strings.Contains(got, "db.t:") {
+		t.Errorf("Unmatched lists a matching entry:\n%s", got)
+	}
+}

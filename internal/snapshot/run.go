@@ -259,6 +259,9 @@ func (r *runner) loadSource(ctx context.Context) error {
 	if err := r.naming.Check(r.cat.Tables); err != nil {
 		return exitcode.ConfigError(err)
 	}
+	for _, u := range r.naming.Unmatched(r.cat.Tables) {
+		r.log.Warn("naming entry matches nothing yet; it applies when DDL creates it (a typo?)", "entry", u)
+	}
 	if len(r.cat.Tables) == 0 {
 		return exitcode.ConfigError(fmt.Errorf("no tables in scope (%s) on the source: check --include/--exclude and the database in --source", r.filter))
 	}
