@@ -106,8 +106,9 @@ func forgetNaming(t *testing.T, env *testenv.Env, stream string) {
 // mid-stream; the target is usable from unquoted SQL and equal to the
 // source; verify agrees, finds damage and repairs it; a later run under
 // another mapping is refused.
-func TestIdentifiersLower(t *testing.T) {
-	env := testenv.Get(t)
+func TestIdentifiersLower(t *testing.T) { testenv.Flavors(t, testIdentifiersLower) }
+
+func testIdentifiersLower(t *testing.T, env *testenv.Env) {
 	db := env.NewDatabase(t, "names_lower")
 	my := env.MySQL(t, db)
 	if _, err := my.Exec(env.SQL("CREATE TABLE `Mixed` (`Id` INT PRIMARY KEY, `FooBar` VARCHAR(20), `Qty` INT NOT NULL, KEY `IxFoo` (`FooBar`));" +
@@ -326,8 +327,9 @@ func TestRenameLongTableAndColumn(t *testing.T) {
 // leaves its values out, DDL on it changes nothing on the target, a column
 // added later under its own --exclude-columns entry is not added, verify
 // compares the other columns; excluding a key column is refused.
-func TestExcludeColumns(t *testing.T) {
-	env := testenv.Get(t)
+func TestExcludeColumns(t *testing.T) { testenv.Flavors(t, testExcludeColumns) }
+
+func testExcludeColumns(t *testing.T, env *testenv.Env) {
 	db := env.NewDatabase(t, "names_excl")
 	my := env.MySQL(t, db)
 	if _, err := my.Exec(env.SQL("CREATE TABLE acct (`Id` INT PRIMARY KEY, keep VARCHAR(20), secret VARCHAR(20), KEY ks (secret));" +
