@@ -405,3 +405,48 @@ func TestNamingOptionsRefusedForMySQLTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentifiersLowerForeignKeys: foreign keys (and their actions, which
+// the binlog does not carry) follow --identifiers lower: the constraint is
+// created between the lower-cased tables and columns, and a parent deleted
+// on the source takes its children on the target.
+func TestIdentifiersLowerForeignKeys(t *testing.T) {
+	env := testenv.Get(t)
+	db := env.NewDatabase(t, "names_fk")
+	my := env.MySQL(t, db)
+	for _, s := range []string{
+		"CREATE TABLE `Parent` (`PId` INT PRIMARY KEY, `Label` VARCHAR(10))",
+		"CREATE TABLE `Child` (`CId` INT PRIMARY KEY, `ParentId` INT, CONSTRAINT `FkParent` FOREIGN KEY (`ParentId`) REFERENCES `Parent` (`PId`) ON DELETE CASCADE)",
+		"INSERT INTO `Parent` VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+		"INSERT INTO `Child` VALUES (10, 1), (11, 1), (20, 2), (30, 3)",
+	} {
+		if _, err := my.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stream := testenv.UniqueName("fk")
+	forgetNaming(t, env, stream)
+	common := []string{"--source", env.SourceURL(db), "--target", env.TargetURL(), "--stream", stream,
+		"--identifiers", "lower", "--log-level", "error"}
+	if code, out, errOut := runCLI(context.Background(), append([]string{"snapshot"}, common...)...); code != 0 {
+		t.Fatalf("snapshot: exit %d\n%s\n%s", code, out, errOut)
+	}
+	fks := testenv.PGRows(t, env.PG(t), `SELECT conname::text, pg_get_constraintdef(oid) FROM pg_constraint
+		WHERE contype = 'f' AND connamespace = $1::regnamespace`, db)
+	if want := "fkparent|FOREIGN KEY (parentid) REFERENCES " + db + ".parent(pid)"; len(fks) != 1 ||
+		!strings.HasPrefix(fks[0], want) || !strings.Contains(fks[0], "ON DELETE CASCADE") {
+		t.Errorf("target foreign keys %v, want %s ... ON DELETE CASCADE", fks, want)
+	}
+	stop := background(append([]string{"replicate"}, common...)...)
+	for _, s := range []string{"DELETE FROM `Parent` WHERE `PId` = 1", "INSERT INTO `Child` VALUES (31, 3)",
+		"UPDATE `Parent` SET `Label` = 'cc' WHERE `PId` = 3"} {
+		if _, err := my.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitEqual(t, env, my, "SELECT `CId`, `ParentId` FROM `Child` ORDER BY 1", "SELECT cid, parentid FROM "+db+".child ORDER BY 1")
+	waitEqual(t, env, my, "SELECT `PId`, `Label` FROM `Parent` ORDER BY 1", "SELECT pid, label FROM "+db+".parent ORDER BY 1")
+	if code, errOut := stop(); code != 0 {
+		t.Fatalf("replicate: exit %d\n%s", code, errOut)
+	}
+}
