@@ -139,7 +139,7 @@ func (x *xlate) selectStmt(n *sqlparser.Select, parent *scope) (string, []outCol
 			}
 			item := e.sql
 			if !s.As.IsEmpty() {
-				item += " AS " + schema.QuoteIdent(name)
+				item += " AS " + schema.QuoteIdent(x.naming.Ident(name))
 			}
 			items = append(items, item)
 			info := e.col

@@ -12,6 +12,8 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
@@ -145,16 +147,23 @@ type fingerprint struct {
 func (o Options) fingerprint() fingerprint {
 	fp := fingerprint{Include: nonNil(o.Include), Exclude: nonNil(o.Exclude), SchemaMap: nonNil(o.Naming.SchemaMap),
 		ZeroDate: string(o.ZeroDate), Nul: string(o.Nul), DataOnly: o.DataOnly}
-	if id := o.Naming.Identifiers; id != "" && id != schema.IdentPreserve {
+	if id := strings.ToLower(strings.TrimSpace(o.Naming.Identifiers)); id != "" && id != schema.IdentPreserve {
 		fp.Identifiers = id
 	}
 	if len(o.Naming.Renames) > 0 {
-		fp.Renames = o.Naming.Renames
+		fp.Renames = sortedCopy(o.Naming.Renames)
 	}
 	if len(o.Naming.ExcludeColumns) > 0 {
-		fp.ExcludeColumns = o.Naming.ExcludeColumns
+		fp.ExcludeColumns = sortedCopy(o.Naming.ExcludeColumns)
 	}
 	return fp
+}
+
+// sortedCopy orders repeatable naming flags: their order means nothing.
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
 }
 
 func nonNil(s []string) []string {
