@@ -80,7 +80,7 @@ func (g *rig) snapshot(stream, target string) {
 	o := snapshot.Options{Source: g.src, Target: g.dst, Include: []string{g.db}, Stream: stream,
 		Workers: 2, Log: testenv.Logger()}
 	if target != "" {
-		o.Naming.SchemaMap = []string{g.db + "=" + target}
+		o.SchemaMap = []string{g.db + "=" + target}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

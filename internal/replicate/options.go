@@ -45,13 +45,11 @@ type Options struct {
 	// checkpoint starts; a stream with a checkpoint ignores them.
 	StartGTID     string
 	StartPosition string
-	// Include, Exclude: db.table patterns (schema.NewFilter).
-	Include, Exclude []string
-	// Naming: --schema-map, --identifiers, --rename, --exclude-columns.
-	Naming   schema.NamingOptions
-	ZeroDate typemap.ZeroDatePolicy
-	Nul      typemap.NulPolicy
-	Workers  int
+	// Include, Exclude: db.table patterns (schema.NewFilter); SchemaMap: src=dst.
+	Include, Exclude, SchemaMap []string
+	ZeroDate                    typemap.ZeroDatePolicy
+	Nul                         typemap.NulPolicy
+	Workers                     int
 	// MaxTxnMemory bounds the decoded changes held in memory: a larger
 	// source transaction is handed to apply in fragments, which apply
 	// writes into one target transaction.
@@ -75,6 +73,11 @@ type Options struct {
 	// the target (a PostgreSQL restart or failover) before it gives up
 	// (default 10m; a negative value never retries).
 	TargetRetry time.Duration
+
+	// Identifiers, Renames, ExcludeColumns: --identifiers, --rename and
+	// --exclude-columns (schema.NamingOptions).
+	Identifiers             string
+	Renames, ExcludeColumns []string
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -189,4 +192,10 @@ func FormatSize(n int64) string {
 		return strconv.FormatInt(n>>10, 10) + "KiB"
 	}
 	return strconv.FormatInt(n, 10) + "B"
+}
+
+// NamingOptions are the naming flags of the run (schema.NewNamingOptions).
+func (o Options) NamingOptions() schema.NamingOptions {
+	return schema.NamingOptions{SchemaMap: o.SchemaMap, Identifiers: o.Identifiers, Renames: o.Renames,
+		ExcludeColumns: o.ExcludeColumns}
 }

@@ -217,7 +217,7 @@ func (r *runner) loadSource(ctx context.Context) error {
 	if r.filter, err = schema.NewFilter(r.o.Include, r.o.Exclude, r.o.Source.Database); err != nil {
 		return exitcode.ConfigError(err)
 	}
-	if r.naming, err = schema.NewNamingOptions(r.o.Naming); err != nil {
+	if r.naming, err = schema.NewNamingOptions(r.o.NamingOptions()); err != nil {
 		return exitcode.ConfigError(err)
 	}
 	if r.cat, err = schema.Load(ctx, r.srcDB, r.filter); err != nil {

@@ -201,10 +201,10 @@ func scopeDatabase(o Options, cat *schema.Catalog) (string, error) {
 	if o.MySQLTarget.Database == "" {
 		return "", exitcode.ConfigError(fmt.Errorf("the MySQL --target URL names no database: add the database that receives the tables, e.g. mysql://user:pw@host:3306/replica"))
 	}
-	if len(o.Naming.SchemaMap) > 0 {
+	if len(o.SchemaMap) > 0 {
 		return "", exitcode.ConfigError(fmt.Errorf("--schema-map does not apply to a MySQL target: the --target URL's database receives the tables"))
 	}
-	if err := schema.RefuseForMySQL(o.Naming); err != nil {
+	if err := schema.RefuseForMySQL(o.NamingOptions()); err != nil {
 		return "", exitcode.ConfigError(err)
 	}
 	return dbs[0], nil

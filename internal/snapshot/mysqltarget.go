@@ -266,10 +266,10 @@ func (r *myRunner) lockStream(ctx context.Context) error {
 // plans the target tables; anything sluice cannot copy stops here.
 func (r *myRunner) loadSource(ctx context.Context) error {
 	b := r.b
-	if len(r.o.Naming.SchemaMap) > 0 {
+	if len(r.o.SchemaMap) > 0 {
 		return exitcode.ConfigError(errors.New("--schema-map does not apply to a MySQL target: the tables go to the target URL's database"))
 	}
-	if err := schema.RefuseForMySQL(r.o.Naming); err != nil {
+	if err := schema.RefuseForMySQL(r.o.NamingOptions()); err != nil {
 		return exitcode.ConfigError(err)
 	}
 	if r.dbName == "" {

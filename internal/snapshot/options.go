@@ -37,16 +37,14 @@ type Options struct {
 	// TargetEngine (MySQL target only) replaces the ENGINE= of every table
 	// created ("" keeps each source table's engine).
 	TargetEngine string
-	// Include, Exclude: db.table patterns (schema.NewFilter).
-	Include, Exclude []string
-	// Naming: --schema-map, --identifiers, --rename, --exclude-columns.
-	Naming               schema.NamingOptions
-	ZeroDate             typemap.ZeroDatePolicy
-	Nul                  typemap.NulPolicy
-	ChunkRows            int64
-	Workers              int
-	Stream               string
-	SchemaOnly, DataOnly bool
+	// Include, Exclude: db.table patterns (schema.NewFilter); SchemaMap: src=dst.
+	Include, Exclude, SchemaMap []string
+	ZeroDate                    typemap.ZeroDatePolicy
+	Nul                         typemap.NulPolicy
+	ChunkRows                   int64
+	Workers                     int
+	Stream                      string
+	SchemaOnly, DataOnly        bool
 	// DryRun connects, checks and plans, and reports the tables in scope
 	// with the DDL it would run, writing nothing (Report.Plan).
 	DryRun bool
@@ -74,6 +72,11 @@ type Options struct {
 	Progress      io.Writer
 	Terminal      bool
 	ProgressEvery time.Duration
+
+	// Identifiers, Renames, ExcludeColumns: --identifiers, --rename and
+	// --exclude-columns (schema.NamingOptions).
+	Identifiers             string
+	Renames, ExcludeColumns []string
 }
 
 // withDefaults fills unset options and checks the rest; errors are
@@ -131,30 +134,31 @@ type fingerprint struct {
 	Include   []string `json:"include"`
 	Exclude   []string `json:"exclude"`
 	SchemaMap []string `json:"schema_map"`
+	ZeroDate  string   `json:"zero_date"`
+	Nul       string   `json:"nul"`
+	DataOnly  bool     `json:"data_only"`
+	// MySQL target only.
+	TargetDatabase string `json:"target_database,omitempty"`
+	TargetEngine   string `json:"target_engine,omitempty"`
+
 	// The other naming options, recorded only when set (a run recorded
 	// before they existed compares equal to one without them).
 	Identifiers    string   `json:"identifiers,omitempty"`
 	Renames        []string `json:"renames,omitempty"`
 	ExcludeColumns []string `json:"exclude_columns,omitempty"`
-	ZeroDate       string   `json:"zero_date"`
-	Nul            string   `json:"nul"`
-	DataOnly       bool     `json:"data_only"`
-	// MySQL target only.
-	TargetDatabase string `json:"target_database,omitempty"`
-	TargetEngine   string `json:"target_engine,omitempty"`
 }
 
 func (o Options) fingerprint() fingerprint {
-	fp := fingerprint{Include: nonNil(o.Include), Exclude: nonNil(o.Exclude), SchemaMap: nonNil(o.Naming.SchemaMap),
+	fp := fingerprint{Include: nonNil(o.Include), Exclude: nonNil(o.Exclude), SchemaMap: nonNil(o.SchemaMap),
 		ZeroDate: string(o.ZeroDate), Nul: string(o.Nul), DataOnly: o.DataOnly}
-	if id := strings.ToLower(strings.TrimSpace(o.Naming.Identifiers)); id != "" && id != schema.IdentPreserve {
+	if id := strings.ToLower(strings.TrimSpace(o.Identifiers)); id != "" && id != schema.IdentPreserve {
 		fp.Identifiers = id
 	}
-	if len(o.Naming.Renames) > 0 {
-		fp.Renames = sortedCopy(o.Naming.Renames)
+	if len(o.Renames) > 0 {
+		fp.Renames = sortedCopy(o.Renames)
 	}
-	if len(o.Naming.ExcludeColumns) > 0 {
-		fp.ExcludeColumns = sortedCopy(o.Naming.ExcludeColumns)
+	if len(o.ExcludeColumns) > 0 {
+		fp.ExcludeColumns = sortedCopy(o.ExcludeColumns)
 	}
 	return fp
 }
@@ -171,4 +175,10 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// NamingOptions are the naming flags of the run (schema.NewNamingOptions).
+func (o Options) NamingOptions() schema.NamingOptions {
+	return schema.NamingOptions{SchemaMap: o.SchemaMap, Identifiers: o.Identifiers, Renames: o.Renames,
+		ExcludeColumns: o.ExcludeColumns}
 }

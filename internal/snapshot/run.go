@@ -243,7 +243,7 @@ func (r *runner) loadSource(ctx context.Context) error {
 	if r.filter, err = schema.NewFilter(r.o.Include, r.o.Exclude, r.o.Source.Database); err != nil {
 		return exitcode.ConfigError(err)
 	}
-	if r.naming, err = schema.NewNamingOptions(r.o.Naming); err != nil {
+	if r.naming, err = schema.NewNamingOptions(r.o.NamingOptions()); err != nil {
 		return exitcode.ConfigError(err)
 	}
 	if r.cat, err = r.loadCatalog(ctx); err != nil {
