@@ -3,10 +3,12 @@ package cli
 import (
 	"runtime"
 
+	"github.com/knadh/koanf/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/schema"
 )
 
 // Flag groups shared by several subcommands, so a flag means the same thing
@@ -50,6 +52,15 @@ func addScopeFlags(cmd *cobra.Command) {
 	f.StringSlice("include", nil, "tables to include as db.table patterns with * and ? (repeatable or comma-separated), e.g. --include 'shop.order*'; default: the source URL's database, or every non-system database")
 	f.StringSlice("exclude", nil, "tables to leave out, same patterns as --include, e.g. --exclude 'shop.tmp_*'")
 	f.StringSlice("schema-map", nil, "rename a MySQL database to a PostgreSQL schema: src=dst (repeatable), e.g. --schema-map shop=public")
+	f.String("identifiers", schema.IdentPreserve, "PostgreSQL target: preserve (names keep their case, always quoted) or lower (schema, table, column, index and constraint names lower-cased)")
+	f.StringSlice("rename", nil, "PostgreSQL target: a table or column's name there: db.table=new or db.table.column=new (repeatable), e.g. --rename shop.Orders=orders")
+	f.StringSlice("exclude-columns", nil, "PostgreSQL target: columns that do not exist there, as db.table.column (repeatable), e.g. --exclude-columns shop.users.password_hash")
+}
+
+// namingOptions reads the naming flags (schema.NamingOptions).
+func namingOptions(k *koanf.Koanf) schema.NamingOptions {
+	return schema.NamingOptions{SchemaMap: k.Strings("schema-map"), Identifiers: k.String("identifiers"),
+		Renames: k.Strings("rename"), ExcludeColumns: k.Strings("exclude-columns")}
 }
 
 func addTypeFlags(cmd *cobra.Command) {

@@ -47,7 +47,7 @@ func writeObjectsSQL(ctx context.Context, s *Settings, opts snapshot.Options) (*
 		return nil, nil
 	}
 	o := objects.Options{Source: opts.Source, Include: opts.Include, Exclude: opts.Exclude,
-		SchemaMap: opts.SchemaMap, File: path, Log: s.Log}
+		SchemaMap: opts.SchemaMap, Naming: opts.NamingOptions(), File: path, Log: s.Log}
 	if !opts.DryRun {
 		if opts.Target.Host == "" {
 			// The translations are PostgreSQL's; a MySQL target has its own rules.

@@ -120,6 +120,7 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 		ServerID:  uint32(k.Int64("server-id")),
 		StartGTID: k.String("start-gtid"), StartPosition: k.String("start-position"),
 		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),
+		Identifiers: k.String("identifiers"), Renames: k.Strings("rename"), ExcludeColumns: k.Strings("exclude-columns"),
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
 		Workers: k.Int("workers"), MaxTxnMemory: maxMem, SkipDDL: k.Strings("skip-ddl"),
 		UntilCaughtUp: k.Bool("until-caught-up"),

@@ -130,6 +130,7 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 	opts := snapshot.Options{
 		Source: ep.Source, Target: ep.Target, MaxRate: maxRate,
 		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),
+		Identifiers: k.String("identifiers"), Renames: k.Strings("rename"), ExcludeColumns: k.Strings("exclude-columns"),
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
 		ChunkRows: k.Int64("chunk-rows"), Workers: k.Int("workers"), Stream: k.String("stream"),
 		SchemaOnly: k.Bool("schema-only"), DataOnly: k.Bool("data-only"), DryRun: k.Bool("dry-run"),

@@ -14,6 +14,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/schema"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
@@ -63,6 +64,8 @@ type streamStatus struct {
 	// and while replicating (cumulative, at least).
 	SnapshotPolicyChanges  []typemap.ChangeCount `json:"snapshot_policy_changes"`
 	ReplicatePolicyChanges []typemap.ChangeCount `json:"replicate_policy_changes"`
+	// Naming is the stream's recorded mapping of names (PostgreSQL targets).
+	Naming *schema.NamingOptions `json:"naming,omitempty"`
 }
 
 func runStatus(cmd *cobra.Command, _ []string) error {
@@ -124,7 +127,8 @@ func readStatus(ctx context.Context, target config.Target, source *config.MySQL,
 
 	st := &streamStatus{Stream: stream, Position: applied, SchemaVersion: cp.SchemaVersion,
 		UpdatedAt: cp.UpdatedAt, AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds(),
-		Replicator: ts.replicator, SnapshotPolicyChanges: ts.snapshotPolicy, ReplicatePolicyChanges: ts.replicatePolicy}
+		Replicator: ts.replicator, SnapshotPolicyChanges: ts.snapshotPolicy, ReplicatePolicyChanges: ts.replicatePolicy,
+		Naming: ts.naming}
 	if !cp.SourceTime.IsZero() {
 		t := cp.SourceTime
 		st.SourceTime = &t
@@ -168,6 +172,7 @@ type targetState struct {
 	// Values a policy changed (PostgreSQL targets only: a MySQL target
 	// receives the source's values unchanged).
 	snapshotPolicy, replicatePolicy []typemap.ChangeCount
+	naming                          *schema.NamingOptions
 }
 
 func readPGState(ctx context.Context, target config.Target, stream string) (*targetState, error) {
@@ -189,6 +194,9 @@ func readPGState(ctx context.Context, target config.Target, stream string) (*tar
 		return nil, err
 	}
 	if ts.replicatePolicy, err = checkpoint.LoadPolicyChanges(ctx, conn, stream); err != nil {
+		return nil, err
+	}
+	if ts.naming, err = checkpoint.LoadNaming(ctx, conn, stream); err != nil {
 		return nil, err
 	}
 	return ts, nil
@@ -219,6 +227,10 @@ func printStatus(w io.Writer, st *streamStatus) {
 	fmt.Fprintf(w, "stream:          %s\n", st.Stream)
 	fmt.Fprintf(w, "position:        %s\n", st.Position)
 	fmt.Fprintf(w, "schema version:  %d\n", st.SchemaVersion)
+	if n := st.Naming; n != nil && (n.Identifiers != schema.IdentPreserve || len(n.SchemaMap)+len(n.Renames)+len(n.ExcludeColumns) > 0) {
+		fmt.Fprintf(w, "names:           --identifiers %s, --schema-map %v, --rename %v, --exclude-columns %v\n",
+			n.Identifiers, n.SchemaMap, n.Renames, n.ExcludeColumns)
+	}
 	fmt.Fprintf(w, "updated:         %s (%.0fs ago)\n", st.UpdatedAt.UTC().Format(time.RFC3339), st.AgeSeconds)
 	if st.Replicator != "" {
 		fmt.Fprintf(w, "replicator:      connected (%s)\n", st.Replicator)

@@ -149,9 +149,14 @@ func verifyOptions(ctx context.Context, s *Settings, ep *Endpoints) (*verify.Opt
 	if err != nil {
 		return nil, err
 	}
-	naming, err := schema.NewNaming(k.Strings("schema-map"))
+	naming, err := schema.NewNamingOptions(namingOptions(k))
 	if err != nil {
-		return nil, err
+		return nil, exitcode.ConfigError(err)
+	}
+	if ep.MySQLTarget != nil {
+		if err := schema.RefuseForMySQL(namingOptions(k)); err != nil {
+			return nil, exitcode.ConfigError(err)
+		}
 	}
 	db, err := openMySQL(ep.Source)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 func DropTable(id schema.TableID, n schema.Naming) []string {
 	return []string{
 		"DROP TABLE IF EXISTS " + n.QTable(id) + " CASCADE",
-		"DROP FUNCTION IF EXISTS " + n.QName(id.Database, OnUpdateFunction(id.Name)) + "() CASCADE",
+		"DROP FUNCTION IF EXISTS " + n.QName(id.Database, OnUpdateFunction(n.Table(id))) + "() CASCADE",
 	}
 }
 
@@ -40,7 +40,7 @@ func CheckExisting(ctx context.Context, db Querier, p *TablePlan, n schema.Namin
 	rows, err := db.Query(ctx, `SELECT a.attname::text, format_type(a.atttypid, a.atttypmod)
 		FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace s ON s.oid = c.relnamespace
 		WHERE s.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
-		ORDER BY a.attnum`, n.Schema(p.Table.Database), p.Table.Name)
+		ORDER BY a.attnum`, n.Schema(p.Table.Database), n.Table(p.Table.TableID))
 	if err != nil {
 		return false, fmt.Errorf("check target table %s: %w", p.QName, err)
 	}

@@ -58,6 +58,8 @@ type exprTranslator struct {
 	t       *schema.Table
 	m       *typemap.Mapper
 	purpose purpose
+	// n names the referenced columns on the target (the zero Naming keeps them).
+	n schema.Naming
 	// inline maps lower-cased generated column names to their translated
 	// expression: PostgreSQL generated columns cannot reference each other.
 	inline map[string]pgExpr
@@ -154,7 +156,7 @@ func (x *exprTranslator) column(n *sqlparser.ColName) (pgExpr, error) {
 	if err != nil {
 		return pgExpr{}, err
 	}
-	return pgExpr{sql: schema.QuoteIdent(c.Name), cls: kindClass(kind), col: c}, nil
+	return pgExpr{sql: x.n.QColumn(x.t.TableID, c.Name), cls: kindClass(kind), col: c}, nil
 }
 
 // widenInt casts a smallint/integer column reference to bigint.

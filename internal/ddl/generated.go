@@ -24,9 +24,9 @@ var kindMapper = typemap.New(typemap.DefaultOptions(), nil)
 // becomes a plain column that sluice copies from the source. PostgreSQL
 // generated columns cannot reference each other, so a reference to an
 // earlier translated generated column is replaced by its expression.
-func translateGenerated(t *schema.Table, m *typemap.Mapper) map[int]generated {
+func translateGenerated(t *schema.Table, m *typemap.Mapper, n schema.Naming) map[int]generated {
 	out := map[int]generated{}
-	x := &exprTranslator{t: t, m: m, purpose: forGenerated, inline: map[string]pgExpr{}}
+	x := &exprTranslator{t: t, m: m, purpose: forGenerated, inline: map[string]pgExpr{}, n: n}
 	for i := range t.Columns {
 		c := &t.Columns[i]
 		if c.GenerationExpr == "" {
@@ -73,7 +73,7 @@ func fitGenerated(e pgExpr, c *schema.Column, m *typemap.Mapper) (pgExpr, error)
 // apply and verify writers use it; it depends only on t, so all of them
 // agree with the CREATE TABLE that CreateTable planned.
 func WritableColumns(t *schema.Table) []int {
-	gen := translateGenerated(t, kindMapper)
+	gen := translateGenerated(t, kindMapper, schema.Naming{})
 	out := make([]int, 0, len(t.Columns))
 	for i := range t.Columns {
 		if g, ok := gen[i]; ok && g.expr != "" {
@@ -82,4 +82,10 @@ func WritableColumns(t *schema.Table) []int {
 		out = append(out, i)
 	}
 	return out
+}
+
+// WritableColumnsIn is WritableColumns without the columns --exclude-columns
+// leaves out: the columns that exist on the target and that sluice writes.
+func WritableColumnsIn(t *schema.Table, n schema.Naming) []int {
+	return n.Keep(t, WritableColumns(t))
 }

@@ -18,14 +18,14 @@ import (
 //   - SPATIAL becomes GiST with PostGIS, else it is skipped;
 //   - HASH and BTREE become btree; descending parts stay descending.
 func createIndex(t *schema.Table, ix schema.Index, m *typemap.Mapper, n schema.Naming) ([]string, string) {
-	name := IndexName(t.Name, ix.Name)
+	name := IndexName(n.Table(t.TableID), n.Ident(ix.Name))
 	qname := n.QTable(t.TableID)
 	var stmt, warn string
 	switch ix.Kind {
 	case "FULLTEXT":
 		parts := make([]string, 0, len(ix.Columns))
 		for _, ic := range ix.Columns {
-			parts = append(parts, "coalesce("+colName(t, ic.Name)+", '')")
+			parts = append(parts, "coalesce("+colName(t, ic.Name, n)+", '')")
 		}
 		stmt = "CREATE INDEX IF NOT EXISTS " + q(name) + " ON " + qname + " USING gin (to_tsvector('simple', " +
 			strings.Join(parts, " || ' ' || ") + "))"
@@ -36,9 +36,9 @@ func createIndex(t *schema.Table, ix schema.Index, m *typemap.Mapper, n schema.N
 			return nil, fmt.Sprintf("%s: SPATIAL index %s not created: the target has no PostGIS (geometry is stored as bytea)",
 				t, ix.Name)
 		}
-		stmt = "CREATE INDEX IF NOT EXISTS " + q(name) + " ON " + qname + " USING gist (" + colName(t, ix.Columns[0].Name) + ")"
+		stmt = "CREATE INDEX IF NOT EXISTS " + q(name) + " ON " + qname + " USING gist (" + colName(t, ix.Columns[0].Name, n) + ")"
 	default:
-		keys, prefixes, err := indexKeys(t, ix, m)
+		keys, prefixes, err := indexKeys(t, ix, m, n)
 		if err != nil {
 			return nil, fmt.Sprintf("%s: index %s not created: %v", t, ix.Name, err)
 		}
@@ -59,16 +59,16 @@ func createIndex(t *schema.Table, ix schema.Index, m *typemap.Mapper, n schema.N
 	return stmts, warn
 }
 
-func colName(t *schema.Table, name string) string {
+func colName(t *schema.Table, name string, n schema.Naming) string {
 	if c := t.Column(name); c != nil {
-		return q(c.Name)
+		return n.QColumn(t.TableID, c.Name)
 	}
-	return q(name)
+	return n.QColumn(t.TableID, name)
 }
 
 // indexKeys translates the key parts of a btree index.
-func indexKeys(t *schema.Table, ix schema.Index, m *typemap.Mapper) (keys, prefixes []string, err error) {
-	x := &exprTranslator{t: t, m: m, purpose: forIndex}
+func indexKeys(t *schema.Table, ix schema.Index, m *typemap.Mapper, n schema.Naming) (keys, prefixes []string, err error) {
+	x := &exprTranslator{t: t, m: m, purpose: forIndex, n: n}
 	for _, ic := range ix.Columns {
 		var key string
 		switch {
@@ -89,15 +89,15 @@ func indexKeys(t *schema.Table, ix schema.Index, m *typemap.Mapper) (keys, prefi
 			}
 			switch kind {
 			case typemap.KindBinary:
-				key = "substr(" + q(c.Name) + ", 1, " + strconv.Itoa(ic.SubPart) + ")"
+				key = "substr(" + n.QColumn(t.TableID, c.Name) + ", 1, " + strconv.Itoa(ic.SubPart) + ")"
 			case typemap.KindText:
-				key = "left(" + q(c.Name) + ", " + strconv.Itoa(ic.SubPart) + ")"
+				key = "left(" + n.QColumn(t.TableID, c.Name) + ", " + strconv.Itoa(ic.SubPart) + ")"
 			default:
-				key = q(c.Name) // a prefix of a whole value (e.g. JSON) : index the value
+				key = n.QColumn(t.TableID, c.Name) // a prefix of a whole value (e.g. JSON) : index the value
 			}
 			prefixes = append(prefixes, c.Name+"("+strconv.Itoa(ic.SubPart)+")")
 		default:
-			key = colName(t, ic.Name)
+			key = colName(t, ic.Name, n)
 		}
 		if ic.Desc {
 			key += " DESC"
@@ -109,13 +109,14 @@ func indexKeys(t *schema.Table, ix schema.Index, m *typemap.Mapper) (keys, prefi
 
 // addForeignKey writes ALTER TABLE ... ADD CONSTRAINT ... FOREIGN KEY.
 func addForeignKey(qname string, t *schema.Table, fk schema.ForeignKey, n schema.Naming) string {
-	ref := n.QTable(schema.TableID{Database: fk.RefDatabase, Name: fk.RefTable})
+	refID := schema.TableID{Database: fk.RefDatabase, Name: fk.RefTable}
+	ref := n.QTable(refID)
 	refCols := make([]string, len(fk.RefColumns))
 	for i, c := range fk.RefColumns {
-		refCols[i] = q(c)
+		refCols[i] = n.QColumn(refID, c)
 	}
-	s := "ALTER TABLE " + qname + " ADD CONSTRAINT " + q(ConstraintName(fk.Name)) + " FOREIGN KEY (" +
-		quoteCols(t, fk.Columns) + ") REFERENCES " + ref + " (" + strings.Join(refCols, ", ") + ")"
+	s := "ALTER TABLE " + qname + " ADD CONSTRAINT " + q(ConstraintName(n.Ident(fk.Name))) + " FOREIGN KEY (" +
+		quoteCols(t, fk.Columns, n) + ") REFERENCES " + ref + " (" + strings.Join(refCols, ", ") + ")"
 	if a := fkAction(fk.OnDelete); a != "" {
 		s += " ON DELETE " + a
 	}

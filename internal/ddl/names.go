@@ -63,16 +63,41 @@ func q(name string) string { return schema.QuoteIdent(name) }
 // pgSystemColumns are names PostgreSQL reserves in every table.
 var pgSystemColumns = map[string]bool{"tableoid": true, "xmin": true, "cmin": true, "xmax": true, "cmax": true, "ctid": true}
 
-// checkName refuses MySQL names PostgreSQL cannot hold as they are: longer
+// checkName refuses target names PostgreSQL cannot hold as they are: longer
 // than 63 bytes (PostgreSQL would silently cut them, and writers address
-// columns by name) or, for columns, a system column name.
-func checkName(kind, name string) error {
+// columns by name) or, for columns, a system column name. src is the
+// source's db.table[.column], which --rename takes.
+func checkName(kind, name, src string) error {
 	if len(name) > maxIdent {
-		return fmt.Errorf("%s name %q is %d bytes; PostgreSQL keeps only %d (rename it on the source)",
-			kind, name, len(name), maxIdent)
+		return fmt.Errorf("%s name %q is %d bytes; PostgreSQL keeps only %d: give it a shorter name with --rename %s=new_name",
+			kind, name, len(name), maxIdent, src)
 	}
 	if kind == "column" && pgSystemColumns[strings.ToLower(name)] {
-		return fmt.Errorf("column name %q is a PostgreSQL system column name (rename it on the source)", name)
+		return fmt.Errorf("column name %q is a PostgreSQL system column name: give it another name with --rename %s=new_name", name, src)
 	}
 	return nil
+}
+
+// excludedIn returns the first column of ix that --exclude-columns leaves
+// out ("" if none): such an index cannot exist on the target.
+func excludedIn(t *schema.Table, ix schema.Index, n schema.Naming) string {
+	for _, col := range n.ExcludedColumns(t.TableID) {
+		for _, ic := range ix.Columns {
+			if strings.EqualFold(ic.Name, col) || (ic.Expression != "" && schema.ExprMentions(ic.Expression, col)) {
+				return col
+			}
+		}
+	}
+	return ""
+}
+
+// excludedMentioned returns the first excluded column an expression of t
+// refers to ("" if none).
+func excludedMentioned(t *schema.Table, expr string, n schema.Naming) string {
+	for _, col := range n.ExcludedColumns(t.TableID) {
+		if schema.ExprMentions(expr, col) {
+			return col
+		}
+	}
+	return ""
 }

@@ -19,7 +19,7 @@ const ApplySetting = "sluice.apply"
 func onUpdateTrigger(t *schema.Table, m *typemap.Mapper, n schema.Naming) []string {
 	var sets []string
 	for _, c := range t.Columns {
-		if !c.OnUpdateCurrentTS {
+		if !c.OnUpdateCurrentTS || n.Excluded(t.TableID, c.Name) {
 			continue
 		}
 		_, kind, err := m.PGType(c)
@@ -30,13 +30,13 @@ func onUpdateTrigger(t *schema.Table, m *typemap.Mapper, n schema.Naming) []stri
 		if kind == typemap.KindTimestamp {
 			now = "CURRENT_TIMESTAMP"
 		}
-		col := q(c.Name)
+		col := n.QColumn(t.TableID, c.Name)
 		sets = append(sets, "    IF NEW."+col+" IS NOT DISTINCT FROM OLD."+col+" THEN NEW."+col+" := "+now+"; END IF;\n")
 	}
 	if len(sets) == 0 {
 		return nil
 	}
-	fn := n.QName(t.Database, OnUpdateFunction(t.Name))
+	fn := n.QName(t.Database, OnUpdateFunction(n.Table(t.TableID)))
 	body := "CREATE OR REPLACE FUNCTION " + fn + "() RETURNS trigger LANGUAGE plpgsql AS $sluice$\n" +
 		"BEGIN\n" +
 		"  IF current_setting('" + ApplySetting + "', true) = 'on' THEN RETURN NEW; END IF;\n" +

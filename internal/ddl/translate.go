@@ -54,6 +54,9 @@ func (tr *Translator) Translate(cur Tables, stmt, defaultDB string) (*Result, er
 	default:
 		x.ignore("not a schema change (%T)", s)
 	}
+	if err == nil {
+		err = x.checkNames()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +65,38 @@ func (tr *Translator) Translate(cur Tables, stmt, defaultDB string) (*Result, er
 		x.ignore("changes nothing on the target")
 	}
 	return x.res, nil
+}
+
+// checkNames refuses new table versions the naming cannot hold on the
+// target (schema.Naming.CheckTable): two columns or indexes under one name,
+// a name over 63 bytes, a key over an excluded column; and a table that
+// takes the target name of another one.
+func (x *translation) checkNames() error {
+	n := x.tr.Naming
+	for _, t := range x.res.Tables {
+		if errs := n.CheckTable(t); len(errs) > 0 {
+			return x.unsupported("%v", errs[0])
+		}
+		for id := range x.cur {
+			if id != t.TableID && n.Schema(id.Database) == n.Schema(t.Database) && n.Table(id) == n.Table(t.TableID) &&
+				!x.renamedAway(id) {
+				return x.unsupported("tables %s and %s both become %s on the target: give one another name with --rename %s=new_name",
+					id, t.TableID, n.QTable(t.TableID), t.TableID)
+			}
+		}
+	}
+	return nil
+}
+
+// renamedAway reports whether the statement dropped a table or renamed it
+// away (Dropped holds the old names of renamed tables too).
+func (x *translation) renamedAway(id schema.TableID) bool {
+	for _, d := range x.res.Dropped {
+		if d == id {
+			return true
+		}
+	}
+	return false
 }
 
 // translation is one Translate call.

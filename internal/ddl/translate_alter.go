@@ -118,8 +118,19 @@ func (a *alteration) rebuildOnUpdate() {
 		return
 	}
 	a.x.emit("DROP TRIGGER IF EXISTS "+q(OnUpdateTrigger)+" ON "+a.qname,
-		"DROP FUNCTION IF EXISTS "+a.x.tr.Naming.QName(a.t.Database, OnUpdateFunction(a.t.Name))+"()")
+		"DROP FUNCTION IF EXISTS "+a.x.tr.Naming.QName(a.t.Database, OnUpdateFunction(a.tname()))+"()")
 }
+
+// qc quotes the target name of a column of the altered table (Naming).
+func (a *alteration) qc(name string) string { return a.x.tr.Naming.QColumn(a.t.TableID, name) }
+
+// tname is the target name of the altered table, which derived names
+// (indexes, the primary key, sequences) start with.
+func (a *alteration) tname() string { return a.x.tr.Naming.Table(a.t.TableID) }
+
+// excluded reports a column --exclude-columns leaves out: its changes have
+// nothing to change on the target.
+func (a *alteration) excluded(name string) bool { return a.x.tr.Naming.Excluded(a.t.TableID, name) }
 
 // tableCharset returns the table's default charset and collation, for
 // columns added without one.
@@ -212,7 +223,7 @@ func (a *alteration) tableOptions(opts sqlparser.TableOptions) error {
 	}
 	if o.autoIncrement > 0 && hasAutoIncrement(a.t) {
 		a.t.AutoIncrement = o.autoIncrement
-		a.x.emit(identityFinish(a.qname, a.t)...)
+		a.x.emit(identityFinish(a.qname, a.t, a.x.tr.Naming)...)
 	}
 	return nil
 }
@@ -283,8 +294,13 @@ func (a *alteration) addIndex(def *sqlparser.IndexDefinition) error {
 				col.Nullable = false
 			}
 		}
-		a.x.emit("ALTER TABLE " + a.qname + " ADD CONSTRAINT " + q(PrimaryKeyName(a.t.Name)) +
-			" PRIMARY KEY (" + quoteCols(a.t, a.t.PrimaryKey) + ")")
+		for _, c := range a.t.PrimaryKey {
+			if a.excluded(c) {
+				return a.x.unsupported("ADD PRIMARY KEY on %s.%s, which --exclude-columns leaves out", a.t, c)
+			}
+		}
+		a.x.emit("ALTER TABLE " + a.qname + " ADD CONSTRAINT " + q(PrimaryKeyName(a.tname())) +
+			" PRIMARY KEY (" + quoteCols(a.t, a.t.PrimaryKey, a.x.tr.Naming) + ")")
 		return nil
 	}
 	before := len(a.t.Indexes)
@@ -298,6 +314,10 @@ func (a *alteration) addIndex(def *sqlparser.IndexDefinition) error {
 }
 
 func (a *alteration) createIndex(ix schema.Index) {
+	if col := excludedIn(a.t, ix, a.x.tr.Naming); col != "" {
+		a.x.warn("%s: index %s not created: its column %s is left out by --exclude-columns", a.t, ix.Name, col)
+		return
+	}
 	stmts, warn := createIndex(a.t, ix, a.x.tr.Mapper, a.x.tr.Naming)
 	a.x.emit(stmts...)
 	if warn != "" {
@@ -328,6 +348,11 @@ func (a *alteration) addConstraint(cd *sqlparser.ConstraintDefinition) error {
 			a.x.warn("%s: foreign key %s references %s, which sluice does not replicate: not created", a.t, fk.Name, ref)
 			return nil
 		}
+		for _, c := range fk.Columns {
+			if a.excluded(c) {
+				return a.x.unsupported("foreign key %s on %s.%s, which --exclude-columns leaves out", fk.Name, a.t, c)
+			}
+		}
 		a.x.emit(addForeignKey(a.qname, a.t, fk, a.x.tr.Naming))
 	case *sqlparser.CheckConstraintDefinition:
 		return a.addCheck(name, d)
@@ -342,7 +367,9 @@ func (a *alteration) addCheck(name string, d *sqlparser.CheckConstraintDefinitio
 		if c := a.t.Column(col); c != nil && c.DataType == "longtext" && strings.EqualFold(name, c.Name) {
 			if !c.IsJSON {
 				c.IsJSON = true
-				a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + q(c.Name) + " TYPE jsonb USING " + q(c.Name) + "::jsonb")
+				if !a.excluded(c.Name) {
+					a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + a.qc(c.Name) + " TYPE jsonb USING " + a.qc(c.Name) + "::jsonb")
+				}
 			}
 			return nil
 		}
@@ -353,7 +380,11 @@ func (a *alteration) addCheck(name string, d *sqlparser.CheckConstraintDefinitio
 		return nil // NOT ENFORCED
 	}
 	ck := a.t.Checks[before]
-	x := &exprTranslator{t: a.t, m: a.x.tr.Mapper, purpose: forCheck}
+	if col := excludedMentioned(a.t, ck.Expr, a.x.tr.Naming); col != "" {
+		a.x.warn("%s: CHECK constraint %s not created: its column %s is left out by --exclude-columns", a.t, ck.Name, col)
+		return nil
+	}
+	x := &exprTranslator{t: a.t, m: a.x.tr.Mapper, purpose: forCheck, n: a.x.tr.Naming}
 	e, err := x.translateText(ck.Expr)
 	if err == nil {
 		e, err = toBool(e)
@@ -362,7 +393,7 @@ func (a *alteration) addCheck(name string, d *sqlparser.CheckConstraintDefinitio
 		a.x.warn("%s: CHECK constraint %s (%s) not created: %v", a.t, ck.Name, ck.Expr, err)
 		return nil
 	}
-	a.x.emit("ALTER TABLE " + a.qname + " ADD CONSTRAINT " + q(ConstraintName(ck.Name)) + " CHECK " + parens(e.sql))
+	a.x.emit("ALTER TABLE " + a.qname + " ADD CONSTRAINT " + q(ConstraintName(a.x.tr.Naming.Ident(ck.Name))) + " CHECK " + parens(e.sql))
 	return nil
 }
 
@@ -392,7 +423,7 @@ func (a *alteration) dropKey(d *sqlparser.DropKey) error {
 			return a.x.unsupported("table %s has no primary key to drop", a.t)
 		}
 		a.t.PrimaryKey = nil
-		a.x.emit("ALTER TABLE " + a.qname + " DROP CONSTRAINT IF EXISTS " + q(PrimaryKeyName(a.t.Name)))
+		a.x.emit("ALTER TABLE " + a.qname + " DROP CONSTRAINT IF EXISTS " + q(PrimaryKeyName(a.tname())))
 		return nil
 	case d.Type == sqlparser.ForeignKeyType:
 		return a.dropForeignKey(name)
@@ -414,7 +445,7 @@ func (a *alteration) dropIndex(name string) error {
 	for i, ix := range a.t.Indexes {
 		if strings.EqualFold(ix.Name, name) {
 			a.t.Indexes = append(a.t.Indexes[:i:i], a.t.Indexes[i+1:]...)
-			a.x.emit("DROP INDEX IF EXISTS " + a.x.tr.Naming.QName(a.t.Database, IndexName(a.t.Name, ix.Name)))
+			a.x.emit("DROP INDEX IF EXISTS " + a.x.tr.Naming.QName(a.t.Database, IndexName(a.tname(), a.x.tr.Naming.Ident(ix.Name))))
 			return nil
 		}
 	}
@@ -437,7 +468,7 @@ func (a *alteration) dropForeignKey(name string) error {
 	}
 	fk := a.t.ForeignKeys[i]
 	a.t.ForeignKeys = append(a.t.ForeignKeys[:i:i], a.t.ForeignKeys[i+1:]...)
-	a.x.emit("ALTER TABLE " + a.qname + " DROP CONSTRAINT IF EXISTS " + q(ConstraintName(fk.Name)))
+	a.x.emit("ALTER TABLE " + a.qname + " DROP CONSTRAINT IF EXISTS " + q(ConstraintName(a.x.tr.Naming.Ident(fk.Name))))
 	return nil
 }
 
@@ -448,7 +479,7 @@ func (a *alteration) dropCheck(name string) error {
 	}
 	ck := a.t.Checks[i]
 	a.t.Checks = append(a.t.Checks[:i:i], a.t.Checks[i+1:]...)
-	a.x.emit("ALTER TABLE " + a.qname + " DROP CONSTRAINT IF EXISTS " + q(ConstraintName(ck.Name)))
+	a.x.emit("ALTER TABLE " + a.qname + " DROP CONSTRAINT IF EXISTS " + q(ConstraintName(a.x.tr.Naming.Ident(ck.Name))))
 	return nil
 }
 
@@ -456,8 +487,10 @@ func (a *alteration) renameIndex(from, to string) error {
 	for i, ix := range a.t.Indexes {
 		if strings.EqualFold(ix.Name, from) {
 			a.t.Indexes[i].Name = to
-			a.x.emit("ALTER INDEX IF EXISTS " + a.x.tr.Naming.QName(a.t.Database, IndexName(a.t.Name, ix.Name)) +
-				" RENAME TO " + q(IndexName(a.t.Name, to)))
+			n := a.x.tr.Naming
+			if o, nw := IndexName(a.tname(), n.Ident(ix.Name)), IndexName(a.tname(), n.Ident(to)); o != nw {
+				a.x.emit("ALTER INDEX IF EXISTS " + n.QName(a.t.Database, o) + " RENAME TO " + q(nw))
+			}
 			return nil
 		}
 	}

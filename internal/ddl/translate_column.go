@@ -63,14 +63,18 @@ func isVolatileDefault(d string) bool {
 // or SET member check, the comment.
 func (a *alteration) emitAddColumn(c *schema.Column) error {
 	m, n := a.x.tr.Mapper, a.x.tr.Naming
-	if err := checkName("column", c.Name); err != nil {
+	if a.excluded(c.Name) {
+		a.x.warn("%s.%s: column not added on the target: --exclude-columns leaves it out", a.t, c.Name)
+		return nil
+	}
+	if err := checkName("column", n.Column(a.t.TableID, c.Name), a.t.TableID.String()+"."+c.Name); err != nil {
 		return a.x.unsupported("%v", err)
 	}
 	pgType, _, err := m.PGType(*c)
 	if err != nil {
 		return a.x.unsupported("%v", err)
 	}
-	g := translateGenerated(a.t, kindMapper)[a.t.ColumnIndex(c.Name)]
+	g := translateGenerated(a.t, kindMapper, a.x.tr.Naming)[a.t.ColumnIndex(c.Name)]
 	if c.GenerationExpr != "" && g.expr == "" {
 		return a.x.unsupported("generated column %s AS (%s): %s, and the values MySQL computed for existing rows "+
 			"are not in the binlog", c.Name, c.GenerationExpr, g.reason)
@@ -98,13 +102,13 @@ func (a *alteration) emitAddColumn(c *schema.Column) error {
 	}
 	a.x.emit("ALTER TABLE " + a.qname + " ADD COLUMN " + def)
 	if implicit != "" {
-		a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + q(c.Name) + " DROP DEFAULT")
+		a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + a.qc(c.Name) + " DROP DEFAULT")
 	}
-	if chk := memberCheck(c); chk != "" {
+	if chk := memberCheck(a.t, c, n); chk != "" {
 		a.x.emit("ALTER TABLE " + a.qname + " ADD " + chk)
 	}
 	if c.Comment != "" {
-		a.x.emit("COMMENT ON COLUMN " + a.qname + "." + q(c.Name) + " IS " + quotePG(stripNUL(c.Comment)))
+		a.x.emit("COMMENT ON COLUMN " + a.qname + "." + a.qc(c.Name) + " IS " + quotePG(stripNUL(c.Comment)))
 	}
 	a.onUpdate = a.onUpdate || c.OnUpdateCurrentTS
 	return nil
@@ -136,13 +140,15 @@ func (a *alteration) dropColumn(name string) error {
 	c := a.t.Columns[i]
 	a.t.Columns = append(a.t.Columns[:i:i], a.t.Columns[i+1:]...)
 	renumber(a.t)
-	a.x.emit("ALTER TABLE " + a.qname + " DROP COLUMN IF EXISTS " + q(c.Name))
+	if !a.excluded(c.Name) {
+		a.x.emit("ALTER TABLE " + a.qname + " DROP COLUMN IF EXISTS " + a.qc(c.Name))
+	}
 	a.onUpdate = a.onUpdate || c.OnUpdateCurrentTS
 	if pk := without(a.t.PrimaryKey, c.Name); len(pk) != len(a.t.PrimaryKey) {
 		a.t.PrimaryKey = pk
 		if len(pk) > 0 {
-			a.x.emit("ALTER TABLE " + a.qname + " ADD CONSTRAINT " + q(PrimaryKeyName(a.t.Name)) +
-				" PRIMARY KEY (" + quoteCols(a.t, pk) + ")")
+			a.x.emit("ALTER TABLE " + a.qname + " ADD CONSTRAINT " + q(PrimaryKeyName(a.tname())) +
+				" PRIMARY KEY (" + quoteCols(a.t, pk, a.x.tr.Naming) + ")")
 		}
 	}
 	var kept []schema.Index
@@ -229,8 +235,12 @@ func (a *alteration) renameColumn(from, to string) error {
 		}
 		return a.x.unsupported("column %s is not in sluice's schema history of %s", from, a.t)
 	}
-	if err := checkName("column", to); err != nil {
+	if err := checkName("column", a.x.tr.Naming.Column(a.t.TableID, to), a.t.TableID.String()+"."+to); err != nil {
 		return a.x.unsupported("%v", err)
+	}
+	if a.excluded(from) != a.excluded(to) {
+		return a.x.unsupported("RENAME COLUMN %s TO %s: --exclude-columns names one of them and not the other, "+
+			"so the column would have to appear on or vanish from the target", from, to)
 	}
 	a.renameInModel(a.t.Columns[i].Name, to)
 	return nil
@@ -244,13 +254,17 @@ func (a *alteration) renameInModel(from, to string) {
 	}
 	i := a.t.ColumnIndex(from)
 	c := &a.t.Columns[i]
-	a.x.emit("ALTER TABLE " + a.qname + " RENAME COLUMN " + q(c.Name) + " TO " + q(to))
-	if c.DataType == "enum" || c.DataType == "set" {
-		oldChk, newChk := EnumCheckName(c.Name), EnumCheckName(to)
-		if c.DataType == "set" {
-			oldChk, newChk = SetCheckName(c.Name), SetCheckName(to)
+	n := a.x.tr.Naming
+	oldName, newName := n.Column(a.t.TableID, c.Name), n.Column(a.t.TableID, to)
+	if oldName != newName && !a.excluded(c.Name) {
+		a.x.emit("ALTER TABLE " + a.qname + " RENAME COLUMN " + q(oldName) + " TO " + q(newName))
+		if c.DataType == "enum" || c.DataType == "set" {
+			oldChk, newChk := EnumCheckName(oldName), EnumCheckName(newName)
+			if c.DataType == "set" {
+				oldChk, newChk = SetCheckName(oldName), SetCheckName(newName)
+			}
+			a.x.emit("ALTER TABLE " + a.qname + " RENAME CONSTRAINT " + q(oldChk) + " TO " + q(newChk))
 		}
-		a.x.emit("ALTER TABLE " + a.qname + " RENAME CONSTRAINT " + q(oldChk) + " TO " + q(newChk))
 	}
 	c.Name = to
 	a.onUpdate = a.onUpdate || c.OnUpdateCurrentTS
@@ -331,7 +345,9 @@ func (a *alteration) alterColumn(o *sqlparser.AlterColumn) error {
 	switch {
 	case o.DropDefault:
 		c.Default = nil
-		a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + q(c.Name) + " DROP DEFAULT")
+		if !a.excluded(c.Name) {
+			a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + a.qc(c.Name) + " DROP DEFAULT")
+		}
 	case o.DefaultVal != nil:
 		d, err := canonicalDefault(c, o.DefaultVal)
 		if err != nil {
@@ -345,13 +361,16 @@ func (a *alteration) alterColumn(o *sqlparser.AlterColumn) error {
 
 // setDefault emits SET/DROP DEFAULT for the column's (new) default.
 func (a *alteration) setDefault(c *schema.Column) {
+	if a.excluded(c.Name) {
+		return
+	}
 	expr, dropped := pgDefault(a.t, c, a.x.tr.Mapper)
 	if dropped != "" {
 		a.x.warn("%s.%s: default dropped: %s", a.t, c.Name, dropped)
 	}
 	if expr == "" {
-		a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + q(c.Name) + " DROP DEFAULT")
+		a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + a.qc(c.Name) + " DROP DEFAULT")
 		return
 	}
-	a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + q(c.Name) + " SET DEFAULT " + expr)
+	a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + a.qc(c.Name) + " SET DEFAULT " + expr)
 }

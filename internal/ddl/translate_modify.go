@@ -23,10 +23,13 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 	if err != nil {
 		return err
 	}
-	if err := checkName("column", nc.Name); err != nil {
+	if err := checkName("column", a.x.tr.Naming.Column(a.t.TableID, nc.Name), a.t.TableID.String()+"."+nc.Name); err != nil {
 		return a.x.unsupported("%v", err)
 	}
-	oldGen := translateGenerated(a.t, kindMapper)[i]
+	if a.excluded(a.t.Columns[i].Name) || a.excluded(nc.Name) {
+		return a.changeExcluded(i, nc, def, first, after)
+	}
+	oldGen := translateGenerated(a.t, kindMapper, a.x.tr.Naming)[i]
 	a.renameInModel(a.t.Columns[i].Name, nc.Name)
 	old := a.t.Columns[i]
 	nc.Ordinal = old.Ordinal
@@ -37,7 +40,7 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 		nc.Nullable = false
 	}
 	a.t.Columns[i] = nc
-	newGen := translateGenerated(a.t, kindMapper)[i]
+	newGen := translateGenerated(a.t, kindMapper, a.x.tr.Naming)[i]
 	if oldGen.expr != "" || newGen.expr != "" {
 		if err := a.changeGenerated(&old, &nc, oldGen, newGen); err != nil {
 			return err
@@ -47,15 +50,37 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 	}
 	if old.Comment != nc.Comment {
 		if nc.Comment == "" {
-			a.x.emit("COMMENT ON COLUMN " + a.qname + "." + q(nc.Name) + " IS NULL")
+			a.x.emit("COMMENT ON COLUMN " + a.qname + "." + a.qc(nc.Name) + " IS NULL")
 		} else {
-			a.x.emit("COMMENT ON COLUMN " + a.qname + "." + q(nc.Name) + " IS " + quotePG(stripNUL(nc.Comment)))
+			a.x.emit("COMMENT ON COLUMN " + a.qname + "." + a.qc(nc.Name) + " IS " + quotePG(stripNUL(nc.Comment)))
 		}
 	}
 	a.onUpdate = a.onUpdate || old.OnUpdateCurrentTS != nc.OnUpdateCurrentTS
 	if old.AutoIncrement && !hasAutoIncrement(a.t) {
 		a.t.AutoIncrement = 0 // MySQL has no counter without an AUTO_INCREMENT column
 	}
+	if err := a.place(i, first, after); err != nil {
+		return err
+	}
+	return a.columnKeys(def)
+}
+
+// changeExcluded follows MODIFY/CHANGE of a column --exclude-columns leaves
+// out: the schema history changes, the target has nothing to change. A
+// CHANGE that would bring the column onto the target (or take one off it)
+// is refused.
+func (a *alteration) changeExcluded(i int, nc schema.Column, def *sqlparser.ColumnDefinition, first bool, after *sqlparser.ColName) error {
+	from := a.t.Columns[i].Name
+	if !a.excluded(from) || !a.excluded(nc.Name) {
+		return a.x.unsupported("CHANGE COLUMN %s %s: --exclude-columns names one of them and not the other, "+
+			"so the column would have to appear on or vanish from the target", from, nc.Name)
+	}
+	a.renameInModel(from, nc.Name)
+	nc.Ordinal = a.t.Columns[i].Ordinal
+	if a.inPrimaryKey(nc.Name) {
+		nc.Nullable = false
+	}
+	a.t.Columns[i] = nc
 	if err := a.place(i, first, after); err != nil {
 		return err
 	}
@@ -78,12 +103,12 @@ func (a *alteration) changeGenerated(old, nc *schema.Column, oldGen, newGen gene
 			"are not in the binlog", nc.Name, nc.GenerationExpr, newGen.reason)
 	case oldGen.expr != "" && nc.GenerationExpr == "":
 		// generated in the target before, a plain column now: MySQL keeps the values, so does DROP EXPRESSION
-		a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + q(nc.Name) + " DROP EXPRESSION")
+		a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + a.qc(nc.Name) + " DROP EXPRESSION")
 		return a.changePlain(old, nc)
 	case oldGen.expr == newGen.expr && sameType && old.Nullable == nc.Nullable:
 		return nil
 	}
-	a.x.emit("ALTER TABLE " + a.qname + " DROP COLUMN " + q(nc.Name))
+	a.x.emit("ALTER TABLE " + a.qname + " DROP COLUMN " + a.qc(nc.Name))
 	return a.emitAddColumn(nc)
 }
 
@@ -107,7 +132,7 @@ func (a *alteration) changePlain(old, nc *schema.Column) error {
 	if err != nil {
 		return a.x.unsupported("%v", err)
 	}
-	col := q(nc.Name)
+	col := a.qc(nc.Name)
 	alter := "ALTER TABLE " + a.qname + " ALTER COLUMN " + col
 	tc := typeChange{pgOld: pgOld, pgNew: pgNew, kOld: kOld, kNew: kNew, old: old, nw: nc, flavor: a.x.tr.Flavor}
 	using, err := tc.using(col)
@@ -122,7 +147,7 @@ func (a *alteration) changePlain(old, nc *schema.Column) error {
 	membersChanged := (old.DataType == "enum" || old.DataType == "set" || nc.DataType == "enum" || nc.DataType == "set") &&
 		(old.DataType != nc.DataType || !reflect.DeepEqual(old.Elements, nc.Elements))
 	if membersChanged && (old.DataType == "enum" || old.DataType == "set") {
-		a.x.emit("ALTER TABLE " + a.qname + " DROP CONSTRAINT IF EXISTS " + q(memberCheckName(old, nc.Name)))
+		a.x.emit("ALTER TABLE " + a.qname + " DROP CONSTRAINT IF EXISTS " + q(memberCheckName(old, a.x.tr.Naming.Column(a.t.TableID, nc.Name))))
 	}
 	identityChanged := old.AutoIncrement != nc.AutoIncrement || (nc.AutoIncrement && pgOld != pgNew)
 	if old.AutoIncrement && identityChanged {
@@ -139,7 +164,7 @@ func (a *alteration) changePlain(old, nc *schema.Column) error {
 		a.x.emit(alter + " TYPE " + pgNew + " USING " + using)
 	}
 	if membersChanged {
-		if chk := memberCheck(nc); chk != "" {
+		if chk := memberCheck(a.t, nc, a.x.tr.Naming); chk != "" {
 			a.x.emit("ALTER TABLE " + a.qname + " ADD " + chk)
 		}
 	}
@@ -171,32 +196,32 @@ func memberCheckName(c *schema.Column, name string) string {
 }
 
 func (a *alteration) dropIdentity(old *schema.Column, pgOld string) {
-	alter := "ALTER TABLE " + a.qname + " ALTER COLUMN " + q(old.Name)
+	alter := "ALTER TABLE " + a.qname + " ALTER COLUMN " + a.qc(old.Name)
 	if isIdentityType(pgOld) {
 		a.x.emit(alter + " DROP IDENTITY IF EXISTS")
 		return
 	}
 	a.x.emit(alter+" DROP DEFAULT",
-		"DROP SEQUENCE IF EXISTS "+a.x.tr.Naming.QName(a.t.Database, SequenceName(a.t.Name, old.Name)))
+		"DROP SEQUENCE IF EXISTS "+a.x.tr.Naming.QName(a.t.Database, SequenceName(a.tname(), a.x.tr.Naming.Column(a.t.TableID, old.Name))))
 }
 
 func (a *alteration) addIdentity(nc *schema.Column, pgNew string, noDefault bool) error {
-	alter := "ALTER TABLE " + a.qname + " ALTER COLUMN " + q(nc.Name)
+	alter := "ALTER TABLE " + a.qname + " ALTER COLUMN " + a.qc(nc.Name)
 	if !noDefault {
 		a.x.emit(alter + " DROP DEFAULT")
 	}
 	if isIdentityType(pgNew) {
 		a.x.emit(alter + " ADD GENERATED BY DEFAULT AS IDENTITY")
 	} else {
-		seq := a.x.tr.Naming.QName(a.t.Database, SequenceName(a.t.Name, nc.Name))
+		seq := a.x.tr.Naming.QName(a.t.Database, SequenceName(a.tname(), a.x.tr.Naming.Column(a.t.TableID, nc.Name)))
 		a.x.emit("CREATE SEQUENCE IF NOT EXISTS "+seq+" AS bigint",
 			alter+" SET DEFAULT nextval("+quotePG(seq)+"::regclass)",
-			"ALTER SEQUENCE "+seq+" OWNED BY "+a.qname+"."+q(nc.Name))
+			"ALTER SEQUENCE "+seq+" OWNED BY "+a.qname+"."+a.qc(nc.Name))
 	}
 	if a.t.AutoIncrement == 0 {
 		a.t.AutoIncrement = 1
 	}
-	a.x.emit(identityFinish(a.qname, a.t)...)
+	a.x.emit(identityFinish(a.qname, a.t, a.x.tr.Naming)...)
 	return nil
 }
 
@@ -224,5 +249,5 @@ func (a *alteration) zeroDatesNotNull(c *schema.Column) {
 	if a.x.tr.Mapper.Options().ZeroDate == "error" {
 		return
 	}
-	a.x.emit("UPDATE " + a.qname + " SET " + q(c.Name) + " = '-infinity' WHERE " + q(c.Name) + " IS NULL")
+	a.x.emit("UPDATE " + a.qname + " SET " + a.qc(c.Name) + " = '-infinity' WHERE " + a.qc(c.Name) + " IS NULL")
 }

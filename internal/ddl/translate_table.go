@@ -78,7 +78,7 @@ func (x *translation) planNewTable(t *schema.Table) error {
 		x.emit(p.ForeignKeys[i])
 	}
 	if t.AutoIncrement > 1 {
-		x.emit(identityFinish(p.QName, t)...)
+		x.emit(identityFinish(p.QName, t, x.tr.Naming)...)
 	}
 	x.res.Warnings = append(x.res.Warnings, p.Warnings...)
 	x.res.Tables = append(x.res.Tables, t)
@@ -149,11 +149,20 @@ func (x *translation) renameOne(work *overlay, from, to schema.TableID) error {
 	if t == nil {
 		return x.unsupported("table %s is not in sluice's schema history", from)
 	}
-	if err := checkName("table", to.Name); err != nil {
+	n := x.tr.Naming
+	if err := checkName("table", n.Table(to), to.String()); err != nil {
 		return x.unsupported("%v", err)
 	}
-	n := x.tr.Naming
+	for _, c := range t.Columns {
+		// --rename and --exclude-columns name columns by their table: the
+		// columns must keep their target names under the new table name.
+		if n.Column(from, c.Name) != n.Column(to, c.Name) || n.Excluded(from, c.Name) != n.Excluded(to, c.Name) {
+			return x.unsupported("table %s is renamed to %s, but --rename/--exclude-columns treat column %s differently "+
+				"under the two names: give %s the same column entries as %s", from, to, c.Name, to, from)
+		}
+	}
 	oldSchema, newSchema := n.Schema(from.Database), n.Schema(to.Database)
+	oldName, newName := n.Table(from), n.Table(to)
 	hasOnUpdate := false
 	for _, c := range t.Columns {
 		hasOnUpdate = hasOnUpdate || c.OnUpdateCurrentTS
@@ -161,16 +170,15 @@ func (x *translation) renameOne(work *overlay, from, to schema.TableID) error {
 	if oldSchema != newSchema {
 		x.emit(CreateSchema(to.Database, n), "ALTER TABLE "+n.QTable(from)+" SET SCHEMA "+q(newSchema))
 		if hasOnUpdate {
-			x.emit("ALTER FUNCTION " + n.QName(from.Database, OnUpdateFunction(from.Name)) + "() SET SCHEMA " + q(newSchema))
+			x.emit("ALTER FUNCTION " + n.QName(from.Database, OnUpdateFunction(oldName)) + "() SET SCHEMA " + q(newSchema))
 		}
 	}
-	if from.Name != to.Name {
-		moved := schema.TableID{Database: to.Database, Name: from.Name}
-		x.emit("ALTER TABLE " + n.QTable(moved) + " RENAME TO " + q(to.Name))
-		x.emit(x.renameDerived(t, from.Name, to)...)
+	if oldName != newName {
+		x.emit("ALTER TABLE " + n.QName(to.Database, oldName) + " RENAME TO " + q(newName))
+		x.emit(x.renameDerived(t, oldName, newName, to)...)
 		if hasOnUpdate {
-			x.emit("ALTER FUNCTION " + n.QName(to.Database, OnUpdateFunction(from.Name)) + "() RENAME TO " +
-				q(OnUpdateFunction(to.Name)))
+			x.emit("ALTER FUNCTION " + n.QName(to.Database, OnUpdateFunction(oldName)) + "() RENAME TO " +
+				q(OnUpdateFunction(newName)))
 		}
 	}
 	nt := cloneTable(t)
@@ -189,22 +197,23 @@ func (x *translation) renameOne(work *overlay, from, to schema.TableID) error {
 
 // renameDerived renames the objects whose PostgreSQL names derive from the
 // table name (in the table's new schema).
-func (x *translation) renameDerived(t *schema.Table, oldName string, to schema.TableID) []string {
+func (x *translation) renameDerived(t *schema.Table, oldName, newName string, to schema.TableID) []string {
 	n := x.tr.Naming
 	var out []string
-	qt := n.QTable(to)
-	if len(t.PrimaryKey) > 0 && PrimaryKeyName(oldName) != PrimaryKeyName(to.Name) {
-		out = append(out, "ALTER TABLE "+qt+" RENAME CONSTRAINT "+q(PrimaryKeyName(oldName))+" TO "+q(PrimaryKeyName(to.Name)))
+	qt := n.QName(to.Database, newName)
+	if len(t.PrimaryKey) > 0 && PrimaryKeyName(oldName) != PrimaryKeyName(newName) {
+		out = append(out, "ALTER TABLE "+qt+" RENAME CONSTRAINT "+q(PrimaryKeyName(oldName))+" TO "+q(PrimaryKeyName(newName)))
 	}
 	for _, ix := range t.Indexes {
-		if o, nw := IndexName(oldName, ix.Name), IndexName(to.Name, ix.Name); o != nw {
+		if o, nw := IndexName(oldName, n.Ident(ix.Name)), IndexName(newName, n.Ident(ix.Name)); o != nw {
 			out = append(out, "ALTER INDEX IF EXISTS "+n.QName(to.Database, o)+" RENAME TO "+q(nw))
 		}
 	}
 	for _, c := range t.Columns {
-		if c.AutoIncrement {
-			out = append(out, "ALTER SEQUENCE IF EXISTS "+n.QName(to.Database, SequenceName(oldName, c.Name))+
-				" RENAME TO "+q(SequenceName(to.Name, c.Name)))
+		if c.AutoIncrement && !n.Excluded(to, c.Name) {
+			col := n.Column(to, c.Name)
+			out = append(out, "ALTER SEQUENCE IF EXISTS "+n.QName(to.Database, SequenceName(oldName, col))+
+				" RENAME TO "+q(SequenceName(newName, col)))
 		}
 	}
 	return out

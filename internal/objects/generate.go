@@ -113,14 +113,20 @@ func kindOrder(k string) int {
 // lookup finds a relation a query may read: a migrated table or a view in scope.
 func (g *generator) lookup(db, name string) (*relation, error) {
 	if t := g.cat.Table(schema.TableID{Database: db, Name: name}); t != nil {
-		cols := make([]*colInfo, len(t.Columns))
-		for i := range t.Columns {
-			cols[i] = colInfoOf(&t.Columns[i])
-		}
-		return newRelation("", cols), nil
+		r := newRelation("", g.tableColumns(t))
+		r.qname = g.naming.QTable(t.TableID)
+		return r, nil
 	}
 	if v, ok := g.views[db+"."+name]; ok {
-		return newRelation("", v.cols), nil
+		cols := make([]*colInfo, len(v.cols))
+		for i, c := range v.cols {
+			cc := *c
+			cc.pg = g.naming.Ident(c.name)
+			cols[i] = &cc
+		}
+		r := newRelation("", cols)
+		r.qname = g.naming.QName(db, g.naming.Ident(name))
+		return r, nil
 	}
 	return nil, refuse("reads %s.%s, which is not a table or view in the snapshot's scope (excluded, or it does not exist)", db, name)
 }
@@ -150,9 +156,9 @@ func (g *generator) translateView(v *viewDef) {
 	}
 	names := make([]string, len(v.cols))
 	for i, c := range v.cols {
-		names[i] = c.name
+		names[i] = g.naming.Ident(c.name)
 	}
-	stmt := "CREATE OR REPLACE VIEW " + g.naming.QName(o.Database, o.Name)
+	stmt := "CREATE OR REPLACE VIEW " + g.naming.QName(o.Database, g.naming.Ident(o.Name))
 	if len(names) > 0 {
 		stmt += " (" + schema.QuoteIdents(names) + ")"
 	}
@@ -217,3 +223,19 @@ func blockHeader(o *Object) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// tableColumns are a migrated table's columns under their target names;
+// --exclude-columns columns are left out (a query reading one cannot run
+// on the target).
+func (g *generator) tableColumns(t *schema.Table) []*colInfo {
+	cols := make([]*colInfo, 0, len(t.Columns))
+	for i := range t.Columns {
+		if g.naming.Excluded(t.TableID, t.Columns[i].Name) {
+			continue
+		}
+		c := colInfoOf(&t.Columns[i])
+		c.pg = g.naming.Column(t.TableID, c.name)
+		cols = append(cols, c)
+	}
+	return cols
+}

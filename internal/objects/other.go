@@ -20,7 +20,7 @@ func (g *generator) generatedColumns() []*Object {
 	var out []*Object
 	for _, t := range g.cat.Tables {
 		plain := map[int]bool{}
-		for _, i := range ddl.WritableColumns(t) {
+		for _, i := range ddl.WritableColumnsIn(t, g.naming) {
 			plain[i] = true
 		}
 		reasons := generatedReasons(t, m, g.naming)
@@ -40,10 +40,7 @@ func (g *generator) generatedColumns() []*Object {
 				why = "PostgreSQL cannot compute it exactly as MySQL does"
 			}
 			o.needsHuman("%s; it is a plain column whose values sluice copies, nothing computes it after cut-over", why)
-			cols := make([]*colInfo, len(t.Columns))
-			for j := range t.Columns {
-				cols[j] = colInfoOf(&t.Columns[j])
-			}
+			cols := g.tableColumns(t)
 			x := g.xlate(t.Database)
 			e, err := schema.ParseExpr(c.GenerationExpr)
 			if err != nil && strings.Contains(c.GenerationExpr, `\'`) {
@@ -61,8 +58,8 @@ func (g *generator) generatedColumns() []*Object {
 			case terr != nil:
 				o.Notes = append(o.Notes, "column type: "+terr.Error())
 			default:
-				o.PG = []string{"ALTER TABLE " + g.naming.QTable(t.TableID) + " DROP COLUMN " + quoteIdent(c.Name) +
-					", ADD COLUMN " + quoteIdent(c.Name) + " " + pgType + " GENERATED ALWAYS AS (" + pg.sql + ") STORED"}
+				o.PG = []string{"ALTER TABLE " + g.naming.QTable(t.TableID) + " DROP COLUMN " + g.naming.QColumn(t.TableID, c.Name) +
+					", ADD COLUMN " + g.naming.QColumn(t.TableID, c.Name) + " " + pgType + " GENERATED ALWAYS AS (" + pg.sql + ") STORED"}
 				o.Notes = append(o.Notes, x.notes...)
 				o.Notes = append(o.Notes, "after cut-over only; moves the column to the end; PostgreSQL requires an IMMUTABLE expression")
 			}

@@ -69,7 +69,7 @@ func (x *xlate) union(n *sqlparser.Union, parent *scope) (string, []outCol, erro
 	// ORDER BY and LIMIT of a UNION name its output columns.
 	sc := &scope{parent: parent, aliases: map[string]pexpr{}, aliasFirst: true}
 	for _, c := range cols {
-		sc.aliases[strings.ToLower(c.name)] = pexpr{sql: schema.QuoteIdent(c.name), cls: c.info.cls, col: c.info}
+		sc.aliases[strings.ToLower(c.name)] = pexpr{sql: schema.QuoteIdent(x.naming.Ident(c.name)), cls: c.info.cls, col: c.info}
 	}
 	tail, err := x.orderLimit(n.OrderBy, n.Limit, sc)
 	if err != nil {
@@ -139,7 +139,7 @@ func (x *xlate) selectStmt(n *sqlparser.Select, parent *scope) (string, []outCol
 			}
 			item := e.sql
 			if !s.As.IsEmpty() {
-				item += " AS " + schema.QuoteIdent(name)
+				item += " AS " + schema.QuoteIdent(x.naming.Ident(name))
 			}
 			items = append(items, item)
 			info := e.col
@@ -432,7 +432,7 @@ func (x *xlate) tableName(t sqlparser.TableName, alias string, sc *scope) (strin
 		return "", err
 	}
 	x.deps = append(x.deps, db+"."+name)
-	qname := x.naming.QName(db, name)
+	qname := rel.qname
 	if alias != "" {
 		sc.rels = append(sc.rels, &relation{pg: schema.QuoteIdent(alias), names: []string{strings.ToLower(alias)}, cols: rel.cols})
 		return qname + " AS " + schema.QuoteIdent(alias), nil

@@ -17,8 +17,10 @@ type Options struct {
 	// Target, when set, is where the translations are tried (rolled back);
 	// nil for a dry run, whose tables do not exist on the target.
 	Target *config.Postgres
-	// Include, Exclude and SchemaMap are the snapshot's: the same scope and names.
+	// Include, Exclude and SchemaMap are the snapshot's: the same scope and
+	// names; Naming holds every naming flag (its SchemaMap wins when set).
 	Include, Exclude, SchemaMap []string
+	Naming                      schema.NamingOptions
 	File                        string
 	Log                         *slog.Logger
 }
@@ -30,7 +32,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, exitcode.ConfigError(err)
 	}
-	naming, err := schema.NewNaming(o.SchemaMap)
+	naming, err := schema.NewNamingOptions(o.naming())
 	if err != nil {
 		return nil, exitcode.ConfigError(err)
 	}
@@ -67,4 +69,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			"checked_on_target", s.Checked)
 	}
 	return res, nil
+}
+
+// naming merges SchemaMap into Naming.
+func (o Options) naming() schema.NamingOptions {
+	n := o.Naming
+	if len(n.SchemaMap) == 0 {
+		n.SchemaMap = o.SchemaMap
+	}
+	return n
 }

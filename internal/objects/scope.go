@@ -28,6 +28,7 @@ const (
 // colInfo is what the translator knows about one column of a relation.
 type colInfo struct {
 	name  string // exact spelling (PostgreSQL names are case-sensitive when quoted)
+	pg    string // the target's name (schema.Naming) when it differs from name
 	cls   class
 	scale int  // DECIMAL scale, -1 when unknown or not a DECIMAL
 	ci    bool // text compared by a case-insensitive collation on the source
@@ -71,7 +72,16 @@ func colInfoOf(c *schema.Column) *colInfo {
 }
 
 // relation is a table, view, derived table or CTE that a query can refer to.
+// target is the column's name on the target.
+func (c *colInfo) target() string {
+	if c.pg != "" {
+		return c.pg
+	}
+	return c.name
+}
+
 type relation struct {
+	qname string   // the quoted target name of the table or view read
 	pg    string   // how PostgreSQL qualifies its columns: "alias", "schema"."table", NEW
 	names []string // lower-cased names MySQL may qualify its columns with
 	cols  map[string]*colInfo
@@ -143,7 +153,7 @@ func (s *scope) column(qual, name string) (pexpr, error) {
 				}
 				continue
 			}
-			name := schema.QuoteIdent(c.name)
+			name := schema.QuoteIdent(c.target())
 			if r.pg != "" {
 				name = r.pg + "." + name
 			}

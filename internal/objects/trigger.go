@@ -17,8 +17,8 @@ func (g *generator) translateTrigger(t *triggerDef) {
 		return
 	}
 	tbl := g.cat.Table(schema.TableID{Database: o.Database, Name: t.table})
-	qtable := g.naming.QName(o.Database, t.table)
-	fn := g.naming.QName(o.Database, o.Name+"_trigger")
+	qtable := g.naming.QTable(schema.TableID{Database: o.Database, Name: t.table})
+	fn := g.naming.QName(o.Database, g.naming.Ident(o.Name+"_trigger"))
 	timing, event := strings.ToUpper(t.timing), strings.ToUpper(t.event)
 	ret := "NEW"
 	switch {
@@ -63,10 +63,7 @@ func (g *generator) triggerBody(t *triggerDef, tbl *schema.Table) (string, error
 	if err != nil {
 		return "", err
 	}
-	cols := make([]*colInfo, len(tbl.Columns))
-	for i := range tbl.Columns {
-		cols[i] = colInfoOf(&tbl.Columns[i])
-	}
+	cols := g.tableColumns(tbl)
 	sc := &scope{}
 	if !strings.EqualFold(t.event, "DELETE") {
 		sc.rels = append(sc.rels, newRelation("NEW", cols, "new"))
@@ -125,7 +122,7 @@ func (g *generator) assignment(x *xlate, sc *scope, tbl *schema.Table, a string)
 	if err != nil {
 		return "", err
 	}
-	return "NEW." + quoteIdent(c.Name) + " := " + v.sql, nil
+	return "NEW." + g.naming.QColumn(tbl.TableID, c.Name) + " := " + v.sql, nil
 }
 
 // stripBeginEnd removes a BEGIN … END around a trigger body.

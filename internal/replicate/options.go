@@ -20,6 +20,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -72,6 +73,11 @@ type Options struct {
 	// the target (a PostgreSQL restart or failover) before it gives up
 	// (default 10m; a negative value never retries).
 	TargetRetry time.Duration
+
+	// Identifiers, Renames, ExcludeColumns: --identifiers, --rename and
+	// --exclude-columns (schema.NamingOptions).
+	Identifiers             string
+	Renames, ExcludeColumns []string
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -186,4 +192,10 @@ func FormatSize(n int64) string {
 		return strconv.FormatInt(n>>10, 10) + "KiB"
 	}
 	return strconv.FormatInt(n, 10) + "B"
+}
+
+// NamingOptions are the naming flags of the run (schema.NewNamingOptions).
+func (o Options) NamingOptions() schema.NamingOptions {
+	return schema.NamingOptions{SchemaMap: o.SchemaMap, Identifiers: o.Identifiers, Renames: o.Renames,
+		ExcludeColumns: o.ExcludeColumns}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/gctune"
@@ -120,6 +121,12 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err := r.loadSource(ctx); err != nil {
 		return err
 	}
+	if pg, ok := r.tgt.(*pgTarget); ok {
+		// The mapping routes rows and DDL: the stream's own, or a refusal.
+		if err := checkpoint.CheckNaming(ctx, pg.pool, o.Stream, r.naming.Options(), false); err != nil {
+			return err
+		}
+	}
 	serverID := o.ServerID
 	if serverID == 0 {
 		serverID = binlog.DefaultServerID(o.Stream, o.targetRedacted())
@@ -130,6 +137,12 @@ func (r *runner) prepare(ctx context.Context) error {
 	var err error
 	if err := r.ensureStart(ctx); err != nil {
 		return err
+	}
+	if pg, ok := r.tgt.(*pgTarget); ok {
+		// A stream from before sluice recorded its naming takes this run's.
+		if err := checkpoint.RecordNaming(ctx, pg.pool, o.Stream, r.naming.Options()); err != nil {
+			return err
+		}
 	}
 	sink, err := r.tgt.sink(r)
 	if err != nil {
@@ -204,11 +217,17 @@ func (r *runner) loadSource(ctx context.Context) error {
 	if r.filter, err = schema.NewFilter(r.o.Include, r.o.Exclude, r.o.Source.Database); err != nil {
 		return exitcode.ConfigError(err)
 	}
-	if r.naming, err = schema.NewNaming(r.o.SchemaMap); err != nil {
+	if r.naming, err = schema.NewNamingOptions(r.o.NamingOptions()); err != nil {
 		return exitcode.ConfigError(err)
 	}
 	if r.cat, err = schema.Load(ctx, r.srcDB, r.filter); err != nil {
 		return fmt.Errorf("source: %w", err)
+	}
+	if err := r.naming.Check(r.cat.Tables); err != nil {
+		return exitcode.ConfigError(err)
+	}
+	for _, u := range r.naming.Unmatched(r.cat.Tables) {
+		r.log.Warn("naming entry matches nothing yet; it applies when DDL creates it (a typo?)", "entry", u)
 	}
 	opts := typemap.Options{ZeroDate: r.o.ZeroDate, Nul: r.o.Nul}
 	if my, ok := r.tgt.(*mysqlTarget); ok {

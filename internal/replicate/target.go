@@ -204,5 +204,8 @@ func scopeDatabase(o Options, cat *schema.Catalog) (string, error) {
 	if len(o.SchemaMap) > 0 {
 		return "", exitcode.ConfigError(fmt.Errorf("--schema-map does not apply to a MySQL target: the --target URL's database receives the tables"))
 	}
+	if err := schema.RefuseForMySQL(o.NamingOptions()); err != nil {
+		return "", exitcode.ConfigError(err)
+	}
 	return dbs[0], nil
 }

@@ -289,6 +289,9 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	if len(r.o.SchemaMap) > 0 {
 		return exitcode.ConfigError(errors.New("--schema-map does not apply to a MySQL target: the tables go to the target URL's database"))
 	}
+	if err := schema.RefuseForMySQL(r.o.NamingOptions()); err != nil {
+		return exitcode.ConfigError(err)
+	}
 	if r.dbName == "" {
 		return exitcode.ConfigError(errors.New("the MySQL --target URL names no database: add the database that receives the tables, e.g. mysql://user@host:3306/replica"))
 	}

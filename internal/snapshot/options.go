@@ -12,11 +12,14 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/schema"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -69,6 +72,11 @@ type Options struct {
 	Progress      io.Writer
 	Terminal      bool
 	ProgressEvery time.Duration
+
+	// Identifiers, Renames, ExcludeColumns: --identifiers, --rename and
+	// --exclude-columns (schema.NamingOptions).
+	Identifiers             string
+	Renames, ExcludeColumns []string
 }
 
 // withDefaults fills unset options and checks the rest; errors are
@@ -132,11 +140,34 @@ type fingerprint struct {
 	// MySQL target only.
 	TargetDatabase string `json:"target_database,omitempty"`
 	TargetEngine   string `json:"target_engine,omitempty"`
+
+	// The other naming options, recorded only when set (a run recorded
+	// before they existed compares equal to one without them).
+	Identifiers    string   `json:"identifiers,omitempty"`
+	Renames        []string `json:"renames,omitempty"`
+	ExcludeColumns []string `json:"exclude_columns,omitempty"`
 }
 
 func (o Options) fingerprint() fingerprint {
-	return fingerprint{Include: nonNil(o.Include), Exclude: nonNil(o.Exclude), SchemaMap: nonNil(o.SchemaMap),
+	fp := fingerprint{Include: nonNil(o.Include), Exclude: nonNil(o.Exclude), SchemaMap: nonNil(o.SchemaMap),
 		ZeroDate: string(o.ZeroDate), Nul: string(o.Nul), DataOnly: o.DataOnly}
+	if id := strings.ToLower(strings.TrimSpace(o.Identifiers)); id != "" && id != schema.IdentPreserve {
+		fp.Identifiers = id
+	}
+	if len(o.Renames) > 0 {
+		fp.Renames = sortedCopy(o.Renames)
+	}
+	if len(o.ExcludeColumns) > 0 {
+		fp.ExcludeColumns = sortedCopy(o.ExcludeColumns)
+	}
+	return fp
+}
+
+// sortedCopy orders repeatable naming flags: their order means nothing.
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
 }
 
 func nonNil(s []string) []string {
@@ -144,4 +175,10 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// NamingOptions are the naming flags of the run (schema.NewNamingOptions).
+func (o Options) NamingOptions() schema.NamingOptions {
+	return schema.NamingOptions{SchemaMap: o.SchemaMap, Identifiers: o.Identifiers, Renames: o.Renames,
+		ExcludeColumns: o.ExcludeColumns}
 }

@@ -243,7 +243,7 @@ func (r *runner) loadSource(ctx context.Context) error {
 	if r.filter, err = schema.NewFilter(r.o.Include, r.o.Exclude, r.o.Source.Database); err != nil {
 		return exitcode.ConfigError(err)
 	}
-	if r.naming, err = schema.NewNaming(r.o.SchemaMap); err != nil {
+	if r.naming, err = schema.NewNamingOptions(r.o.NamingOptions()); err != nil {
 		return exitcode.ConfigError(err)
 	}
 	if r.cat, err = r.loadCatalog(ctx); err != nil {
@@ -255,6 +255,12 @@ func (r *runner) loadSource(ctx context.Context) error {
 	}
 	if err := r.naming.CheckDatabases(dbs); err != nil {
 		return exitcode.ConfigError(err)
+	}
+	if err := r.naming.Check(r.cat.Tables); err != nil {
+		return exitcode.ConfigError(err)
+	}
+	for _, u := range r.naming.Unmatched(r.cat.Tables) {
+		r.log.Warn("naming entry matches nothing yet; it applies when DDL creates it (a typo?)", "entry", u)
 	}
 	if len(r.cat.Tables) == 0 {
 		return exitcode.ConfigError(fmt.Errorf("no tables in scope (%s) on the source: check --include/--exclude and the database in --source", r.filter))
@@ -321,11 +327,11 @@ func (r *runner) newJob(t *schema.Table, plan *ddl.TablePlan) (*tableJob, error)
 	if err != nil {
 		return nil, err
 	}
-	j := &tableJob{t: t, plan: plan, ident: pgx.Identifier{r.naming.Schema(t.Database), t.Name}, cols: ddl.WritableColumns(t)}
+	j := &tableJob{t: t, plan: plan, ident: r.naming.Ident2(t.TableID), cols: ddl.WritableColumnsIn(t, r.naming)}
 	for _, i := range j.cols {
 		c := t.Columns[i]
 		j.selects = append(j.selects, typemap.SelectExpr(c, mysnap.QuoteMy(c.Name)))
-		j.names = append(j.names, c.Name)
+		j.names = append(j.names, r.naming.Column(t.TableID, c.Name))
 	}
 	key, err := mysnap.NewKey(t)
 	if err != nil {

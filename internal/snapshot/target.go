@@ -95,7 +95,7 @@ func (r *runner) createTargets(ctx context.Context, acts map[schema.TableID]acti
 		// finish() adds them back after all data.
 		for _, j := range r.jobs {
 			for _, fk := range j.t.ForeignKeys {
-				q := "ALTER TABLE " + j.plan.QName + " DROP CONSTRAINT IF EXISTS " + pgx.Identifier{ddl.ConstraintName(fk.Name)}.Sanitize()
+				q := "ALTER TABLE " + j.plan.QName + " DROP CONSTRAINT IF EXISTS " + pgx.Identifier{ddl.ConstraintName(r.naming.Ident(fk.Name))}.Sanitize()
 				if _, err := tx.Exec(ctx, q); err != nil {
 					return fmt.Errorf("target: %s: %w", q, err)
 				}
@@ -105,6 +105,9 @@ func (r *runner) createTargets(ctx context.Context, acts map[schema.TableID]acti
 	tables := make([]*schema.Table, len(r.cat.Tables))
 	copy(tables, r.cat.Tables)
 	if err := insertRun(ctx, tx, r.o.Stream, r.o.fingerprint(), tables); err != nil {
+		return err
+	}
+	if err := checkpoint.RecordNaming(ctx, tx, r.o.Stream, r.naming.Options()); err != nil {
 		return err
 	}
 	for _, j := range r.jobs {
@@ -229,13 +232,14 @@ func (r *runner) restart(ctx context.Context) error {
 	}
 	defer tx.Rollback(ctx)
 	for _, st := range states {
-		ident := pgx.Identifier{st.TargetSchema, st.ID.Name}.Sanitize()
+		tname := r.naming.Table(st.ID)
+		ident := pgx.Identifier{st.TargetSchema, tname}.Sanitize()
 		var stmts []string
 		if st.Created {
 			stmts = []string{"DROP TABLE IF EXISTS " + ident + " CASCADE",
-				"DROP FUNCTION IF EXISTS " + pgx.Identifier{st.TargetSchema, ddl.OnUpdateFunction(st.ID.Name)}.Sanitize() + "() CASCADE"}
+				"DROP FUNCTION IF EXISTS " + pgx.Identifier{st.TargetSchema, ddl.OnUpdateFunction(tname)}.Sanitize() + "() CASCADE"}
 		} else {
-			cols, err := postgres.TableColumns(ctx, tx, st.TargetSchema, st.ID.Name)
+			cols, err := postgres.TableColumns(ctx, tx, st.TargetSchema, tname)
 			if err != nil {
 				return err
 			}

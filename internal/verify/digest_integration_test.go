@@ -16,7 +16,7 @@ func (s *side) planOf(t *testing.T, tb *schema.Table) *tablePlan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := newTablePlan(tb, typemap.New(typemap.DefaultOptions(), nil), s.pgSchm, cols, s.digest)
+	p, err := newTablePlan(tb, typemap.New(typemap.DefaultOptions(), nil), schema.Naming{}, s.pgSchm, cols, s.digest)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,29 +67,34 @@ var rangeKinds = map[typemap.Kind]bool{
 
 // newTablePlan compiles a table's comparison. pgSchema is the target schema
 // (schema.Naming); targetCols are the column names the target table has.
-func newTablePlan(t *schema.Table, m *typemap.Mapper, pgSchema string, targetCols map[string]bool, digest rowDigest) (*tablePlan, error) {
+//
+// naming gives the target's table and column names (--identifiers,
+// --rename) and the columns the target does not have (--exclude-columns),
+// which are not compared.
+func newTablePlan(t *schema.Table, m *typemap.Mapper, naming schema.Naming, pgSchema string, targetCols map[string]bool, digest rowDigest) (*tablePlan, error) {
 	conv, err := m.Compile(t)
 	if err != nil {
 		return nil, err
 	}
 	p := &tablePlan{
 		table: t, conv: conv, opts: m.Options(), digest: digest,
-		name: t.Database + "." + t.Name, target: pgSchema + "." + t.Name,
+		name: t.Database + "." + t.Name, target: pgSchema + "." + naming.Table(t.TableID),
 		myTable: quoteMy(t.Database) + "." + quoteMy(t.Name),
-		pgTable: quotePG(pgSchema) + "." + quotePG(t.Name),
+		pgTable: quotePG(pgSchema) + "." + quotePG(naming.Table(t.TableID)),
 	}
 	var missing []string
 	// The columns sluice writes: a generated column PostgreSQL computes
 	// itself is not compared (each engine derives it from the compared
 	// columns); one whose expression could not be translated is a plain
 	// column on the target, copied, and compared.
-	for _, i := range ddl.WritableColumns(t) {
+	for _, i := range ddl.WritableColumnsIn(t, naming) {
 		cc := conv.Columns[i]
-		if !targetCols[cc.Column.Name] {
-			missing = append(missing, cc.Column.Name)
+		pgName := naming.Column(t.TableID, cc.Column.Name)
+		if !targetCols[pgName] {
+			missing = append(missing, pgName)
 			continue
 		}
-		nc, err := newNormColumn(cc, cc.Column.Name, p.opts)
+		nc, err := newNormColumn(cc, pgName, p.opts)
 		if err != nil {
 			return nil, fmt.Errorf("table %s: %w", p.name, err)
 		}

@@ -29,7 +29,7 @@ func (t *pgTarget) Close() { t.pool.Close() }
 
 func (t *pgTarget) table(ctx context.Context, st *schema.Table) (string, map[string]bool, error) {
 	s := t.naming.Schema(st.Database)
-	cols, err := targetColumns(ctx, t.pool, s, st.Name)
+	cols, err := targetColumns(ctx, t.pool, s, t.naming.Table(st.TableID))
 	return s, cols, err
 }
 

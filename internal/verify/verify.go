@@ -188,6 +188,13 @@ func openTargetDB(ctx context.Context, o *Options) (targetDB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Stream != "" {
+		// verify compares under the stream's names or not at all.
+		if err := checkpoint.CheckNaming(ctx, pool, o.Stream, o.Naming.Options(), false); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
 	return &pgTarget{pool: pool, naming: o.Naming}, nil
 }
 
@@ -215,14 +222,18 @@ func (e *engine) planTables(ctx context.Context) ([]*tableRun, *Report) {
 
 func (e *engine) planTable(ctx context.Context, r *tableRun, t *schema.Table) error {
 	tgtSchema, cols, err := e.tgt.table(ctx, t)
-	r.rep.Target = tgtSchema + "." + t.Name
+	naming := e.o.Naming
+	if e.o.TargetMySQL != nil {
+		naming = schema.Naming{} // the MySQL target keeps the source's names
+	}
+	r.rep.Target = tgtSchema + "." + naming.Table(t.TableID)
 	if err != nil {
 		return err
 	}
 	if cols == nil {
-		return fmt.Errorf("target table %s.%s does not exist", tgtSchema, t.Name)
+		return fmt.Errorf("target table %s.%s does not exist", tgtSchema, naming.Table(t.TableID))
 	}
-	p, err := newTablePlan(t, e.o.Mapper, tgtSchema, cols, e.digest)
+	p, err := newTablePlan(t, e.o.Mapper, naming, tgtSchema, cols, e.digest)
 	if err != nil {
 		return err
 	}

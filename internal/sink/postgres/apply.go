@@ -112,6 +112,13 @@ func (s *session) markSequences(cs []pipeline.Change) {
 			continue
 		}
 		col := autoIncrementColumn(t)
+		if col != "" {
+			if s.a.cfg.Naming.Excluded(t.TableID, col) {
+				col = "" // not on the target: no sequence there
+			} else {
+				col = s.a.cfg.Naming.Column(t.TableID, col)
+			}
+		}
 		s.marked[t] = col
 		if col != "" {
 			s.a.seqs.mark(seqTable{id: t.TableID, qtable: s.a.cfg.Naming.QTable(t.TableID), column: col})

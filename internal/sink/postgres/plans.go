@@ -41,12 +41,14 @@ func (c *planCache) get(t *schema.Table) (*ApplyPlan, error) {
 	if t == nil {
 		return nil, fmt.Errorf("row change without a table")
 	}
-	ident := pgx.Identifier{c.naming.Schema(t.Database), t.Name}
+	ident := c.naming.Ident2(t.TableID)
 	conv, err := c.mapper.Compile(t)
 	if err != nil {
 		return nil, fmt.Errorf("compile converters for %s: %w", t.TableID, err)
 	}
-	p, err := NewApplyPlan(t, ident, c.writable(t), conv)
+	// The plan names the target's columns (--identifiers, --rename) in the
+	// source's order, so the changes' values line up with them.
+	p, err := NewApplyPlan(c.naming.TargetView(t), ident, c.writable(t), conv)
 	if err != nil {
 		return nil, err
 	}

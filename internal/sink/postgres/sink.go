@@ -67,7 +67,8 @@ func (c Config) withDefaults() Config {
 		c.CopyRows = 2000
 	}
 	if c.Writable == nil {
-		c.Writable = ddl.WritableColumns
+		n := c.Naming
+		c.Writable = func(t *schema.Table) []int { return ddl.WritableColumnsIn(t, n) }
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
@@ -182,7 +183,7 @@ func (a *Sink) Sync(ctx context.Context, final bool) error {
 
 // TargetName names a target table as Cascades does.
 func (a *Sink) TargetName(id schema.TableID) string {
-	return a.cfg.Naming.Schema(id.Database) + "\x00" + id.Name
+	return a.cfg.Naming.Schema(id.Database) + "\x00" + a.cfg.Naming.Table(id)
 }
 
 // Cascades reads every foreign key with an action from the target's

@@ -115,5 +115,5 @@ CREATE OR REPLACE TRIGGER "sluice_on_update" BEFORE UPDATE ON "src"."t" FOR EACH
 -- unsupported: column qty already exists in sluice's schema history of src.t
 
 -- ALTER TABLE t ADD COLUMN xmin INT
--- unsupported: column name "xmin" is a PostgreSQL system column name (rename it on the source)
+-- unsupported: column name "xmin" is a PostgreSQL system column name: give it another name with --rename src.t.xmin=new_name
 
