@@ -44,6 +44,11 @@ type targetDB interface {
 	deleteTargetKey(p *tablePlan, key []string) (stmt, error)
 	deleteSourceKey(p *tablePlan, key [][]byte) (stmt, error)
 	deleteCopies(p *tablePlan, h uint64, n int64) stmt
+	// jsonRows reads (row digest, JSON raw texts...) of a keyless table
+	// with JSON columns; deleteJSONCopies deletes n rows stored as id
+	// (multiset_json.go).
+	jsonRows(ctx context.Context, p *tablePlan) (rowSource, error)
+	deleteJSONCopies(p *tablePlan, id jsonRowID, n int64) stmt
 	// apply runs a table's repair statements in one transaction; writeSQL
 	// writes them as a script instead. isForeignKeyViolation tells a repair
 	// a foreign key refused (repair_order.go).
