@@ -37,13 +37,13 @@ type runner struct {
 	stream     *binlog.Stream
 	applier    *pipeline.Applier
 	unregister func()
-	policies   *policyWatch  // values changed by a policy (policy.go)
+	policies   *policyWatch // values changed by a policy (policy.go)
 	// recopied are the tables a re-copy copied at a position past the
 	// start, with that position (recopy.go); recopyPause says this run
 	// stopped to let a re-copy work.
 	recopied    map[schema.TableID]model.Position
 	recopyPause bool
-	idle       chan struct{} // the stream went idle (OnIdle), for --until-caught-up
+	idle        chan struct{} // the stream went idle (OnIdle), for --until-caught-up
 }
 
 // Run replicates until ctx is cancelled (graceful stop: reading stops, apply
