@@ -43,6 +43,9 @@ type runner struct {
 	// stopped to let a re-copy work.
 	recopied    map[schema.TableID]model.Position
 	recopyPause bool
+	// moved are the tables whose source column order changed in this run
+	// (colorder.go), with the source's order.
+	moved colOrders
 	idle        chan struct{} // the stream went idle (OnIdle), for --until-caught-up
 }
 
@@ -328,6 +331,7 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.log.Info("replication stopped", "applied", r.applier.Position().String(), "lag_s", roundLag(r.lagSeconds()))
 	r.reportPolicies()
+	r.reportMoves()
 	if applyErr != nil && !errors.Is(applyErr, context.Canceled) {
 		return &applyFailure{err: applyErr}
 	}

@@ -18,6 +18,8 @@ type targetDB interface {
 	// table names the target table of a source table and lists its
 	// columns (nil when it does not exist).
 	table(ctx context.Context, t *schema.Table) (name string, cols map[string]bool, err error)
+	// columnOrder lists the target table's columns in their order (colorder.go).
+	columnOrder(ctx context.Context, p *tablePlan) ([]string, error)
 	// prepare completes a table's plan with what the target side needs.
 	prepare(p *tablePlan)
 	// hasMD5 and sha256Empty probe the row digests (hash.go).
