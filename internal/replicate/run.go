@@ -46,7 +46,7 @@ type runner struct {
 	// moved are the tables whose source column order changed in this run
 	// (colorder.go), with the source's order.
 	moved colOrders
-	idle        chan struct{} // the stream went idle (OnIdle), for --until-caught-up
+	idle  chan struct{} // the stream went idle (OnIdle), for --until-caught-up
 }
 
 // Run replicates until ctx is cancelled (graceful stop: reading stops, apply
