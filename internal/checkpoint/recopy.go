@@ -15,13 +15,13 @@ import (
 // replicated stream again, at a source position P of its own, and hands
 // them to the stream's replicator through sluice.recopy:
 //
-//   - 'requested': a re-copy wants the stream's replicator out of the way.
+//   - requested: a re-copy wants the stream's replicator out of the way.
 //     A running replicator drains (everything it read is committed) and
 //     waits; a starting one waits. The re-copy holds the session advisory
 //     lock (RecopyLockClass, hashtext(stream)) while it works, so a
 //     replicator that finds the lock free knows the re-copy died and
 //     continues without it.
-//   - 'copied' at P: the table's rows on the target are the source's at P.
+//   - position P: the table's rows on the target are the source's at P.
 //     The replicator skips the table's changes at or before P and applies
 //     the later ones. Written in the same transaction as the rows.
 //
@@ -36,8 +36,8 @@ CREATE TABLE IF NOT EXISTS sluice.recopy (
 	stream     text NOT NULL,
 	database   text NOT NULL,
 	table_name text NOT NULL,
-	status     text NOT NULL, -- 'requested' or 'copied'
-	position   text NOT NULL DEFAULT '', -- copied: the source position the rows match
+	requested  boolean NOT NULL DEFAULT false, -- a re-copy waits for the replicator
+	position   text NOT NULL DEFAULT '',       -- the source position the copied rows match ('' = none yet)
 	updated_at timestamptz NOT NULL DEFAULT now(),
 	PRIMARY KEY (stream, database, table_name)
 );`
@@ -53,8 +53,8 @@ func EnsureRecopy(ctx context.Context, q Querier) error {
 // RequestRecopy marks the tables as wanted by a re-copy.
 func RequestRecopy(ctx context.Context, q Querier, stream string, ids []schema.TableID) error {
 	for _, id := range ids {
-		_, err := q.Exec(ctx, `INSERT INTO sluice.recopy (stream, database, table_name, status) VALUES ($1, $2, $3, 'requested')
-			ON CONFLICT (stream, database, table_name) DO UPDATE SET status = 'requested', position = '', updated_at = now()`,
+		_, err := q.Exec(ctx, `INSERT INTO sluice.recopy (stream, database, table_name, requested) VALUES ($1, $2, $3, true)
+			ON CONFLICT (stream, database, table_name) DO UPDATE SET requested = true, updated_at = now()`,
 			stream, id.Database, id.Name)
 		if err != nil {
 			return fmt.Errorf("checkpoint: request re-copy of %s: %w", id, err)
@@ -66,7 +66,7 @@ func RequestRecopy(ctx context.Context, q Querier, stream string, ids []schema.T
 // RecopyRequested reports whether a re-copy of the stream waits for the
 // replicator, and whether that re-copy is still alive (holds its lock).
 func RecopyRequested(ctx context.Context, q Querier, stream string) (requested, alive bool, err error) {
-	err = q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sluice.recopy WHERE stream = $1 AND status = 'requested'),
+	err = q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sluice.recopy WHERE stream = $1 AND requested),
 		EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $2 AND objid = hashtext($1)::oid
 			AND objsubid = 2 AND granted AND pid <> pg_backend_pid())`, stream, RecopyLockClass).Scan(&requested, &alive)
 	if missingTable(err) {
@@ -81,17 +81,23 @@ func RecopyRequested(ctx context.Context, q Querier, stream string) (requested, 
 // DropRecopyRequests forgets requests of the stream (a re-copy that died
 // before it copied anything, or one that gives up).
 func DropRecopyRequests(ctx context.Context, q Querier, stream string) error {
-	_, err := q.Exec(ctx, `DELETE FROM sluice.recopy WHERE stream = $1 AND status = 'requested'`, stream)
-	if err != nil && !missingTable(err) {
-		return fmt.Errorf("checkpoint: drop re-copy requests of stream %q: %w", stream, err)
+	for _, stmt := range []string{`DELETE FROM sluice.recopy WHERE stream = $1 AND requested AND position = ''`,
+		`UPDATE sluice.recopy SET requested = false, updated_at = now() WHERE stream = $1 AND requested`} {
+		_, err := q.Exec(ctx, stmt, stream)
+		if missingTable(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("checkpoint: drop re-copy requests of stream %q: %w", stream, err)
+		}
 	}
 	return nil
 }
 
 // MarkRecopied records that the table's target rows are the source's at pos.
 func MarkRecopied(ctx context.Context, q Querier, stream string, id schema.TableID, pos model.Position) error {
-	_, err := q.Exec(ctx, `INSERT INTO sluice.recopy (stream, database, table_name, status, position) VALUES ($1, $2, $3, 'copied', $4)
-		ON CONFLICT (stream, database, table_name) DO UPDATE SET status = 'copied', position = EXCLUDED.position, updated_at = now()`,
+	_, err := q.Exec(ctx, `INSERT INTO sluice.recopy (stream, database, table_name, requested, position) VALUES ($1, $2, $3, false, $4)
+		ON CONFLICT (stream, database, table_name) DO UPDATE SET requested = false, position = EXCLUDED.position, updated_at = now()`,
 		stream, id.Database, id.Name, pos.Encode())
 	if err != nil {
 		return fmt.Errorf("checkpoint: record re-copy of %s: %w", id, err)
@@ -102,7 +108,7 @@ func MarkRecopied(ctx context.Context, q Querier, stream string, id schema.Table
 // LoadRecopied returns the re-copied tables of the stream with the
 // position their rows match.
 func LoadRecopied(ctx context.Context, q Querier, stream string, decode model.PositionDecoder) (map[schema.TableID]model.Position, error) {
-	rows, err := q.Query(ctx, `SELECT database, table_name, position FROM sluice.recopy WHERE stream = $1 AND status = 'copied'`, stream)
+	rows, err := q.Query(ctx, `SELECT database, table_name, position FROM sluice.recopy WHERE stream = $1 AND position <> ''`, stream)
 	if missingTable(err) {
 		return nil, nil
 	}
@@ -133,7 +139,7 @@ func LoadRecopied(ctx context.Context, q Querier, stream string, decode model.Po
 // checkpoint passed their positions: nothing left to skip).
 func ForgetRecopied(ctx context.Context, q Querier, stream string, ids []schema.TableID) error {
 	for _, id := range ids {
-		_, err := q.Exec(ctx, `DELETE FROM sluice.recopy WHERE stream = $1 AND database = $2 AND table_name = $3 AND status = 'copied'`,
+		_, err := q.Exec(ctx, `DELETE FROM sluice.recopy WHERE stream = $1 AND database = $2 AND table_name = $3 AND NOT requested`,
 			stream, id.Database, id.Name)
 		if err != nil && !missingTable(err) {
 			return fmt.Errorf("checkpoint: forget re-copy of %s: %w", id, err)

@@ -105,7 +105,7 @@ func (g *rig) recopyT() {
 // recopyState lists the stream's rows of sluice.recopy.
 func (g *rig) recopyState() []string {
 	g.t.Helper()
-	rows, err := g.pg.Query(context.Background(), "SELECT table_name || ' ' || status FROM sluice.recopy WHERE stream = $1 ORDER BY 1", g.stream)
+	rows, err := g.pg.Query(context.Background(), "SELECT table_name || CASE WHEN requested THEN ' requested' ELSE '' END || CASE WHEN position <> '' THEN ' copied' ELSE '' END FROM sluice.recopy WHERE stream = $1 ORDER BY 1", g.stream)
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -184,6 +184,17 @@ func TestRecopyReplicatorStopped(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	g.exec("UPDATE t SET extra = 42 WHERE id < 50")
+	// A second re-copy that is refused (a schema change pending again)
+	// must leave the first one's record: the replicator still has to skip
+	// t's changes up to that copy.
+	g.exec("ALTER TABLE t ADD COLUMN extra2 INT NULL", "UPDATE t SET extra2 = 1 WHERE id < 20")
+	if _, err := snapshot.Run(context.Background(), snapshot.Options{Source: g.src, Target: g.dst, Include: []string{g.db + ".t"},
+		Stream: g.stream, Recopy: true, Workers: 2, Log: testenv.Logger()}); err == nil {
+		t.Fatal("a second re-copy with a pending schema change was not refused")
+	}
+	if st := g.recopyState(); len(st) != 1 || st[0] != "t copied" {
+		t.Fatalf("sluice.recopy after a refused second re-copy: %v", st)
+	}
 	g.catchUp(g.options())
 	g.compare()
 	if n := g.count("t"); n < 800 {
