@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/snapshot"
 	"github.com/sluice-db/sluice/internal/testenv"
+	"github.com/sluice-db/sluice/internal/verify"
 )
 
 // recopyDDL: t is re-copied, other is only replicated; both change under
@@ -29,8 +30,13 @@ INSERT INTO other SELECT seq, seq FROM seq_1_to_500;`
 func (g *rig) writeLoad(stop <-chan struct{}) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	wg.Add(1)
+	conn, err := g.my.Conn(context.Background()) // BEGIN ... COMMIT on one session
+	if err != nil {
+		g.t.Fatal(err)
+	}
 	go func() {
 		defer wg.Done()
+		defer conn.Close()
 		rnd := rand.New(rand.NewSource(time.Now().UnixNano()))
 		for i := 0; ; i++ {
 			select {
@@ -59,7 +65,7 @@ func (g *rig) writeLoad(stop <-chan struct{}) *sync.WaitGroup {
 				stmts = []string{fmt.Sprintf("INSERT INTO other VALUES (%d, 1) ON DUPLICATE KEY UPDATE v = v * 2 %% 1000", 500+i%50)}
 			}
 			for _, s := range stmts {
-				if _, err := g.my.Exec(s); err != nil {
+				if _, err := conn.ExecContext(context.Background(), s); err != nil {
 					g.t.Errorf("write load: %s: %v", s, err)
 					return
 				}
@@ -126,8 +132,10 @@ func (g *rig) forgetRecopy() {
 // other; t is damaged on the target and re-copied while the writes and the
 // replicator go on. After catching up, both tables equal the source (rows
 // and values compared), with no lost or doubled row.
-func TestRecopyWhileReplicating(t *testing.T) {
-	g := newRig(t, "recopy_live", recopyFixture)
+func TestRecopyWhileReplicating(t *testing.T) { testenv.Flavors(t, testRecopyWhileReplicating) }
+
+func testRecopyWhileReplicating(t *testing.T, env *testenv.Env) {
+	g := newRigOn(t, env, "recopy_live", recopyFixture)
 	g.forgetRecopy()
 	g.snapshot(g.stream, "")
 	b := g.start(g.options())
@@ -144,6 +152,11 @@ func TestRecopyWhileReplicating(t *testing.T) {
 	}
 	g.catchUp(g.options())
 	g.compare()
+	for _, table := range []string{"t", "other"} {
+		if rep := g.verifyTable(t, table); rep.Result != verify.ResultEqual {
+			t.Errorf("verify %s: %s", table, rep.Result)
+		}
+	}
 	if st := g.recopyState(); strings.Join(st, ",") != "" && strings.Join(st, ",") != "t copied" {
 		t.Errorf("sluice.recopy: %v", st)
 	}
