@@ -191,18 +191,40 @@ func recopy(ctx context.Context, o Options, pool *pgxpool.Pool, tables []recopyT
 	if rep.Position.File == "" {
 		return nil, fmt.Errorf("--recopy: the copy recorded no binlog file position (%s)", rep.Position)
 	}
+	defer dropShadows(context.WithoutCancel(ctx), o, pool, seen)
 	if err := swapIn(ctx, o, pool, tables, rep.Position); err != nil {
 		return nil, err
-	}
-	for db := range seen {
-		if _, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema.QuoteIdent(shadowSchema(o.Stream, db))+" CASCADE"); err != nil {
-			o.Log.Warn("re-copy: could not drop the shadow schema (the next re-copy drops it)", "err", err)
-		}
 	}
 	rep.Stream, rep.Mode = o.Stream, "recopy"
 	o.Log.Info("re-copy: tables replaced; the replicator skips their changes up to the copy's position",
 		"stream", o.Stream, "position", rep.Position.String(), "tables", len(ids))
 	return rep, nil
+}
+
+// dropShadows drops the shadow schemas and what the copy's own snapshot
+// stream recorded (already gone after a swap), once the copy is swapped in
+// or refused; a killed re-copy leaves them to the next one, which drops
+// them first.
+func dropShadows(ctx context.Context, o Options, pool *pgxpool.Pool, dbs map[string]bool) {
+	for db := range dbs {
+		if _, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema.QuoteIdent(shadowSchema(o.Stream, db))+" CASCADE"); err != nil {
+			o.Log.Warn("re-copy: could not drop the shadow schema (the next re-copy drops it)", "err", err)
+		}
+	}
+	sub := recopyStream(o.Stream)
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if err := deleteRun(ctx, tx, sub); err != nil {
+			return err
+		}
+		if err := checkpoint.Delete(ctx, tx, sub); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "DELETE FROM sluice.schema_history WHERE stream = $1", sub)
+		return err
+	})
+	if err != nil {
+		o.Log.Warn("re-copy: could not forget the copy's snapshot state (the next re-copy does)", "err", err)
+	}
 }
 
 // recopyTables resolves --include/--exclude on the source and checks that
