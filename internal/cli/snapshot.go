@@ -48,6 +48,7 @@ and cause), 2 configuration or pre-flight error (nothing copied).`,
   sluice snapshot --include 'shop.order*' --exclude 'shop.order_archive' --workers 8
   sluice snapshot --schema-only                      # tables, indexes, foreign keys; no rows
   sluice snapshot --restart --drop-existing --json   # start over, replace what is there
+  sluice snapshot --include shop.orders --recopy     # copy one table of a replicated stream again
   sluice snapshot --source mysql://sluice:pw@db1:3306/app --target mysql://sluice:pw@db2:3306/replica --target-engine ROCKSDB`,
 		RunE: runSnapshot,
 	}
@@ -61,6 +62,8 @@ and cause), 2 configuration or pre-flight error (nothing copied).`,
 	addMetricsFlag(cmd)
 	addSnapshotFlags(cmd)
 	addTargetEngineFlag(cmd)
+	cmd.Flags().Bool("recopy", false, "copy the --include tables of an existing stream again (PostgreSQL target), while its replicator runs or is stopped; "+
+		"the replicator pauses for the copy and then skips the tables' changes up to the copy's position (docs/replication.md), e.g. --include shop.orders --recopy")
 	return cmd
 }
 
@@ -134,7 +137,7 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
 		ChunkRows: k.Int64("chunk-rows"), Workers: k.Int("workers"), Stream: k.String("stream"),
 		SchemaOnly: k.Bool("schema-only"), DataOnly: k.Bool("data-only"), DryRun: k.Bool("dry-run"),
-		DropExisting: k.Bool("drop-existing"), Restart: k.Bool("restart"),
+		DropExisting: k.Bool("drop-existing"), Restart: k.Bool("restart"), Recopy: k.Bool("recopy"),
 		Method: method, LockWaitTimeout: k.Duration("lock-wait-timeout"),
 		Log: s.Log, Progress: cmd.ErrOrStderr(),
 		MySQLTarget: ep.MySQLTarget, TargetEngine: k.String("target-engine"),

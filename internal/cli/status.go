@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -66,6 +67,10 @@ type streamStatus struct {
 	ReplicatePolicyChanges []typemap.ChangeCount `json:"replicate_policy_changes"`
 	// Naming is the stream's recorded mapping of names (PostgreSQL targets).
 	Naming *schema.NamingOptions `json:"naming,omitempty"`
+	// ColumnOrder lists the tables whose target column order differs from
+	// the source's ("db.t: source (a, b) target (b, a)"; PostgreSQL cannot
+	// reorder columns after FIRST/AFTER on the source).
+	ColumnOrder []string `json:"column_order,omitempty"`
 }
 
 func runStatus(cmd *cobra.Command, _ []string) error {
@@ -128,7 +133,7 @@ func readStatus(ctx context.Context, target config.Target, source *config.MySQL,
 	st := &streamStatus{Stream: stream, Position: applied, SchemaVersion: cp.SchemaVersion,
 		UpdatedAt: cp.UpdatedAt, AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds(),
 		Replicator: ts.replicator, SnapshotPolicyChanges: ts.snapshotPolicy, ReplicatePolicyChanges: ts.replicatePolicy,
-		Naming: ts.naming}
+		Naming: ts.naming, ColumnOrder: ts.columnOrder}
 	if !cp.SourceTime.IsZero() {
 		t := cp.SourceTime
 		st.SourceTime = &t
@@ -173,6 +178,7 @@ type targetState struct {
 	// receives the source's values unchanged).
 	snapshotPolicy, replicatePolicy []typemap.ChangeCount
 	naming                          *schema.NamingOptions
+	columnOrder                     []string // PostgreSQL targets: from the schema history
 }
 
 func readPGState(ctx context.Context, target config.Target, stream string) (*targetState, error) {
@@ -199,6 +205,16 @@ func readPGState(ctx context.Context, target config.Target, stream string) (*tar
 	if ts.naming, err = checkpoint.LoadNaming(ctx, conn, stream); err != nil {
 		return nil, err
 	}
+	tables, err := checkpoint.LoadSchema(ctx, conn, stream, ts.cp.SchemaVersion)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tables {
+		if d := t.TargetOrderText(); d != "" {
+			ts.columnOrder = append(ts.columnOrder, t.TableID.String()+": "+d)
+		}
+	}
+	sort.Strings(ts.columnOrder)
 	return ts, nil
 }
 
@@ -239,6 +255,12 @@ func printStatus(w io.Writer, st *streamStatus) {
 	}
 	printPolicyChanges(w, "snapshot", st.SnapshotPolicyChanges)
 	printPolicyChanges(w, "replication", st.ReplicatePolicyChanges)
+	if len(st.ColumnOrder) > 0 {
+		fmt.Fprintf(w, "column order differs (not a data difference):\n")
+		for _, c := range st.ColumnOrder {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+	}
 	if st.SourceTime != nil {
 		fmt.Fprintf(w, "source time:     %s\n", st.SourceTime.UTC().Format(time.RFC3339))
 	}

@@ -156,6 +156,9 @@ func describe(w *strings.Builder, stmt string, res *ddl.Result, err error) {
 	for _, wn := range res.Warnings {
 		fmt.Fprintf(w, "-- warning: %s\n", wn)
 	}
+	for _, m := range res.Moved {
+		fmt.Fprintf(w, "-- moved: %s.%s %s (source: %s)\n", m.Table, m.Column, m.Place, strings.Join(m.SourceOrder, ", "))
+	}
 	for _, t := range res.Tables {
 		fmt.Fprintf(w, "-- table %s\n", modelSummary(t))
 	}

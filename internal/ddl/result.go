@@ -23,10 +23,23 @@ type Result struct {
 	// Databases holds created or altered databases; a nil value means dropped.
 	Databases map[string]*schema.Database
 	Warnings  []string
+	// Moved are the columns the statement placed FIRST or AFTER another,
+	// changing the source's column order: a PostgreSQL target cannot
+	// follow (the replicator warns once per table), a MySQL target replays
+	// the statement and does.
+	Moved []ColumnMove
 	// Ignored is true when the statement changes nothing sluice replicates
 	// (out of scope, or an object sluice does not migrate); Reason says why.
 	Ignored bool
 	Reason  string
+}
+
+// ColumnMove is one column placed FIRST or AFTER another on the source.
+type ColumnMove struct {
+	Table       schema.TableID
+	Column      string
+	Place       string   // "FIRST" or "AFTER x"
+	SourceOrder []string // the table's columns in the source's new order
 }
 
 // UnsupportedError is a DDL statement that changes data or schema in scope

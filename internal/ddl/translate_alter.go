@@ -170,15 +170,15 @@ func (a *alteration) place(i int, first bool, after *sqlparser.ColName) error {
 	a.t.Columns = cols
 	renumber(a.t)
 	if pos != i {
-		// The history keeps MySQL's order (row events follow it); the
-		// target cannot follow, and a rebuild of the table is too heavy.
+		// The history keeps MySQL's order (row events follow it); a
+		// PostgreSQL target cannot follow, and a rebuild of the table is
+		// too heavy: the replicator reports it (Result.Moved).
 		place := "FIRST"
 		if after != nil {
 			place = "AFTER " + after.Name.String()
 		}
-		a.x.warn("%s: column %s moved %s on the source; PostgreSQL cannot reorder columns, so the column order "+
-			"now differs (source: %s): positional INSERT and SELECT * see another order, sluice writes by name",
-			a.t, c.Name, place, strings.Join(columnNamesOf(a.t.Columns), ", "))
+		a.x.res.Moved = append(a.x.res.Moved, ColumnMove{Table: a.t.TableID, Column: c.Name, Place: place,
+			SourceOrder: columnNamesOf(a.t.Columns)})
 	}
 	return nil
 }

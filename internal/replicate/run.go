@@ -38,8 +38,16 @@ type runner struct {
 	stream     *binlog.Stream
 	applier    *pipeline.Applier
 	unregister func()
-	policies   *policyWatch  // values changed by a policy (policy.go)
-	idle       chan struct{} // the stream went idle (OnIdle), for --until-caught-up
+	policies   *policyWatch // values changed by a policy (policy.go)
+	// recopied are the tables a re-copy copied at a position past the
+	// start, with that position (recopy.go); recopyPause says this run
+	// stopped to let a re-copy work.
+	recopied    map[schema.TableID]model.Position
+	recopyPause bool
+	// moved are the tables whose source column order changed in this run
+	// (colorder.go), with the source's order.
+	moved colOrders
+	idle  chan struct{} // the stream went idle (OnIdle), for --until-caught-up
 }
 
 // Run replicates until ctx is cancelled (graceful stop: reading stops, apply
@@ -56,7 +64,17 @@ func Run(ctx context.Context, opts Options) error {
 	defer gctune.Apply(o.MaxTxnMemory + replicateMemoryOverhead)()
 	var lost *targetLoss // set while reconnecting to a lost target
 	for {
+		if err := waitRecopy(ctx, o); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
 		err := runOnce(ctx, o, lost != nil)
+		if errors.Is(err, errRecopyPause) && ctx.Err() == nil {
+			o.Log.Info("replicate: stopped for a re-copy; continuing when it is done", "stream", o.Stream)
+			continue
+		}
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			// Stopped (a signal) before or while starting: a graceful stop,
 			// nothing half-done; the next start continues from the checkpoint.
@@ -166,6 +184,9 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := r.loadRecopied(ctx, start.pos); err != nil {
+		return err
+	}
 	skip := func(stmt string) bool {
 		for _, p := range o.SkipDDL {
 			if ddl.MatchSkip(p, stmt) {
@@ -174,7 +195,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		}
 		return false
 	}
-	r.stream, err = binlog.New(binlog.Config{
+	cfg := binlog.Config{
 		Source: o.Source, Info: r.info, ServerID: serverID, Stream: o.Stream,
 		Start: start.pos, Tables: start.tables, SchemaVersion: start.version,
 		InScope:       func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) },
@@ -185,8 +206,11 @@ func (r *runner) prepare(ctx context.Context) error {
 		Heartbeat:     o.Heartbeat,
 		Log:           r.log,
 		OnIdle:        r.noteIdle,
-	})
-	if err != nil {
+	}
+	if len(r.recopied) > 0 {
+		cfg.SkipRows, cfg.SchemaChangeAt = r.skipRows, r.recopyDDL
+	}
+	if r.stream, err = binlog.New(cfg); err != nil {
 		return err
 	}
 	return r.registerMetrics()
@@ -279,6 +303,8 @@ func (r *runner) run(ctx context.Context) error {
 	statusCtx, stopStatus := context.WithCancel(ctx)
 	defer stopStatus()
 	go r.statusLoop(statusCtx)
+	recopyReq := make(chan struct{})
+	go r.watchRecopy(statusCtx, recopyReq)
 	caughtUp := make(chan struct{})
 	if r.o.UntilCaughtUp {
 		go r.watchCaughtUp(streamCtx, caughtUp)
@@ -311,6 +337,10 @@ func (r *runner) run(ctx context.Context) error {
 		case <-caughtUp:
 			caughtUp = nil
 			stopping("caught up")
+		case <-recopyReq:
+			recopyReq = nil
+			r.recopyPause = true
+			stopping("a re-copy of tables of the stream asked for the way")
 		case <-drain:
 			r.log.Warn("apply did not finish within the drain timeout; stopping it (the checkpoint stays at what is committed)",
 				"timeout", r.o.DrainTimeout)
@@ -320,8 +350,12 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.log.Info("replication stopped", "applied", r.applier.Position().String(), "lag_s", roundLag(r.lagSeconds()))
 	r.reportPolicies()
+	r.reportMoves()
 	if applyErr != nil && !errors.Is(applyErr, context.Canceled) {
 		return &applyFailure{err: applyErr}
+	}
+	if streamErr == nil && r.recopyPause && ctx.Err() == nil {
+		return errRecopyPause
 	}
 	return streamErr
 }

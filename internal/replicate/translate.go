@@ -23,6 +23,9 @@ func (r *runner) translator() binlog.Translator {
 		for _, w := range res.Warnings {
 			r.log.Warn("schema change: "+w, "statement", stmt)
 		}
+		if r.o.MySQLTarget == nil {
+			r.noteMoves(res.Moved, stmt)
+		}
 		out := &binlog.DDLResult{PG: res.PG, Tables: res.Tables, Dropped: res.Dropped,
 			Ignored: res.Ignored, Reason: res.Reason}
 		if r.o.MySQLTarget != nil && !res.Ignored {

@@ -31,6 +31,11 @@ type Table struct {
 	// was skipped with --skip-ddl, so the target has no such table): its
 	// rows and later DDL are passed over. Empty for replicated tables.
 	LeftOut string `json:",omitempty"`
+	// TargetOrder is the target table's column order when it differs from
+	// Columns' (a PostgreSQL target cannot reorder columns after FIRST or
+	// AFTER on the source); recorded in the schema history by the
+	// PostgreSQL sink, read by status. Nil when the orders agree.
+	TargetOrder []string `json:",omitempty"`
 }
 
 // Column is one column with everything type mapping needs. Field meanings
@@ -212,4 +217,17 @@ func (t *Table) UniqueKeyColumns() ([]int, bool) {
 		}
 	}
 	return out, true
+}
+
+// TargetOrderText is "source (a, b, c) target (a, c, b)" when the target's
+// column order differs (TargetOrder), else "".
+func (t *Table) TargetOrderText() string {
+	if len(t.TargetOrder) == 0 {
+		return ""
+	}
+	src := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		src[i] = c.Name
+	}
+	return "source (" + strings.Join(src, ", ") + ") target (" + strings.Join(t.TargetOrder, ", ") + ")"
 }

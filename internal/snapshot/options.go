@@ -53,7 +53,11 @@ type Options struct {
 	DropExisting bool
 	// Restart forgets an interrupted or finished run of this stream and
 	// drops (or, for tables it did not create, truncates) its tables.
-	Restart         bool
+	Restart bool
+	// Recopy copies the --include tables of an existing stream again into
+	// their target tables, consistent with the stream's position, while its
+	// replicator runs or is stopped (recopy.go). PostgreSQL target only.
+	Recopy          bool
 	Method          mysnap.Method
 	LockWaitTimeout time.Duration
 	// MaxRate bounds the bytes per second read from the source by all
@@ -121,6 +125,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if _, err := mysnap.ParseMethod(string(o.Method)); err != nil {
 		errs = append(errs, err)
+	}
+	if o.Recopy {
+		errs = append(errs, o.checkRecopy()...)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return o, exitcode.ConfigError(err)

@@ -90,6 +90,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Recopy {
+		return runRecopy(ctx, o)
+	}
 	if o.MySQLTarget != nil {
 		return runMySQL(ctx, o)
 	}

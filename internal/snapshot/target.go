@@ -259,6 +259,9 @@ func (r *runner) restart(ctx context.Context) error {
 	if err := checkpoint.Delete(ctx, tx, r.o.Stream); err != nil {
 		return err
 	}
+	if err := checkpoint.DeleteRecopy(ctx, tx, r.o.Stream); err != nil {
+		return err
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}

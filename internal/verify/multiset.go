@@ -228,22 +228,9 @@ func (e *engine) sampleRows(ctx context.Context, r *tableRun) {
 // missing ones read fresh from the source.
 func (e *engine) repairMultiset(ctx context.Context, r *tableRun, diffs []MultisetDiff) error {
 	p := r.plan
-	if len(p.json) > 0 {
-		return fmt.Errorf("table %s has no key and JSON columns: sluice cannot select its rows by hash in SQL to repair them; "+
-			"add a primary key, or re-copy the table with sluice snapshot", p.name)
-	}
-	var stmts []stmt
-	for _, d := range diffs {
-		h, _ := strconv.ParseUint(d.RowHash, 16, 64)
-		if d.TargetCount > d.SourceCount {
-			stmts = append(stmts, e.tgt.deleteCopies(p, h, d.TargetCount-d.SourceCount))
-			continue
-		}
-		ins, err := p.freshInserts(ctx, e, h, d.SourceCount-d.TargetCount)
-		if err != nil {
-			return err
-		}
-		stmts = append(stmts, ins...)
+	stmts, err := e.multisetStmts(ctx, p, diffs)
+	if err != nil {
+		return err
 	}
 	if err := e.runRepair(ctx, p, stmts); err != nil {
 		return fmt.Errorf("repair: %w", err)
@@ -263,6 +250,34 @@ func (e *engine) repairMultiset(ctx context.Context, r *tableRun, diffs []Multis
 		r.repairedAll = false
 	}
 	return nil
+}
+
+// multisetStmts are the repair statements of a keyless table: surplus
+// copies deleted by row hash, missing ones inserted as read fresh from
+// the source (by their stored JSON text when the table has JSON columns:
+// multiset_json.go).
+func (e *engine) multisetStmts(ctx context.Context, p *tablePlan, diffs []MultisetDiff) ([]stmt, error) {
+	if len(p.json) > 0 {
+		stmts, err := e.jsonMultisetStmts(ctx, p, diffs)
+		if err != nil {
+			return nil, fmt.Errorf("repair: %w", err)
+		}
+		return stmts, nil
+	}
+	var stmts []stmt
+	for _, d := range diffs {
+		h, _ := strconv.ParseUint(d.RowHash, 16, 64)
+		if d.TargetCount > d.SourceCount {
+			stmts = append(stmts, e.tgt.deleteCopies(p, h, d.TargetCount-d.SourceCount))
+			continue
+		}
+		ins, err := p.freshInserts(ctx, e, h, d.SourceCount-d.TargetCount)
+		if err != nil {
+			return nil, err
+		}
+		stmts = append(stmts, ins...)
+	}
+	return stmts, nil
 }
 
 // freshInserts reads n source rows with row hash h and returns their inserts.

@@ -64,6 +64,9 @@ type TableReport struct {
 	// PolicyChanges are values a policy changed on the way into the target
 	// (policy.go): an equal table is "equal except" these.
 	PolicyChanges []PolicyChange `json:"policy_changes,omitempty"`
+	// ColumnOrder is "source (a, b, c) target (a, c, b)" when the target's
+	// columns are in another order (colorder.go): not a data difference.
+	ColumnOrder string `json:"column_order,omitempty"`
 }
 
 // RowDiff is one row that is missing on a side or differs.
@@ -121,6 +124,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 		if n := t.PolicyChanged(); n > 0 && t.Result == ResultEqual {
 			res = fmt.Sprintf("equal except %d by policy", n)
 		}
+		if t.ColumnOrder != "" && t.Result == ResultEqual {
+			res += ", column order differs"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%s\t\n", t.Table, t.Mode, t.Rows, t.Chunks,
 			float64(t.Bytes)/1e6, t.Seconds, res)
 	}
@@ -156,6 +162,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 		}
 	}
 	r.writePolicyChanges(w)
+	r.writeColumnOrders(w)
 	fmt.Fprintf(w, "\n%d tables, %d rows, %.1f MB in %.1f s (%.1f MB/s): %s\n", len(r.Tables), r.Rows,
 		float64(r.Bytes)/1e6, r.Seconds, mbps(r.Bytes, r.Seconds), r.Result)
 }

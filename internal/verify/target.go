@@ -18,6 +18,8 @@ type targetDB interface {
 	// table names the target table of a source table and lists its
 	// columns (nil when it does not exist).
 	table(ctx context.Context, t *schema.Table) (name string, cols map[string]bool, err error)
+	// columnOrder lists the target table's columns in their order (colorder.go).
+	columnOrder(ctx context.Context, p *tablePlan) ([]string, error)
 	// prepare completes a table's plan with what the target side needs.
 	prepare(p *tablePlan)
 	// hasMD5 and sha256Empty probe the row digests (hash.go).
@@ -44,6 +46,11 @@ type targetDB interface {
 	deleteTargetKey(p *tablePlan, key []string) (stmt, error)
 	deleteSourceKey(p *tablePlan, key [][]byte) (stmt, error)
 	deleteCopies(p *tablePlan, h uint64, n int64) stmt
+	// jsonRows reads (row digest, JSON raw texts...) of a keyless table
+	// with JSON columns; deleteJSONCopies deletes n rows stored as id
+	// (multiset_json.go).
+	jsonRows(ctx context.Context, p *tablePlan) (rowSource, error)
+	deleteJSONCopies(p *tablePlan, id jsonRowID, n int64) stmt
 	// apply runs a table's repair statements in one transaction; writeSQL
 	// writes them as a script instead. isForeignKeyViolation tells a repair
 	// a foreign key refused (repair_order.go).

@@ -270,6 +270,32 @@ func (t *myTarget) deleteCopies(p *tablePlan, h uint64, n int64) stmt {
 		args: []any{h}, delete: true}
 }
 
+func (t *myTarget) jsonRows(ctx context.Context, p *tablePlan) (rowSource, error) {
+	r, err := t.db.QueryContext(ctx, "SELECT "+strings.Join(p.jsonRowSelect(false), ", ")+" FROM "+p.tgtMy)
+	if err != nil {
+		return nil, fmt.Errorf("target rows of %s: %w", p.target, err)
+	}
+	return sqlRows{r}, nil
+}
+
+// deleteJSONCopies compares each JSON column's bytes as the target printed
+// them (a MySQL JSON column compared with a string would take the string
+// as a JSON string scalar).
+func (t *myTarget) deleteJSONCopies(p *tablePlan, id jsonRowID, n int64) stmt {
+	conds := []string{p.digest.my(p.myRowText) + " = ?"}
+	args := []any{id.digest}
+	for k, i := range p.json {
+		conds = append(conds, "CAST("+p.cols[i].MySQLRaw+" AS BINARY) <=> ?")
+		if id.raws[k] == nil {
+			args = append(args, nil)
+			continue
+		}
+		args = append(args, []byte(*id.raws[k]))
+	}
+	return stmt{sql: "DELETE FROM " + p.tgtMy + " WHERE " + strings.Join(conds, " AND ") + " LIMIT " + strconv.FormatInt(n, 10),
+		args: args, delete: true}
+}
+
 func (t *myTarget) apply(ctx context.Context, p *tablePlan, stmts []stmt) error {
 	tx, err := t.w.BeginTx(ctx, nil)
 	if err != nil {

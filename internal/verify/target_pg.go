@@ -129,6 +129,28 @@ func (t *pgTarget) deleteCopies(p *tablePlan, h uint64, n int64) stmt {
 		args: []any{int64(h)}, delete: true}
 }
 
+func (t *pgTarget) jsonRows(ctx context.Context, p *tablePlan) (rowSource, error) {
+	r, err := t.pool.Query(ctx, "SELECT "+strings.Join(p.jsonRowSelect(true), ", ")+" FROM "+p.pgTable)
+	if err != nil {
+		return nil, fmt.Errorf("target rows of %s: %w", p.target, err)
+	}
+	return pgRows{r}, nil
+}
+
+// deleteJSONCopies compares each JSON column's text (jsonb::text, which
+// is what the rows were read as) with IS NOT DISTINCT FROM, so a NULL
+// document selects NULL.
+func (t *pgTarget) deleteJSONCopies(p *tablePlan, id jsonRowID, n int64) stmt {
+	conds := []string{p.digest.pg(p.pgRowText) + " = $1::text"}
+	for k, i := range p.json {
+		conds = append(conds, p.cols[i].PGRaw+" IS NOT DISTINCT FROM $"+strconv.Itoa(k+2)+"::text")
+	}
+	return stmt{
+		sql: "DELETE FROM " + p.pgTable + " WHERE ctid IN (SELECT ctid FROM " + p.pgTable + " WHERE " +
+			strings.Join(conds, " AND ") + " LIMIT " + strconv.FormatInt(n, 10) + ")",
+		args: id.args(), delete: true}
+}
+
 // apply runs the statements in one transaction with sluice.apply on, so
 // the ON UPDATE CURRENT_TIMESTAMP triggers keep the repaired values.
 func (t *pgTarget) apply(ctx context.Context, p *tablePlan, stmts []stmt) error {

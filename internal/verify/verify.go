@@ -243,6 +243,7 @@ func (e *engine) planTable(ctx context.Context, r *tableRun, t *schema.Table) er
 	}
 	r.plan = p
 	r.rep.Mode = p.mode
+	e.noteColumnOrder(ctx, r)
 	r.repairedAll = e.o.Repair && e.o.RepairSQL == nil
 	r.chunkRows.Store(int64(e.initialChunkRows()))
 	return nil

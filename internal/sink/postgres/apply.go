@@ -143,8 +143,12 @@ func (s *session) ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.Stat
 				return &pipeline.Error{Position: t.End, GTID: t.GTID, DDL: ddl.Statement, SQL: q, Err: err}
 			}
 		}
+		tables, err := withTargetOrder(ctx, tx, s.a.cfg.Naming, ddl.Tables)
+		if err != nil {
+			return err
+		}
 		if err := checkpoint.SaveSchema(ctx, tx, s.a.cfg.Stream, ddl.Version, t.End, ddl.Statement,
-			ddl.Tables, ddl.Dropped); err != nil {
+			tables, ddl.Dropped); err != nil {
 			return err
 		}
 		if err := checkpoint.Save(ctx, tx, s.a.cfg.Stream, st); err != nil {

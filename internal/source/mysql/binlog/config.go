@@ -53,8 +53,16 @@ type Config struct {
 	SchemaVersion int64
 	// InScope says which tables are replicated; rows of other tables are not
 	// even decoded. It is called from go-mysql's reader goroutine too.
-	InScope   func(schema.TableID) bool
-	Translate Translator
+	InScope func(schema.TableID) bool
+	// SkipRows, when set, drops the row changes of a table at a position
+	// (the rows event's own, inside its transaction): a table re-copied at
+	// P skips its changes up to P (sluice snapshot --recopy).
+	SkipRows func(id schema.TableID, at binlogpos.Position) bool
+	// SchemaChangeAt, when set, sees each translated schema change with
+	// the position it ends at before it is emitted; it may clear res.PG
+	// (the target already has the change) or stop the stream.
+	SchemaChangeAt func(res *DDLResult, stmt string, at binlogpos.Position) error
+	Translate      Translator
 	// SkipDDL reports statements to skip knowingly (--skip-ddl, see
 	// ddl.MatchSkip); each skip is logged at WARN.
 	SkipDDL func(stmt string) bool

@@ -132,6 +132,11 @@ func (s *Stream) schemaChange(ctx context.Context, q, db string, collation uint1
 		return s.errorf(s.at(logPos), "%v", err)
 	}
 	end := s.at(logPos)
+	if s.cfg.SchemaChangeAt != nil {
+		if err := s.cfg.SchemaChangeAt(res, q, end); err != nil {
+			return err
+		}
+	}
 	version := s.tables.version + 1
 	txn := &model.Txn{
 		GTID:      s.pendingGTID,

@@ -22,6 +22,9 @@ func (s *Stream) rows(ctx context.Context, e *replication.RowsEvent, h *replicat
 	if s.loopback(e.Table, h, logPos) || mt.skip {
 		return nil
 	}
+	if s.cfg.SkipRows != nil && s.cfg.SkipRows(mt.table.TableID, s.at(logPos)) {
+		return nil
+	}
 	if s.txn == nil {
 		// Row events always sit inside a group; a source that logs one
 		// without BEGIN still commits it with the next XID/COMMIT.

@@ -2,7 +2,7 @@
 ALTER TABLE "src"."t" ADD COLUMN "qty" integer DEFAULT 0 NOT NULL;
 ALTER TABLE "src"."t" ALTER COLUMN "qty" DROP DEFAULT;
 ALTER TABLE "src"."t" ADD COLUMN "price" numeric(8,2) DEFAULT 1.50 NOT NULL;
--- warning: src.t: column price moved AFTER id on the source; PostgreSQL cannot reorder columns, so the column order now differs (source: id, price, name, qty): positional INSERT and SELECT * see another order, sluice writes by name
+-- moved: src.t.price AFTER id (source: id, price, name, qty)
 -- table src.t
 --   1 id int(11) NOT NULL
 --   2 price decimal(8,2) NOT NULL DEFAULT 1.50
@@ -16,7 +16,7 @@ ALTER TABLE "src"."t" ADD COLUMN "doc" jsonb;
 ALTER TABLE "src"."t" ADD COLUMN "st" text DEFAULT 'a' NOT NULL;
 ALTER TABLE "src"."t" ALTER COLUMN "st" DROP DEFAULT;
 ALTER TABLE "src"."t" ADD CONSTRAINT "st_enum_check" CHECK ("st" IN ('a', 'b', ''));
--- warning: src.t: column first_col moved FIRST on the source; PostgreSQL cannot reorder columns, so the column order now differs (source: first_col, id, price, name, qty): positional INSERT and SELECT * see another order, sluice writes by name
+-- moved: src.t.first_col FIRST (source: first_col, id, price, name, qty)
 -- table src.t
 --   1 first_col varchar(5) utf8mb4_general_ci
 --   2 id int(11) NOT NULL

@@ -19,7 +19,7 @@ ALTER TABLE "src"."t" RENAME COLUMN "st" TO "st2";
 ALTER TABLE "src"."t" RENAME CONSTRAINT "st_set_check" TO "st2_set_check";
 ALTER TABLE "src"."t" DROP CONSTRAINT IF EXISTS "st2_set_check";
 ALTER TABLE "src"."t" ADD CONSTRAINT "st2_set_check" CHECK (string_to_array("st2", ',') <@ ARRAY['x', 'y', 'z']::text[]);
--- warning: src.t: column st2 moved AFTER id on the source; PostgreSQL cannot reorder columns, so the column order now differs (source: id, st2, a2, b2, pc): positional INSERT and SELECT * see another order, sluice writes by name
+-- moved: src.t.st2 AFTER id (source: id, st2, a2, b2, pc)
 -- table src.t
 --   1 id int(11) NOT NULL
 --   2 st2 set('x','y','z') utf8mb4_general_ci
