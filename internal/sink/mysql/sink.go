@@ -39,6 +39,12 @@ type Config struct {
 	// FenceTimeout bounds the wait at start for an earlier run of the
 	// stream to let go of the target (default 15s).
 	FenceTimeout time.Duration
+	// AppliedFirst writes each target transaction's applied record as its
+	// first statement (the reverse stream PostgreSQL → MySQL): the forward
+	// binlog reader of the same databases skips a transaction whose first
+	// row event is on a table of database sluice, so with both directions
+	// running a row the reverse stream wrote never goes forward again.
+	AppliedFirst bool
 	Log          *slog.Logger
 }
 

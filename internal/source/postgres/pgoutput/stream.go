@@ -1,0 +1,432 @@
+// Package pgoutput is the PostgreSQL source of the reverse stream
+// (PostgreSQL → MySQL): it reads a logical replication slot with the
+// pgoutput plugin (protocol version 2, through jackc/pglogrepl), turns each
+// committed transaction into a model.Txn whose values are those the MySQL
+// binlog source would emit for the MySQL target's own columns (values.go),
+// and acknowledges to the slot only what the pipeline has checkpointed in
+// MySQL.
+package pgoutput
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/postgres/lsnpos"
+)
+
+// OriginPrefix marks transactions written by a sluice sink on PostgreSQL
+// (the forward stream sets a replication origin "sluice_<stream>" on its
+// sessions): they are skipped, so that with both directions running a row
+// never comes back to where it was written.
+const OriginPrefix = "sluice"
+
+// Config configures a Stream.
+type Config struct {
+	// ConnString is the PostgreSQL connection (a URL or keywords); the
+	// stream adds replication=database and its session settings.
+	ConnString        string
+	Slot, Publication string
+	// Start is the checkpoint: transactions ending at or before it are in
+	// MySQL already and are passed over.
+	Start pglogrepl.LSN
+	// Schema is the PostgreSQL schema whose tables come back; Tables are
+	// the MySQL target tables by name (their definitions are the truth the
+	// values are converted for).
+	Schema string
+	Tables map[string]*schema.Table
+	// FragmentBytes bounds one fragment of a large transaction (--max-txn-memory/16).
+	FragmentBytes int64
+	// Acked returns the pipeline's saved checkpoint: the only position
+	// ever reported to the slot as flushed.
+	Acked func() model.Position
+	// SkipBadRows is --on-error skip-and-log: a row whose value the MySQL
+	// column cannot hold is logged and left out instead of stopping.
+	SkipBadRows bool
+	// StatusInterval is how often the acknowledged position is sent (default 5s).
+	StatusInterval time.Duration
+	// OnIdle is called when the server says the stream has sent everything.
+	OnIdle func()
+	Log    *slog.Logger
+}
+
+// Stream reads one slot. Create it with New, then call Run once.
+type Stream struct {
+	cfg  Config
+	conn *pgconn.PgConn
+	rels map[uint32]*relation
+	seq  uint64
+	// lastEnd is the end of the last transaction or heartbeat sent.
+	lastEnd pglogrepl.LSN
+	// received is the WAL position the server last reported (for lag).
+	received atomic.Uint64
+	skipped  atomic.Uint64 // transactions of a sluice origin
+	badRows  atomic.Uint64 // rows left out by --on-error skip-and-log
+	nextAck  time.Time
+	cur      *txnState
+}
+
+// txnState is the transaction being decoded.
+type txnState struct {
+	xid      uint32
+	final    pglogrepl.LSN // commit LSN (Begin)
+	ts       time.Time
+	skip     bool   // a sluice origin, or at/below the checkpoint
+	origin   string // the origin, for the log
+	txn      *model.Txn
+	frags    int
+	badRows  int
+	firstErr error
+}
+
+// New checks the configuration.
+func New(cfg Config) (*Stream, error) {
+	if cfg.Slot == "" || cfg.Publication == "" || cfg.Acked == nil || cfg.ConnString == "" {
+		return nil, errors.New("pgoutput: slot, publication, connection and Acked are required")
+	}
+	if cfg.FragmentBytes <= 0 {
+		cfg.FragmentBytes = 16 << 20
+	}
+	if cfg.StatusInterval <= 0 {
+		cfg.StatusInterval = 5 * time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Stream{cfg: cfg, rels: map[uint32]*relation{}, lastEnd: cfg.Start}, nil
+}
+
+// Received is the server's WAL end as last reported (0 before anything).
+func (s *Stream) Received() pglogrepl.LSN { return pglogrepl.LSN(s.received.Load()) }
+
+// Skipped counts transactions passed over for their sluice origin.
+func (s *Stream) Skipped() uint64 { return s.skipped.Load() }
+
+// connect opens the replication connection. The session settings fix the
+// text forms values arrive in (values.go).
+func (s *Stream) connect(ctx context.Context) error {
+	pc, err := pgconn.ParseConfig(s.cfg.ConnString)
+	if err != nil {
+		return fmt.Errorf("reverse source: %w", err)
+	}
+	for k, v := range map[string]string{"replication": "database", "DateStyle": "ISO, YMD", "TimeZone": "UTC",
+		"IntervalStyle": "postgres", "bytea_output": "hex", "extra_float_digits": "3", "client_encoding": "UTF8"} {
+		pc.RuntimeParams[k] = v
+	}
+	if s.conn, err = pgconn.ConnectConfig(ctx, pc); err != nil {
+		return fmt.Errorf("reverse source: replication connection: %w", err)
+	}
+	return nil
+}
+
+// Run streams transactions into out until ctx ends (nil) or an error. It
+// does not close out.
+func (s *Stream) Run(ctx context.Context, out chan<- *model.Txn) error {
+	if err := s.connect(ctx); err != nil {
+		return err
+	}
+	defer s.conn.Close(context.WithoutCancel(ctx))
+	if err := s.checkSlot(ctx); err != nil {
+		return err
+	}
+	args := []string{"proto_version '2'", "publication_names '" + strings.ReplaceAll(s.cfg.Publication, "'", "''") + "'"}
+	if err := pglogrepl.StartReplication(ctx, s.conn, s.cfg.Slot, s.cfg.Start,
+		pglogrepl.StartReplicationOptions{Mode: pglogrepl.LogicalReplication, PluginArgs: args}); err != nil {
+		return fmt.Errorf("reverse source: START_REPLICATION of slot %s: %w", s.cfg.Slot, err)
+	}
+	s.cfg.Log.Info("reverse source: streaming", "slot", s.cfg.Slot, "publication", s.cfg.Publication, "from", s.cfg.Start.String())
+	err := s.loop(ctx, out)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// checkSlot refuses a missing slot with what it means: the WAL since the
+// checkpoint is gone, so the stream cannot continue exactly.
+func (s *Stream) checkSlot(ctx context.Context) error {
+	res, err := s.conn.Exec(ctx, "SELECT plugin, confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '"+
+		strings.ReplaceAll(s.cfg.Slot, "'", "''")+"'").ReadAll()
+	if err != nil {
+		return fmt.Errorf("reverse source: read slot %s: %w", s.cfg.Slot, err)
+	}
+	if len(res) == 0 || len(res[0].Rows) == 0 {
+		return fmt.Errorf("reverse source: the replication slot %s does not exist (it was dropped, or never created): "+
+			"the changes PostgreSQL made since the checkpoint %s are no longer kept, so the reverse stream cannot continue without losing writes; "+
+			"compare the databases (sluice verify) and arm a new stream (sluice cutover, or a new --stream)", s.cfg.Slot, s.cfg.Start)
+	}
+	if p := string(res[0].Rows[0][0]); p != "pgoutput" {
+		return fmt.Errorf("reverse source: slot %s uses the plugin %s, not pgoutput", s.cfg.Slot, p)
+	}
+	return nil
+}
+
+func (s *Stream) loop(ctx context.Context, out chan<- *model.Txn) error {
+	s.nextAck = time.Now()
+	for {
+		if time.Now().After(s.nextAck) {
+			if err := s.ack(ctx, false); err != nil {
+				return err
+			}
+		}
+		rctx, cancel := context.WithDeadline(ctx, s.nextAck)
+		raw, err := s.conn.ReceiveMessage(rctx)
+		cancel()
+		if err != nil {
+			if pgconn.Timeout(err) && ctx.Err() == nil {
+				continue
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("reverse source: receive: %w", err)
+		}
+		switch msg := raw.(type) {
+		case *pgproto3.ErrorResponse:
+			return fmt.Errorf("reverse source: %w", pgconn.ErrorResponseToPgError(msg))
+		case *pgproto3.CopyData:
+			if err := s.copyData(ctx, msg.Data, out); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (s *Stream) copyData(ctx context.Context, data []byte, out chan<- *model.Txn) error {
+	if len(data) == 0 {
+		return nil
+	}
+	switch data[0] {
+	case pglogrepl.PrimaryKeepaliveMessageByteID:
+		k, err := pglogrepl.ParsePrimaryKeepaliveMessage(data[1:])
+		if err != nil {
+			return fmt.Errorf("reverse source: keepalive: %w", err)
+		}
+		s.received.Store(uint64(k.ServerWALEnd))
+		if k.ReplyRequested {
+			if err := s.ack(ctx, true); err != nil {
+				return err
+			}
+		}
+		// Between transactions the server's WAL end is a boundary: every
+		// transaction that committed before it has been sent. A heartbeat
+		// there lets the checkpoint (and so the slot) move past WAL this
+		// stream has nothing of, once everything before is in MySQL.
+		if s.cur == nil && k.ServerWALEnd > s.lastEnd {
+			if err := s.emit(ctx, out, &model.Txn{End: lsnpos.Of(k.ServerWALEnd), Timestamp: k.ServerTime}); err != nil {
+				return err
+			}
+			if s.cfg.OnIdle != nil {
+				s.cfg.OnIdle()
+			}
+		}
+		return nil
+	case pglogrepl.XLogDataByteID:
+		x, err := pglogrepl.ParseXLogData(data[1:])
+		if err != nil {
+			return fmt.Errorf("reverse source: %w", err)
+		}
+		if x.ServerWALEnd > s.Received() {
+			s.received.Store(uint64(x.ServerWALEnd))
+		}
+		return s.message(ctx, x, out)
+	}
+	return nil
+}
+
+// ack reports the pipeline's saved checkpoint as written, flushed and
+// applied: never the received position, which MySQL may not hold yet.
+func (s *Stream) ack(ctx context.Context, now bool) error {
+	lsn, err := lsnpos.From(s.cfg.Acked())
+	if err != nil {
+		return err
+	}
+	if lsn == 0 {
+		lsn = s.cfg.Start
+	}
+	s.nextAck = time.Now().Add(s.cfg.StatusInterval)
+	if lsn == 0 && !now {
+		return nil
+	}
+	if err := pglogrepl.SendStandbyStatusUpdate(ctx, s.conn, pglogrepl.StandbyStatusUpdate{
+		WALWritePosition: lsn, WALFlushPosition: lsn, WALApplyPosition: lsn}); err != nil {
+		return fmt.Errorf("reverse source: standby status: %w", err)
+	}
+	return nil
+}
+
+// emit hands t to the pipeline, answering the server while the pipeline
+// is busy (a walsender without replies drops the connection).
+func (s *Stream) emit(ctx context.Context, out chan<- *model.Txn, t *model.Txn) error {
+	if t.Seq == 0 {
+		s.seq++
+		t.Seq = s.seq
+	}
+	if t.End != nil {
+		s.lastEnd, _ = lsnpos.From(t.End)
+	}
+	tick := time.NewTicker(s.cfg.StatusInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case out <- t:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+			if err := s.ack(ctx, true); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (s *Stream) message(ctx context.Context, x pglogrepl.XLogData, out chan<- *model.Txn) error {
+	m, err := pglogrepl.ParseV2(x.WALData, false)
+	if err != nil {
+		return fmt.Errorf("reverse source: decode pgoutput at %s: %w", x.WALStart, err)
+	}
+	switch m := m.(type) {
+	case *pglogrepl.RelationMessageV2:
+		return s.relation(&m.RelationMessage)
+	case *pglogrepl.BeginMessage:
+		s.cur = &txnState{xid: m.Xid, final: m.FinalLSN, ts: m.CommitTime,
+			skip: m.FinalLSN < s.cfg.Start, txn: &model.Txn{Timestamp: m.CommitTime}}
+	case *pglogrepl.OriginMessage:
+		if s.cur != nil && strings.HasPrefix(m.Name, OriginPrefix) {
+			s.cur.skip, s.cur.origin = true, m.Name
+		}
+	case *pglogrepl.InsertMessageV2:
+		return s.row(ctx, out, m.RelationID, model.Insert, 0, nil, m.Tuple)
+	case *pglogrepl.UpdateMessageV2:
+		return s.row(ctx, out, m.RelationID, model.Update, m.OldTupleType, m.OldTuple, m.NewTuple)
+	case *pglogrepl.DeleteMessageV2:
+		return s.row(ctx, out, m.RelationID, model.Delete, m.OldTupleType, m.OldTuple, nil)
+	case *pglogrepl.TruncateMessageV2:
+		if s.cur != nil && s.cur.skip {
+			return nil
+		}
+		var names []string
+		for _, id := range m.RelationIDs {
+			if r := s.rels[id]; r != nil {
+				names = append(names, r.msg.Namespace+"."+r.msg.RelationName)
+			}
+		}
+		return fmt.Errorf("reverse source: TRUNCATE of %s in the transaction committing at %s: the reverse stream does not replay TRUNCATE "+
+			"(it would empty the MySQL tables outside the exactly-once record); run the same TRUNCATE on MySQL, then move the stream past it",
+			strings.Join(names, ", "), x.WALStart)
+	case *pglogrepl.CommitMessage:
+		return s.commit(ctx, out, m)
+	case *pglogrepl.StreamStartMessageV2, *pglogrepl.StreamStopMessageV2, *pglogrepl.StreamCommitMessageV2, *pglogrepl.StreamAbortMessageV2:
+		return fmt.Errorf("reverse source: the server streams an in-progress transaction (%T), which this stream did not ask for", m)
+	}
+	return nil
+}
+
+func (s *Stream) relation(m *pglogrepl.RelationMessage) error {
+	if prev, ok := s.rels[m.RelationID]; ok {
+		if d := sameShape(prev.msg, m); d != "" {
+			return fmt.Errorf("reverse source: table %s.%s was changed on PostgreSQL: %s; schema changes on PostgreSQL are not replicated back: "+
+				"change %s.%s on MySQL the same way (or undo the change) and start the reverse stream again",
+				prev.msg.Namespace, prev.msg.RelationName, d, prev.table.Database, prev.table.Name)
+		}
+		prev.msg = m
+		return nil
+	}
+	if m.Namespace != s.cfg.Schema {
+		return fmt.Errorf("reverse source: table %s.%s is in the publication %s but not in the schema %s the stream carries back",
+			m.Namespace, m.RelationName, s.cfg.Publication, s.cfg.Schema)
+	}
+	t := s.cfg.Tables[m.RelationName]
+	if t == nil {
+		return fmt.Errorf("reverse source: table %s.%s is published but the MySQL target database has no table %s",
+			m.Namespace, m.RelationName, m.RelationName)
+	}
+	r, err := newRelation(m, t)
+	if err != nil {
+		return fmt.Errorf("reverse source: %w", err)
+	}
+	s.rels[m.RelationID] = r
+	return nil
+}
+
+// row decodes one row change into the current transaction, handing a
+// fragment to the pipeline when the transaction outgrows FragmentBytes.
+func (s *Stream) row(ctx context.Context, out chan<- *model.Txn, relID uint32, op model.Op, oldType uint8, oldT, newT *pglogrepl.TupleData) error {
+	c := s.cur
+	if c == nil {
+		return fmt.Errorf("reverse source: a row change outside a transaction")
+	}
+	if c.skip {
+		return nil
+	}
+	r := s.rels[relID]
+	if r == nil {
+		return fmt.Errorf("reverse source: a row change of relation %d before its Relation message", relID)
+	}
+	rc, size, err := s.decode(r, op, oldType, oldT, newT)
+	if err != nil {
+		var ve *valueError
+		if errors.As(err, &ve) && s.cfg.SkipBadRows {
+			c.badRows++
+			s.badRows.Add(1)
+			s.cfg.Log.Error("reverse source: row left out (--on-error skip-and-log)", "error", err.Error())
+			return nil
+		}
+		return err
+	}
+	c.txn.Changes = append(c.txn.Changes, rc)
+	c.txn.Bytes += size
+	if c.txn.Bytes >= s.cfg.FragmentBytes {
+		// A fragment: the pipeline writes fragments of one Seq into one
+		// MySQL transaction, committed with the last one (model.Txn.Partial).
+		if c.frags == 0 {
+			s.seq++
+		}
+		c.frags++
+		f := c.txn
+		f.Partial, f.Seq = true, s.seq
+		c.txn = &model.Txn{Timestamp: c.ts}
+		return s.emit(ctx, out, f)
+	}
+	return nil
+}
+
+func (s *Stream) commit(ctx context.Context, out chan<- *model.Txn, m *pglogrepl.CommitMessage) error {
+	c := s.cur
+	s.cur = nil
+	if c == nil {
+		return fmt.Errorf("reverse source: commit without a transaction")
+	}
+	end := m.TransactionEndLSN
+	if c.skip && c.frags == 0 {
+		if c.origin != "" {
+			s.skipped.Add(1)
+		}
+		if end <= s.lastEnd {
+			return nil
+		}
+		// Nothing to write: a heartbeat moves the checkpoint past it.
+		return s.emit(ctx, out, &model.Txn{End: lsnpos.Of(end), Timestamp: c.ts})
+	}
+	t := c.txn
+	t.End, t.Timestamp = lsnpos.Of(end), m.CommitTime
+	if c.frags > 0 {
+		t.Seq = s.seq
+	}
+	if c.badRows > 0 {
+		s.cfg.Log.Warn("reverse source: transaction applied without the rows MySQL cannot hold (--on-error skip-and-log)",
+			"lsn", end.String(), "rows_left_out", c.badRows)
+	}
+	return s.emit(ctx, out, t)
+}
