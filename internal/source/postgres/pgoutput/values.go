@@ -144,7 +144,9 @@ func convOf(c schema.Column) (conv, error) {
 		}, nil
 	case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
 		if c.IsJSON {
-			return func(b []byte) (any, error) { return compactJSON(b), nil }, nil
+			// MariaDB's JSON is text: jsonb's output is spaced as MySQL
+			// prints JSON (", ", ": "); its key order is jsonb's (docs/reverse.md).
+			return func(b []byte) (any, error) { return b, nil }, nil
 		}
 		return textConv(c)
 	}
