@@ -146,15 +146,35 @@ func sameShape(a, b *pglogrepl.RelationMessage) string {
 	if a.Namespace != b.Namespace || a.RelationName != b.RelationName {
 		return fmt.Sprintf("renamed from %s.%s to %s.%s", a.Namespace, a.RelationName, b.Namespace, b.RelationName)
 	}
-	if len(a.Columns) != len(b.Columns) {
-		return fmt.Sprintf("%d columns became %d", len(a.Columns), len(b.Columns))
+	old := map[string]*pglogrepl.RelationMessageColumn{}
+	for _, c := range a.Columns {
+		old[c.Name] = c
 	}
-	for i := range a.Columns {
-		x, y := a.Columns[i], b.Columns[i]
-		if x.Name != y.Name || x.DataType != y.DataType || x.TypeModifier != y.TypeModifier {
-			return fmt.Sprintf("column %s (type oid %d, modifier %d) became %s (type oid %d, modifier %d)",
-				x.Name, x.DataType, x.TypeModifier, y.Name, y.DataType, y.TypeModifier)
+	var diffs []string
+	seen := map[string]bool{}
+	for _, c := range b.Columns {
+		seen[c.Name] = true
+		o, ok := old[c.Name]
+		switch {
+		case !ok:
+			diffs = append(diffs, "column "+c.Name+" added")
+		case o.DataType != c.DataType || o.TypeModifier != c.TypeModifier:
+			diffs = append(diffs, fmt.Sprintf("column %s changed type (oid %d modifier %d → oid %d modifier %d)",
+				c.Name, o.DataType, o.TypeModifier, c.DataType, c.TypeModifier))
 		}
 	}
-	return ""
+	for _, c := range a.Columns {
+		if !seen[c.Name] {
+			diffs = append(diffs, "column "+c.Name+" dropped")
+		}
+	}
+	if len(diffs) == 0 && len(a.Columns) == len(b.Columns) {
+		for i := range a.Columns {
+			if a.Columns[i].Name != b.Columns[i].Name {
+				diffs = append(diffs, "columns reordered")
+				break
+			}
+		}
+	}
+	return strings.Join(diffs, ", ")
 }
