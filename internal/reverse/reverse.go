@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -117,8 +116,19 @@ func Run(ctx context.Context, opts Options) error {
 	if err := prepareStart(ctx, o, db, pg, tables); err != nil {
 		return err
 	}
+	// --until-caught-up: everything PostgreSQL had written when the run
+	// started: the server has read its WAL past it (a keepalive between
+	// transactions) and MySQL holds every transaction received.
+	var until string
+	if err := pg.QueryRow(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&until); err != nil {
+		return fmt.Errorf("source: current WAL position: %w", err)
+	}
+	untilLSN, err := pglogrepl.ParseLSN(until)
+	if err != nil {
+		return fmt.Errorf("source: current WAL position %q: %w", until, err)
+	}
 	_ = pg.Close(ctx)
-	return run(ctx, o, db, tables)
+	return run(ctx, o, db, tables, untilLSN)
 }
 
 // prepareStart records the stream's start when it has no checkpoint yet:
@@ -207,7 +217,7 @@ func arm(ctx context.Context, o Options, pg *pgx.Conn, tables map[string]*schema
 }
 
 // run streams and applies until stopped.
-func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.Table) error {
+func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.Table, until pglogrepl.LSN) error {
 	sink, err := mysink.New(mysink.Config{Stream: o.Stream, Decode: lsnpos.Decode, SourceDB: o.Target.Database,
 		TargetDB: o.Target.Database, AppliedFirst: true, Log: o.Log}, db)
 	if err != nil {
@@ -229,26 +239,19 @@ func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.T
 			return exitcode.ConfigError(fmt.Errorf("stream %s: %w", o.Stream, err))
 		}
 	}
-	var idleAt atomic.Uint64 // the WAL end of the first idle heartbeat (--until-caught-up)
-	var stream *pgoutput.Stream
-	stream, err = pgoutput.New(pgoutput.Config{ConnString: o.Source.ConnString(),
+	stream, err := pgoutput.New(pgoutput.Config{ConnString: o.Source.ConnString(),
 		Slot: logical.SlotName(o.Stream), Publication: logical.PublicationName(o.Stream),
 		Start: start, Schema: o.Schema, Tables: tables, FragmentBytes: o.MaxTxnMemory / 16,
-		Acked: applier.SavedPosition, SkipBadRows: o.SkipBadRows, Log: o.Log,
-		OnIdle: func() {
-			if idleAt.Load() == 0 {
-				idleAt.Store(uint64(stream.Received()))
-			}
-		}})
+		Acked: applier.SavedPosition, SkipBadRows: o.SkipBadRows, Log: o.Log})
 	if err != nil {
 		return err
 	}
-	return supervise(ctx, o, applier, stream, &idleAt)
+	return supervise(ctx, o, applier, stream, until)
 }
 
 // supervise runs the stream and the applier: the stream stops first
 // (signal, caught up, or a failure), then apply commits what it received.
-func supervise(ctx context.Context, o Options, applier *pipeline.Applier, stream *pgoutput.Stream, idleAt *atomic.Uint64) error {
+func supervise(ctx context.Context, o Options, applier *pipeline.Applier, stream *pgoutput.Stream, until pglogrepl.LSN) error {
 	streamCtx, stopStream := context.WithCancel(ctx)
 	defer stopStream()
 	applyCtx, stopApply := context.WithCancel(context.WithoutCancel(ctx))
@@ -292,9 +295,8 @@ func supervise(ctx context.Context, o Options, applier *pipeline.Applier, stream
 			ctxDone = nil
 			stopping("signal")
 		case <-poll.C:
-			if o.UntilCaughtUp && idleAt.Load() != 0 {
-				at, _ := lsnpos.From(applier.SavedPosition())
-				if at >= pglogrepl.LSN(idleAt.Load()) {
+			if o.UntilCaughtUp && stream.QuietAt() >= until {
+				if at, _ := lsnpos.From(applier.SavedPosition()); at >= stream.SentEnd() && applier.QueueDepth() == 0 {
 					stopping("caught up")
 				}
 			}

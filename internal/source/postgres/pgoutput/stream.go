@@ -53,10 +53,8 @@ type Config struct {
 	// SkipBadRows is --on-error skip-and-log: a row whose value the MySQL
 	// column cannot hold is logged and left out instead of stopping.
 	SkipBadRows bool
-	// StatusInterval is how often the acknowledged position is sent (default 5s).
+	// StatusInterval is how often the acknowledged position is sent (default 1s).
 	StatusInterval time.Duration
-	// OnIdle is called when the server says the stream has sent everything.
-	OnIdle func()
 	Log    *slog.Logger
 }
 
@@ -71,6 +69,8 @@ type Stream struct {
 	// received is the WAL position the server last reported (for lag).
 	received atomic.Uint64
 	skipped  atomic.Uint64 // transactions of a sluice origin
+	quietAt  atomic.Uint64 // WAL end of the last keepalive between transactions
+	sentEnd  atomic.Uint64 // end of the last transaction handed to the pipeline
 	badRows  atomic.Uint64 // rows left out by --on-error skip-and-log
 	nextAck  time.Time
 	cur      *txnState
@@ -98,7 +98,7 @@ func New(cfg Config) (*Stream, error) {
 		cfg.FragmentBytes = 16 << 20
 	}
 	if cfg.StatusInterval <= 0 {
-		cfg.StatusInterval = 5 * time.Second
+		cfg.StatusInterval = time.Second
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -108,6 +108,15 @@ func New(cfg Config) (*Stream, error) {
 
 // Received is the server's WAL end as last reported (0 before anything).
 func (s *Stream) Received() pglogrepl.LSN { return pglogrepl.LSN(s.received.Load()) }
+
+// QuietAt is the server's WAL end in its last keepalive between
+// transactions, and SentEnd the end of the last transaction handed on:
+// once the checkpoint reaches SentEnd and QuietAt is past a target, the
+// stream has caught up with it.
+func (s *Stream) QuietAt() pglogrepl.LSN { return pglogrepl.LSN(s.quietAt.Load()) }
+
+// SentEnd is the end of the last transaction handed to the pipeline.
+func (s *Stream) SentEnd() pglogrepl.LSN { return pglogrepl.LSN(s.sentEnd.Load()) }
 
 // Skipped counts transactions passed over for their sluice origin.
 func (s *Stream) Skipped() uint64 { return s.skipped.Load() }
@@ -218,17 +227,13 @@ func (s *Stream) copyData(ctx context.Context, data []byte, out chan<- *model.Tx
 				return err
 			}
 		}
-		// Between transactions the server's WAL end is a boundary: every
-		// transaction that committed before it has been sent. A heartbeat
-		// there lets the checkpoint (and so the slot) move past WAL this
-		// stream has nothing of, once everything before is in MySQL.
-		if s.cur == nil && k.ServerWALEnd > s.lastEnd {
-			if err := s.emit(ctx, out, &model.Txn{End: lsnpos.Of(k.ServerWALEnd), Timestamp: k.ServerTime}); err != nil {
-				return err
-			}
-			if s.cfg.OnIdle != nil {
-				s.cfg.OnIdle()
-			}
+		// Between transactions the keepalive's WAL end says how far the
+		// server has read; --until-caught-up uses it to stop. It does not
+		// move the checkpoint: a 40 MB transaction was seen to arrive after
+		// a keepalive past its commit (under investigation), so only the
+		// end of a transaction actually received is ever acknowledged.
+		if s.cur == nil && uint64(k.ServerWALEnd) > s.quietAt.Load() {
+			s.quietAt.Store(uint64(k.ServerWALEnd))
 		}
 		return nil
 	case pglogrepl.XLogDataByteID:
@@ -258,8 +263,11 @@ func (s *Stream) ack(ctx context.Context, now bool) error {
 	if lsn == 0 && !now {
 		return nil
 	}
+	// ReplyRequested makes the server answer with a keepalive carrying its
+	// sent position: between transactions that becomes a heartbeat, which
+	// moves an idle stream's checkpoint (and so the slot) forward.
 	if err := pglogrepl.SendStandbyStatusUpdate(ctx, s.conn, pglogrepl.StandbyStatusUpdate{
-		WALWritePosition: lsn, WALFlushPosition: lsn, WALApplyPosition: lsn}); err != nil {
+		WALWritePosition: lsn, WALFlushPosition: lsn, WALApplyPosition: lsn, ReplyRequested: true}); err != nil {
 		return fmt.Errorf("reverse source: standby status: %w", err)
 	}
 	return nil
@@ -274,6 +282,7 @@ func (s *Stream) emit(ctx context.Context, out chan<- *model.Txn, t *model.Txn) 
 	}
 	if t.End != nil {
 		s.lastEnd, _ = lsnpos.From(t.End)
+		defer s.sentEnd.Store(uint64(s.lastEnd))
 	}
 	tick := time.NewTicker(s.cfg.StatusInterval)
 	defer tick.Stop()
@@ -408,6 +417,8 @@ func (s *Stream) commit(ctx context.Context, out chan<- *model.Txn, m *pglogrepl
 	if c == nil {
 		return fmt.Errorf("reverse source: commit without a transaction")
 	}
+	s.cfg.Log.Debug("reverse source: commit", "xid", c.xid, "lsn", m.TransactionEndLSN.String(), "skip", c.skip,
+		"fragments", c.frags, "rows", len(c.txn.Changes))
 	end := m.TransactionEndLSN
 	if c.skip && c.frags == 0 {
 		if c.origin != "" {
