@@ -55,7 +55,7 @@ type Config struct {
 	SkipBadRows bool
 	// StatusInterval is how often the acknowledged position is sent (default 1s).
 	StatusInterval time.Duration
-	Log    *slog.Logger
+	Log            *slog.Logger
 }
 
 // Stream reads one slot. Create it with New, then call Run once.
