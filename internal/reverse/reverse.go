@@ -116,19 +116,17 @@ func Run(ctx context.Context, opts Options) error {
 	if err := prepareStart(ctx, o, db, pg, tables); err != nil {
 		return err
 	}
-	// --until-caught-up: everything PostgreSQL had written when the run
-	// started: the server has read its WAL past it (a keepalive between
-	// transactions) and MySQL holds every transaction received.
-	var until string
-	if err := pg.QueryRow(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&until); err != nil {
-		return fmt.Errorf("source: current WAL position: %w", err)
-	}
-	untilLSN, err := pglogrepl.ParseLSN(until)
-	if err != nil {
-		return fmt.Errorf("source: current WAL position %q: %w", until, err)
+	// --until-caught-up: everything PostgreSQL had committed when the run
+	// started, which a marker transaction closes (pgoutput.Mark): caught up
+	// once the checkpoint is past it.
+	var until pglogrepl.LSN
+	if o.UntilCaughtUp {
+		if until, err = pgoutput.Mark(ctx, pg, "until-caught-up"); err != nil {
+			return err
+		}
 	}
 	_ = pg.Close(ctx)
-	return run(ctx, o, db, tables, untilLSN)
+	return run(ctx, o, db, tables, until)
 }
 
 // prepareStart records the stream's start when it has no checkpoint yet:
@@ -295,8 +293,8 @@ func supervise(ctx context.Context, o Options, applier *pipeline.Applier, stream
 			ctxDone = nil
 			stopping("signal")
 		case <-poll.C:
-			if o.UntilCaughtUp && stream.QuietAt() >= until {
-				if at, _ := lsnpos.From(applier.SavedPosition()); at >= stream.SentEnd() && applier.QueueDepth() == 0 {
+			if o.UntilCaughtUp {
+				if at, _ := lsnpos.From(applier.SavedPosition()); at > until {
 					stopping("caught up")
 				}
 			}

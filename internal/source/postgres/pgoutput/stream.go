@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -53,6 +54,9 @@ type Config struct {
 	// SkipBadRows is --on-error skip-and-log: a row whose value the MySQL
 	// column cannot hold is logged and left out instead of stopping.
 	SkipBadRows bool
+	// IdleAfter is how long the stream is quiet before it writes a marker
+	// to move an idle slot forward (default 10s; marker.go).
+	IdleAfter time.Duration
 	// StatusInterval is how often the acknowledged position is sent (default 1s).
 	StatusInterval time.Duration
 	Log            *slog.Logger
@@ -74,6 +78,10 @@ type Stream struct {
 	badRows  atomic.Uint64 // rows left out by --on-error skip-and-log
 	nextAck  time.Time
 	cur      *txnState
+	// lastData is when the server last sent a change; lastMark when an
+	// idle marker was last written (marker.go) through plain.
+	lastData, lastMark time.Time
+	plain              *pgx.Conn
 }
 
 // txnState is the transaction being decoded.
@@ -96,6 +104,9 @@ func New(cfg Config) (*Stream, error) {
 	}
 	if cfg.FragmentBytes <= 0 {
 		cfg.FragmentBytes = 16 << 20
+	}
+	if cfg.IdleAfter <= 0 {
+		cfg.IdleAfter = 10 * time.Second
 	}
 	if cfg.StatusInterval <= 0 {
 		cfg.StatusInterval = time.Second
@@ -145,10 +156,16 @@ func (s *Stream) Run(ctx context.Context, out chan<- *model.Txn) error {
 		return err
 	}
 	defer s.conn.Close(context.WithoutCancel(ctx))
+	defer func() {
+		if s.plain != nil {
+			_ = s.plain.Close(context.WithoutCancel(ctx))
+		}
+	}()
 	if err := s.checkSlot(ctx); err != nil {
 		return err
 	}
-	args := []string{"proto_version '2'", "publication_names '" + strings.ReplaceAll(s.cfg.Publication, "'", "''") + "'"}
+	// messages: the markers (marker.go) arrive as transactions.
+	args := []string{"proto_version '2'", "publication_names '" + strings.ReplaceAll(s.cfg.Publication, "'", "''") + "'", "messages 'true'"}
 	if err := pglogrepl.StartReplication(ctx, s.conn, s.cfg.Slot, s.cfg.Start,
 		pglogrepl.StartReplicationOptions{Mode: pglogrepl.LogicalReplication, PluginArgs: args}); err != nil {
 		return fmt.Errorf("reverse source: START_REPLICATION of slot %s: %w", s.cfg.Slot, err)
@@ -185,6 +202,9 @@ func (s *Stream) loop(ctx context.Context, out chan<- *model.Txn) error {
 	for {
 		if time.Now().After(s.nextAck) {
 			if err := s.ack(ctx, false); err != nil {
+				return err
+			}
+			if err := s.idleMark(ctx); err != nil {
 				return err
 			}
 		}
@@ -227,12 +247,9 @@ func (s *Stream) copyData(ctx context.Context, data []byte, out chan<- *model.Tx
 				return err
 			}
 		}
-		// Between transactions the keepalive's WAL end says how far the
-		// server has read; --until-caught-up uses it to stop. It does not
-		// move the checkpoint: a 40 MB transaction was seen to arrive after
-		// a keepalive past its commit (under investigation), so only the
-		// end of a transaction actually received is ever acknowledged.
-		if s.cur == nil && uint64(k.ServerWALEnd) > s.quietAt.Load() {
+		// The keepalive's WAL end is not a transaction boundary (marker.go);
+		// it only says whether the server's WAL moved on (idle markers).
+		if uint64(k.ServerWALEnd) > s.quietAt.Load() {
 			s.quietAt.Store(uint64(k.ServerWALEnd))
 		}
 		return nil
@@ -244,6 +261,7 @@ func (s *Stream) copyData(ctx context.Context, data []byte, out chan<- *model.Tx
 		if x.ServerWALEnd > s.Received() {
 			s.received.Store(uint64(x.ServerWALEnd))
 		}
+		s.lastData = time.Now()
 		return s.message(ctx, x, out)
 	}
 	return nil
@@ -252,7 +270,7 @@ func (s *Stream) copyData(ctx context.Context, data []byte, out chan<- *model.Tx
 // ack reports the pipeline's saved checkpoint as written, flushed and
 // applied: never the received position, which MySQL may not hold yet.
 func (s *Stream) ack(ctx context.Context, now bool) error {
-	lsn, err := lsnpos.From(s.cfg.Acked())
+	lsn, err := ackedLSN(s.cfg.Acked())
 	if err != nil {
 		return err
 	}
@@ -272,6 +290,8 @@ func (s *Stream) ack(ctx context.Context, now bool) error {
 	}
 	return nil
 }
+
+func ackedLSN(p model.Position) (pglogrepl.LSN, error) { return lsnpos.From(p) }
 
 // emit hands t to the pipeline, answering the server while the pipeline
 // is busy (a walsender without replies drops the connection).
