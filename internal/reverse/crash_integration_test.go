@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -88,6 +89,12 @@ func TestReverseKill9ResumesExactlyOnce(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatal("last run did not catch up")
 	}
+	st, err := testenv.SluiceCommand(bin, "status", "--source", g.env.TargetURL(), "--target", g.env.MySQLAdminURL(g.db),
+		"--stream", g.stream).CombinedOutput()
+	if err != nil || !strings.Contains(string(st), "applied LSN:") || !strings.Contains(string(st), "confirmed flush") {
+		t.Errorf("sluice status of the reverse stream: %v\n%s", err, st)
+	}
+	t.Logf("status:\n%s", st)
 	var pgCtr []string
 	rows, err := g.pg.Query(ctx, "SELECT w::text || ':' || c::text FROM "+pgx.Identifier{g.db, "ctr"}.Sanitize()+" ORDER BY w")
 	if err != nil {
