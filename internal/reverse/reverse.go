@@ -45,6 +45,9 @@ type Options struct {
 	UntilCaughtUp bool
 	StatusEvery   time.Duration
 	DrainTimeout  time.Duration
+	// IdleAfter is how long the stream is quiet before a marker moves an
+	// idle slot forward (default 10s; pgoutput.Config.IdleAfter).
+	IdleAfter time.Duration
 	Log           *slog.Logger
 }
 
@@ -240,7 +243,7 @@ func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.T
 	stream, err := pgoutput.New(pgoutput.Config{ConnString: o.Source.ConnString(),
 		Slot: logical.SlotName(o.Stream), Publication: logical.PublicationName(o.Stream),
 		Start: start, Schema: o.Schema, Tables: tables, FragmentBytes: o.MaxTxnMemory / 16,
-		Acked: applier.SavedPosition, SkipBadRows: o.SkipBadRows, Log: o.Log})
+		Acked: applier.SavedPosition, SkipBadRows: o.SkipBadRows, IdleAfter: o.IdleAfter, Log: o.Log})
 	if err != nil {
 		return err
 	}
