@@ -48,7 +48,7 @@ type Options struct {
 	// IdleAfter is how long the stream is quiet before a marker moves an
 	// idle slot forward (default 10s; pgoutput.Config.IdleAfter).
 	IdleAfter time.Duration
-	Log           *slog.Logger
+	Log       *slog.Logger
 }
 
 func (o Options) withDefaults() (Options, error) {
