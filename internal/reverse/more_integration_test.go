@@ -50,6 +50,8 @@ func TestReverseSkipsSluiceOrigin(t *testing.T) {
 		"SELECT pg_replication_origin_create('" + origin + "')",
 		"SELECT pg_replication_origin_session_setup('" + origin + "')",
 		"INSERT INTO " + tbl + " VALUES (1)",
+		// Large enough to be streamed in progress (spool.go) under 16MB.
+		"INSERT INTO " + tbl + " SELECT generate_series(1000, 200000)",
 		"SELECT pg_replication_origin_session_reset()",
 		"SELECT pg_replication_origin_drop('" + origin + "')",
 		"INSERT INTO " + tbl + " VALUES (2)",
@@ -58,7 +60,11 @@ func TestReverseSkipsSluiceOrigin(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	g.catchUp()
+	o := g.options()
+	o.MaxTxnMemory = 16 << 20
+	if err := g.run(o); err != nil {
+		t.Fatal(err)
+	}
 	if got := strings.Join(g.rows("o", []string{"id"}, "id"), " "); got != "32" {
 		t.Fatalf("rows %s: want only id 2 (id 1 was written by a sluice origin)", got)
 	}
@@ -87,4 +93,31 @@ func TestReverseLargeTransaction(t *testing.T) {
 		t.Fatalf("%d rows (%d bytes), want %d (%d)", n, sum, rows, rows*31*32)
 	}
 	t.Logf("%d rows in one transaction in %s", n, time.Since(start).Round(time.Millisecond))
+}
+
+// TestReverseStreamedAborts: transactions larger than the server's
+// decoding memory (a quarter of --max-txn-memory) arrive while in progress
+// (pgoutput streaming): a rolled-back savepoint's rows and a rolled-back
+// transaction are not applied, the rest is, exactly.
+func TestReverseStreamedAborts(t *testing.T) {
+	g := newRig(t, "rvstream", "CREATE TABLE s (id INT PRIMARY KEY, pad VARCHAR(1000))")
+	g.snapshot()
+	g.catchUp()
+	fill := func(from, to int) string {
+		return fmt.Sprintf("INSERT INTO s SELECT i, repeat(md5(i::text), 31) FROM generate_series(%d, %d) i", from, to)
+	}
+	g.postgres("BEGIN; "+fill(1, 8000)+"; SAVEPOINT a; "+fill(10001, 18000)+"; ROLLBACK TO SAVEPOINT a; "+fill(20000, 20000)+"; COMMIT",
+		"BEGIN; "+fill(30001, 38000)+"; ROLLBACK", fill(40000, 40001))
+	o := g.options()
+	o.MaxTxnMemory = 16 << 20
+	if err := g.run(o); err != nil {
+		t.Fatalf("reverse: %v", err)
+	}
+	var n, above, sum int64
+	if err := g.my.QueryRow("SELECT COUNT(*), SUM(id > 8000), SUM(id) FROM s").Scan(&n, &above, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if n != 8003 || above != 3 || sum != 8000*8001/2+20000+40000+40001 {
+		t.Fatalf("%d rows (%d above 8000, id sum %d): want 8003 (3: 20000, 40000, 40001)", n, above, sum)
+	}
 }

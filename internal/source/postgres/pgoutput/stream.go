@@ -82,6 +82,11 @@ type Stream struct {
 	// idle marker was last written (marker.go) through plain.
 	lastData, lastMark time.Time
 	plain              *pgx.Conn
+	// Streamed in-progress transactions (spool.go): inside a Stream
+	// Start … Stop block of streamXid; their spools by top-level xid.
+	inStream  bool
+	streamXid uint32
+	spools    map[uint32]*spool
 }
 
 // txnState is the transaction being decoded.
@@ -114,7 +119,7 @@ func New(cfg Config) (*Stream, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Stream{cfg: cfg, rels: map[uint32]*relation{}, lastEnd: cfg.Start}, nil
+	return &Stream{cfg: cfg, rels: map[uint32]*relation{}, lastEnd: cfg.Start, spools: map[uint32]*spool{}}, nil
 }
 
 // Received is the server's WAL end as last reported (0 before anything).
@@ -139,6 +144,10 @@ func (s *Stream) connect(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reverse source: %w", err)
 	}
+	// The walsender streams a transaction once its decoded changes pass
+	// logical_decoding_work_mem: a quarter of --max-txn-memory, so that the
+	// server's memory for it is bounded by the same setting.
+	pc.RuntimeParams["logical_decoding_work_mem"] = fmt.Sprintf("%dkB", max(64, s.cfg.FragmentBytes*16/4/1024))
 	for k, v := range map[string]string{"replication": "database", "DateStyle": "ISO, YMD", "TimeZone": "UTC",
 		"IntervalStyle": "postgres", "bytea_output": "hex", "extra_float_digits": "3", "client_encoding": "UTF8"} {
 		pc.RuntimeParams[k] = v
@@ -156,6 +165,7 @@ func (s *Stream) Run(ctx context.Context, out chan<- *model.Txn) error {
 		return err
 	}
 	defer s.conn.Close(context.WithoutCancel(ctx))
+	defer s.closeSpools()
 	defer func() {
 		if s.plain != nil {
 			_ = s.plain.Close(context.WithoutCancel(ctx))
@@ -164,8 +174,11 @@ func (s *Stream) Run(ctx context.Context, out chan<- *model.Txn) error {
 	if err := s.checkSlot(ctx); err != nil {
 		return err
 	}
-	// messages: the markers (marker.go) arrive as transactions.
-	args := []string{"proto_version '2'", "publication_names '" + strings.ReplaceAll(s.cfg.Publication, "'", "''") + "'", "messages 'true'"}
+	// messages: the markers (marker.go) arrive as transactions; streaming:
+	// a transaction over logical_decoding_work_mem arrives while in
+	// progress, spooled here (spool.go).
+	args := []string{"proto_version '2'", "publication_names '" + strings.ReplaceAll(s.cfg.Publication, "'", "''") + "'",
+		"messages 'true'", "streaming 'on'"}
 	if err := pglogrepl.StartReplication(ctx, s.conn, s.cfg.Slot, s.cfg.Start,
 		pglogrepl.StartReplicationOptions{Mode: pglogrepl.LogicalReplication, PluginArgs: args}); err != nil {
 		return fmt.Errorf("reverse source: START_REPLICATION of slot %s: %w", s.cfg.Slot, err)
@@ -321,9 +334,16 @@ func (s *Stream) emit(ctx context.Context, out chan<- *model.Txn, t *model.Txn) 
 }
 
 func (s *Stream) message(ctx context.Context, x pglogrepl.XLogData, out chan<- *model.Txn) error {
-	m, err := pglogrepl.ParseV2(x.WALData, false)
+	m, err := pglogrepl.ParseV2(x.WALData, s.inStream)
 	if err != nil {
 		return fmt.Errorf("reverse source: decode pgoutput at %s: %w", x.WALStart, err)
+	}
+	switch m.(type) {
+	case *pglogrepl.StreamStartMessageV2, *pglogrepl.StreamStopMessageV2, *pglogrepl.StreamCommitMessageV2, *pglogrepl.StreamAbortMessageV2:
+		return s.streamed(ctx, out, x.WALData, m)
+	}
+	if s.inStream {
+		return s.streamed(ctx, out, x.WALData, m)
 	}
 	switch m := m.(type) {
 	case *pglogrepl.RelationMessageV2:
@@ -335,6 +355,18 @@ func (s *Stream) message(ctx context.Context, x pglogrepl.XLogData, out chan<- *
 		if s.cur != nil && strings.HasPrefix(m.Name, OriginPrefix) {
 			s.cur.skip, s.cur.origin = true, m.Name
 		}
+	case *pglogrepl.CommitMessage:
+		return s.commit(ctx, out, m)
+	default:
+		return s.change(ctx, out, m, x.WALStart)
+	}
+	return nil
+}
+
+// change decodes a row change (or refuses a TRUNCATE) of the current
+// transaction; at is a position for messages.
+func (s *Stream) change(ctx context.Context, out chan<- *model.Txn, m pglogrepl.Message, at pglogrepl.LSN) error {
+	switch m := m.(type) {
 	case *pglogrepl.InsertMessageV2:
 		return s.row(ctx, out, m.RelationID, model.Insert, 0, nil, m.Tuple)
 	case *pglogrepl.UpdateMessageV2:
@@ -353,11 +385,7 @@ func (s *Stream) message(ctx context.Context, x pglogrepl.XLogData, out chan<- *
 		}
 		return fmt.Errorf("reverse source: TRUNCATE of %s in the transaction committing at %s: the reverse stream does not replay TRUNCATE "+
 			"(it would empty the MySQL tables outside the exactly-once record); run the same TRUNCATE on MySQL, then move the stream past it",
-			strings.Join(names, ", "), x.WALStart)
-	case *pglogrepl.CommitMessage:
-		return s.commit(ctx, out, m)
-	case *pglogrepl.StreamStartMessageV2, *pglogrepl.StreamStopMessageV2, *pglogrepl.StreamCommitMessageV2, *pglogrepl.StreamAbortMessageV2:
-		return fmt.Errorf("reverse source: the server streams an in-progress transaction (%T), which this stream did not ask for", m)
+			strings.Join(names, ", "), at)
 	}
 	return nil
 }
