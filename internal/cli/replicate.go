@@ -95,8 +95,12 @@ func runReplicate(cmd *cobra.Command, _ []string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := serveRuntimeMetrics(cmd.Context(), s); err != nil {
+		reg, err := serveRuntimeMetrics(cmd.Context(), s)
+		if err != nil {
 			return err
+		}
+		if reg != nil {
+			ro.Registry = reg
 		}
 		return reverse.Run(cmd.Context(), ro)
 	}

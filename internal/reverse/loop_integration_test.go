@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 	"github.com/sluice-db/sluice/internal/source/postgres/lsnpos"
@@ -91,6 +92,8 @@ func TestReverseIdleSlotMoves(t *testing.T) {
 	defer cancel()
 	o := g.options()
 	o.UntilCaughtUp, o.IdleAfter = false, time.Second
+	reg := prometheus.NewRegistry()
+	o.Registry = reg
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, o) }()
 	var after string
@@ -118,6 +121,22 @@ func TestReverseIdleSlotMoves(t *testing.T) {
 			t.Fatalf("the idle slot stayed at %s, the server's WAL is at %s", flush, after)
 		}
 		time.Sleep(300 * time.Millisecond)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]float64{}
+	for _, mf := range mfs {
+		seen[mf.GetName()] = mf.GetMetric()[0].GetGauge().GetValue() + mf.GetMetric()[0].GetCounter().GetValue()
+	}
+	for _, name := range []string{"sluice_reverse_applied_lsn", "sluice_reverse_lag_seconds", "sluice_reverse_applied_transactions_total"} {
+		if _, ok := seen[name]; !ok {
+			t.Errorf("metric %s missing (%v)", name, seen)
+		}
+	}
+	if seen["sluice_reverse_applied_lsn"] < float64(want) {
+		t.Errorf("sluice_reverse_applied_lsn %v, want at least %v", seen["sluice_reverse_applied_lsn"], float64(want))
 	}
 	cancel()
 	if err := <-done; err != nil {

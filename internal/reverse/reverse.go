@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
@@ -45,6 +46,8 @@ type Options struct {
 	UntilCaughtUp bool
 	StatusEvery   time.Duration
 	DrainTimeout  time.Duration
+	// Registry receives the metrics (nil: none).
+	Registry prometheus.Registerer
 	// IdleAfter is how long the stream is quiet before a marker moves an
 	// idle slot forward (default 10s; pgoutput.Config.IdleAfter).
 	IdleAfter time.Duration
@@ -247,6 +250,11 @@ func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.T
 	if err != nil {
 		return err
 	}
+	unregister, err := registerMetrics(o.Registry, o.Stream, applier, stream)
+	if err != nil {
+		return err
+	}
+	defer unregister()
 	return supervise(ctx, o, applier, stream, until)
 }
 

@@ -134,6 +134,9 @@ func (s *Stream) QuietAt() pglogrepl.LSN { return pglogrepl.LSN(s.quietAt.Load()
 // SentEnd is the end of the last transaction handed to the pipeline.
 func (s *Stream) SentEnd() pglogrepl.LSN { return pglogrepl.LSN(s.sentEnd.Load()) }
 
+// BadRows counts rows left out by --on-error skip-and-log.
+func (s *Stream) BadRows() uint64 { return s.badRows.Load() }
+
 // Skipped counts transactions passed over for their sluice origin.
 func (s *Stream) Skipped() uint64 { return s.skipped.Load() }
 
