@@ -49,7 +49,8 @@ func reverseOptions(s *Settings) (reverse.Options, error) {
 		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--on-error %q: want stop or skip-and-log", onError))
 	}
 	o := reverse.Options{Source: src, Target: *tgt.MySQL, Stream: k.String("stream"), Workers: k.Int("workers"),
-		MaxTxnMemory: maxMem, SkipBadRows: onError == "skip-and-log", UntilCaughtUp: k.Bool("until-caught-up"), Log: s.Log}
+		MaxTxnMemory: maxMem, SkipBadRows: onError == "skip-and-log", UntilCaughtUp: k.Bool("until-caught-up"),
+		Retry: targetRetry(k.Duration("target-retry")), Log: s.Log}
 	for _, e := range k.Strings("schema-map") {
 		if db, sch, ok := strings.Cut(e, "="); ok && strings.TrimSpace(db) == o.Target.Database {
 			o.Schema = strings.TrimSpace(sch)

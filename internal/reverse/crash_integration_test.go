@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -124,4 +125,78 @@ func tail(b []byte) string {
 		b = b[len(b)-3000:]
 	}
 	return string(b)
+}
+
+// TestReversePostgresKill9: PostgreSQL itself is killed with SIGKILL and
+// restarted under the reverse stream; the stream reconnects on its own and
+// MySQL ends with every committed row once.
+func TestReversePostgresKill9(t *testing.T) {
+	p := testenv.StartPostgres(t)
+	g := newRig(t, "rvpgkill", "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	ctx := context.Background()
+	pgURL := p.URL() + "?sslmode=disable"
+	exec := func(q string) {
+		t.Helper()
+		c, err := pgx.Connect(ctx, pgURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	tbl := pgx.Identifier{g.db, "t"}.Sanitize()
+	exec("CREATE SCHEMA " + pgx.Identifier{g.db}.Sanitize() + "; CREATE TABLE " + tbl + " (id integer PRIMARY KEY, v integer)")
+	o := g.options()
+	src, err := config.ParseTarget(pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Source, o.UntilCaughtUp, o.Retry = src, false, 2*time.Minute
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- Run(rctx, o) }()
+	count := func() int {
+		var n int
+		_ = g.my.QueryRow("SELECT COUNT(*) FROM t").Scan(&n)
+		return n
+	}
+	waitFor := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(90 * time.Second)
+		for count() < n {
+			select {
+			case err := <-done:
+				t.Fatalf("reverse ended: %v", err)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("MySQL has %d rows, want %d", count(), n)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	waitFor(0)
+	time.Sleep(2 * time.Second) // the slot exists once the run started streaming
+	for i := 1; i <= 300; i++ {
+		exec(fmt.Sprintf("INSERT INTO %s VALUES (%d, %d)", tbl, i, i))
+	}
+	p.Kill9AndRestart()
+	for i := 301; i <= 600; i++ {
+		exec(fmt.Sprintf("INSERT INTO %s VALUES (%d, %d)", tbl, i, i))
+	}
+	waitFor(600)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("reverse: %v", err)
+	}
+	var n, sum int
+	if err := g.my.QueryRow("SELECT COUNT(*), SUM(v) FROM t").Scan(&n, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if n != 600 || sum != 600*601/2 {
+		t.Fatalf("MySQL has %d rows (sum %d), want 600 (%d)", n, sum, 600*601/2)
+	}
 }

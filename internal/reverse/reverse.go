@@ -46,6 +46,9 @@ type Options struct {
 	UntilCaughtUp bool
 	StatusEvery   time.Duration
 	DrainTimeout  time.Duration
+	// Retry is how long a lost PostgreSQL connection is retried (default
+	// 10m, negative: never); --target-retry.
+	Retry time.Duration
 	// Registry receives the metrics (nil: none).
 	Registry prometheus.Registerer
 	// IdleAfter is how long the stream is quiet before a marker moves an
@@ -70,6 +73,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = 10 * time.Second
 	}
+	if o.Retry == 0 {
+		o.Retry = 10 * time.Minute
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -83,12 +89,47 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // Run replicates until ctx ends (nil), --until-caught-up is reached (nil),
-// or an error.
+// or an error. A lost PostgreSQL connection (a restart, a failover) starts
+// the run again from MySQL's checkpoint, exactly once, for up to Retry.
 func Run(ctx context.Context, opts Options) error {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return err
 	}
+	var since time.Time
+	for attempt := 1; ; attempt++ {
+		began := time.Now()
+		err := runOnce(ctx, o)
+		if time.Since(began) > time.Minute {
+			since, attempt = time.Time{}, 1 // it ran: a new loss, not the same one
+		}
+		if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
+			return nil
+		}
+		var le *pgoutput.LostError
+		lostNow := errors.As(err, &le) || (!since.IsZero() && err != nil && pgoutput.IsConnectionLoss(err))
+		if err == nil || !lostNow || o.Retry < 0 {
+			return err
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		if time.Since(since) > o.Retry {
+			return fmt.Errorf("reverse: PostgreSQL unreachable for %s (--target-retry): %w", time.Since(since).Round(time.Second), err)
+		}
+		wait := min(time.Duration(attempt)*time.Second, 15*time.Second)
+		o.Log.Warn("reverse: lost PostgreSQL; starting again from MySQL's checkpoint (exactly once)", "attempt", attempt,
+			"cause", err.Error(), "next_try_in", wait.String())
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// runOnce connects, prepares and runs until the stream stops.
+func runOnce(ctx context.Context, o Options) error {
 	db, err := mysink.Open(o.Target)
 	if err != nil {
 		return exitcode.ConfigError(err)
@@ -119,6 +160,9 @@ func Run(ctx context.Context, opts Options) error {
 		return exitcode.ConfigError(fmt.Errorf("source: cannot connect to %s: %w", o.Source.Redacted(), err))
 	}
 	defer pg.Close(context.WithoutCancel(ctx))
+	if err := preflight(ctx, o, pg); err != nil {
+		return err
+	}
 	if err := prepareStart(ctx, o, db, pg, tables); err != nil {
 		return err
 	}
@@ -133,6 +177,30 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	_ = pg.Close(ctx)
 	return run(ctx, o, db, tables, until)
+}
+
+// preflight checks what logical decoding needs on the PostgreSQL side,
+// every problem at once with its fix.
+func preflight(ctx context.Context, o Options, pg *pgx.Conn) error {
+	var level string
+	var repl bool
+	if err := pg.QueryRow(ctx, `SELECT current_setting('wal_level'),
+		(SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user)`).Scan(&level, &repl); err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	var errs []error
+	if level != "logical" {
+		errs = append(errs, fmt.Errorf("source %s: wal_level is %s; the reverse stream reads logical decoding, which needs "+
+			"wal_level = logical (ALTER SYSTEM SET wal_level = logical, then restart PostgreSQL)", o.Source.Redacted(), level))
+	}
+	if !repl {
+		errs = append(errs, fmt.Errorf("source %s: the role %s has no REPLICATION attribute, which a replication connection needs: "+
+			"ALTER ROLE %s REPLICATION", o.Source.Redacted(), pg.Config().User, pg.Config().User))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return exitcode.ConfigError(err)
+	}
+	return nil
 }
 
 // prepareStart records the stream's start when it has no checkpoint yet:

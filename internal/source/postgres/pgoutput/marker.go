@@ -49,9 +49,13 @@ func (s *Stream) idleMark(ctx context.Context) error {
 			return fmt.Errorf("reverse source: %w", err)
 		}
 		if s.plain, err = pgx.ConnectConfig(ctx, cfg); err != nil {
-			return fmt.Errorf("reverse source: connect for idle markers: %w", err)
+			return lost(fmt.Errorf("reverse source: connect for idle markers: %w", err))
 		}
 	}
-	_, err = Mark(ctx, s.plain, "idle")
-	return err
+	if _, err = Mark(ctx, s.plain, "idle"); err != nil {
+		_ = s.plain.Close(ctx)
+		s.plain = nil
+		return lost(err)
+	}
+	return nil
 }

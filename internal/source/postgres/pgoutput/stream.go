@@ -156,7 +156,7 @@ func (s *Stream) connect(ctx context.Context) error {
 		pc.RuntimeParams[k] = v
 	}
 	if s.conn, err = pgconn.ConnectConfig(ctx, pc); err != nil {
-		return fmt.Errorf("reverse source: replication connection: %w", err)
+		return lost(fmt.Errorf("reverse source: replication connection: %w", err))
 	}
 	return nil
 }
@@ -184,7 +184,7 @@ func (s *Stream) Run(ctx context.Context, out chan<- *model.Txn) error {
 		"messages 'true'", "streaming 'on'"}
 	if err := pglogrepl.StartReplication(ctx, s.conn, s.cfg.Slot, s.cfg.Start,
 		pglogrepl.StartReplicationOptions{Mode: pglogrepl.LogicalReplication, PluginArgs: args}); err != nil {
-		return fmt.Errorf("reverse source: START_REPLICATION of slot %s: %w", s.cfg.Slot, err)
+		return lost(fmt.Errorf("reverse source: START_REPLICATION of slot %s: %w", s.cfg.Slot, err))
 	}
 	s.cfg.Log.Info("reverse source: streaming", "slot", s.cfg.Slot, "publication", s.cfg.Publication, "from", s.cfg.Start.String())
 	err := s.loop(ctx, out)
@@ -200,7 +200,7 @@ func (s *Stream) checkSlot(ctx context.Context) error {
 	res, err := s.conn.Exec(ctx, "SELECT plugin, confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '"+
 		strings.ReplaceAll(s.cfg.Slot, "'", "''")+"'").ReadAll()
 	if err != nil {
-		return fmt.Errorf("reverse source: read slot %s: %w", s.cfg.Slot, err)
+		return lost(fmt.Errorf("reverse source: read slot %s: %w", s.cfg.Slot, err))
 	}
 	if len(res) == 0 || len(res[0].Rows) == 0 {
 		return fmt.Errorf("reverse source: the replication slot %s does not exist (it was dropped, or never created): "+
@@ -234,11 +234,11 @@ func (s *Stream) loop(ctx context.Context, out chan<- *model.Txn) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("reverse source: receive: %w", err)
+			return lost(fmt.Errorf("reverse source: receive: %w", err))
 		}
 		switch msg := raw.(type) {
 		case *pgproto3.ErrorResponse:
-			return fmt.Errorf("reverse source: %w", pgconn.ErrorResponseToPgError(msg))
+			return lost(fmt.Errorf("reverse source: %w", pgconn.ErrorResponseToPgError(msg)))
 		case *pgproto3.CopyData:
 			if err := s.copyData(ctx, msg.Data, out); err != nil {
 				return err
@@ -302,7 +302,7 @@ func (s *Stream) ack(ctx context.Context, now bool) error {
 	// moves an idle stream's checkpoint (and so the slot) forward.
 	if err := pglogrepl.SendStandbyStatusUpdate(ctx, s.conn, pglogrepl.StandbyStatusUpdate{
 		WALWritePosition: lsn, WALFlushPosition: lsn, WALApplyPosition: lsn, ReplyRequested: true}); err != nil {
-		return fmt.Errorf("reverse source: standby status: %w", err)
+		return lost(fmt.Errorf("reverse source: standby status: %w", err))
 	}
 	return nil
 }
