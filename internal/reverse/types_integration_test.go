@@ -11,10 +11,10 @@ const typeCols = `(id INT PRIMARY KEY, ti TINYINT, tu TINYINT UNSIGNED, tb TINYI
 	iu INT UNSIGNED, bi BIGINT, bu BIGINT UNSIGNED, de DECIMAL(65,30), fl FLOAT, db DOUBLE, bt BIT(64), yr YEAR,
 	dt DATE, zd DATE NOT NULL, dtm DATETIME(6), ts TIMESTAMP(3) NULL, tm TIME(6), tm2 TIME, ch CHAR(10),
 	vc VARCHAR(20) CHARACTER SET utf8mb3, la VARCHAR(10) CHARACTER SET latin1, tx TEXT, bn BINARY(4), vb VARBINARY(10),
-	bl BLOB, en ENUM('a','b','c'), st SET('x','y','z'), js JSON, nl VARCHAR(5) NULL)`
+	bl BLOB, en ENUM('a','b','c'), st SET('x','y','z'), js JSON, nl VARCHAR(5) NULL, uu UUID, i4 INET4, i6 INET6)`
 
 var typeNames = []string{"id", "ti", "tu", "tb", "si", "mi", "iu", "bi", "bu", "de", "fl", "db", "bt", "yr", "dt", "zd", "dtm",
-	"ts", "tm", "tm2", "ch", "vc", "la", "tx", "bn", "vb", "bl", "en", "st", "js", "nl"}
+	"ts", "tm", "tm2", "ch", "vc", "la", "tx", "bn", "vb", "bl", "en", "st", "js", "nl", "uu", "i4", "i6"}
 
 // TestReverseEveryType: a table copied to PostgreSQL by sluice snapshot,
 // then written on PostgreSQL (insert, update, delete of every type's
@@ -23,7 +23,7 @@ var typeNames = []string{"id", "ti", "tu", "tb", "si", "mi", "iu", "bi", "bu", "
 func TestReverseEveryType(t *testing.T) {
 	g := newRig(t, "rvtypes", "CREATE TABLE t "+typeCols, "CREATE TABLE twin "+typeCols)
 	row1 := `(1, 1, 2, 1, 3, 4, 5, 6, 7, 1.5, 0.5, 0.25, b'101', 2000, '2000-01-01', '2000-01-02', '2000-01-01 00:00:00.5',
-		'2000-01-01 00:00:00', '01:00:00', '02:00:00', 'a', 'b', 'c', 'd', x'01', x'02', x'03', 'a', 'x', '{"k": 1}', 'n')`
+		'2000-01-01 00:00:00', '01:00:00', '02:00:00', 'a', 'b', 'c', 'd', x'01', x'02', x'03', 'a', 'x', '{"k": 1}', 'n', '00000000-0000-0000-0000-000000000000', '0.0.0.0', '::')`
 	g.mysql("INSERT INTO t VALUES "+row1, "INSERT INTO twin VALUES "+row1, "INSERT INTO t (id, zd) VALUES (3, '2001-01-01')",
 		"INSERT INTO twin (id, zd) VALUES (3, '2001-01-01')")
 	g.snapshot()
@@ -33,18 +33,20 @@ func TestReverseEveryType(t *testing.T) {
 		12345678901234567890123456789012345.123456789012345678901234567890, 0.1, 1.7976931348623157e308,
 		B'1111111111111111111111111111111111111111111111111111111111111111', 2155, '9999-12-31', '-infinity',
 		'2024-02-29 23:59:59.999999', '2038-01-19 03:14:07.499+00', '-838:59:59', '4 days 04:00:00', 'héllo  ', 'ǅ€',
-		'café', 'emoji 😀 and ''quotes'' \ back', '\x0102', '\x00ff', '\xdeadbeef', 'c', 'x,z', '{"a": null, "b": [1, 2.5, "s"]}', NULL)`,
+		'café', 'emoji 😀 and ''quotes'' \ back', '\x0102', '\x00ff', '\xdeadbeef', 'c', 'x,z', '{"a": null, "b": [1, 2.5, "s"]}', NULL,
+		'123e4567-e89b-12d3-a456-426614174000', '192.168.7.1', '2001:db8::ff00:42:8329')`,
 		`UPDATE t SET ti = 127, de = -0.000000000000000000000000000001, fl = 3.4028235e38, bt = B'0000000000000000000000000000000000000000000000000000000000000000',
-		yr = 0, tm = '838:59:59', ch = '', en = '', st = '', js = '[]', nl = 'x', bl = '\x' WHERE id = 1`,
+		yr = 0, tm = '838:59:59', ch = '', en = '', st = '', js = '[]', nl = 'x', bl = '\x', i6 = '::ffff:10.1.2.3' WHERE id = 1`,
 		`DELETE FROM t WHERE id = 3`)
 	g.mysql("SET SESSION sql_mode = ''",
 		`INSERT INTO twin VALUES (2, -128, 255, 82, 65535, -8388608, 4294967295, -9223372036854775808, 18446744073709551615,
 		12345678901234567890123456789012345.123456789012345678901234567890, 0.1, 1.7976931348623157e308,
 		b'1111111111111111111111111111111111111111111111111111111111111111', 2155, '9999-12-31', '0000-00-00',
 		'2024-02-29 23:59:59.999999', '2038-01-19 03:14:07.499', '-838:59:59', '100:00:00', 'héllo  ', 'ǅ€',
-		'café', 'emoji 😀 and ''quotes'' \\ back', x'0102', x'00ff', x'deadbeef', 'c', 'x,z', '{"a": null, "b": [1, 2.5, "s"]}', NULL)`,
+		'café', 'emoji 😀 and ''quotes'' \\ back', x'0102', x'00ff', x'deadbeef', 'c', 'x,z', '{"a": null, "b": [1, 2.5, "s"]}', NULL,
+		'123e4567-e89b-12d3-a456-426614174000', '192.168.7.1', '2001:db8::ff00:42:8329')`,
 		`UPDATE twin SET ti = 127, de = -0.000000000000000000000000000001, fl = 3.4028235e38, bt = b'0', yr = 0, tm = '838:59:59',
-		ch = '', en = 0, st = '', js = '[]', nl = 'x', bl = '' WHERE id = 1`,
+		ch = '', en = 0, st = '', js = '[]', nl = 'x', bl = '', i6 = '::ffff:10.1.2.3' WHERE id = 1`,
 		`DELETE FROM twin WHERE id = 3`)
 	g.catchUp()
 

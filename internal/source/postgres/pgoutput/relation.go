@@ -31,6 +31,8 @@ const (
 	oidVarbit      = 1562
 	oidNumeric     = 1700
 	oidJSONB       = 3802
+	oidUUID        = 2950
+	oidInet        = 869
 )
 
 // pgTypes are the PostgreSQL types a MySQL column may have on the way back:
@@ -60,6 +62,10 @@ func pgTypes(c schema.Column) []uint32 {
 		return []uint32{oidInterval}
 	case "json":
 		return []uint32{oidJSONB, oidJSON}
+	case "uuid":
+		return []uint32{oidUUID}
+	case "inet4", "inet6":
+		return []uint32{oidInet}
 	case "enum", "set", "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
 		if c.IsJSON {
 			return []uint32{oidJSONB, oidJSON}

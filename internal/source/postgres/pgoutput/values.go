@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"net/netip"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -141,6 +142,43 @@ func convOf(c schema.Column) (conv, error) {
 				return nil, bad("%d bytes do not fit %s", len(v), c.ColumnType)
 			}
 			return v, nil
+		}, nil
+	case "uuid":
+		return func(b []byte) (any, error) {
+			u, err := hex.DecodeString(strings.ReplaceAll(string(b), "-", ""))
+			if err != nil || len(u) != 16 {
+				return nil, bad("%q is not a UUID", b)
+			}
+			return u, nil // the 16 bytes in canonical order, as MariaDB's binlog has them
+		}, nil
+	case "inet4", "inet6":
+		v4 := c.DataType == "inet4"
+		return func(b []byte) (any, error) {
+			p, err := netip.ParsePrefix(string(b))
+			if err != nil {
+				a, aerr := netip.ParseAddr(string(b))
+				if aerr != nil {
+					return nil, bad("%q is not an address", b)
+				}
+				p = netip.PrefixFrom(a, a.BitLen())
+			}
+			a := p.Addr()
+			if p.Bits() != a.BitLen() {
+				return nil, bad("%s is a network, %s holds one address", b, c.ColumnType)
+			}
+			if v4 {
+				if !a.Is4() {
+					return nil, bad("%s is not an IPv4 address (INET4)", b)
+				}
+				x := a.As4()
+				return x[:], nil
+			}
+			if a.Is4() {
+				// MariaDB's INET6 refuses '1.2.3.4' (it holds ::ffff:1.2.3.4).
+				return nil, bad("%s is an IPv4 address; INET6 holds it only IPv4-mapped (::ffff:%s)", b, a)
+			}
+			x := a.As16()
+			return x[:], nil
 		}, nil
 	case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
 		if c.IsJSON {
