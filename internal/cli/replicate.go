@@ -123,6 +123,9 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 	if err != nil {
 		return replicate.Options{}, exitcode.ConfigError(fmt.Errorf("--max-txn-memory: %w", err))
 	}
+	if oe := k.String("on-error"); oe != "" && oe != "stop" {
+		return replicate.Options{}, exitcode.ConfigError(fmt.Errorf("--on-error %s applies to the reverse stream (a postgres:// --source) only", oe))
+	}
 	engine := k.String("target-engine")
 	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{Source: true, Binlog: true, Target: true, TargetCreate: true,
 		TargetEngine: engine})

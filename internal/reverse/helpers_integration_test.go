@@ -28,11 +28,18 @@ type rig struct {
 	my     *sql.DB
 	pg     *pgxpool.Pool
 	stream string
+	// filter adapts the SQL a test writes to the flavor (nil: as it is).
+	filter func(string) string
 }
 
 func newRig(t *testing.T, prefix string, ddl ...string) *rig {
 	t.Helper()
-	env := testenv.Get(t)
+	return newRigOn(t, testenv.Get(t), prefix, ddl...)
+}
+
+// newRigOn is newRig on a given source flavor (MariaDB or MySQL 9.7).
+func newRigOn(t *testing.T, env *testenv.Env, prefix string, ddl ...string) *rig {
+	t.Helper()
 	db := env.NewDatabase(t, prefix)
 	g := &rig{t: t, env: env, db: db, my: env.MySQL(t, db), pg: env.PG(t), stream: testenv.UniqueName("rv")}
 	g.mysql(ddl...)
@@ -52,6 +59,9 @@ func newRig(t *testing.T, prefix string, ddl ...string) *rig {
 func (g *rig) mysql(stmts ...string) {
 	g.t.Helper()
 	for _, s := range stmts {
+		if g.filter != nil {
+			s = g.filter(s)
+		}
 		if _, err := g.my.Exec(s); err != nil {
 			g.t.Fatalf("MySQL %s: %v", s, err)
 		}
@@ -62,6 +72,9 @@ func (g *rig) postgres(stmts ...string) {
 	g.t.Helper()
 	ctx := context.Background()
 	for _, s := range stmts {
+		if g.filter != nil {
+			s = g.filter(s)
+		}
 		if _, err := g.pg.Exec(ctx, "SET search_path = "+pgx.Identifier{g.db}.Sanitize()+"; "+s); err != nil {
 			g.t.Fatalf("PostgreSQL %s: %v", s, err)
 		}
