@@ -80,6 +80,15 @@ func TestReverseSlotDropped(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), logical.SlotName(g.stream)) {
 		t.Fatalf("want a clear error for the dropped slot, got %v", err)
 	}
+	// Armed anew (after writes the old slot would have carried): refused too.
+	g.postgres("INSERT INTO s VALUES (1)")
+	if _, err := logical.Arm(ctx, c, g.stream, []logical.Table{{Schema: g.db, Name: "s", HasKey: true}}); err != nil {
+		t.Fatal(err)
+	}
+	err = g.run(g.options())
+	if err == nil || !strings.Contains(err.Error(), "past the stream's checkpoint") {
+		t.Fatalf("want a clear error for a slot created anew, got %v", err)
+	}
 }
 
 // TestReverseRelationChanged: a table altered on PostgreSQL stops the

@@ -210,6 +210,14 @@ func (s *Stream) checkSlot(ctx context.Context) error {
 	if p := string(res[0].Rows[0][0]); p != "pgoutput" {
 		return fmt.Errorf("reverse source: slot %s uses the plugin %s, not pgoutput", s.cfg.Slot, p)
 	}
+	// The slot is only ever told the checkpoint MySQL holds, so it cannot
+	// be past it: a slot that is was created anew or read by another
+	// consumer, and the transactions in between would be missed.
+	if flushed, err := pglogrepl.ParseLSN(string(res[0].Rows[0][1])); err == nil && s.cfg.Start != 0 && flushed > s.cfg.Start {
+		return fmt.Errorf("reverse source: the replication slot %s is at %s, past the stream's checkpoint %s in MySQL: "+
+			"it was created anew or consumed by something else, and the changes between are not in MySQL; "+
+			"compare the databases (sluice verify) and arm a new stream", s.cfg.Slot, flushed, s.cfg.Start)
+	}
 	return nil
 }
 
