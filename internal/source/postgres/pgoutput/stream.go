@@ -73,8 +73,7 @@ type Stream struct {
 	// received is the WAL position the server last reported (for lag).
 	received atomic.Uint64
 	skipped  atomic.Uint64 // transactions of a sluice origin
-	quietAt  atomic.Uint64 // WAL end of the last keepalive between transactions
-	sentEnd  atomic.Uint64 // end of the last transaction handed to the pipeline
+	quietAt  atomic.Uint64 // WAL end of the last keepalive (idle markers)
 	badRows  atomic.Uint64 // rows left out by --on-error skip-and-log
 	nextAck  time.Time
 	cur      *txnState
@@ -125,14 +124,9 @@ func New(cfg Config) (*Stream, error) {
 // Received is the server's WAL end as last reported (0 before anything).
 func (s *Stream) Received() pglogrepl.LSN { return pglogrepl.LSN(s.received.Load()) }
 
-// QuietAt is the server's WAL end in its last keepalive between
-// transactions, and SentEnd the end of the last transaction handed on:
-// once the checkpoint reaches SentEnd and QuietAt is past a target, the
-// stream has caught up with it.
+// QuietAt is the server's WAL end in its last keepalive: not a
+// transaction boundary (marker.go), only a sign the server's WAL moved on.
 func (s *Stream) QuietAt() pglogrepl.LSN { return pglogrepl.LSN(s.quietAt.Load()) }
-
-// SentEnd is the end of the last transaction handed to the pipeline.
-func (s *Stream) SentEnd() pglogrepl.LSN { return pglogrepl.LSN(s.sentEnd.Load()) }
 
 // BadRows counts rows left out by --on-error skip-and-log.
 func (s *Stream) BadRows() uint64 { return s.badRows.Load() }
@@ -326,7 +320,6 @@ func (s *Stream) emit(ctx context.Context, out chan<- *model.Txn, t *model.Txn) 
 	}
 	if t.End != nil {
 		s.lastEnd, _ = lsnpos.From(t.End)
-		defer s.sentEnd.Store(uint64(s.lastEnd))
 	}
 	tick := time.NewTicker(s.cfg.StatusInterval)
 	defer tick.Stop()
