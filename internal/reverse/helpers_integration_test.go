@@ -30,6 +30,15 @@ type rig struct {
 	stream string
 	// filter adapts the SQL a test writes to the flavor (nil: as it is).
 	filter func(string) string
+	// schema is the PostgreSQL schema of the copy ("" = the database's name).
+	schema string
+}
+
+func (g *rig) pgSchema() string {
+	if g.schema != "" {
+		return g.schema
+	}
+	return g.db
 }
 
 func newRig(t *testing.T, prefix string, ddl ...string) *rig {
@@ -75,7 +84,7 @@ func (g *rig) postgres(stmts ...string) {
 		if g.filter != nil {
 			s = g.filter(s)
 		}
-		if _, err := g.pg.Exec(ctx, "SET search_path = "+pgx.Identifier{g.db}.Sanitize()+"; "+s); err != nil {
+		if _, err := g.pg.Exec(ctx, "SET search_path = "+pgx.Identifier{g.pgSchema()}.Sanitize()+"; "+s); err != nil {
 			g.t.Fatalf("PostgreSQL %s: %v", s, err)
 		}
 	}
@@ -94,8 +103,12 @@ func (g *rig) snapshot() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := snapshot.Run(ctx, snapshot.Options{Source: src, Target: dst, Include: []string{g.db},
-		Stream: g.stream + "_fwd", Workers: 2, Log: testenv.Logger()}); err != nil {
+	so := snapshot.Options{Source: src, Target: dst, Include: []string{g.db},
+		Stream: g.stream + "_fwd", Workers: 2, Log: testenv.Logger()}
+	if g.schema != "" {
+		so.SchemaMap = []string{g.db + "=" + g.schema}
+	}
+	if _, err := snapshot.Run(ctx, so); err != nil {
 		g.t.Fatalf("snapshot: %v", err)
 	}
 	g.t.Cleanup(func() {
@@ -115,7 +128,7 @@ func (g *rig) options() Options {
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	return Options{Source: src, Target: dst, Stream: g.stream, Workers: 4, UntilCaughtUp: true,
+	return Options{Source: src, Target: dst, Schema: g.schema, Stream: g.stream, Workers: 4, UntilCaughtUp: true,
 		StatusEvery: time.Second, Log: testenv.Logger()}
 }
 

@@ -104,3 +104,17 @@ func TestReverseRelationChanged(t *testing.T) {
 	}
 	_ = testenv.Logger
 }
+
+// TestReverseSchemaMap: tables the forward stream put in another schema
+// (--schema-map db=other) come back from there.
+func TestReverseSchemaMap(t *testing.T) {
+	g := newRig(t, "rvmap", "CREATE TABLE m (id INT PRIMARY KEY)")
+	g.schema = g.db + "_other"
+	g.snapshot()
+	g.catchUp()
+	g.postgres("INSERT INTO m VALUES (7)")
+	g.catchUp()
+	if got := strings.Join(g.rows("m", []string{"id"}, "id"), " "); got != "37" {
+		t.Fatalf("rows %s, want id 7", got)
+	}
+}
