@@ -38,6 +38,13 @@ the state lives in the target server's database sluice.
 A stream without a checkpoint needs --start-gtid or --start-position; the tables
 are then assumed to be defined at that position as they are now.
 
+With a postgres:// --source and a mysql:// --target, replicate runs the way back
+(docs/reverse.md): the PostgreSQL schema named like the target database (or
+what --schema-map maps it to) is read from the logical replication slot
+sluice_<stream> (created with its publication when missing) and written into the
+MySQL tables it came from, values converted for their columns; a value MySQL
+cannot hold stops it (--on-error skip-and-log leaves such rows out).
+
 A status line is logged every 5 seconds (lag, throughput, queue, positions) and
 --metrics-addr serves them to Prometheus. SIGINT/SIGTERM stop reading, commit
 what was received and exit 0. See docs/replication.md.
