@@ -22,11 +22,16 @@ import (
 func preflight(ctx context.Context, o Options, pg *pgx.Conn) error {
 	var level string
 	var repl bool
-	if err := pg.QueryRow(ctx, `SELECT current_setting('wal_level'),
-		(SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user)`).Scan(&level, &repl); err != nil {
+	var version int
+	if err := pg.QueryRow(ctx, `SELECT current_setting('wal_level'), current_setting('server_version_num')::int,
+		(SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user)`).Scan(&level, &version, &repl); err != nil {
 		return fmt.Errorf("source: %w", err)
 	}
 	var errs []error
+	if version < 140000 {
+		errs = append(errs, fmt.Errorf("source %s: PostgreSQL %d.%d; the reverse stream needs PostgreSQL 14 or later "+
+			"(pgoutput protocol version 2: streamed in-progress transactions)", o.Source.Redacted(), version/10000, version%10000))
+	}
 	if level != "logical" {
 		errs = append(errs, fmt.Errorf("source %s: wal_level is %s; the reverse stream reads logical decoding, which needs "+
 			"wal_level = logical (ALTER SYSTEM SET wal_level = logical, then restart PostgreSQL)", o.Source.Redacted(), level))
