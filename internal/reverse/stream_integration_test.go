@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
@@ -102,7 +104,6 @@ func TestReverseRelationChanged(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "extra") || !strings.Contains(err.Error(), ".c") {
 		t.Fatalf("want an error naming the table and the new column, got %v", err)
 	}
-	_ = testenv.Logger
 }
 
 // TestReverseSchemaMap: tables the forward stream put in another schema
@@ -116,5 +117,27 @@ func TestReverseSchemaMap(t *testing.T) {
 	g.catchUp()
 	if got := strings.Join(g.rows("m", []string{"id"}, "id"), " "); got != "37" {
 		t.Fatalf("rows %s, want id 7", got)
+	}
+}
+
+// TestReversePreflightReplicationRole: a PostgreSQL role without the
+// REPLICATION attribute is refused before anything starts, with the fix.
+func TestReversePreflightReplicationRole(t *testing.T) {
+	g := newRig(t, "rvpre", "CREATE TABLE p (id INT PRIMARY KEY)")
+	ctx := context.Background()
+	role := testenv.UniqueName("rvnorepl")
+	if _, err := g.pg.Exec(ctx, "CREATE ROLE "+role+" LOGIN PASSWORD 'pw'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = g.pg.Exec(context.Background(), "DROP ROLE IF EXISTS "+role) })
+	o := g.options()
+	src, err := config.ParseTarget(strings.Replace(g.env.TargetURL(), "sluice:sluice@", role+":pw@", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Source = src
+	err = Run(ctx, o)
+	if err == nil || !strings.Contains(err.Error(), "ALTER ROLE "+role+" REPLICATION") || exitcode.Of(err) != exitcode.Config {
+		t.Fatalf("want a pre-flight error with the fix and exit code 2, got %v", err)
 	}
 }
