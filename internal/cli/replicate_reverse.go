@@ -23,6 +23,14 @@ func isPostgresSource(s *Settings) bool {
 // read backwards).
 func reverseOptions(s *Settings) (reverse.Options, error) {
 	k := s.K
+	// Settings of the binlog stream mean nothing here: refused rather than
+	// silently ignored.
+	for _, f := range []string{"include", "exclude", "start-gtid", "start-position", "server-id", "skip-ddl", "target-engine"} {
+		if k.Exists(f) && k.String(f) != "" && k.String(f) != "0" && k.String(f) != "[]" {
+			return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--%s does not apply to the reverse stream (a postgres:// --source): "+
+				"its tables are the PostgreSQL schema's that the MySQL database has (docs/reverse.md)", f))
+		}
+	}
 	src, err := config.ParseTarget(k.String("source"))
 	if err != nil {
 		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--source: %w", err))
