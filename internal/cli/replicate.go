@@ -12,6 +12,7 @@ import (
 	"github.com/sluice-db/sluice/internal/metrics"
 	"github.com/sluice-db/sluice/internal/preflight"
 	"github.com/sluice-db/sluice/internal/replicate"
+	"github.com/sluice-db/sluice/internal/reverse"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -37,6 +38,13 @@ the state lives in the target server's database sluice.
 A stream without a checkpoint needs --start-gtid or --start-position; the tables
 are then assumed to be defined at that position as they are now.
 
+With a postgres:// --source and a mysql:// --target, replicate runs the way back
+(docs/reverse.md): the PostgreSQL schema named like the target database (or
+what --schema-map maps it to) is read from the logical replication slot
+sluice_<stream> (created with its publication when missing) and written into the
+MySQL tables it came from, values converted for their columns; a value MySQL
+cannot hold stops it (--on-error skip-and-log leaves such rows out).
+
 A status line is logged every 5 seconds (lag, throughput, queue, positions) and
 --metrics-addr serves them to Prometheus. SIGINT/SIGTERM stop reading, commit
 what was received and exit 0. See docs/replication.md.
@@ -47,7 +55,8 @@ or pre-flight error (including no start position and a purged binlog).`,
   sluice replicate --until-caught-up            # exit 0 once the target has everything the source had when it went idle
   sluice replicate --start-position mysql-bin.000042:4 --include 'shop.*'
   sluice replicate --skip-ddl 'ALTER TABLE shop.log*' --metrics-addr 127.0.0.1:9187
-  sluice replicate --source mysql://sluice:pw@db1:3306/shop --target mysql://sluice:pw@db2:3306/shop_copy --target-engine ROCKSDB`,
+  sluice replicate --source mysql://sluice:pw@db1:3306/shop --target mysql://sluice:pw@db2:3306/shop_copy --target-engine ROCKSDB
+  sluice replicate --source postgres://sluice:pw@pg1:5432/shop --target mysql://sluice:pw@db1:3306/shop --stream back   # the way back (docs/reverse.md)`,
 		Args: cobra.NoArgs,
 		RunE: runReplicate,
 	}
@@ -79,6 +88,7 @@ func addReplicateFlags(cmd *cobra.Command) {
 	f.String("max-txn-memory", "256MB", "memory for decoded changes; a larger source transaction is applied in fragments inside one target transaction, e.g. --max-txn-memory 1GiB")
 	f.StringSlice("skip-ddl", nil, "skip source statements matching this glob (* and ?, case-insensitive) instead of stopping on them; repeatable, e.g. --skip-ddl 'ALTER TABLE shop.log*'")
 	f.Duration("target-retry", 10*time.Minute, "how long to keep reconnecting after losing the target (a PostgreSQL restart or failover) before giving up; each attempt continues from the checkpoint, exactly once; 0s = never retry, e.g. --target-retry 1h")
+	f.String("on-error", "stop", "reverse stream (postgres:// --source): a row whose value the MySQL column cannot hold stops the stream (stop) or is left out and logged (skip-and-log), e.g. --on-error skip-and-log")
 	f.Bool("until-caught-up", false, "exit 0 once everything the source had written when the stream first went idle is applied, e.g. --until-caught-up")
 }
 
@@ -86,6 +96,20 @@ func runReplicate(cmd *cobra.Command, _ []string) error {
 	s, err := loadSettings(cmd)
 	if err != nil {
 		return err
+	}
+	if isPostgresSource(s) {
+		ro, err := reverseOptions(s)
+		if err != nil {
+			return err
+		}
+		reg, err := serveRuntimeMetrics(cmd.Context(), s)
+		if err != nil {
+			return err
+		}
+		if reg != nil {
+			ro.Registry = reg
+		}
+		return reverse.Run(cmd.Context(), ro)
 	}
 	opts, err := replicateOptions(cmd, s)
 	if err != nil {
@@ -105,6 +129,9 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 	maxMem, err := replicate.ParseSize(k.String("max-txn-memory"))
 	if err != nil {
 		return replicate.Options{}, exitcode.ConfigError(fmt.Errorf("--max-txn-memory: %w", err))
+	}
+	if oe := k.String("on-error"); oe != "" && oe != "stop" {
+		return replicate.Options{}, exitcode.ConfigError(fmt.Errorf("--on-error %s applies to the reverse stream (a postgres:// --source) only", oe))
 	}
 	engine := k.String("target-engine")
 	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{Source: true, Binlog: true, Target: true, TargetCreate: true,

@@ -19,6 +19,7 @@ import (
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/source/postgres/lsnpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -71,6 +72,9 @@ type streamStatus struct {
 	// the source's ("db.t: source (a, b) target (b, a)"; PostgreSQL cannot
 	// reorder columns after FIRST/AFTER on the source).
 	ColumnOrder []string `json:"column_order,omitempty"`
+	// Reverse is set for a reverse stream (PostgreSQL → MySQL) instead of
+	// the binlog positions.
+	Reverse *reverseStatus `json:"reverse,omitempty"`
 }
 
 func runStatus(cmd *cobra.Command, _ []string) error {
@@ -87,7 +91,17 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		return exitcode.ConfigError(err)
 	}
 	var source *config.MySQL
-	if k.String("source") != "" {
+	var pgSource *config.Postgres
+	if isPostgresSource(s) {
+		src, err := config.ParseTarget(k.String("source"))
+		if err == nil {
+			err = src.ApplyTLSFlags(tlsFlags(s, "source"))
+		}
+		if err != nil {
+			return exitcode.ConfigError(err)
+		}
+		pgSource = &src
+	} else if k.String("source") != "" {
 		src, err := config.ParseSource(k.String("source"))
 		if err == nil {
 			err = src.ApplyTLSFlags("source", tlsFlags(s, "source"))
@@ -97,7 +111,7 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		}
 		source = &src
 	}
-	st, err := readStatus(cmd.Context(), target, source, k.String("stream"))
+	st, err := readStatus(cmd.Context(), target, source, pgSource, k.String("stream"))
 	if err != nil {
 		return err
 	}
@@ -110,7 +124,7 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-func readStatus(ctx context.Context, target config.Target, source *config.MySQL, stream string) (*streamStatus, error) {
+func readStatus(ctx context.Context, target config.Target, source *config.MySQL, pgSource *config.Postgres, stream string) (*streamStatus, error) {
 	read, where := readPGState, ""
 	if target.MySQL != nil {
 		read, where = readMySQLState, target.MySQL.Redacted()
@@ -124,6 +138,24 @@ func readStatus(ctx context.Context, target config.Target, source *config.MySQL,
 	cp := ts.cp
 	if cp == nil {
 		return nil, fmt.Errorf("stream %q has no checkpoint in %s: run `sluice snapshot` or `sluice migrate` first", stream, where)
+	}
+	if lsn, ok := cp.Position.(lsnpos.Position); ok {
+		st := &streamStatus{Stream: stream, SchemaVersion: cp.SchemaVersion, UpdatedAt: cp.UpdatedAt,
+			AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds(), Replicator: ts.replicator,
+			Reverse: &reverseStatus{AppliedLSN: lsn.LSN.String()}}
+		if !cp.SourceTime.IsZero() {
+			t := cp.SourceTime
+			st.SourceTime = &t
+		}
+		if pgSource != nil {
+			if err := readReverseSource(ctx, *pgSource, stream, lsn, st.Reverse); err != nil {
+				return nil, err
+			}
+		}
+		return st, nil
+	}
+	if pgSource != nil {
+		return nil, exitcode.ConfigError(fmt.Errorf("stream %q is not a reverse stream: its --source is a mysql:// URL", stream))
 	}
 	applied, err := binlogpos.From(cp.Position)
 	if err != nil {
@@ -230,7 +262,7 @@ func readMySQLState(ctx context.Context, target config.Target, stream string) (*
 		return nil, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", target.MySQL.Redacted(), err))
 	}
 	ts := &targetState{}
-	if ts.cp, err = mysqlstate.Load(ctx, db, stream, binlogpos.Decode); err != nil || ts.cp == nil {
+	if ts.cp, err = mysqlstate.Load(ctx, db, stream, anyPosition); err != nil || ts.cp == nil {
 		return ts, err
 	}
 	if ts.replicator, err = mysink.Replicator(ctx, db, stream); err != nil {
@@ -241,7 +273,11 @@ func readMySQLState(ctx context.Context, target config.Target, stream string) (*
 
 func printStatus(w io.Writer, st *streamStatus) {
 	fmt.Fprintf(w, "stream:          %s\n", st.Stream)
-	fmt.Fprintf(w, "position:        %s\n", st.Position)
+	if st.Reverse != nil {
+		printReverse(w, st.Reverse)
+	} else {
+		fmt.Fprintf(w, "position:        %s\n", st.Position)
+	}
 	fmt.Fprintf(w, "schema version:  %d\n", st.SchemaVersion)
 	if n := st.Naming; n != nil && (n.Identifiers != schema.IdentPreserve || len(n.SchemaMap)+len(n.Renames)+len(n.ExcludeColumns) > 0) {
 		fmt.Fprintf(w, "names:           --identifiers %s, --schema-map %v, --rename %v, --exclude-columns %v\n",

@@ -136,10 +136,15 @@ func (s *session) txn(ctx context.Context, cs []pipeline.Change, txns []*model.T
 func (s *session) runTxn(ctx context.Context, cs []pipeline.Change, applied string, single bool) error {
 	b := s.batch(single)
 	err := b.add(ctx, []byte("START TRANSACTION"), 0, nil, 0)
+	if err == nil && s.a.cfg.AppliedFirst {
+		// First, so that its row event is the transaction's first in the
+		// target's binlog: the loop marker of Config.AppliedFirst.
+		err = b.add(ctx, []byte(applied), 1, nil, 0)
+	}
 	if err == nil {
 		err = s.write(ctx, b, cs, single)
 	}
-	if err == nil {
+	if err == nil && !s.a.cfg.AppliedFirst {
 		err = b.add(ctx, []byte(applied), 1, nil, 0)
 	}
 	if err == nil {
@@ -283,8 +288,25 @@ func (s *session) BeginLarge(ctx context.Context) (pipeline.LargeTxn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apply: begin: %w", err)
 	}
+	if s.a.cfg.AppliedFirst {
+		// The loop marker (Config.AppliedFirst) before the first fragment's
+		// rows; Commit deletes it with every applied record of the stream.
+		q, err := mysqlstate.InsertAppliedText(s.a.cfg.Stream, largeMarker, []string{}, "",
+			func(v string) string { return string(Quote(nil, v)) })
+		if err == nil {
+			_, err = tx.ExecContext(ctx, q)
+		}
+		if err != nil {
+			_ = tx.Rollback()
+			return nil, fmt.Errorf("apply: record a large transaction: %w", err)
+		}
+	}
 	return &largeTxn{s: s, tx: tx}, nil
 }
+
+// largeMarker is the last_key of the applied record that opens a large
+// transaction with AppliedFirst; it never outlives that transaction.
+const largeMarker = "(large transaction)"
 
 type largeTxn struct {
 	s  *session

@@ -47,7 +47,13 @@ type Config struct {
 	// collation (@@default_collation_for_utf8mb4), "" otherwise: into a
 	// MariaDB target, replayed DDL names its collations as MariaDB does (ddl.go).
 	SourceUTF8MB4Collation string
-	Log                    *slog.Logger
+	// AppliedFirst writes each target transaction's applied record as its
+	// first statement (the reverse stream PostgreSQL → MySQL): the forward
+	// binlog reader of the same databases skips a transaction whose first
+	// row event is on a table of database sluice, so with both directions
+	// running a row the reverse stream wrote never goes forward again.
+	AppliedFirst bool
+	Log          *slog.Logger
 }
 
 var engineName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)

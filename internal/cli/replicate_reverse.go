@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/replicate"
+	"github.com/sluice-db/sluice/internal/reverse"
+)
+
+// isPostgresSource reports whether --source names a PostgreSQL database:
+// replicate then runs the reverse stream PostgreSQL → MySQL.
+func isPostgresSource(s *Settings) bool {
+	src := strings.ToLower(s.K.String("source"))
+	return strings.HasPrefix(src, "postgres://") || strings.HasPrefix(src, "postgresql://")
+}
+
+// reverseOptions reads the settings of `replicate --source postgres://…
+// --target mysql://…`. The PostgreSQL schema is the MySQL database's name,
+// or what --schema-map maps it to (the forward stream's own mapping,
+// read backwards).
+func reverseOptions(s *Settings) (reverse.Options, error) {
+	k := s.K
+	// Settings of the binlog stream mean nothing here: refused rather than
+	// silently ignored.
+	for _, f := range []string{"include", "exclude", "start-gtid", "start-position", "server-id", "skip-ddl", "target-engine"} {
+		if k.Exists(f) && k.String(f) != "" && k.String(f) != "0" && k.String(f) != "[]" {
+			return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--%s does not apply to the reverse stream (a postgres:// --source): "+
+				"its tables are the PostgreSQL schema's that the MySQL database has (docs/reverse.md)", f))
+		}
+	}
+	src, err := config.ParseTarget(k.String("source"))
+	if err != nil {
+		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--source: %w", err))
+	}
+	if err := src.ApplyTLSFlags(tlsFlags(s, "source")); err != nil {
+		return reverse.Options{}, exitcode.ConfigError(err)
+	}
+	tgt, err := config.ParseAnyTarget(k.String("target"))
+	if err != nil {
+		return reverse.Options{}, exitcode.ConfigError(err)
+	}
+	if tgt.MySQL == nil {
+		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("a postgres:// --source replicates back into MySQL/MariaDB: --target must be a mysql:// URL"))
+	}
+	if err := tgt.ApplyTLSFlags(tlsFlags(s, "target")); err != nil {
+		return reverse.Options{}, exitcode.ConfigError(err)
+	}
+	maxMem, err := replicate.ParseSize(k.String("max-txn-memory"))
+	if err != nil {
+		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--max-txn-memory: %w", err))
+	}
+	onError := k.String("on-error")
+	if onError != "stop" && onError != "skip-and-log" {
+		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--on-error %q: want stop or skip-and-log", onError))
+	}
+	o := reverse.Options{Source: src, Target: *tgt.MySQL, Stream: k.String("stream"), Workers: k.Int("workers"),
+		MaxTxnMemory: maxMem, SkipBadRows: onError == "skip-and-log", UntilCaughtUp: k.Bool("until-caught-up"),
+		Retry: targetRetry(k.Duration("target-retry")), Log: s.Log}
+	for _, e := range k.Strings("schema-map") {
+		if db, sch, ok := strings.Cut(e, "="); ok && strings.TrimSpace(db) == o.Target.Database {
+			o.Schema = strings.TrimSpace(sch)
+		}
+	}
+	return o, nil
+}

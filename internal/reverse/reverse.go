@@ -1,0 +1,217 @@
+// Package reverse runs `sluice replicate --source postgres://… --target
+// mysql://…`: the way back after a cut-over. It reads the stream's pgoutput
+// slot (internal/source/postgres/pgoutput), hands the transactions to the
+// same engine-neutral pipeline as the forward stream, and writes them with
+// the MySQL sink into the MySQL database the tables came from, exactly once
+// (the state lives in the MySQL server's database sluice). docs/reverse.md.
+package reverse
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/pipeline"
+	"github.com/sluice-db/sluice/internal/schema"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
+	"github.com/sluice-db/sluice/internal/source/postgres/logical"
+	"github.com/sluice-db/sluice/internal/source/postgres/lsnpos"
+	"github.com/sluice-db/sluice/internal/source/postgres/pgoutput"
+)
+
+// Options are the settings of one reverse run.
+type Options struct {
+	Source config.Postgres // the PostgreSQL database written by the application
+	Target config.MySQL    // the MySQL database the tables came from
+	// Schema is the PostgreSQL schema whose tables go back (default: the
+	// MySQL target database's name, as the forward stream named it).
+	Schema       string
+	Stream       string
+	Workers      int
+	MaxTxnMemory int64
+	// SkipBadRows is --on-error skip-and-log.
+	SkipBadRows   bool
+	UntilCaughtUp bool
+	StatusEvery   time.Duration
+	DrainTimeout  time.Duration
+	// Retry is how long a lost PostgreSQL connection is retried (default
+	// 10m, negative: never); --target-retry.
+	Retry time.Duration
+	// Registry receives the metrics (nil: none).
+	Registry prometheus.Registerer
+	// IdleAfter is how long the stream is quiet before a marker moves an
+	// idle slot forward (default 10s; pgoutput.Config.IdleAfter).
+	IdleAfter time.Duration
+	Log       *slog.Logger
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Stream == "" {
+		o.Stream = checkpoint.DefaultStream
+	}
+	if o.Schema == "" {
+		o.Schema = o.Target.Database
+	}
+	if o.MaxTxnMemory == 0 {
+		o.MaxTxnMemory = 256 << 20
+	}
+	if o.StatusEvery <= 0 {
+		o.StatusEvery = 5 * time.Second
+	}
+	if o.DrainTimeout <= 0 {
+		o.DrainTimeout = 10 * time.Second
+	}
+	if o.Retry == 0 {
+		o.Retry = 10 * time.Minute
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Target.Database == "" {
+		return o, exitcode.ConfigError(errors.New("the MySQL --target URL names no database: add the database the tables came from, e.g. mysql://user:pw@host:3306/shop"))
+	}
+	if err := mysqlstate.CheckStream(o.Stream); err != nil {
+		return o, exitcode.ConfigError(err)
+	}
+	return o, nil
+}
+
+// Run replicates until ctx ends (nil), --until-caught-up is reached (nil),
+// or an error. A lost PostgreSQL connection (a restart, a failover) starts
+// the run again from MySQL's checkpoint, exactly once, for up to Retry.
+func Run(ctx context.Context, opts Options) error {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return err
+	}
+	var since time.Time
+	for attempt := 1; ; attempt++ {
+		began := time.Now()
+		err := runOnce(ctx, o)
+		if time.Since(began) > time.Minute {
+			since, attempt = time.Time{}, 1 // it ran: a new loss, not the same one
+		}
+		if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
+			return nil
+		}
+		var le *pgoutput.LostError
+		lostNow := errors.As(err, &le) || (!since.IsZero() && err != nil && pgoutput.IsConnectionLoss(err))
+		if err == nil || !lostNow || o.Retry < 0 {
+			return err
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		if time.Since(since) > o.Retry {
+			return fmt.Errorf("reverse: PostgreSQL unreachable for %s (--target-retry): %w", time.Since(since).Round(time.Second), err)
+		}
+		wait := min(time.Duration(attempt)*time.Second, 15*time.Second)
+		o.Log.Warn("reverse: lost PostgreSQL; starting again from MySQL's checkpoint (exactly once)", "attempt", attempt,
+			"cause", err.Error(), "next_try_in", wait.String())
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// runOnce connects, prepares and runs until the stream stops.
+func runOnce(ctx context.Context, o Options) error {
+	db, err := mysink.Open(o.Target)
+	if err != nil {
+		return exitcode.ConfigError(err)
+	}
+	defer db.Close()
+	if err := db.PingContext(ctx); err != nil {
+		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", o.Target.Redacted(), err))
+	}
+	filter, err := schema.NewFilter(nil, nil, o.Target.Database)
+	if err != nil {
+		return exitcode.ConfigError(err)
+	}
+	cat, err := schema.Load(ctx, db, filter)
+	if err != nil {
+		return fmt.Errorf("target: %w", err)
+	}
+	tables := map[string]*schema.Table{}
+	for _, t := range cat.Tables {
+		if t.Database == o.Target.Database {
+			tables[t.Name] = t
+		}
+	}
+	if len(tables) == 0 {
+		return exitcode.ConfigError(fmt.Errorf("the MySQL database %s has no tables to replicate back into", o.Target.Database))
+	}
+	pg, err := pgx.Connect(ctx, o.Source.ConnString())
+	if err != nil {
+		return exitcode.ConfigError(fmt.Errorf("source: cannot connect to %s: %w", o.Source.Redacted(), err))
+	}
+	defer pg.Close(context.WithoutCancel(ctx))
+	if err := preflight(ctx, o, pg); err != nil {
+		return err
+	}
+	if err := prepareStart(ctx, o, db, pg, tables); err != nil {
+		return err
+	}
+	// --until-caught-up: everything PostgreSQL had committed when the run
+	// started, which a marker transaction closes (pgoutput.Mark): caught up
+	// once the checkpoint is past it.
+	var until pglogrepl.LSN
+	if o.UntilCaughtUp {
+		if until, err = pgoutput.Mark(ctx, pg, "until-caught-up"); err != nil {
+			return err
+		}
+	}
+	_ = pg.Close(ctx)
+	return run(ctx, o, db, tables, until)
+}
+
+// run streams and applies until stopped.
+func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.Table, until pglogrepl.LSN) error {
+	sink, err := mysink.New(mysink.Config{Stream: o.Stream, Decode: lsnpos.Decode, SourceDB: o.Target.Database,
+		TargetDB: o.Target.Database, AppliedFirst: true, Log: o.Log}, db)
+	if err != nil {
+		return err
+	}
+	applier, err := pipeline.New(pipeline.Config{Stream: o.Stream, Workers: o.Workers,
+		MaxInflightBytes: o.MaxTxnMemory / 2, Log: o.Log}, sink)
+	if err != nil {
+		return err
+	}
+	defer applier.Close()
+	st, err := applier.Open(ctx)
+	if err != nil {
+		return err
+	}
+	var start pglogrepl.LSN
+	if st != nil {
+		if start, err = lsnpos.From(st.Position); err != nil {
+			return exitcode.ConfigError(fmt.Errorf("stream %s: %w", o.Stream, err))
+		}
+	}
+	stream, err := pgoutput.New(pgoutput.Config{ConnString: o.Source.ConnString(),
+		Slot: logical.SlotName(o.Stream), Publication: logical.PublicationName(o.Stream),
+		Start: start, Schema: o.Schema, Tables: tables, FragmentBytes: o.MaxTxnMemory / 16,
+		Acked: applier.SavedPosition, SkipBadRows: o.SkipBadRows, IdleAfter: o.IdleAfter, Log: o.Log})
+	if err != nil {
+		return err
+	}
+	unregister, err := registerMetrics(o.Registry, o.Stream, applier, stream)
+	if err != nil {
+		return err
+	}
+	defer unregister()
+	return supervise(ctx, o, applier, stream, until)
+}

@@ -1,0 +1,143 @@
+package reverse
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/source/postgres/logical"
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+// TestReverseKeylessDuplicates: deleting one of two identical rows of a
+// table without a key deletes one in MySQL; an update changes one.
+func TestReverseKeylessDuplicates(t *testing.T) {
+	g := newRig(t, "rvkeyless", "CREATE TABLE k (a INT, b VARCHAR(10))",
+		"INSERT INTO k VALUES (1, 'x'), (1, 'x'), (1, 'x'), (2, 'y')")
+	g.snapshot()
+	g.catchUp()
+	g.postgres("DELETE FROM k WHERE ctid = (SELECT min(ctid) FROM k WHERE a = 1)",
+		"UPDATE k SET b = 'z' WHERE ctid = (SELECT max(ctid) FROM k WHERE a = 1)",
+		"INSERT INTO k VALUES (3, 'w')")
+	g.catchUp()
+	got := strings.Join(g.rows("k", []string{"a", "b"}, "a, b"), " ")
+	want := "31|78 31|7A 32|79 33|77" // (1,x) (1,z) (2,y) (3,w)
+	if got != want {
+		t.Fatalf("keyless table: got %s, want %s", got, want)
+	}
+}
+
+// TestReverseValueOutOfRange: a value PostgreSQL accepts that the MySQL
+// column cannot hold stops the stream naming table, key, column, value and
+// LSN, with nothing of its transaction applied; --on-error skip-and-log
+// leaves only that row out.
+func TestReverseValueOutOfRange(t *testing.T) {
+	g := newRig(t, "rvrange", "CREATE TABLE r (id INT PRIMARY KEY, u TINYINT UNSIGNED, s VARCHAR(10) CHARACTER SET utf8mb3)")
+	g.snapshot()
+	g.catchUp()
+	g.postgres("BEGIN; INSERT INTO r VALUES (1, 1, 'ok'); INSERT INTO r VALUES (2, 300, 'big'); COMMIT")
+	err := g.run(g.options())
+	if err == nil {
+		t.Fatal("a value out of TINYINT UNSIGNED's range was applied")
+	}
+	for _, w := range []string{".r", "id=2", "column u", `"300"`, "outside tinyint(3) unsigned's range", "committing at"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %q", err, w)
+		}
+	}
+	if n := len(g.rows("r", []string{"id"}, "id")); n != 0 {
+		t.Fatalf("%d rows of the failed transaction were applied", n)
+	}
+	g.postgres("INSERT INTO r VALUES (3, 3, 'emoji 😀')", "INSERT INTO r VALUES (4, 4, 'fine')")
+	o := g.options()
+	o.SkipBadRows = true
+	if err := g.run(o); err != nil {
+		t.Fatalf("skip-and-log: %v", err)
+	}
+	if got := strings.Join(g.rows("r", []string{"id"}, "id"), " "); got != "31 34" {
+		t.Fatalf("after skip-and-log the rows are %s, want ids 1 and 4", got)
+	}
+}
+
+// TestReverseSlotDropped: a stream whose slot is gone stops with what it
+// means instead of starting anew (the writes since its checkpoint are lost).
+func TestReverseSlotDropped(t *testing.T) {
+	g := newRig(t, "rvslot", "CREATE TABLE s (id INT PRIMARY KEY)")
+	g.snapshot()
+	g.catchUp()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, g.env.PGAdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "SELECT pg_drop_replication_slot($1)", logical.SlotName(g.stream)); err != nil {
+		t.Fatal(err)
+	}
+	err = g.run(g.options())
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), logical.SlotName(g.stream)) {
+		t.Fatalf("want a clear error for the dropped slot, got %v", err)
+	}
+	// Armed anew (after writes the old slot would have carried): refused too.
+	g.postgres("INSERT INTO s VALUES (1)")
+	if _, err := logical.Arm(ctx, c, g.stream, []logical.Table{{Schema: g.db, Name: "s", HasKey: true}}); err != nil {
+		t.Fatal(err)
+	}
+	err = g.run(g.options())
+	if err == nil || !strings.Contains(err.Error(), "past the stream's checkpoint") {
+		t.Fatalf("want a clear error for a slot created anew, got %v", err)
+	}
+}
+
+// TestReverseRelationChanged: a table altered on PostgreSQL stops the
+// stream naming the table and what changed.
+func TestReverseRelationChanged(t *testing.T) {
+	g := newRig(t, "rvrel", "CREATE TABLE c (id INT PRIMARY KEY, v INT)")
+	g.snapshot()
+	g.catchUp()
+	g.postgres("INSERT INTO c VALUES (1, 1)", "ALTER TABLE c ADD COLUMN extra text", "INSERT INTO c VALUES (2, 2, 'e')")
+	err := g.run(g.options())
+	if err == nil || !strings.Contains(err.Error(), "extra") || !strings.Contains(err.Error(), ".c") {
+		t.Fatalf("want an error naming the table and the new column, got %v", err)
+	}
+}
+
+// TestReverseSchemaMap: tables the forward stream put in another schema
+// (--schema-map db=other) come back from there.
+func TestReverseSchemaMap(t *testing.T) {
+	g := newRig(t, "rvmap", "CREATE TABLE m (id INT PRIMARY KEY)")
+	g.schema = g.db + "_other"
+	g.snapshot()
+	g.catchUp()
+	g.postgres("INSERT INTO m VALUES (7)")
+	g.catchUp()
+	if got := strings.Join(g.rows("m", []string{"id"}, "id"), " "); got != "37" {
+		t.Fatalf("rows %s, want id 7", got)
+	}
+}
+
+// TestReversePreflightReplicationRole: a PostgreSQL role without the
+// REPLICATION attribute is refused before anything starts, with the fix.
+func TestReversePreflightReplicationRole(t *testing.T) {
+	g := newRig(t, "rvpre", "CREATE TABLE p (id INT PRIMARY KEY)")
+	ctx := context.Background()
+	role := testenv.UniqueName("rvnorepl")
+	if _, err := g.pg.Exec(ctx, "CREATE ROLE "+role+" LOGIN PASSWORD 'pw'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = g.pg.Exec(context.Background(), "DROP ROLE IF EXISTS "+role) })
+	o := g.options()
+	src, err := config.ParseTarget(strings.Replace(g.env.TargetURL(), "sluice:sluice@", role+":pw@", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Source = src
+	err = Run(ctx, o)
+	if err == nil || !strings.Contains(err.Error(), "ALTER ROLE "+role+" REPLICATION") || exitcode.Of(err) != exitcode.Config {
+		t.Fatalf("want a pre-flight error with the fix and exit code 2, got %v", err)
+	}
+}

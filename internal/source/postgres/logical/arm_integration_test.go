@@ -1,0 +1,116 @@
+package logical
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+// TestArmAndDisarm: Arm creates the publication for exactly the tables,
+// the pgoutput slot, and REPLICA IDENTITY FULL on the keyless table; a
+// second Arm keeps the slot and sets the publication's tables; Disarm drops
+// both, and again is no error.
+func TestArmAndDisarm(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env.TargetURL()) // the sluice role (REPLICATION)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	sch := testenv.UniqueName("arm")
+	stream := testenv.UniqueName("Arm-Test")
+	q := pgx.Identifier{sch}.Sanitize()
+	for _, s := range []string{"CREATE SCHEMA " + q, "CREATE TABLE " + q + ".k (id int PRIMARY KEY)",
+		"CREATE TABLE " + q + ".n (v int)", "CREATE TABLE " + q + ".other (id int PRIMARY KEY)"} {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_ = Disarm(ctx, conn, stream)
+		_, _ = conn.Exec(ctx, "DROP SCHEMA "+q+" CASCADE")
+	})
+	slot := SlotName(stream)
+	if slot != PublicationName(stream) || slot[:7] != "sluice_" || slot != "sluice_"+sanitized(stream) {
+		t.Fatalf("names: slot %s, publication %s", slot, PublicationName(stream))
+	}
+	a, err := Arm(ctx, conn, stream, []Table{{Schema: sch, Name: "k", HasKey: true}, {Schema: sch, Name: "n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Created || a.ConsistentLSN == "" {
+		t.Fatalf("first Arm: %+v", a)
+	}
+	pubTables := func() []string {
+		rows, err := conn.Query(ctx, "SELECT tablename::text FROM pg_publication_tables WHERE pubname = $1 ORDER BY 1", a.Publication)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	if got := pubTables(); !slices.Equal(got, []string{"k", "n"}) {
+		t.Fatalf("publication tables %v", got)
+	}
+	var plugin string
+	if err := conn.QueryRow(ctx, "SELECT plugin FROM pg_replication_slots WHERE slot_name = $1", slot).Scan(&plugin); err != nil || plugin != "pgoutput" {
+		t.Fatalf("slot plugin %q: %v", plugin, err)
+	}
+	ident := func(table string) string {
+		var r string
+		if err := conn.QueryRow(ctx, "SELECT relreplident::text FROM pg_class WHERE oid = $1::regclass", sch+"."+table).Scan(&r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if ident("n") != "f" || ident("k") != "d" {
+		t.Fatalf("replica identity: n %s (want f), k %s (want d)", ident("n"), ident("k"))
+	}
+	b, err := Arm(ctx, conn, stream, []Table{{Schema: sch, Name: "other", HasKey: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Created || b.ConsistentLSN != "" {
+		t.Fatalf("second Arm recreated the slot: %+v", b)
+	}
+	if got := pubTables(); !slices.Equal(got, []string{"other"}) {
+		t.Fatalf("publication tables after the second Arm %v", got)
+	}
+	if err := Disarm(ctx, conn, stream); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT (SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1) + (SELECT count(*) FROM pg_publication WHERE pubname = $1)",
+		slot).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("after Disarm %d objects left (%v)", n, err)
+	}
+	if err := Disarm(ctx, conn, stream); err != nil {
+		t.Fatalf("second Disarm: %v", err)
+	}
+	if _, err := Arm(ctx, conn, stream, nil); err == nil {
+		t.Fatal("Arm without tables succeeded")
+	}
+}
+
+func sanitized(s string) string {
+	b := []byte{}
+	for _, r := range []byte(s) {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			b = append(b, r+'a'-'A')
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+			b = append(b, r)
+		default:
+			b = append(b, '_')
+		}
+	}
+	return string(b)
+}
