@@ -43,13 +43,10 @@ func (r *run) arm(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Arm sets REPLICA IDENTITY FULL on keyless tables: note which were
+	// Arm sets REPLICA IDENTITY FULL on every table: note which were
 	// DEFAULT to put them back on failure.
 	var restore []string
 	for _, t := range tables {
-		if t.HasKey {
-			continue
-		}
 		var ident string
 		if err := r.pg.QueryRow(ctx, `SELECT relreplident::text FROM pg_class WHERE oid = $1::regclass`,
 			pgx.Identifier{t.Schema, t.Name}.Sanitize()).Scan(&ident); err != nil {
@@ -78,7 +75,7 @@ func (r *run) arm(ctx context.Context) (string, error) {
 		return "", err
 	}
 	r.rep.Slot, r.rep.Publication = a.Slot, a.Publication
-	return fmt.Sprintf("publication %s (%d tables) and pgoutput slot %s created at %s; replica identity FULL on %d keyless tables",
+	return fmt.Sprintf("publication %s (%d tables) and pgoutput slot %s created at %s; replica identity FULL on %d tables (was DEFAULT)",
 		a.Publication, len(tables), a.Slot, a.ConsistentLSN, len(restore)), nil
 }
 
@@ -89,11 +86,9 @@ func (r *run) targetTables(ctx context.Context) ([]logical.Table, error) {
 	var missing []string
 	for _, t := range r.tables {
 		lt := logical.Table{Schema: r.o.Naming.Schema(t.Database), Name: t.Name}
-		var hasKey, exists bool
+		var exists bool
 		err := r.pg.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-				WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')),
-			EXISTS (SELECT FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-				WHERE n.nspname = $1 AND c.relname = $2 AND k.contype = 'p')`, lt.Schema, lt.Name).Scan(&exists, &hasKey)
+				WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p'))`, lt.Schema, lt.Name).Scan(&exists)
 		if err != nil {
 			return nil, fmt.Errorf("target table %s.%s: %w", lt.Schema, lt.Name, err)
 		}
@@ -101,7 +96,6 @@ func (r *run) targetTables(ctx context.Context) ([]logical.Table, error) {
 			missing = append(missing, lt.Schema+"."+lt.Name)
 			continue
 		}
-		lt.HasKey = hasKey
 		out = append(out, lt)
 	}
 	if len(missing) > 0 {

@@ -104,8 +104,8 @@ func prepareStart(ctx context.Context, o Options, db *sql.DB, pg *pgx.Conn, tabl
 }
 
 // arm creates the slot and publication for the tables of the schema that
-// the MySQL database has. Every table gets REPLICA IDENTITY FULL (Table.HasKey
-// false): the whole old row lets an unchanged TOASTed value be written back
+// the MySQL database has. Every table gets REPLICA IDENTITY FULL (Arm): the
+// whole old row lets an unchanged TOASTed value be written back
 // exactly and orders changes of unique keys besides the primary key.
 func arm(ctx context.Context, o Options, pg *pgx.Conn, tables map[string]*schema.Table) (logical.Armed, error) {
 	rows, err := pg.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -84,7 +84,7 @@ func TestReverseSlotDropped(t *testing.T) {
 	}
 	// Armed anew (after writes the old slot would have carried): refused too.
 	g.postgres("INSERT INTO s VALUES (1)")
-	if _, err := logical.Arm(ctx, c, g.stream, []logical.Table{{Schema: g.db, Name: "s", HasKey: true}}); err != nil {
+	if _, err := logical.Arm(ctx, c, g.stream, []logical.Table{{Schema: g.db, Name: "s"}}); err != nil {
 		t.Fatal(err)
 	}
 	err = g.run(g.options())

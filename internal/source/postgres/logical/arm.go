@@ -45,7 +45,6 @@ func objectName(stream string) string {
 // Table is a PostgreSQL table the reverse stream carries back.
 type Table struct {
 	Schema, Name string
-	HasKey       bool // a primary key (replica identity DEFAULT suffices)
 }
 
 func (t Table) quoted() string { return pgx.Identifier{t.Schema, t.Name}.Sanitize() }
@@ -61,8 +60,12 @@ type Armed struct {
 }
 
 // Arm creates the publication (for exactly these tables) and the pgoutput
-// slot of a reverse stream, and sets REPLICA IDENTITY FULL on tables without a
-// primary key so their updates and deletes carry the whole old row. An
+// slot of a reverse stream, and sets REPLICA IDENTITY FULL on every table so
+// that updates and deletes carry the whole old row: a keyless table's row is
+// found by all its values, an unchanged TOASTed value (which pgoutput leaves
+// out of the new row) is written back from the old one, and the scheduler
+// orders changes by every unique key of the old row, not just the primary
+// key's. An
 // existing publication is altered to these tables; an existing slot is kept
 // (it holds the position of a stream that may already be running). Creating a
 // slot waits for transactions running at that moment to end.
@@ -74,10 +77,8 @@ func Arm(ctx context.Context, conn *pgx.Conn, stream string, tables []Table) (Ar
 	names := make([]string, len(tables))
 	for i, t := range tables {
 		names[i] = t.quoted()
-		if !t.HasKey {
-			if _, err := conn.Exec(ctx, "ALTER TABLE "+names[i]+" REPLICA IDENTITY FULL"); err != nil {
-				return a, fmt.Errorf("arm reverse stream %s: replica identity full on %s: %w", stream, names[i], err)
-			}
+		if _, err := conn.Exec(ctx, "ALTER TABLE "+names[i]+" REPLICA IDENTITY FULL"); err != nil {
+			return a, fmt.Errorf("arm reverse stream %s: replica identity full on %s: %w", stream, names[i], err)
 		}
 	}
 	list := strings.Join(names, ", ")
