@@ -85,6 +85,7 @@ or pre-flight error.`,
 		newMigrateCmd(),
 		newVerifyCmd(),
 		newStatusCmd(),
+		newAlterCmd(),
 		newVersionCmd(),
 	)
 	return root

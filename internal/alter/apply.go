@@ -1,0 +1,106 @@
+package alter
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
+)
+
+const applyBatch = 500
+
+// applyKeys makes the shadow rows of keys equal to the table's current
+// rows: keys no longer in the table are deleted, the others re-read and
+// replaced. Every change of a key after this read is in the binlog after
+// it, so the key comes back into the set.
+func (r *runner) applyKeys(ctx context.Context, q querier, vals [][]any) error {
+	shadow, table := r.quoted(shadowName(r.id.Name)), r.quoted(r.id.Name)
+	var args []any
+	for _, v := range vals {
+		args = append(args, v...)
+	}
+	var join []string
+	for _, p := range r.key.Parts {
+		join = append(join, table+"."+p.Quoted()+" = "+shadow+"."+p.Quoted())
+	}
+	del := "DELETE FROM " + shadow + " WHERE (" + r.key.OneOfWhere(shadow+".", vals) + ") AND NOT EXISTS (SELECT 1 FROM " +
+		table + " WHERE " + strings.Join(join, " AND ") + ")"
+	if _, err := q.ExecContext(ctx, del, args...); err != nil {
+		return fmt.Errorf("alter: apply changed keys (delete): %w", err)
+	}
+	cols := r.columnList()
+	rep := "REPLACE INTO " + shadow + " (" + cols + ") SELECT " + cols + " FROM " + table + " WHERE " + r.key.OneOfWhere(table+".", vals)
+	if _, err := q.ExecContext(ctx, rep, args...); err != nil {
+		return fmt.Errorf("alter: apply changed keys (replace): %w", err)
+	}
+	r.applied.Add(int64(len(vals)))
+	return nil
+}
+
+// appliers applies the key set with --workers sessions until ctx ends.
+func (r *runner) appliers(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	for w := 0; w < r.o.Workers; w++ {
+		g.Go(func() error {
+			conn, err := r.db.Conn(ctx)
+			if err != nil {
+				return ignoreCancel(err)
+			}
+			defer conn.Close()
+			if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"); err != nil {
+				return ignoreCancel(err)
+			}
+			for {
+				if err := r.ctl.gate(ctx); err != nil {
+					return ignoreCancel(err)
+				}
+				ids, vals := r.keys.take(applyBatch)
+				if len(ids) == 0 {
+					if err := sleep(ctx, 10*time.Millisecond); err != nil {
+						return nil
+					}
+					continue
+				}
+				// The statements finish even when ctx ends, so that a key
+				// is never left half-applied in flight.
+				err := r.applyKeys(context.WithoutCancel(ctx), conn, vals)
+				r.keys.done(ids, err != nil)
+				if err != nil {
+					return err
+				}
+			}
+		})
+	}
+	return g.Wait()
+}
+
+// drain applies every key of the set on one session (under the lock).
+func (r *runner) drain(ctx context.Context, q querier) error {
+	for {
+		ids, vals := r.keys.take(applyBatch)
+		if len(ids) == 0 {
+			if r.keys.size() == 0 {
+				return nil
+			}
+			return fmt.Errorf("alter: keys still in flight during the drain")
+		}
+		err := r.applyKeys(ctx, q, vals)
+		r.keys.done(ids, err != nil)
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func ignoreCancel(err error) error {
+	if err == context.Canceled {
+		return nil
+	}
+	return err
+}
+
+var _ = consistent.QuoteMy
