@@ -18,6 +18,11 @@ import (
 // sessions open consistent snapshots, then the lock is released and the
 // chunks are hashed inside those snapshots while the application writes on.
 func (r *runner) checksum(ctx context.Context, chunks []chunk) error {
+	// MySQL 9 moved MD5() into a component: SHA-256 there.
+	r.hashFn, r.hashArg = "MD5", ""
+	if _, err := r.db.ExecContext(ctx, "DO MD5('x')"); err != nil {
+		r.hashFn, r.hashArg = "SHA2", ", 256"
+	}
 	snaps, err := r.consistentPoint(ctx)
 	if err != nil {
 		return err
@@ -158,7 +163,7 @@ func (r *runner) tryConsistentPoint(ctx context.Context) (snaps []*sql.Conn, err
 	return snaps, nil
 }
 
-// chunkHash is the row count and two 64-bit XORs of the rows' MD5 over the
+// chunkHash is the row count and two 64-bit XORs of the rows' MD5 (or SHA-256) over the
 // shared columns, each rendered as text (strings in utf8mb4, so that a
 // charset change compares characters).
 func (r *runner) chunkHash(ctx context.Context, conn *sql.Conn, table string, c chunk) (string, error) {
@@ -170,7 +175,7 @@ func (r *runner) chunkHash(ctx context.Context, conn *sql.Conn, table string, c 
 	for i, name := range r.p.shared {
 		parts[i] = "IFNULL(CONCAT('v', " + r.renderExpr(name) + "), 'n')"
 	}
-	h := "MD5(CONCAT_WS('|', " + strings.Join(parts, ", ") + "))"
+	h := r.hashFn + "(CONCAT_WS('|', " + strings.Join(parts, ", ") + ")" + r.hashArg + ")"
 	q := "SELECT COUNT(*), COALESCE(BIT_XOR(CAST(CONV(LEFT(" + h + ", 16), 16, 10) AS UNSIGNED)), 0), " +
 		"COALESCE(BIT_XOR(CAST(CONV(RIGHT(" + h + ", 16), 16, 10) AS UNSIGNED)), 0) FROM " + r.quoted(table)
 	if where != "" {

@@ -2,7 +2,6 @@ package alter
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -66,17 +65,6 @@ func (r *runner) tryInstant(ctx context.Context) (applied bool, reason string, e
 			return false, "", fmt.Errorf("alter: %s: %w", q, err)
 		}
 	}
-}
-
-// probeInstant asks without changing anything (--dry-run): the ALTER on an
-// empty temporary copy. MySQL never runs INSTANT on temporary tables, so
-// there the answer is only known when the run tries it.
-func probeInstant(ctx context.Context, conn *sql.Conn, tmp, clauses string) (ok bool, reason string) {
-	_, err := conn.ExecContext(ctx, "ALTER TABLE "+tmp+" "+clauses+", ALGORITHM=INSTANT")
-	if err == nil {
-		return true, "the server ran it INSTANT on an empty temporary copy"
-	}
-	return false, err.Error()
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -106,6 +106,13 @@ func (o *Options) withDefaults() Options {
 	return out
 }
 
-// names of the tables a run uses besides the table itself.
-func shadowName(t string) string { return "_" + t + "_new" }
-func oldName(t string) string    { return "_" + t + "_old" }
+// shadowName is the copy's name. It must sort after the table's own name:
+// MariaDB's RENAME waits for its metadata locks one table at a time in name
+// order, and only a RENAME already queued on the table's name is granted
+// before the writers queued there (a name starting with "_" would make it
+// wait on the copy first, and writers would slip into the old table when
+// the cut-over's lock is released).
+func shadowName(t string) string { return t + "_new" }
+
+// oldName is what the old table is renamed to.
+func oldName(t string) string { return "_" + t + "_old" }

@@ -17,8 +17,6 @@ type plan struct {
 	keyCols        []string
 	shared         []string
 	dropped        []string
-	instantProbe   string // the server's answer on the temporary copy
-	instantOK      bool
 	rows, bytes    int64
 	freeBytes      int64 // -1: the server does not tell
 	shadowDDL      []string
@@ -44,12 +42,6 @@ func (r *runner) makePlan(ctx context.Context) (*plan, error) {
 	}
 	if p.newDef, err = describe(ctx, conn, r.id.Database, "_"+r.id.Name+"_dry"); err != nil {
 		return nil, err
-	}
-	// A second empty copy for the INSTANT question (the first one has the change).
-	if _, err := conn.ExecContext(ctx, "DROP TEMPORARY TABLE "+tmp); err == nil {
-		if _, err := conn.ExecContext(ctx, "CREATE TEMPORARY TABLE "+tmp+" LIKE "+r.quoted(r.id.Name)); err == nil {
-			p.instantOK, p.instantProbe = probeInstant(ctx, conn, tmp, r.o.Alter)
-		}
 	}
 	p.shared, p.dropped = sharedColumns(p.oldDef, p.newDef)
 	p.keyIndex, p.keyCols = sharedKey(p.oldDef, p.newDef)

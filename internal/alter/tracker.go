@@ -36,6 +36,9 @@ type tracker struct {
 	// after the drain (slipped), which must never happen.
 	sealed  atomic.Bool
 	slipped atomic.Int64
+	// renamed: the cut-over's RENAME has been read; later rows named like
+	// the table are the new table's.
+	renamed atomic.Bool
 	events  atomic.Int64
 }
 
@@ -67,10 +70,16 @@ func (t *tracker) run(ctx context.Context, s *binlog.Stream) {
 }
 
 func (t *tracker) txn(txn *model.Txn) error {
+	if txn.DDL != nil && t.sealed.Load() {
+		t.renamed.Store(true)
+	}
 	for i := range txn.Changes {
 		rc := &txn.Changes[i]
 		switch rc.Table.TableID {
 		case t.table:
+			if t.renamed.Load() {
+				continue
+			}
 			t.events.Add(1)
 			if t.sealed.Load() {
 				t.slipped.Add(1)
@@ -150,8 +159,14 @@ func (t *tracker) waitMarker(ctx context.Context, id int64, timeout time.Duratio
 func (t *tracker) translator() binlog.Translator {
 	parser := sqlparser.NewTestParser()
 	return func(_ map[schema.TableID]*schema.Table, stmt, defaultDB string) (*binlog.DDLResult, error) {
-		if t.sealed.Load() || !touches(parser, stmt, defaultDB, t.table) {
+		if !touches(parser, stmt, defaultDB, t.table) {
 			return &binlog.DDLResult{Ignored: true, Reason: "not the altered table"}, nil
+		}
+		if t.sealed.Load() {
+			// The cut-over's RENAME: emitted in stream order, so that the
+			// changes before it (to the old table) and after it (to the new
+			// one) are told apart.
+			return &binlog.DDLResult{Reason: "cut-over"}, nil
 		}
 		return nil, fmt.Errorf("a schema change of %s while sluice alter runs; run sluice alter again after it (the interrupted run resumes or --cleanup removes it)", t.table)
 	}
@@ -167,15 +182,26 @@ func touches(p *sqlparser.Parser, stmt, defaultDB string, id schema.TableID) boo
 		return strings.Contains(low, "`"+name+"`") || strings.Contains(low, " "+name+" ") || strings.HasSuffix(low, " "+name)
 	}
 	found := false
+	check := func(tn sqlparser.TableName) {
+		db := tn.Qualifier.String()
+		if db == "" {
+			db = defaultDB
+		}
+		if strings.EqualFold(tn.Name.String(), id.Name) && strings.EqualFold(db, id.Database) {
+			found = true
+		}
+	}
+	if rt, ok := st.(*sqlparser.RenameTable); ok {
+		// Walk does not descend into the rename pairs.
+		for _, p := range rt.TablePairs {
+			check(p.FromTable)
+			check(p.ToTable)
+		}
+		return found
+	}
 	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
 		if tn, ok := n.(sqlparser.TableName); ok {
-			db := tn.Qualifier.String()
-			if db == "" {
-				db = defaultDB
-			}
-			if strings.EqualFold(tn.Name.String(), id.Name) && strings.EqualFold(db, id.Database) {
-				found = true
-			}
+			check(tn)
 		}
 		return !found, nil
 	}, st)

@@ -1,0 +1,237 @@
+package alter
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+const baseTable = "CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, a INT NOT NULL DEFAULT 0, b VARCHAR(100), c INT NULL) ENGINE=InnoDB"
+
+// TestAlterCopyUnderLoad runs each kind of change by the copy method while
+// four writers insert, update, delete and move rows through prepared
+// statements, then compares every row with the writers' model.
+func TestAlterCopyUnderLoad(t *testing.T) {
+	cases := []struct {
+		name, create, clauses string
+		allowDrop             bool
+		want                  []string // in SHOW CREATE TABLE after
+		notWant               []string
+	}{
+		{name: "add_column_and_index", create: baseTable, clauses: "ADD COLUMN d VARCHAR(20) NOT NULL DEFAULT 'x', ADD INDEX ia (a)",
+			want: []string{"`d` varchar(20)", "KEY `ia`"}},
+		{name: "drop_column", create: baseTable, clauses: "DROP COLUMN c", allowDrop: true, notWant: []string{"`c`"}},
+		{name: "modify_type", create: baseTable, clauses: "MODIFY a BIGINT NOT NULL DEFAULT 0, MODIFY b VARCHAR(300)",
+			want: []string{"`a` bigint", "`b` varchar(300)"}},
+		{name: "drop_index", create: strings.Replace(baseTable, "c INT NULL)", "c INT NULL, KEY ib (b))", 1), clauses: "DROP INDEX ib",
+			notWant: []string{"KEY `ib`"}},
+		{name: "charset", create: baseTable + " DEFAULT CHARSET=latin1", clauses: "CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+			want: []string{"utf8mb4_bin"}},
+		{name: "primary_key", create: baseTable, clauses: "DROP PRIMARY KEY, ADD PRIMARY KEY (id, a), ADD UNIQUE KEY uid (id)",
+			want: []string{"PRIMARY KEY (`id`,`a`)", "UNIQUE KEY `uid`"}},
+	}
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				name := env.NewDatabase(t, "alter_"+tc.name)
+				db := env.MySQL(t, name)
+				rows := seed(t, db, tc.create)
+				l := startLoad(t, db, rows, 4)
+				o := alterOptions(t, env, name, tc.clauses)
+				o.AllowDropColumn = tc.allowDrop
+				o.afterChunk = func(int) { time.Sleep(15 * time.Millisecond) } // let the writers overlap the copy
+				rep, err := Run(context.Background(), o)
+				time.Sleep(300 * time.Millisecond) // writes after the swap, through the same prepared statements
+				l.finish()
+				if err != nil {
+					t.Fatalf("alter: %v", err)
+				}
+				t.Logf("report: %+v", *rep)
+				if rep.Method != MethodCopy || rep.CutoverLock > 2*time.Second {
+					t.Errorf("report %+v", *rep)
+				}
+				l.compare(db)
+				var tn, ddl string
+				if err := db.QueryRow("SHOW CREATE TABLE t").Scan(&tn, &ddl); err != nil {
+					t.Fatal(err)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(ddl, w) {
+						t.Errorf("new definition lacks %q:\n%s", w, ddl)
+					}
+				}
+				for _, w := range tc.notWant {
+					if strings.Contains(ddl, w) {
+						t.Errorf("new definition still has %q:\n%s", w, ddl)
+					}
+				}
+				leftovers(t, db, name)
+			})
+		}
+	})
+}
+
+// TestAlterResumeAfterInterrupt stops a run in the middle of the copy (its
+// state stays, as after kill -9) and runs it again: it resumes from the
+// saved chunks and replays the binlog from the saved position.
+func TestAlterResumeAfterInterrupt(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		name := env.NewDatabase(t, "alter_resume")
+		db := env.MySQL(t, name)
+		rows := seed(t, db, baseTable)
+		l := startLoad(t, db, rows, 4)
+		o := alterOptions(t, env, name, "ADD COLUMN d INT, ADD INDEX ib (b)")
+		ctx, cancel := context.WithCancel(context.Background())
+		o.afterChunk = func(seq int) {
+			time.Sleep(10 * time.Millisecond)
+			if seq == 10 {
+				cancel()
+			}
+		}
+		if _, err := Run(ctx, o); err == nil || !errors.Is(err, context.Canceled) {
+			l.finish()
+			t.Fatalf("interrupted run: %v", err)
+		}
+		var n int
+		if err := db.QueryRow("SELECT COUNT(*) FROM `sluice`.`alter_chunks` WHERE db = ? AND done = 1", name).Scan(&n); err != nil || n == 0 {
+			t.Fatalf("no copied chunk recorded (%d, %v)", n, err)
+		}
+		time.Sleep(300 * time.Millisecond) // changes the resumed run must replay
+		o.afterChunk = func(int) { time.Sleep(5 * time.Millisecond) }
+		rep, err := Run(context.Background(), o)
+		time.Sleep(200 * time.Millisecond)
+		l.finish()
+		if err != nil {
+			t.Fatalf("resumed run: %v", err)
+		}
+		if !rep.Resumed {
+			t.Errorf("run did not resume: %+v", *rep)
+		}
+		l.compare(db)
+		leftovers(t, db, name)
+	})
+}
+
+// TestAlterAbortLeavesNothing aborts through the control file mid-copy.
+func TestAlterAbortLeavesNothing(t *testing.T) {
+	env := testenv.Get(t)
+	name := env.NewDatabase(t, "alter_abort")
+	db := env.MySQL(t, name)
+	rows := seed(t, db, baseTable)
+	l := startLoad(t, db, rows, 2)
+	o := alterOptions(t, env, name, "ADD COLUMN d INT, ADD INDEX ib (b)")
+	o.ControlFile = filepath.Join(t.TempDir(), "ctl")
+	o.afterChunk = func(seq int) {
+		if seq == 5 {
+			if err := os.WriteFile(o.ControlFile, []byte("abort\n"), 0o600); err != nil {
+				t.Error(err)
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	_, err := Run(context.Background(), o)
+	l.finish()
+	if !errors.Is(err, errAbort) || exitcode.Of(err) != exitcode.Failure {
+		t.Fatalf("want an abort (exit 1), got %v", err)
+	}
+	leftovers(t, db, name)
+	var tn, ddl string
+	if err := db.QueryRow("SHOW CREATE TABLE t").Scan(&tn, &ddl); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(ddl, "`d`") {
+		t.Errorf("aborted alter changed the table:\n%s", ddl)
+	}
+	l.compare(db)
+}
+
+// TestAlterInstant: an ADD COLUMN the server does INSTANT takes that path.
+func TestAlterInstant(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		name := env.NewDatabase(t, "alter_instant")
+		db := env.MySQL(t, name)
+		rows := seed(t, db, baseTable)
+		l := startLoad(t, db, rows, 2)
+		o := alterOptions(t, env, name, "ADD COLUMN d INT NULL")
+		o.Method = MethodAuto
+		rep, err := Run(context.Background(), o)
+		time.Sleep(200 * time.Millisecond)
+		l.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Method != MethodInstant {
+			t.Errorf("method %s (%s), want instant", rep.Method, rep.Why)
+		}
+		l.compare(db)
+		// --method instant refuses what needs a copy.
+		o.Method, o.Alter = MethodInstant, "ADD INDEX ib (b)"
+		if _, err := Run(context.Background(), o); exitcode.Of(err) != exitcode.Config {
+			t.Errorf("--method instant with ADD INDEX: want exit 2, got %v", err)
+		}
+	})
+}
+
+// TestAlterRefusals: what cannot be done safely exits 2 and changes nothing.
+func TestAlterRefusals(t *testing.T) {
+	env := testenv.Get(t)
+	name := env.NewDatabase(t, "alter_refuse")
+	db := env.MySQL(t, name)
+	for _, q := range []string{
+		baseTable,
+		"CREATE TABLE nokey (a INT, b INT)",
+		"CREATE TABLE parent (id INT PRIMARY KEY) ENGINE=InnoDB",
+		"CREATE TABLE child (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES parent (id)) ENGINE=InnoDB",
+		"CREATE TABLE trig (id INT PRIMARY KEY, a INT)",
+		"CREATE TRIGGER trig_bi BEFORE INSERT ON trig FOR EACH ROW SET NEW.a = 1",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ table, clauses, want string }{
+		{"t", "DROP COLUMN c", "--allow-drop-column"},
+		{"t", "RENAME COLUMN b TO bb", "renames column b to bb"},
+		{"t", "CHANGE b bb VARCHAR(100)", "renames column b to bb"},
+		{"t", "ADD COLUMN d INT, ALGORITHM=COPY", "ALGORITHM"},
+		{"t", "DROP PRIMARY KEY, ADD PRIMARY KEY (id, a)", "no PRIMARY KEY or NOT NULL unique key"},
+		{"nokey", "ADD INDEX (a)", "no PRIMARY KEY or NOT NULL unique key"},
+		{"parent", "ADD INDEX (id)", "foreign keys"},
+		{"child", "ADD INDEX (p)", "foreign keys"},
+		{"trig", "ADD INDEX (a)", "trigger"},
+	} {
+		o := alterOptions(t, env, name, tc.clauses)
+		o.Table = tc.table
+		o.Method = MethodAuto
+		_, err := Run(context.Background(), o)
+		if exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %q: want exit 2 with %q, got %v", tc.table, tc.clauses, tc.want, err)
+		}
+	}
+	var tn, ddl string
+	if err := db.QueryRow("SHOW CREATE TABLE t").Scan(&tn, &ddl); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ddl, "`c`") || !strings.Contains(ddl, "PRIMARY KEY (`id`)") {
+		t.Errorf("a refused alter changed the table:\n%s", ddl)
+	}
+	leftovers(t, db, name)
+	// A dry run writes nothing and prints the plan.
+	o := alterOptions(t, env, name, "ADD INDEX ia (a)")
+	o.DryRun = true
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan := strings.Join(rep.Plan, "\n"); !strings.Contains(plan, "ALTER TABLE `"+name+"`.`t_new` ADD INDEX ia (a)") || !strings.Contains(plan, "row identity: id") {
+		t.Errorf("dry-run plan:\n%s", plan)
+	}
+	leftovers(t, db, name)
+}
