@@ -235,3 +235,31 @@ func TestAlterRefusals(t *testing.T) {
 	}
 	leftovers(t, db, name)
 }
+
+// TestAlterKeepsAutoIncrement: ids of rows deleted at the top are not
+// handed out again after the swap.
+func TestAlterKeepsAutoIncrement(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		name := env.NewDatabase(t, "alter_autoinc")
+		db := env.MySQL(t, name)
+		for _, q := range []string{
+			"CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, a INT)",
+			"INSERT INTO t (a) VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)",
+			"DELETE FROM t WHERE id > 5",
+		} {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := Run(context.Background(), alterOptions(t, env, name, "ADD INDEX ia (a)")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec("INSERT INTO t (a) VALUES (11)"); err != nil {
+			t.Fatal(err)
+		}
+		var id int
+		if err := db.QueryRow("SELECT MAX(id) FROM t").Scan(&id); err != nil || id != 11 {
+			t.Errorf("next id after the swap: %d (%v), want 11", id, err)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
@@ -87,6 +88,7 @@ func (r *runner) tryCutover(ctx context.Context) (time.Duration, error) {
 	if err := r.drain(ctx, lock); err != nil {
 		return time.Since(locked), err
 	}
+	r.carryAutoIncrement(ctx, lock)
 	r.tr.sealed.Store(true)
 	rename := "RENAME TABLE " + table + " TO " + old + ", " + shadow + " TO " + table
 	if r.info.Flavor != binlog.FlavorMariaDB {
@@ -162,3 +164,23 @@ func (r *runner) renameWhileLocked(ctx context.Context, rename string, unlock fu
 	}
 	return nil
 }
+
+// carryAutoIncrement gives the copy the table's next AUTO_INCREMENT value
+// (the copy's own is the highest copied id + 1: ids of rows deleted at the
+// top would be handed out again). On the locking session, under the lock.
+func (r *runner) carryAutoIncrement(ctx context.Context, lock *sql.Conn) {
+	var name, ddl string
+	if err := lock.QueryRowContext(ctx, "SHOW CREATE TABLE "+r.quoted(r.id.Name)).Scan(&name, &ddl); err != nil {
+		r.log.Warn("cut-over: read AUTO_INCREMENT", "err", err)
+		return
+	}
+	m := autoIncRE.FindStringSubmatch(ddl)
+	if m == nil {
+		return
+	}
+	if _, err := lock.ExecContext(ctx, "ALTER TABLE "+r.quoted(shadowName(r.id.Name))+" AUTO_INCREMENT = "+m[1]); err != nil {
+		r.log.Warn("cut-over: carry AUTO_INCREMENT to the copy", "value", m[1], "err", err)
+	}
+}
+
+var autoIncRE = regexp.MustCompile(`\) ENGINE=\S+ AUTO_INCREMENT=(\d+)`)

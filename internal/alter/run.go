@@ -183,7 +183,7 @@ func (r *runner) copyRun(ctx context.Context, st *runState) (*Report, error) {
 	}
 	if st == nil {
 		if shadowExists {
-			return nil, refuse("table %s already exists (a leftover of an earlier run?): drop it, or run with --cleanup", shadowName(r.id.Name))
+			return nil, refuse("table %s already exists and no sluice alter of %s is pending: the copy needs that name; drop it if it is a leftover", shadowName(r.id.Name), r.id)
 		}
 		for _, q := range p.shadowDDL {
 			if _, err := r.db.ExecContext(ctx, q); err != nil {
@@ -403,8 +403,21 @@ func (r *runner) dropShadow(ctx context.Context) {
 	}
 }
 
-// cleanup removes the copy table and the state of the table's run.
+// cleanup removes the copy table and the state of the table's run. A
+// table named like the copy without a state naming it may be the user's:
+// it is never dropped.
 func (r *runner) cleanup(ctx context.Context) error {
+	st, err := loadRun(ctx, r.db, r.id.Database, r.id.Name)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		if exists, err := r.tableExists(ctx, shadowName(r.id.Name)); err == nil && exists {
+			return refuse("no sluice alter of %s is pending, so %s is not dropped (it may be yours); drop it yourself if it is a leftover", r.id, shadowName(r.id.Name))
+		}
+		r.log.Info("nothing to clean up")
+		return nil
+	}
 	r.dropShadow(ctx)
 	if err := deleteRun(ctx, r.db, r.id.Database, r.id.Name); err != nil {
 		return err
