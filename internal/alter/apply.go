@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-
-	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
 const applyBatch = 500
@@ -41,8 +39,9 @@ func (r *runner) applyKeys(ctx context.Context, q querier, vals [][]any) error {
 	return nil
 }
 
-// appliers applies the key set with --workers sessions until ctx ends.
-func (r *runner) appliers(ctx context.Context) error {
+// appliers applies the key set with --workers sessions until ctx ends;
+// only keys ok accepts, when it is set.
+func (r *runner) appliers(ctx context.Context, ok func([]any) bool) error {
 	g, ctx := errgroup.WithContext(ctx)
 	for w := 0; w < r.o.Workers; w++ {
 		g.Go(func() error {
@@ -58,9 +57,13 @@ func (r *runner) appliers(ctx context.Context) error {
 				if err := r.ctl.gate(ctx); err != nil {
 					return ignoreCancel(err)
 				}
-				ids, vals := r.keys.take(applyBatch)
+				ids, vals := r.keys.take(applyBatch, ok)
 				if len(ids) == 0 {
-					if err := sleep(ctx, 10*time.Millisecond); err != nil {
+					idle := 10 * time.Millisecond
+					if ok != nil {
+						idle = 100 * time.Millisecond // each take scans the set
+					}
+					if err := sleep(ctx, idle); err != nil {
 						return nil
 					}
 					continue
@@ -81,7 +84,7 @@ func (r *runner) appliers(ctx context.Context) error {
 // drain applies every key of the set on one session (under the lock).
 func (r *runner) drain(ctx context.Context, q querier) error {
 	for {
-		ids, vals := r.keys.take(applyBatch)
+		ids, vals := r.keys.take(applyBatch, nil)
 		if len(ids) == 0 {
 			if r.keys.size() == 0 {
 				return nil
@@ -102,5 +105,3 @@ func ignoreCancel(err error) error {
 	}
 	return err
 }
-
-var _ = consistent.QuoteMy

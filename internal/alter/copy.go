@@ -46,7 +46,7 @@ func (r *runner) columnList() string {
 // copyChunks copies the chunks not yet done, --workers at a time, each
 // as one server-side INSERT IGNORE ... SELECT: a row the binlog apply
 // already wrote is newer and stays.
-func (r *runner) copyChunks(ctx context.Context, chunks []chunk) error {
+func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRanges) error {
 	todo := make(chan chunk)
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -104,6 +104,9 @@ func (r *runner) copyChunks(ctx context.Context, chunks []chunk) error {
 					return fmt.Errorf("alter: record chunk %d: %w", c.Seq, err)
 				}
 				r.chunksDone.Add(1)
+				if cr != nil {
+					cr.markDone(c.Seq - 1)
+				}
 				if r.o.afterChunk != nil {
 					r.o.afterChunk(c.Seq)
 				}

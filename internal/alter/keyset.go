@@ -45,15 +45,16 @@ func (s *keySet) add(id string, vals []any) {
 	}
 }
 
-// take hands out up to n pending keys and marks them in flight.
-func (s *keySet) take(n int) (ids []string, vals [][]any) {
+// take hands out up to n pending keys (only those ok accepts, when it is
+// set) and marks them in flight.
+func (s *keySet) take(n int, ok func([]any) bool) (ids []string, vals [][]any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for id, e := range s.m {
 		if len(ids) >= n {
 			break
 		}
-		if e.inFlight {
+		if e.inFlight || (ok != nil && !ok(e.vals)) {
 			continue
 		}
 		e.inFlight, e.dirty = true, false

@@ -269,17 +269,28 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	stopProgress := r.progress(ctx, len(st.Chunks))
 	defer stopProgress()
 
-	// The copy first: applying a key while a chunk holding it is being
-	// copied could let the chunk's older read win, so the keys wait in the
-	// set (memory: one entry per distinct changed key).
-	if err := r.copyChunks(ctx, st.Chunks); err != nil {
+	// Keys of copied chunks are applied during the copy when the key is one
+	// integer column (copiedRanges); the others wait in the set (memory:
+	// one entry per distinct changed key) until the copy is done.
+	cr := newCopiedRanges(r.kc, st.Chunks)
+	var stopEarly func() error
+	if cr != nil {
+		stopEarly = r.startAppliers(ctx, cr.copied)
+	}
+	err = r.copyChunks(ctx, st.Chunks, cr)
+	if stopEarly != nil {
+		if serr := stopEarly(); err == nil {
+			err = serr
+		}
+	}
+	if err != nil {
 		return err
 	}
 	if err := r.tr.failed(); err != nil {
 		return err
 	}
 	r.log.Info("copy done; applying the changed keys", "rows", r.copied.Load(), "changed_keys", r.keys.size())
-	stop := r.startAppliers(ctx)
+	stop := r.startAppliers(ctx, nil)
 	if err := r.catchUp(ctx); err != nil {
 		stop()
 		return err
@@ -310,10 +321,10 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 
 // startAppliers runs the background appliers; stop ends them and returns
 // their error.
-func (r *runner) startAppliers(ctx context.Context) (stop func() error) {
+func (r *runner) startAppliers(ctx context.Context, ok func([]any) bool) (stop func() error) {
 	actx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
-	go func() { errc <- r.appliers(actx) }()
+	go func() { errc <- r.appliers(actx, ok) }()
 	var stopped bool
 	var err error
 	return func() error {
