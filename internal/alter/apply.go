@@ -2,6 +2,7 @@ package alter
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -25,14 +26,20 @@ func (r *runner) applyKeys(ctx context.Context, q querier, vals [][]any) error {
 	for _, p := range r.key.Parts {
 		join = append(join, table+"."+p.Quoted()+" = "+shadow+"."+p.Quoted())
 	}
+	// Locking reads of the table: the binlog reader can see a transaction
+	// before its commit is visible to other sessions (the binlog is written
+	// before the engine commits), and a consistent read then would miss the
+	// row and drop the key for good. A locking read waits for that
+	// transaction's row locks, i.e. for its commit, and reads the committed
+	// row.
 	del := "DELETE FROM " + shadow + " WHERE (" + r.key.OneOfWhere(shadow+".", vals) + ") AND NOT EXISTS (SELECT 1 FROM " +
-		table + " WHERE " + strings.Join(join, " AND ") + ")"
-	if _, err := q.ExecContext(ctx, del, args...); err != nil {
+		table + " WHERE " + strings.Join(join, " AND ") + " LOCK IN SHARE MODE)"
+	if _, err := execRetry(ctx, q, del, args...); err != nil {
 		return fmt.Errorf("alter: apply changed keys (delete): %w", err)
 	}
 	cols := r.columnList()
-	rep := "REPLACE INTO " + shadow + " (" + cols + ") SELECT " + cols + " FROM " + table + " WHERE " + r.key.OneOfWhere(table+".", vals)
-	if _, err := q.ExecContext(ctx, rep, args...); err != nil {
+	rep := "REPLACE INTO " + shadow + " (" + cols + ") SELECT " + cols + " FROM " + table + " WHERE " + r.key.OneOfWhere(table+".", vals) + " LOCK IN SHARE MODE"
+	if _, err := execRetry(ctx, q, rep, args...); err != nil {
 		return fmt.Errorf("alter: apply changed keys (replace): %w", err)
 	}
 	r.applied.Add(int64(len(vals)))
@@ -104,4 +111,24 @@ func ignoreCancel(err error) error {
 		return nil
 	}
 	return err
+}
+
+const errDeadlock = 1213
+
+// execRetry runs one autocommit statement, again after a deadlock or a row
+// lock wait timeout (the copy and the appliers write the same table;
+// InnoDB rolls the statement back, so running it again is exact).
+func execRetry(ctx context.Context, q querier, stmt string, args ...any) (sql.Result, error) {
+	backoff := 20 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		res, err := q.ExecContext(ctx, stmt, args...)
+		code, _ := mysqlErr(err)
+		if err == nil || (code != errDeadlock && code != errLockWaitTimeout) || attempt == 8 {
+			return res, err
+		}
+		if err := sleep(ctx, backoff); err != nil {
+			return nil, err
+		}
+		backoff *= 2
+	}
 }

@@ -3,6 +3,7 @@ package alter
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -84,6 +85,9 @@ func (r *runner) checksum(ctx context.Context, chunks []chunk) error {
 	return nil
 }
 
+// errDrainSlow: the key set did not drain while the table was locked.
+var errDrainSlow = errors.New("the changed keys did not drain in time under the table lock")
+
 // consistentPoint read-locks the table, drains the key set and opens the
 // snapshot sessions; the lock waits at most the cut-over lock timeout,
 // with retries.
@@ -95,10 +99,10 @@ func (r *runner) consistentPoint(ctx context.Context) ([]*sql.Conn, error) {
 			return snaps, nil
 		}
 		code, _ := mysqlErr(err)
-		if code != errLockWaitTimeout || attempt >= r.o.CutoverRetries {
+		if (code != errLockWaitTimeout && !errors.Is(err, errDrainSlow)) || attempt >= r.o.CutoverRetries {
 			return nil, err
 		}
-		r.log.Warn("checksum: table lock wait timed out, retrying", "attempt", attempt, "in", backoff)
+		r.log.Warn("checksum: no consistent point yet, retrying", "attempt", attempt, "reason", err, "in", backoff)
 		if err := sleep(ctx, backoff); err != nil {
 			return nil, err
 		}
@@ -130,10 +134,16 @@ func (r *runner) tryConsistentPoint(ctx context.Context) (snaps []*sql.Conn, err
 	if err := r.tr.waitMarker(ctx, id, 30*time.Second); err != nil {
 		return nil, err
 	}
-	// The background appliers drain the set: nothing adds to it now.
+	// The background appliers drain the set: nothing adds to it now. They
+	// may be paused (control file, --max-load): the lock is not held for
+	// that long.
+	drainBy := time.Now().Add(max(5*time.Second, 2*r.o.CutoverLockTimeout))
 	for r.keys.size() > 0 {
 		if err := r.tr.failed(); err != nil {
 			return nil, err
+		}
+		if time.Now().After(drainBy) {
+			return nil, errDrainSlow
 		}
 		if err := sleep(ctx, 2*time.Millisecond); err != nil {
 			return nil, err

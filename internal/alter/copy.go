@@ -94,7 +94,7 @@ func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRange
 					q += " WHERE " + where
 				}
 				start := time.Now()
-				res, err := conn.ExecContext(ctx, q, args...)
+				res, err := execRetry(ctx, conn, q, args...)
 				if err != nil {
 					return fmt.Errorf("alter: copy chunk %d of %s: %w", c.Seq, r.id, err)
 				}

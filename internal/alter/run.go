@@ -181,6 +181,12 @@ func (r *runner) copyRun(ctx context.Context, st *runState) (*Report, error) {
 		}
 		st = nil
 	}
+	if exists, err := r.tableExists(ctx, oldName(r.id.Name)); err != nil || exists {
+		if err != nil {
+			return nil, err
+		}
+		return nil, refuse("table %s exists (kept by an earlier --keep-old-table?): the swap renames %s to that name; drop or rename it first", oldName(r.id.Name), r.id)
+	}
 	if st == nil {
 		if shadowExists {
 			return nil, refuse("table %s already exists and no sluice alter of %s is pending: the copy needs that name; drop it if it is a leftover", shadowName(r.id.Name), r.id)
