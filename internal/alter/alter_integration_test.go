@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -262,4 +263,81 @@ func TestAlterKeepsAutoIncrement(t *testing.T) {
 			t.Errorf("next id after the swap: %d (%v), want 11", id, err)
 		}
 	})
+}
+
+// TestAlterControls: pause and resume through the control file, a
+// postponed cut-over that waits for "cutover", and --max-load.
+func TestAlterControls(t *testing.T) {
+	env := testenv.Get(t)
+	name := env.NewDatabase(t, "alter_ctl")
+	db := env.MySQL(t, name)
+	rows := seed(t, db, baseTable)
+	l := startLoad(t, db, rows, 2)
+	o := alterOptions(t, env, name, "ADD COLUMN d INT, ADD INDEX ib (b)")
+	o.ControlFile = filepath.Join(t.TempDir(), "ctl")
+	o.PostponeCutover = true
+	o.MaxLoad = Load{"Threads_running": 1000}
+	write := func(w string) {
+		if err := os.WriteFile(o.ControlFile, []byte(w+"\n"), 0o600); err != nil {
+			t.Error(err)
+		}
+	}
+	var pausedAt, resumedAt atomic.Int64 // unix nanoseconds
+	o.afterChunk = func(seq int) {
+		if seq == 3 {
+			write("pause")
+			pausedAt.Store(time.Now().UnixNano())
+			go func() {
+				time.Sleep(time.Second)
+				resumedAt.Store(time.Now().UnixNano())
+				write("resume")
+			}()
+		}
+	}
+	type result struct {
+		rep *Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := Run(context.Background(), o)
+		done <- result{rep, err}
+	}()
+	// The copy pauses, resumes, then waits for "cutover".
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var n int
+		_ = db.QueryRow("SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 't_new'", name).Scan(&n)
+		var left int
+		_ = db.QueryRow("SELECT COUNT(*) FROM `sluice`.`alter_chunks` WHERE db = ? AND done = 0", name).Scan(&left)
+		if resumedAt.Load() != 0 && left == 0 && n > 0 {
+			break
+		}
+		select {
+		case res := <-done:
+			l.finish()
+			t.Fatalf("run ended before the cut-over: %v", res.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the copy did not finish")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	var cols int
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 't' AND COLUMN_NAME = 'd'", name).Scan(&cols); err != nil || cols != 0 {
+		t.Fatalf("swapped before \"cutover\" (%d, %v)", cols, err)
+	}
+	write("cutover")
+	res := <-done
+	l.finish()
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	if d := time.Duration(resumedAt.Load() - pausedAt.Load()); d < 900*time.Millisecond {
+		t.Errorf("pause lasted %s", d)
+	}
+	l.compare(db)
+	leftovers(t, db, name)
 }

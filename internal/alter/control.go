@@ -110,7 +110,8 @@ func (c *control) gate(ctx context.Context) error {
 func (c *control) over(ctx context.Context, l Load) (string, error) {
 	for name, limit := range l {
 		var n, v string
-		err := c.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE ?", name).Scan(&n, &v)
+		// SHOW cannot take a placeholder; ParseLoad allows only [A-Za-z0-9_].
+		err := c.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+name+"'").Scan(&n, &v)
 		if err != nil {
 			return "", fmt.Errorf("alter: read status %s: %w", name, err)
 		}

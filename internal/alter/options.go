@@ -75,7 +75,11 @@ func ParseLoad(s string) (Load, error) {
 		if !ok || err != nil || strings.TrimSpace(name) == "" {
 			return nil, fmt.Errorf("load %q: want Variable=N, e.g. Threads_running=50", part)
 		}
-		out[strings.TrimSpace(name)] = n
+		name = strings.TrimSpace(name)
+		if strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+			return nil, fmt.Errorf("load %q: %q is not a status variable name", part, name)
+		}
+		out[name] = n
 	}
 	return out, nil
 }
