@@ -151,6 +151,14 @@ func TestAlterAbortLeavesNothing(t *testing.T) {
 		t.Errorf("aborted alter changed the table:\n%s", ddl)
 	}
 	l.compare(db)
+
+	// --critical-load aborts the same way (Threads_running is at least 1).
+	o = alterOptions(t, env, name, "ADD COLUMN d INT, ADD INDEX ib (b)")
+	o.CriticalLoad = Load{"Threads_running": 0}
+	if _, err := Run(context.Background(), o); !errors.Is(err, errAbort) || !strings.Contains(err.Error(), "critical load") {
+		t.Fatalf("--critical-load: want an abort, got %v", err)
+	}
+	leftovers(t, db, name)
 }
 
 // TestAlterInstant: an ADD COLUMN the server does INSTANT takes that path.
