@@ -7,6 +7,7 @@ package alter
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -54,6 +55,9 @@ type Options struct {
 	ServerID uint32
 	// ProgressEvery is the period of the progress log line (default 5s).
 	ProgressEvery time.Duration
+	// Progress, with Terminal, gets a progress bar instead of log lines.
+	Progress io.Writer
+	Terminal bool
 
 	// afterChunk, when set (tests), runs after each copied chunk.
 	afterChunk func(seq int)

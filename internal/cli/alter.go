@@ -2,8 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/sluice-db/sluice/internal/alter"
@@ -18,7 +20,7 @@ func newAlterCmd() *cobra.Command {
 		Long: `alter runs an ALTER TABLE on a busy table without blocking its writers.
 
 With --method auto it first asks the server for ALGORITHM=INSTANT (metadata
-only); when the server cannot, it builds a copy _<table>_new with the new
+only); when the server cannot, it builds a copy <table>_new with the new
 definition: a parallel key-range copy (INSERT IGNORE ... SELECT on the server)
 while the row binlog's changed keys are collected in a de-duplicating set and
 re-read from the table into the copy, a chunked checksum of copy vs table on
@@ -91,7 +93,10 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 		DryRun: k.Bool("dry-run"), MaxLoad: maxLoad, CriticalLoad: critical, NiceRatio: k.Float64("nice-ratio"),
 		ControlFile: k.String("control-file"), PostponeCutover: k.Bool("postpone-cutover"),
 		KeepOldTable: k.Bool("keep-old-table"), AllowDropColumn: k.Bool("allow-drop-column"), Cleanup: k.Bool("cleanup"),
-		Log: s.Log,
+		Log: s.Log, Progress: cmd.ErrOrStderr(),
+	}
+	if file, ok := cmd.ErrOrStderr().(*os.File); ok && isatty.IsTerminal(file.Fd()) {
+		o.Terminal = true
 	}
 	rep, err := alter.Run(cmd.Context(), o)
 	if err != nil {
