@@ -152,6 +152,17 @@ func TestAlterAbortLeavesNothing(t *testing.T) {
 	}
 	l.compare(db)
 
+	// A new unique key the data violates: INSERT IGNORE would skip rows,
+	// the checksum sees it and aborts.
+	if _, err := db.Exec("UPDATE t SET b = 'dup' WHERE id IN (1, 2)"); err != nil {
+		t.Fatal(err)
+	}
+	o = alterOptions(t, env, name, "ADD UNIQUE KEY ub (b)")
+	if _, err := Run(context.Background(), o); !errors.Is(err, errAbort) || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("unique key violated by the data: want a checksum abort, got %v", err)
+	}
+	leftovers(t, db, name)
+
 	// --critical-load aborts the same way (Threads_running is at least 1).
 	o = alterOptions(t, env, name, "ADD COLUMN d INT, ADD INDEX ib (b)")
 	o.CriticalLoad = Load{"Threads_running": 0}

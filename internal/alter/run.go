@@ -105,6 +105,22 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	if st != nil {
+		shadow, err := r.tableExists(ctx, shadowName(r.id.Name))
+		if err != nil {
+			return nil, err
+		}
+		old, err := r.tableExists(ctx, oldName(r.id.Name))
+		if err != nil {
+			return nil, err
+		}
+		if !shadow && old {
+			// Killed after the RENAME, before the state was removed.
+			if err := deleteRun(ctx, db, r.id.Database, r.id.Name); err != nil {
+				return nil, err
+			}
+			r.log.Warn("an interrupted run had already swapped the tables; its state is removed and the old table kept", "old_table", oldName(r.id.Name))
+			return &Report{Method: MethodCopy, Why: "finished by an earlier, interrupted run (the old table is kept as " + oldName(r.id.Name) + ")"}, nil
+		}
 		if strings.TrimSpace(st.Alter) != strings.TrimSpace(o.Alter) {
 			return nil, refuse("an interrupted sluice alter of %s with other clauses (%q) is pending: run it again with those to resume, or with --cleanup to remove it", r.id, st.Alter)
 		}
