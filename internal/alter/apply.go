@@ -3,6 +3,7 @@ package alter
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -107,7 +108,7 @@ func (r *runner) drain(ctx context.Context, q querier) error {
 }
 
 func ignoreCancel(err error) error {
-	if err == context.Canceled {
+	if errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err

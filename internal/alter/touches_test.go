@@ -24,3 +24,24 @@ func TestTouches(t *testing.T) {
 		}
 	}
 }
+
+func TestTouchesText(t *testing.T) {
+	id := schema.TableID{Database: "db1", Name: "t"}
+	for _, tc := range []struct {
+		stmt, db string
+		want     bool
+	}{
+		{"ALTER ONLINE TABLE `t` ADD COLUMN IF NOT EXISTS w INT", "other", false},
+		{"ALTER ONLINE TABLE `t` ADD COLUMN IF NOT EXISTS w INT", "db1", true},
+		{"ALTER ONLINE TABLE t ADD COLUMN w INT", "db1", true},
+		{"ALTER ONLINE TABLE `db1`.`t` ADD COLUMN w INT", "other", true},
+		{"ALTER ONLINE TABLE db1.t ADD COLUMN w INT", "", true},
+		{"ALTER ONLINE TABLE db1.t2 ADD COLUMN w INT", "", false},
+		{"ALTER ONLINE TABLE `t_new` ADD COLUMN w INT", "db1", false},
+		{"ALTER ONLINE TABLE tt ADD COLUMN w INT", "db1", false},
+	} {
+		if got := touchesText(tc.stmt, tc.db, id); got != tc.want {
+			t.Errorf("touchesText(%q, %q) = %v, want %v", tc.stmt, tc.db, got, tc.want)
+		}
+	}
+}

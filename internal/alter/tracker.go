@@ -3,6 +3,7 @@ package alter
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -176,10 +177,7 @@ func (t *tracker) translator() binlog.Translator {
 func touches(p *sqlparser.Parser, stmt, defaultDB string, id schema.TableID) bool {
 	st, err := p.Parse(stmt)
 	if err != nil {
-		// Unknown syntax: by name, conservatively.
-		low := strings.ToLower(stmt)
-		name := strings.ToLower(id.Name)
-		return strings.Contains(low, "`"+name+"`") || strings.Contains(low, " "+name+" ") || strings.HasSuffix(low, " "+name)
+		return touchesText(stmt, defaultDB, id)
 	}
 	found := false
 	check := func(tn sqlparser.TableName) {
@@ -206,4 +204,22 @@ func touches(p *sqlparser.Parser, stmt, defaultDB string, id schema.TableID) boo
 		return !found, nil
 	}, st)
 	return found
+}
+
+// touchesText is touches for statements the parser does not know (MariaDB's
+// ALTER ONLINE TABLE, ...): by name, conservatively, the name qualified with
+// the database, or bare when the statement's default database is the
+// table's.
+func touchesText(stmt, defaultDB string, id schema.TableID) bool {
+	name := regexp.QuoteMeta(id.Name)
+	db := regexp.QuoteMeta(id.Database)
+	qualified := "(?i)(`" + db + "`|\\b" + db + ")\\s*\\.\\s*(`" + name + "`|" + name + "\\b)"
+	if regexp.MustCompile(qualified).MatchString(stmt) {
+		return true
+	}
+	if !strings.EqualFold(defaultDB, id.Database) {
+		return false
+	}
+	bare := "(?i)(^|[^\\w$.`])(`" + name + "`|" + name + ")($|[^\\w$`])"
+	return regexp.MustCompile(bare).MatchString(stmt)
 }
