@@ -89,6 +89,12 @@ func (r *runner) tryCutover(ctx context.Context) (time.Duration, error) {
 		return time.Since(locked), err
 	}
 	r.carryAutoIncrement(ctx, lock)
+	// Nothing writes the table until the RENAME: the position now is the
+	// table's position at the swap (other tables' writes may follow it).
+	if pos, err := binlog.SourceOnPool(r.db).MasterStatus(ctx, r.info); err == nil {
+		r.swapPos = pos.Key()
+		r.log.Info("binlog position at the swap", "position", pos.String())
+	}
 	r.tr.sealed.Store(true)
 	rename := "RENAME TABLE " + table + " TO " + old + ", " + shadow + " TO " + table
 	if r.info.Flavor != binlog.FlavorMariaDB {

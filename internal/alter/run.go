@@ -27,6 +27,10 @@ type Report struct {
 	Chunks      int
 	Resumed     bool
 	CutoverLock time.Duration // how long writes were blocked at the swap
+	// SwapPosition is the binlog file:offset at the swap: every change of the
+	// table before it is in the new table, every change after it was
+	// written to the new table.
+	SwapPosition string
 	Took        time.Duration
 }
 
@@ -46,6 +50,7 @@ type runner struct {
 	tr   *tracker
 
 	hashFn, hashArg string // the checksum's row hash
+	swapPos         string // binlog position of the table at the swap
 
 	copied     atomic.Int64
 	applied    atomic.Int64
@@ -334,7 +339,8 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	if err != nil {
 		return err
 	}
-	r.log.Info("cut-over done", "writes_blocked", paused.Round(time.Millisecond))
+	rep.SwapPosition = r.swapPos
+	r.log.Info("cut-over done", "writes_blocked", paused.Round(time.Millisecond), "binlog", r.swapPos)
 	if err := r.afterSwap(ctx); err != nil {
 		return err
 	}

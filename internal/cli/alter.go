@@ -114,7 +114,7 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 	default:
 		fmt.Fprintf(out, "altered %s by %s (%s) in %s", o.Table, rep.Method, rep.Why, rep.Took.Round(time.Millisecond))
 		if rep.Method == alter.MethodCopy {
-			fmt.Fprintf(out, ": %d rows copied, %d changed keys applied, writes blocked %s at the swap", rep.Rows, rep.Keys, rep.CutoverLock.Round(time.Millisecond))
+			fmt.Fprintf(out, ": %d rows copied, %d changed keys applied, writes blocked %s at the swap (binlog %s)", rep.Rows, rep.Keys, rep.CutoverLock.Round(time.Millisecond), rep.SwapPosition)
 			if rep.Resumed {
 				fmt.Fprint(out, ", resumed")
 			}
