@@ -31,7 +31,7 @@ type Report struct {
 	// table before it is in the new table, every change after it was
 	// written to the new table.
 	SwapPosition string
-	Took        time.Duration
+	Took         time.Duration
 }
 
 type runner struct {
