@@ -47,9 +47,8 @@ func (r *runner) applyKeys(ctx context.Context, q querier, vals [][]any) error {
 	return nil
 }
 
-// appliers applies the key set with --workers sessions until ctx ends;
-// only keys ok accepts, when it is set.
-func (r *runner) appliers(ctx context.Context, ok func([]any) bool) error {
+// appliers applies the key set with --workers sessions until ctx ends.
+func (r *runner) appliers(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	for w := 0; w < r.o.Workers; w++ {
 		g.Go(func() error {
@@ -62,19 +61,17 @@ func (r *runner) appliers(ctx context.Context, ok func([]any) bool) error {
 				return ignoreCancel(err)
 			}
 			for {
-				if err := r.ctl.gate(ctx); err != nil {
-					return ignoreCancel(err)
-				}
-				ids, vals := r.keys.take(applyBatch, ok)
+				ids, vals := r.keys.take(applyBatch)
 				if len(ids) == 0 {
-					idle := 10 * time.Millisecond
-					if ok != nil {
-						idle = 100 * time.Millisecond // each take scans the set
-					}
-					if err := sleep(ctx, idle); err != nil {
+					if err := sleep(ctx, 10*time.Millisecond); err != nil {
 						return nil
 					}
 					continue
+				}
+				// Paused with keys in flight: a change meanwhile marks them dirty.
+				if err := r.ctl.gate(ctx); err != nil {
+					r.keys.done(ids, true)
+					return ignoreCancel(err)
 				}
 				// The statements finish even when ctx ends, so that a key
 				// is never left half-applied in flight.
@@ -92,7 +89,7 @@ func (r *runner) appliers(ctx context.Context, ok func([]any) bool) error {
 // drain applies every key of the set on one session (under the lock).
 func (r *runner) drain(ctx context.Context, q querier) error {
 	for {
-		ids, vals := r.keys.take(applyBatch, nil)
+		ids, vals := r.keys.take(applyBatch)
 		if len(ids) == 0 {
 			if r.keys.size() == 0 {
 				return nil

@@ -105,7 +105,8 @@ func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRange
 				}
 				r.chunksDone.Add(1)
 				if cr != nil {
-					cr.markDone(c.Seq - 1)
+					i := c.Seq - 1
+					r.keys.release(i, func() { cr.done[i].Store(true) })
 				}
 				if r.o.afterChunk != nil {
 					r.o.afterChunk(c.Seq)

@@ -16,10 +16,17 @@ import (
 // applier (two reads of one key applied out of order would leave the older
 // one), and a change seen meanwhile marks it dirty so that it is applied
 // again afterwards.
+//
+// During the copy a key is only applied once the chunk holding it is copied
+// (see copiedRanges): until then it is parked under its chunk, and released
+// when the chunk is done, so that handing out keys never scans parked ones.
 type keySet struct {
-	mu      sync.Mutex
-	m       map[string]*keyEntry
-	pending int
+	mu     sync.Mutex
+	m      map[string]*keyEntry // every key: ready, parked or in flight
+	ready  map[string]*keyEntry
+	parked map[int]map[string]*keyEntry
+	// chunkOf, while set, is the chunk a key must wait for (-1: none).
+	chunkOf func(vals []any) int
 	seen    int64 // keys added, for progress
 }
 
@@ -29,7 +36,9 @@ type keyEntry struct {
 	dirty    bool
 }
 
-func newKeySet() *keySet { return &keySet{m: map[string]*keyEntry{}} }
+func newKeySet() *keySet {
+	return &keySet{m: map[string]*keyEntry{}, ready: map[string]*keyEntry{}, parked: map[int]map[string]*keyEntry{}}
+}
 
 func (s *keySet) add(id string, vals []any) {
 	s.mu.Lock()
@@ -38,34 +47,83 @@ func (s *keySet) add(id string, vals []any) {
 	e := s.m[id]
 	switch {
 	case e == nil:
-		s.m[id] = &keyEntry{vals: vals}
-		s.pending++
+		e = &keyEntry{vals: vals}
+		s.m[id] = e
+		s.place(id, e)
 	case e.inFlight:
 		e.dirty = true
 	}
 }
 
-// take hands out up to n pending keys (only those ok accepts, when it is
-// set) and marks them in flight.
-func (s *keySet) take(n int, ok func([]any) bool) (ids []string, vals [][]any) {
+// place makes a key not in flight ready, or parks it under its chunk.
+func (s *keySet) place(id string, e *keyEntry) {
+	if s.chunkOf != nil {
+		if c := s.chunkOf(e.vals); c >= 0 {
+			p := s.parked[c]
+			if p == nil {
+				p = map[string]*keyEntry{}
+				s.parked[c] = p
+			}
+			p[id] = e
+			return
+		}
+	}
+	s.ready[id] = e
+}
+
+// wait parks keys by chunkOf from now on (keys already ready stay ready:
+// call it before the first key is added).
+func (s *keySet) wait(chunkOf func(vals []any) int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for id, e := range s.m {
+	s.chunkOf = chunkOf
+}
+
+// release makes the keys parked under chunk c ready; mark, called under the
+// set's lock, records that the chunk is done, so that no key is parked
+// under it afterwards.
+func (s *keySet) release(c int, mark func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if mark != nil {
+		mark()
+	}
+	for id, e := range s.parked[c] {
+		s.ready[id] = e
+	}
+	delete(s.parked, c)
+}
+
+// releaseAll ends the parking: every key is ready.
+func (s *keySet) releaseAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chunkOf = nil
+	for _, p := range s.parked {
+		for id, e := range p {
+			s.ready[id] = e
+		}
+	}
+	clear(s.parked)
+}
+
+// take hands out up to n ready keys and marks them in flight.
+func (s *keySet) take(n int) (ids []string, vals [][]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, e := range s.ready {
 		if len(ids) >= n {
 			break
 		}
-		if e.inFlight || (ok != nil && !ok(e.vals)) {
-			continue
-		}
 		e.inFlight, e.dirty = true, false
-		s.pending--
+		delete(s.ready, id)
 		ids, vals = append(ids, id), append(vals, e.vals)
 	}
 	return ids, vals
 }
 
 // done ends the flight of ids: applied keys leave the set, dirty ones (and
-// all of them when the apply failed) are pending again.
+// all of them when the apply failed) are placed again.
 func (s *keySet) done(ids []string, failed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -76,14 +134,14 @@ func (s *keySet) done(ids []string, failed bool) {
 		}
 		if e.dirty || failed {
 			e.inFlight, e.dirty = false, false
-			s.pending++
+			s.place(id, e)
 			continue
 		}
 		delete(s.m, id)
 	}
 }
 
-// size is the number of keys pending or in flight.
+// size is the number of keys ready, parked or in flight.
 func (s *keySet) size() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 )
 
-// copiedRanges tells, for a single-column integer key, whether the chunk
-// holding a key has been copied. Keys of copied chunks can be applied while
+// copiedRanges tells, for a single-column integer key, which chunk holds a
+// key and whether it has been copied. Keys of copied chunks can be applied while
 // the copy goes on: no older read of the chunk can land after the apply (a
 // key applied while its chunk is being copied could be deleted by the apply
 // and re-inserted by the chunk's older read). Other keys wait in the set
@@ -80,17 +80,22 @@ func (cr *copiedRanges) orderedValue(v any) (uint64, bool) {
 	return 0, false
 }
 
-func (cr *copiedRanges) markDone(i int) { cr.done[i].Store(true) }
+// afterCopy is the parking place of keys that wait for the whole copy.
+const afterCopy = 1 << 30
 
-// copied reports whether the key's chunk (lo, hi] is done.
-func (cr *copiedRanges) copied(vals []any) bool {
+// chunkOf is the index of the chunk holding the key when that chunk is not
+// copied yet, else -1. A key it cannot place waits for the whole copy.
+func (cr *copiedRanges) chunkOf(vals []any) int {
 	v, ok := cr.orderedValue(vals[0])
 	if !ok {
-		return false
+		return afterCopy
 	}
 	i := sort.Search(len(cr.his), func(i int) bool { return cr.his[i] >= v })
 	if i == len(cr.his) && !cr.open {
-		return false
+		return afterCopy // beyond the last bound: cannot happen, the ranges partition the key space
 	}
-	return cr.done[i].Load()
+	if cr.done[i].Load() {
+		return -1
+	}
+	return i
 }

@@ -273,6 +273,13 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.keys = newKeySet()
+	// Before the first key comes in: see copyAndSwap's copy below.
+	cr := newCopiedRanges(r.kc, st.Chunks)
+	if cr != nil {
+		r.keys.wait(cr.chunkOf)
+	} else {
+		r.keys.wait(func([]any) int { return afterCopy })
+	}
 	r.tr = newTracker(r.id, marker.TableID, r.kc, r.keys)
 	serverID := r.o.ServerID
 	if serverID == 0 {
@@ -296,19 +303,15 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	stopProgress := r.progress(ctx, len(st.Chunks))
 	defer stopProgress()
 
-	// Keys of copied chunks are applied during the copy when the key is one
-	// integer column (copiedRanges); the others wait in the set (memory:
-	// one entry per distinct changed key) until the copy is done.
-	cr := newCopiedRanges(r.kc, st.Chunks)
-	var stopEarly func() error
-	if cr != nil {
-		stopEarly = r.startAppliers(ctx, cr.copied)
-	}
+	// A key is applied once its chunk is copied: with a one-column integer
+	// key its chunk is known (copiedRanges) and keys of copied chunks are
+	// applied during the copy; other keys wait for the whole copy (memory:
+	// one entry per distinct changed key).
+	stopEarly := r.startAppliers(ctx)
 	err = r.copyChunks(ctx, st.Chunks, cr)
-	if stopEarly != nil {
-		if serr := stopEarly(); err == nil {
-			err = serr
-		}
+	r.keys.releaseAll()
+	if serr := stopEarly(); err == nil {
+		err = serr
 	}
 	if err != nil {
 		return err
@@ -317,7 +320,7 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		return err
 	}
 	r.log.Info("copy done; applying the changed keys", "rows", r.copied.Load(), "changed_keys", r.keys.size())
-	stop := r.startAppliers(ctx, nil)
+	stop := r.startAppliers(ctx)
 	if err := r.catchUp(ctx); err != nil {
 		stop()
 		return err
@@ -349,10 +352,10 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 
 // startAppliers runs the background appliers; stop ends them and returns
 // their error.
-func (r *runner) startAppliers(ctx context.Context, ok func([]any) bool) (stop func() error) {
+func (r *runner) startAppliers(ctx context.Context) (stop func() error) {
 	actx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
-	go func() { errc <- r.appliers(actx, ok) }()
+	go func() { errc <- r.appliers(actx) }()
 	var stopped bool
 	var err error
 	return func() error {
