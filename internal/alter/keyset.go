@@ -27,7 +27,6 @@ type keySet struct {
 	parked map[int]map[string]*keyEntry
 	// chunkOf, while set, is the chunk a key must wait for (-1: none).
 	chunkOf func(vals []any) int
-	seen    int64 // keys added, for progress
 }
 
 type keyEntry struct {
@@ -43,7 +42,6 @@ func newKeySet() *keySet {
 func (s *keySet) add(id string, vals []any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.seen++
 	e := s.m[id]
 	switch {
 	case e == nil:
@@ -146,12 +144,6 @@ func (s *keySet) size() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.m)
-}
-
-func (s *keySet) added() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.seen
 }
 
 // keyCols turns row images of the table into key values the key's
