@@ -198,13 +198,27 @@ func (r *runner) chunkHash(ctx context.Context, conn *sql.Conn, table string, c 
 	return fmt.Sprintf("%d rows %016x%016x", n, x1, x2), nil
 }
 
-// renderExpr is a column as text; by the old definition's type.
+// renderExpr is a column as text, the same expression on both tables. A
+// column whose type the change widens renders by value in a common type,
+// so that 5 and 5.000 or 10:00:00 and 10:00:00.000 compare equal.
 func (r *runner) renderExpr(name string) string {
 	q := consistent.QuoteMy(name)
-	c := r.p.oldDef.column(name)
-	t := ""
-	if c != nil {
+	t, nt := "", ""
+	if c := r.p.oldDef.column(name); c != nil {
 		t = strings.ToLower(c.Type)
+	}
+	if c := r.p.newDef.column(name); c != nil {
+		nt = strings.ToLower(c.Type)
+	}
+	if t != nt {
+		switch {
+		case isExactNumber(t) && isExactNumber(nt):
+			return "CAST(" + q + " AS DECIMAL(65,30))"
+		case isDateTime(t) && isDateTime(nt):
+			return "CAST(" + q + " AS DATETIME(6))"
+		case strings.HasPrefix(t, "time") && strings.HasPrefix(nt, "time") && !isDateTime(t) && !isDateTime(nt):
+			return "CAST(" + q + " AS TIME(6))"
+		}
 	}
 	switch {
 	case strings.Contains(t, "binary") || strings.Contains(t, "blob"):
@@ -216,3 +230,14 @@ func (r *runner) renderExpr(name string) string {
 	}
 	return q
 }
+
+func isExactNumber(t string) bool {
+	for _, p := range []string{"tinyint", "smallint", "mediumint", "int", "bigint", "decimal", "numeric"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDateTime(t string) bool { return strings.HasPrefix(t, "datetime") || strings.HasPrefix(t, "timestamp") }

@@ -53,9 +53,9 @@ func seed(t *testing.T, db *sql.DB, create string) map[int64]modelRow {
 		if sb.Len() > 0 {
 			sb.WriteString(",")
 		}
-		fmt.Fprintf(&sb, "(%d,%d,'%s')", i, r.a, r.b)
+		fmt.Fprintf(&sb, "(%d,%d,'%s',%d)", i, r.a, r.b, i%13)
 		if i%2000 == 0 {
-			if _, err := db.Exec("INSERT INTO t (id, a, b) VALUES " + sb.String()); err != nil {
+			if _, err := db.Exec("INSERT INTO t (id, a, b, c) VALUES " + sb.String()); err != nil {
 				t.Fatal(err)
 			}
 			sb.Reset()
