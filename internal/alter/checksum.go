@@ -240,4 +240,6 @@ func isExactNumber(t string) bool {
 	return false
 }
 
-func isDateTime(t string) bool { return strings.HasPrefix(t, "datetime") || strings.HasPrefix(t, "timestamp") }
+func isDateTime(t string) bool {
+	return strings.HasPrefix(t, "datetime") || strings.HasPrefix(t, "timestamp")
+}
