@@ -86,6 +86,7 @@ or pre-flight error.`,
 		newVerifyCmd(),
 		newStatusCmd(),
 		newCutoverCmd(),
+		newAlterCmd(),
 		newVersionCmd(),
 	)
 	return root

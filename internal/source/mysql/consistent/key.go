@@ -250,3 +250,43 @@ func (k *Key) rangeWhere(lo, hi Bound) (string, []any, error) {
 // whose table has the source's definition compares keys the same way, so
 // the clause also selects a chunk's rows there.
 func (k *Key) RangeWhere(lo, hi Bound) (string, []any, error) { return k.rangeWhere(lo, hi) }
+
+// OneOfWhere is the predicate "the key is one of keys" (without WHERE) and
+// its arguments, each key given as one parameter per key column in the form
+// the column's placeholder takes (integers, decimal and temporal text, the
+// stored bytes of a string). Column names are qualified with qualifier
+// (e.g. "`db`.`t`.") when it is not empty. It is "FALSE" for no keys.
+func (k *Key) OneOfWhere(qualifier string, keys [][]any) string {
+	if len(keys) == 0 {
+		return "FALSE"
+	}
+	var sb strings.Builder
+	if len(k.Parts) == 1 {
+		sb.WriteString(qualifier + k.Parts[0].quoted + " IN (")
+		for i := range keys {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString(k.Parts[0].placeholder)
+		}
+		sb.WriteString(")")
+		return sb.String()
+	}
+	for i := range keys {
+		if i > 0 {
+			sb.WriteString(" OR ")
+		}
+		sb.WriteString("(")
+		for j, p := range k.Parts {
+			if j > 0 {
+				sb.WriteString(" AND ")
+			}
+			sb.WriteString(qualifier + p.quoted + " = " + p.placeholder)
+		}
+		sb.WriteString(")")
+	}
+	return sb.String()
+}
+
+// Quoted is the part's quoted column name.
+func (p KeyPart) Quoted() string { return p.quoted }

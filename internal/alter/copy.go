@@ -1,0 +1,124 @@
+package alter
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
+)
+
+// planChunks splits the key space of the table into ranges of about
+// --chunk-rows rows; the ranges partition the whole key space, so rows
+// inserted later fall in one of them too.
+func (r *runner) planChunks(ctx context.Context) ([]chunk, error) {
+	conn, err := r.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	var out []chunk
+	var lo consistent.Bound
+	for seq := 1; ; seq++ {
+		hi, err := r.key.NextBound(ctx, conn, r.id, lo, r.o.ChunkRows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, chunk{Seq: seq, Lo: lo, Hi: hi})
+		if hi == nil {
+			return out, nil
+		}
+		lo = hi
+	}
+}
+
+func (r *runner) columnList() string {
+	q := make([]string, len(r.p.shared))
+	for i, c := range r.p.shared {
+		q[i] = consistent.QuoteMy(c)
+	}
+	return strings.Join(q, ", ")
+}
+
+// copyChunks copies the chunks not yet done, --workers at a time, each
+// as one server-side INSERT IGNORE ... SELECT: a row the binlog apply
+// already wrote is newer and stays.
+func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRanges) error {
+	todo := make(chan chunk)
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(todo)
+		for _, c := range chunks {
+			if c.Done {
+				continue
+			}
+			select {
+			case todo <- c:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
+	cols := r.columnList()
+	force := ""
+	if r.key.Index != "" {
+		force = " FORCE INDEX (" + consistent.QuoteMy(r.key.Index) + ")"
+	}
+	for w := 0; w < r.o.Workers; w++ {
+		g.Go(func() error {
+			conn, err := r.db.Conn(ctx)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			// A consistent non-locking read of the table: the copy takes no
+			// row locks the application would wait for.
+			if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"); err != nil {
+				return err
+			}
+			for c := range todo {
+				if err := r.ctl.gate(ctx); err != nil {
+					return err
+				}
+				where, args, err := r.key.RangeWhere(c.Lo, c.Hi)
+				if err != nil {
+					return err
+				}
+				q := "INSERT IGNORE INTO " + r.quoted(shadowName(r.id.Name)) + " (" + cols + ") SELECT " + cols +
+					" FROM " + r.quoted(r.id.Name) + force
+				if where != "" {
+					q += " WHERE " + where
+				}
+				start := time.Now()
+				res, err := execRetry(ctx, conn, q, args...)
+				if err != nil {
+					return fmt.Errorf("alter: copy chunk %d of %s: %w", c.Seq, r.id, err)
+				}
+				n, _ := res.RowsAffected()
+				r.copied.Add(n)
+				if err := markChunk(ctx, r.db, r.id.Database, r.id.Name, c.Seq); err != nil {
+					return fmt.Errorf("alter: record chunk %d: %w", c.Seq, err)
+				}
+				r.chunksDone.Add(1)
+				if cr != nil {
+					i := c.Seq - 1
+					r.keys.release(i, func() { cr.done[i].Store(true) })
+				}
+				if r.o.afterChunk != nil {
+					r.o.afterChunk(c.Seq)
+				}
+				if r.o.NiceRatio > 0 {
+					if err := sleep(ctx, time.Duration(float64(time.Since(start))*r.o.NiceRatio)); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}

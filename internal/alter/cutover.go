@@ -1,0 +1,192 @@
+package alter
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
+)
+
+// errRetryCutover is a cut-over attempt given up with the table untouched.
+var errRetryCutover = errors.New("cut-over attempt given up")
+
+// cutover swaps the copy in. The table and the copy are write-locked (the
+// wait for the lock bounded by --cutover-lock-timeout: writes queue behind
+// it at most that long), a marker written then tells when the binlog reader
+// has every change of the table, the key set is drained on the locking
+// session, and the tables are renamed in one RENAME TABLE:
+//   - MySQL 8.0.13+: RENAME under LOCK TABLES, on the locking session;
+//   - MariaDB, which refuses RENAME under LOCK TABLES: a second session
+//     issues the RENAME, which waits for the lock; once it is seen waiting
+//     the lock is released and the RENAME's exclusive metadata lock request
+//     is granted before the writers' shared ones.
+//
+// Clients waiting on the table's name never see it missing: they wait on
+// the name's metadata lock and then open the new table. It returns how
+// long writes were blocked.
+func (r *runner) cutover(ctx context.Context) (time.Duration, error) {
+	backoff := 200 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		paused, err := r.tryCutover(ctx)
+		if err == nil {
+			return paused, nil
+		}
+		code, _ := mysqlErr(err)
+		if (code != errLockWaitTimeout && !errors.Is(err, errRetryCutover)) || attempt >= r.o.CutoverRetries {
+			return paused, err
+		}
+		r.log.Warn("cut-over: retrying", "attempt", attempt, "reason", err, "in", backoff)
+		// Catch up again before the next try.
+		stop := r.startAppliers(ctx)
+		if err := sleep(ctx, backoff); err != nil {
+			stop()
+			return 0, err
+		}
+		if err := stop(); err != nil {
+			return 0, err
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+}
+
+func (r *runner) tryCutover(ctx context.Context) (time.Duration, error) {
+	table, shadow, old := r.quoted(r.id.Name), r.quoted(shadowName(r.id.Name)), r.quoted(oldName(r.id.Name))
+	lock, err := r.db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer lock.Close()
+	if _, err := lock.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", lockSeconds(r.o.CutoverLockTimeout))); err != nil {
+		return 0, err
+	}
+	if _, err := lock.ExecContext(ctx, "LOCK TABLES "+table+" WRITE, "+shadow+" WRITE"); err != nil {
+		return 0, err
+	}
+	locked := time.Now()
+	unlocked := false
+	unlock := func() {
+		if !unlocked {
+			unlocked = true
+			lock.ExecContext(context.WithoutCancel(ctx), "UNLOCK TABLES") //nolint:errcheck
+		}
+	}
+	defer unlock()
+	id, err := writeMarker(ctx, r.db, r.id.Database, r.id.Name)
+	if err != nil {
+		return 0, err
+	}
+	if err := r.tr.waitMarker(ctx, id, max(r.o.CutoverLockTimeout, time.Second)); err != nil {
+		if r.tr.failed() != nil {
+			return 0, err
+		}
+		return time.Since(locked), fmt.Errorf("%w: %v", errRetryCutover, err)
+	}
+	if err := r.drain(ctx, lock); err != nil {
+		return time.Since(locked), err
+	}
+	r.carryAutoIncrement(ctx, lock)
+	// Nothing writes the table until the RENAME: the position now is the
+	// table's position at the swap (other tables' writes may follow it).
+	if pos, err := binlog.SourceOnPool(r.db).MasterStatus(ctx, r.info); err == nil {
+		r.swapPos = pos.Key()
+		r.log.Info("binlog position at the swap", "position", pos.String())
+	}
+	r.tr.sealed.Store(true)
+	rename := "RENAME TABLE " + table + " TO " + old + ", " + shadow + " TO " + table
+	if r.info.Flavor != binlog.FlavorMariaDB {
+		_, err := lock.ExecContext(ctx, rename)
+		if code, _ := mysqlErr(err); code == errCantLock {
+			r.info.Flavor = binlog.FlavorMariaDB // a server refusing RENAME under LOCK TABLES
+		} else {
+			unlock()
+			paused := time.Since(locked)
+			if err != nil {
+				r.tr.sealed.Store(false)
+				return paused, fmt.Errorf("alter: %s: %w", rename, err)
+			}
+			return paused, nil
+		}
+	}
+	err = r.renameWhileLocked(ctx, rename, unlock)
+	if err != nil {
+		r.tr.sealed.Store(false)
+	}
+	return time.Since(locked), err
+}
+
+// renameWhileLocked is the MariaDB swap: RENAME from a second session, seen
+// waiting for the metadata lock before the lock is released.
+func (r *runner) renameWhileLocked(ctx context.Context, rename string, unlock func()) error {
+	rc, err := r.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	var connID int64
+	if err := rc.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&connID); err != nil {
+		return err
+	}
+	if _, err := rc.ExecContext(ctx, "SET SESSION lock_wait_timeout = 60"); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := rc.ExecContext(context.WithoutCancel(ctx), rename)
+		done <- err
+	}()
+	waiting := false
+	deadline := time.Now().Add(max(r.o.CutoverLockTimeout, time.Second))
+	for !waiting && time.Now().Before(deadline) {
+		select {
+		case err := <-done:
+			unlock()
+			return fmt.Errorf("alter: %s: %w", rename, err)
+		default:
+		}
+		var state sql.NullString
+		err := r.db.QueryRowContext(ctx, "SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = ?", connID).Scan(&state)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		waiting = state.String == "Waiting for table metadata lock"
+		if !waiting {
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	if !waiting {
+		// Never unlock before the RENAME queues: writers would slip in.
+		r.db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("KILL QUERY %d", connID)) //nolint:errcheck
+		<-done
+		unlock()
+		return fmt.Errorf("%w: the RENAME was not seen waiting for the lock", errRetryCutover)
+	}
+	unlock()
+	if err := <-done; err != nil {
+		return fmt.Errorf("alter: %s: %w", rename, err)
+	}
+	return nil
+}
+
+// carryAutoIncrement gives the copy the table's next AUTO_INCREMENT value
+// (the copy's own is the highest copied id + 1: ids of rows deleted at the
+// top would be handed out again). On the locking session, under the lock.
+func (r *runner) carryAutoIncrement(ctx context.Context, lock *sql.Conn) {
+	var name, ddl string
+	if err := lock.QueryRowContext(ctx, "SHOW CREATE TABLE "+r.quoted(r.id.Name)).Scan(&name, &ddl); err != nil {
+		r.log.Warn("cut-over: read AUTO_INCREMENT", "err", err)
+		return
+	}
+	m := autoIncRE.FindStringSubmatch(ddl)
+	if m == nil {
+		return
+	}
+	if _, err := lock.ExecContext(ctx, "ALTER TABLE "+r.quoted(shadowName(r.id.Name))+" AUTO_INCREMENT = "+m[1]); err != nil {
+		r.log.Warn("cut-over: carry AUTO_INCREMENT to the copy", "value", m[1], "err", err)
+	}
+}
+
+var autoIncRE = regexp.MustCompile(`\) ENGINE=\S+ AUTO_INCREMENT=(\d+)`)

@@ -1,0 +1,225 @@
+package alter
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
+)
+
+// tracker reads the binlog from the copy's start position and adds every
+// key changed in the table (before and after images: an update of the key
+// changes two rows) to the key set. Marker rows, written by sluice into
+// sluice.alter_marker, tell it has read past a point: a marker written
+// while the table is locked follows every change of the table.
+type tracker struct {
+	table  schema.TableID
+	marker schema.TableID
+	kc     *keyCols
+	keys   *keySet
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	markers int64 // highest marker id seen
+	err     error
+
+	// sealed is set once the cut-over drained the set under the lock:
+	// from then on a change of the table was written to the old table
+	// after the drain (slipped), which must never happen.
+	sealed  atomic.Bool
+	slipped atomic.Int64
+	// renamed: the cut-over's RENAME has been read; later rows named like
+	// the table are the new table's.
+	renamed atomic.Bool
+	events  atomic.Int64
+}
+
+func newTracker(table, marker schema.TableID, kc *keyCols, keys *keySet) *tracker {
+	t := &tracker{table: table, marker: marker, kc: kc, keys: keys}
+	t.cond = sync.NewCond(&t.mu)
+	return t
+}
+
+// run consumes the stream until ctx ends or the stream fails.
+func (t *tracker) run(ctx context.Context, s *binlog.Stream) {
+	out := make(chan *model.Txn, 64)
+	errc := make(chan error, 1)
+	go func() { errc <- s.Run(ctx, out) }()
+	for txn := range out {
+		if err := t.txn(txn); err != nil {
+			t.fail(err)
+			// Drain so that the stream can return.
+			for range out { //nolint:revive
+			}
+			break
+		}
+	}
+	if err := <-errc; err != nil {
+		t.fail(fmt.Errorf("binlog: %w", err))
+	} else {
+		t.fail(context.Canceled)
+	}
+}
+
+func (t *tracker) txn(txn *model.Txn) error {
+	if txn.DDL != nil && t.sealed.Load() {
+		t.renamed.Store(true)
+	}
+	for i := range txn.Changes {
+		rc := &txn.Changes[i]
+		switch rc.Table.TableID {
+		case t.table:
+			if t.renamed.Load() {
+				continue
+			}
+			t.events.Add(1)
+			if t.sealed.Load() {
+				t.slipped.Add(1)
+			}
+			for _, img := range [][]any{rc.Before, rc.After} {
+				if img == nil {
+					continue
+				}
+				id, vals, err := t.kc.of(img)
+				if err != nil {
+					return fmt.Errorf("binlog change of %s: %w", t.table, err)
+				}
+				t.keys.add(id, vals)
+			}
+		case t.marker:
+			if rc.After == nil {
+				continue
+			}
+			id, ok := rc.After[0].(int64)
+			if !ok {
+				return fmt.Errorf("marker id is %T", rc.After[0])
+			}
+			t.mu.Lock()
+			t.markers = max(t.markers, id)
+			t.cond.Broadcast()
+			t.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+func (t *tracker) fail(err error) {
+	t.mu.Lock()
+	if t.err == nil {
+		t.err = err
+	}
+	t.cond.Broadcast()
+	t.mu.Unlock()
+}
+
+// failed returns the error that stopped the tracker, if any.
+func (t *tracker) failed() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+// waitMarker waits until the tracker has read marker id (every change of
+// the table before it is in the key set).
+func (t *tracker) waitMarker(ctx context.Context, id int64, timeout time.Duration) error {
+	stop := context.AfterFunc(ctx, func() { t.fail(ctx.Err()) })
+	defer stop()
+	timer := time.AfterFunc(timeout, func() {
+		t.mu.Lock()
+		t.cond.Broadcast()
+		t.mu.Unlock()
+	})
+	defer timer.Stop()
+	deadline := time.Now().Add(timeout)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for t.markers < id {
+		if t.err != nil {
+			return t.err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the binlog reader did not reach marker %d within %s", id, timeout)
+		}
+		t.cond.Wait()
+	}
+	return nil
+}
+
+// translator passes over every statement but a schema change of the table
+// (which the copy cannot follow: the run stops) and, once sealed, the
+// cut-over's own RENAME.
+func (t *tracker) translator() binlog.Translator {
+	parser := sqlparser.NewTestParser()
+	return func(_ map[schema.TableID]*schema.Table, stmt, defaultDB string) (*binlog.DDLResult, error) {
+		if !touches(parser, stmt, defaultDB, t.table) {
+			return &binlog.DDLResult{Ignored: true, Reason: "not the altered table"}, nil
+		}
+		if t.sealed.Load() {
+			// The cut-over's RENAME: emitted in stream order, so that the
+			// changes before it (to the old table) and after it (to the new
+			// one) are told apart.
+			return &binlog.DDLResult{Reason: "cut-over"}, nil
+		}
+		return nil, fmt.Errorf("a schema change of %s while sluice alter runs; run sluice alter again after it (the interrupted run resumes or --cleanup removes it)", t.table)
+	}
+}
+
+// touches reports whether stmt names table id.
+func touches(p *sqlparser.Parser, stmt, defaultDB string, id schema.TableID) bool {
+	st, err := p.Parse(stmt)
+	if err != nil {
+		return touchesText(stmt, defaultDB, id)
+	}
+	found := false
+	check := func(tn sqlparser.TableName) {
+		db := tn.Qualifier.String()
+		if db == "" {
+			db = defaultDB
+		}
+		if strings.EqualFold(tn.Name.String(), id.Name) && strings.EqualFold(db, id.Database) {
+			found = true
+		}
+	}
+	if rt, ok := st.(*sqlparser.RenameTable); ok {
+		// Walk does not descend into the rename pairs.
+		for _, p := range rt.TablePairs {
+			check(p.FromTable)
+			check(p.ToTable)
+		}
+		return found
+	}
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if tn, ok := n.(sqlparser.TableName); ok {
+			check(tn)
+		}
+		return !found, nil
+	}, st)
+	return found
+}
+
+// touchesText is touches for statements the parser does not know (MariaDB's
+// ALTER ONLINE TABLE, ...): by name, conservatively, the name qualified with
+// the database, or bare when the statement's default database is the
+// table's.
+func touchesText(stmt, defaultDB string, id schema.TableID) bool {
+	name := regexp.QuoteMeta(id.Name)
+	db := regexp.QuoteMeta(id.Database)
+	qualified := "(?i)(`" + db + "`|\\b" + db + ")\\s*\\.\\s*(`" + name + "`|" + name + "\\b)"
+	if regexp.MustCompile(qualified).MatchString(stmt) {
+		return true
+	}
+	if !strings.EqualFold(defaultDB, id.Database) {
+		return false
+	}
+	bare := "(?i)(^|[^\\w$.`])(`" + name + "`|" + name + ")($|[^\\w$`])"
+	return regexp.MustCompile(bare).MatchString(stmt)
+}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/sluice-db/sluice/internal/alter"
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
+)
+
+func newAlterCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "alter",
+		Short: "Change a live MySQL/MariaDB table's definition online: INSTANT when the server can, else a copy swapped in atomically",
+		Long: `alter runs an ALTER TABLE on a busy table without blocking its writers.
+
+With --method auto it first asks the server for ALGORITHM=INSTANT (metadata
+only); when the server cannot, it builds a copy <table>_new with the new
+definition: a parallel key-range copy (INSERT IGNORE ... SELECT on the server)
+while the row binlog's changed keys are collected in a de-duplicating set and
+re-read from the table into the copy, a chunked checksum of copy vs table on
+the shared columns, and an atomic RENAME under a table lock held for
+milliseconds (waited for at most --cutover-lock-timeout, with retries).
+
+Operator controls: --dry-run, --max-load / --critical-load (status variables),
+--nice-ratio, and a control file (--control-file) whose last word is pause,
+resume, abort or cutover (with --postpone-cutover). A killed run resumes when
+started again with the same clauses; --cleanup removes what it left.
+
+Exit codes: 0 done, 1 failure or abort (checksum difference, critical load),
+2 refused (no shared key, foreign keys, triggers, renamed or dropped columns,
+binlog settings, disk).`,
+		Example: `  sluice alter --source mysql://root:pw@db1:3306/shop --table orders --alter "ADD COLUMN note VARCHAR(200), ADD INDEX (created_at)"
+  sluice alter --source ... --table orders --alter "MODIFY amount DECIMAL(14,2)" --dry-run
+  sluice alter --source ... --table orders --alter "DROP COLUMN legacy" --allow-drop-column --control-file /tmp/alter.ctl --postpone-cutover`,
+		Args: cobra.NoArgs,
+		RunE: runAlter,
+	}
+	addSourceFlag(cmd)
+	f := cmd.Flags()
+	f.String("table", "", "the table to alter, in the --source URL's database")
+	f.String("alter", "", `the ALTER TABLE clauses, e.g. "ADD COLUMN c INT, ADD INDEX (c)"`)
+	f.String("method", alter.MethodAuto, "auto (INSTANT when the server can, else copy), instant (refuse otherwise) or copy")
+	f.Int("workers", 4, "parallel copy, apply and checksum sessions")
+	f.Int64("chunk-rows", 5000, "rows per copied chunk")
+	f.Duration("cutover-lock-timeout", 2*time.Second, "longest wait for the swap's table lock (writes queue behind it); retried with backoff")
+	f.Int("cutover-retries", 30, "attempts at the swap's lock before giving up (the table stays unchanged)")
+	f.Bool("dry-run", false, "print the plan, the copy's DDL, estimates and every check; write nothing")
+	f.String("max-load", "", "pause the copy while a global status variable is above, e.g. Threads_running=50")
+	f.String("critical-load", "", "abort (and clean up) when a global status variable is above, e.g. Threads_running=200")
+	f.Float64("nice-ratio", 0, "sleep this fraction of each chunk's copy time after it (0.5: the copy runs 2/3 of the time)")
+	f.String("control-file", "", "file whose last word steers the run: pause, resume, abort, cutover")
+	f.Bool("postpone-cutover", false, `keep the copy in sync and wait for "cutover" in the control file before the swap`)
+	f.Bool("keep-old-table", false, "keep the old table as _<table>_old after the swap")
+	f.Bool("allow-drop-column", false, "allow a change that drops columns (their data is lost)")
+	f.Bool("cleanup", false, "remove what an interrupted run left (the copy table and its state); alter nothing")
+	return cmd
+}
+
+func runAlter(cmd *cobra.Command, _ []string) error {
+	s, err := loadSettings(cmd)
+	if err != nil {
+		return err
+	}
+	k := s.K
+	src, err := config.ParseSource(k.String("source"))
+	if err == nil {
+		err = src.ApplyTLSFlags("source", tlsFlags(s, "source"))
+	}
+	if err != nil {
+		return exitcode.ConfigError(err)
+	}
+	maxLoad, err := alter.ParseLoad(k.String("max-load"))
+	if err != nil {
+		return exitcode.ConfigError(fmt.Errorf("--max-load: %w", err))
+	}
+	critical, err := alter.ParseLoad(k.String("critical-load"))
+	if err != nil {
+		return exitcode.ConfigError(fmt.Errorf("--critical-load: %w", err))
+	}
+	if k.Bool("postpone-cutover") && k.String("control-file") == "" {
+		return exitcode.ConfigError(fmt.Errorf("--postpone-cutover needs --control-file (write \"cutover\" into it to swap)"))
+	}
+	o := alter.Options{
+		Source: src, Table: k.String("table"), Alter: k.String("alter"), Method: k.String("method"),
+		Workers: k.Int("workers"), ChunkRows: k.Int64("chunk-rows"),
+		CutoverLockTimeout: k.Duration("cutover-lock-timeout"), CutoverRetries: k.Int("cutover-retries"),
+		DryRun: k.Bool("dry-run"), MaxLoad: maxLoad, CriticalLoad: critical, NiceRatio: k.Float64("nice-ratio"),
+		ControlFile: k.String("control-file"), PostponeCutover: k.Bool("postpone-cutover"),
+		KeepOldTable: k.Bool("keep-old-table"), AllowDropColumn: k.Bool("allow-drop-column"), Cleanup: k.Bool("cleanup"),
+		Log: s.Log, Progress: cmd.ErrOrStderr(),
+	}
+	if file, ok := cmd.ErrOrStderr().(*os.File); ok && isatty.IsTerminal(file.Fd()) {
+		o.Terminal = true
+	}
+	rep, err := alter.Run(cmd.Context(), o)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	switch {
+	case o.Cleanup:
+		fmt.Fprintf(out, "cleaned up %s\n", o.Table)
+	case o.DryRun:
+		fmt.Fprintf(out, "dry run of ALTER TABLE %s %s (nothing written):\n", o.Table, o.Alter)
+		for _, l := range rep.Plan {
+			fmt.Fprintf(out, "  %s\n", l)
+		}
+	default:
+		fmt.Fprintf(out, "altered %s by %s (%s) in %s", o.Table, rep.Method, rep.Why, rep.Took.Round(time.Millisecond))
+		if rep.Method == alter.MethodCopy {
+			fmt.Fprintf(out, ": %d rows copied, %d changed keys applied, writes blocked %s at the swap (binlog %s)", rep.Rows, rep.Keys, rep.CutoverLock.Round(time.Millisecond), rep.SwapPosition)
+			if rep.Resumed {
+				fmt.Fprint(out, ", resumed")
+			}
+		}
+		fmt.Fprintln(out)
+	}
+	return nil
+}
