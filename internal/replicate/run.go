@@ -201,6 +201,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		InScope:       func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) },
 		Translate:     r.translator(),
 		SkipDDL:       skip,
+		SkipLoopback:  true,
 		Reload:        r.reload,
 		FragmentBytes: o.MaxTxnMemory / 16,
 		Heartbeat:     o.Heartbeat,

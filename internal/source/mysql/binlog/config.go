@@ -63,6 +63,11 @@ type Config struct {
 	// (the target already has the change) or stop the stream.
 	SchemaChangeAt func(res *DDLResult, stmt string, at binlogpos.Position) error
 	Translate      Translator
+	// SkipLoopback skips every transaction whose first row event is on
+	// database sluice (loopback.go): the reverse stream's writes, which a
+	// forward replicator must not send back. Off for readers that need
+	// sluice's own rows (sluice alter follows its markers there).
+	SkipLoopback bool
 	// SkipDDL reports statements to skip knowingly (--skip-ddl, see
 	// ddl.MatchSkip); each skip is logged at WARN.
 	SkipDDL func(stmt string) bool

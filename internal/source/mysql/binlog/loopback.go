@@ -20,7 +20,7 @@ const LoopbackDatabase = "sluice"
 // reverse stream's and reports whether the event is to be passed over.
 func (s *Stream) loopback(tm *replication.TableMapEvent, h *replication.EventHeader, logPos uint32) bool {
 	t := s.txn
-	if t == nil {
+	if t == nil || !s.cfg.SkipLoopback {
 		return false
 	}
 	if !t.rowsSeen {

@@ -30,6 +30,7 @@ func testLoopbackTransactionsSkipped(t *testing.T, env *testenv.Env) {
 	t.Cleanup(func() { _, _ = admin.Exec("DROP TABLE IF EXISTS " + marker) })
 	start := f.position()
 	cfg := f.config(start, ignoreOthers(f.db))
+	cfg.SkipLoopback = true
 	r := startStream(t, cfg)
 
 	txn := func(stmts ...string) {
