@@ -39,8 +39,8 @@ type Options struct {
 	TargetEngine string
 	// Kafka, when set, is the target instead: Debezium-format events and
 	// the stream's state in Kafka (internal/sink/kafka; Stream is set per run).
-	Kafka *kafkasink.Config
-	Stream       string
+	Kafka  *kafkasink.Config
+	Stream string
 	// ServerID is the replica id sluice reads the binlog with; 0 derives
 	// one from the stream name and the target (DefaultServerID).
 	ServerID uint32

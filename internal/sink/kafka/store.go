@@ -51,7 +51,9 @@ func (c Config) OffsetsTopic() string { return c.Prefix + ".sluice.offsets" }
 func (c Config) SchemaTopic() string { return c.Prefix + ".sluice.schema" }
 
 // TableTopic is Debezium's topic of a table's change events.
-func (c Config) TableTopic(id schema.TableID) string { return c.Prefix + "." + id.Database + "." + id.Name }
+func (c Config) TableTopic(id schema.TableID) string {
+	return c.Prefix + "." + id.Database + "." + id.Name
+}
 
 // stateRecord is the value of a stream's record in the offsets topic: the
 // whole exactly-once state, rewritten in every Kafka transaction.
