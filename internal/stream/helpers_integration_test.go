@@ -207,3 +207,7 @@ func mustExec(t *testing.T, db *sql.DB, stmts ...string) {
 }
 
 func keepLogs() bool { return os.Getenv("SLUICE_TEST_VERBOSE") != "" }
+
+func normalString(v any) string { return fmt.Sprint(normal(v)) }
+
+func sprint(v any) string { return fmt.Sprint(v) }

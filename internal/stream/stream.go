@@ -67,6 +67,11 @@ func Run(ctx context.Context, o Options) error {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	if o.Workers <= 0 {
+		// One worker: every partition in source commit order, and a stop
+		// (a row too large) leaves nothing after it written.
+		o.Workers = 1
+	}
 	if len(o.Sources) == 0 || len(o.Brokers) == 0 || o.Prefix == "" {
 		return exitcode.ConfigError(errors.New("stream: --source, --kafka and --topic-prefix are required"))
 	}

@@ -8,6 +8,7 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -139,10 +140,10 @@ func (s *Sink) checkRecords(ctx context.Context, recs []*kgo.Record) error {
 		limit := s.store.topics[r.Topic]
 		size := len(r.Key) + len(r.Value) + 128 // + record and batch overhead
 		if size > int(limit) {
-			return fmt.Errorf("kafka: a change event of %d bytes for topic %s (key %s) is larger than the topic's max.message.bytes=%d: "+
+			return fmt.Errorf("kafka: a change event of table %s of %d bytes for topic %s (key %s) is larger than the topic's max.message.bytes=%d: "+
 				"raise it (kafka-configs.sh --alter --entity-type topics --entity-name %s --add-config max.message.bytes=%d, and the broker's "+
 				"message.max.bytes / replica.fetch.max.bytes if smaller); sluice stopped without writing it",
-				size, r.Topic, abbreviate(r.Key), limit, r.Topic, nextPow2(size))
+				strings.TrimPrefix(r.Topic, s.cfg.Prefix+"."), size, r.Topic, abbreviate(r.Key), limit, r.Topic, nextPow2(size))
 		}
 	}
 	return nil

@@ -1,0 +1,126 @@
+package stream_test
+
+import (
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/stream"
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+// TestStreamDDLMidStream: a column added while streaming is in the events
+// after it, the statement is on the topic <prefix>, and a table without a
+// primary key has null keys.
+func TestStreamDDLMidStream(t *testing.T) {
+	env := testenv.Get(t)
+	brokers := env.Kafka(t)
+	name := env.NewDatabase(t, "kddl")
+	db := env.MySQL(t, name)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL, s VARCHAR(40))", "INSERT INTO t VALUES (1, 1, 'a')",
+		"CREATE TABLE nokey (n INT, s VARCHAR(10))", "INSERT INTO nokey VALUES (1, 'x')")
+	o := stream.Options{Sources: []config.MySQL{source(t, env.SourceURL(name))}, Brokers: brokers, Prefix: name}
+	if err := runStream(t, o); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, "INSERT INTO t VALUES (2, 2, 'b')", "ALTER TABLE t ADD COLUMN extra VARCHAR(10) DEFAULT 'dflt'",
+		"INSERT INTO t VALUES (3, 3, 'c', 'xx')", "UPDATE t SET n = 10 WHERE id = 1", "INSERT INTO nokey VALUES (2, 'y')")
+	if err := runStream(t, o); err != nil {
+		t.Fatal(err)
+	}
+	evs := consume(t, brokers, name, name+"."+name+".t", name+"."+name+".nokey")
+	var ddl []string
+	for _, e := range evs {
+		if e.Topic == name {
+			s, _ := e.Value["ddl"].(string)
+			ddl = append(ddl, s)
+			if string(e.Key) != `{"databaseName":"`+name+`"}` {
+				t.Errorf("DDL event key %s", e.Key)
+			}
+		}
+	}
+	if len(ddl) != 1 || !strings.Contains(ddl[0], "ADD COLUMN extra") {
+		t.Errorf("DDL events on topic %s: %q", name, ddl)
+	}
+	rows := rebuild(t, evs, name+"."+name+".t", 0)
+	want := map[string]string{
+		`{"id":1}`: "map[extra:dflt id:1 n:10 s:a]", // the update after the ALTER carries the new column
+		`{"id":2}`: "map[id:2 n:2 s:b]",             // written before the ALTER: no such column yet
+		`{"id":3}`: "map[extra:xx id:3 n:3 s:c]",
+	}
+	for k, w := range want {
+		if got := fmtRow(rows[k]); got != w {
+			t.Errorf("row %s: %s, want %s", k, got, w)
+		}
+	}
+	var nokey int
+	for _, e := range evs {
+		if e.Topic == name+"."+name+".nokey" {
+			nokey++
+			if e.Key != nil {
+				t.Errorf("keyless table: key %s, want null", e.Key)
+			}
+		}
+	}
+	if nokey != 2 {
+		t.Errorf("%d events of the keyless table, want 2", nokey)
+	}
+}
+
+func fmtRow(m map[string]any) string {
+	out := map[string]string{}
+	for k, v := range m {
+		out[k] = strings.TrimSpace(normalString(v))
+	}
+	return strings.ReplaceAll(strings.TrimPrefix(sprint(out), ""), "\"", "")
+}
+
+// TestStreamKafkaUnreachable: exit 2 naming the broker.
+func TestStreamKafkaUnreachable(t *testing.T) {
+	env := testenv.Get(t)
+	name := env.NewDatabase(t, "kunreach")
+	cmd := testenv.SluiceCommand(testenv.SluiceBinary(t), "stream", "--source", env.SourceURL(name),
+		"--kafka", "127.0.0.1:1", "--topic-prefix", name)
+	out, err := runWithTimeout(cmd, time.Minute)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("want exit 2, got %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "127.0.0.1:1") || !strings.Contains(out, "cannot reach the broker") {
+		t.Errorf("the error does not name the broker:\n%s", out)
+	}
+}
+
+// TestStreamRowTooLarge: a row whose event exceeds the topic's
+// max.message.bytes (1 MB by default) stops the stream with an error naming
+// the table, the key, the size and the setting; nothing of it is written.
+func TestStreamRowTooLarge(t *testing.T) {
+	env := testenv.Get(t)
+	brokers := env.Kafka(t)
+	name := env.NewDatabase(t, "kbig")
+	db := env.MySQL(t, name)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, b LONGBLOB)", "INSERT INTO t VALUES (1, 'small')")
+	o := stream.Options{Sources: []config.MySQL{source(t, env.SourceURL(name))}, Brokers: brokers, Prefix: name}
+	if err := runStream(t, o); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, "INSERT INTO t VALUES (2, REPEAT('x', 2000000))", "INSERT INTO t VALUES (3, 'after')")
+	err := runStream(t, o)
+	if err == nil {
+		t.Fatal("streamed a 2 MB row into a topic with max.message.bytes 1 MB")
+	}
+	msg := err.Error()
+	t.Logf("stopped with: %s", msg)
+	for _, want := range []string{name + "." + name + ".t", `{"id":2}`, "max.message.bytes", "bytes"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error does not say %q: %s", want, msg)
+		}
+	}
+	rows := rebuild(t, consume(t, brokers, name+"."+name+".t"), name+"."+name+".t", 0)
+	if len(rows) != 1 {
+		t.Errorf("%d rows in Kafka, want only the first (the stream must stop at the large row)", len(rows))
+	}
+}
