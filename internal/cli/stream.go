@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/replicate"
+	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
 	"github.com/sluice-db/sluice/internal/stream"
 )
 
@@ -51,7 +54,69 @@ a source unreachable at start).`,
 	f.StringSlice("exclude", nil, "tables to leave out, same patterns as --include")
 	addStreamFlag(cmd)
 	addMetricsFlag(cmd)
+	cmd.AddCommand(newStreamStatusCmd())
 	return cmd
+}
+
+func newStreamStatusCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Print the committed position of every stream (shard) of a topic prefix",
+		Long: `status reads <prefix>.sluice.offsets (read_committed) and prints, per stream
+(one per shard), the committed binlog position, the source commit time of the
+last change written and how long ago the state was written.`,
+		Example: `  sluice stream status --kafka 127.0.0.1:9092 --topic-prefix shop`,
+		Args:    cobra.NoArgs,
+		RunE:    runStreamStatus,
+	}
+	cmd.Flags().String("kafka", "", "Kafka bootstrap brokers host:port[,host:port]")
+	cmd.Flags().String("topic-prefix", "", "topic prefix of the stream")
+	addJSONFlag(cmd)
+	return cmd
+}
+
+func runStreamStatus(cmd *cobra.Command, _ []string) error {
+	s, err := loadSettings(cmd)
+	if err != nil {
+		return err
+	}
+	brokers := splitBrokers(s.K.String("kafka"))
+	prefix := s.K.String("topic-prefix")
+	if len(brokers) == 0 || prefix == "" {
+		return exitcode.ConfigError(fmt.Errorf("stream status: --kafka and --topic-prefix are required"))
+	}
+	sts, err := kafkasink.ReadStatus(cmd.Context(), brokers, prefix)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if s.K.Bool("json") {
+		return json.NewEncoder(out).Encode(sts)
+	}
+	if len(sts) == 0 {
+		fmt.Fprintf(out, "no stream has committed into %s.sluice.offsets\n", prefix)
+		return nil
+	}
+	for _, st := range sts {
+		lag := "-"
+		if !st.SourceTime.IsZero() {
+			lag = st.UpdatedAt.Sub(st.SourceTime).Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(out, "stream %s: position %s, schema version %d, last source commit %s (delay at write %s), state written %s ago\n",
+			st.Stream, st.Position, st.SchemaVersion, st.SourceTime.Format(time.RFC3339), lag,
+			time.Since(st.UpdatedAt).Round(time.Second))
+	}
+	return nil
+}
+
+func splitBrokers(s string) []string {
+	var out []string
+	for _, b := range strings.Split(s, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 func runStream(cmd *cobra.Command, _ []string) error {
@@ -75,12 +140,7 @@ func runStream(cmd *cobra.Command, _ []string) error {
 		}
 		srcs = append(srcs, m)
 	}
-	var brokers []string
-	for _, b := range strings.Split(k.String("kafka"), ",") {
-		if b = strings.TrimSpace(b); b != "" {
-			brokers = append(brokers, b)
-		}
-	}
+	brokers := splitBrokers(k.String("kafka"))
 	if len(brokers) == 0 {
 		return exitcode.ConfigError(fmt.Errorf("stream: --kafka is required, e.g. --kafka 127.0.0.1:9092"))
 	}

@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"context"
 	"errors"
 	"os/exec"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/config"
+	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
 	"github.com/sluice-db/sluice/internal/stream"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
@@ -67,6 +69,13 @@ func TestStreamDDLMidStream(t *testing.T) {
 	}
 	if nokey != 2 {
 		t.Errorf("%d events of the keyless table, want 2", nokey)
+	}
+	sts, err := kafkasink.ReadStatus(context.Background(), brokers, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sts) != 1 || sts[0].Stream != name || sts[0].SchemaVersion != 2 || !strings.Contains(sts[0].Position, "bin") {
+		t.Errorf("stream status: %+v, want one stream %s at schema version 2", sts, name)
 	}
 }
 
