@@ -133,3 +133,24 @@ func TestStreamRowTooLarge(t *testing.T) {
 		t.Errorf("%d rows in Kafka, want only the first (the stream must stop at the large row)", len(rows))
 	}
 }
+
+// TestStreamLargeTransaction: a source transaction larger than the memory
+// bound arrives in fragments and is written into one Kafka transaction.
+func TestStreamLargeTransaction(t *testing.T) {
+	env := testenv.Get(t)
+	brokers := env.Kafka(t)
+	name := env.NewDatabase(t, "klarge")
+	db := env.MySQL(t, name)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL, s VARCHAR(200))")
+	o := stream.Options{Sources: []config.MySQL{source(t, env.SourceURL(name))}, Brokers: brokers, Prefix: name,
+		MaxTxnMemory: 16 << 20}
+	if err := runStream(t, o); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, "INSERT INTO t SELECT seq, seq % 100, REPEAT('s', 190) FROM seq_1_to_40000",
+		"UPDATE t SET n = n + 1 WHERE id <= 100")
+	if err := runStream(t, o); err != nil {
+		t.Fatal(err)
+	}
+	compareRows(t, "large", rebuild(t, consume(t, brokers, name+"."+name+".t"), name+"."+name+".t", 0), sourceRows(t, db, "t"))
+}

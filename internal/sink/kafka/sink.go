@@ -249,7 +249,11 @@ type largeTxn struct {
 func (l *largeTxn) Write(ctx context.Context, changes []pipeline.Change) error {
 	var recs []*kgo.Record
 	for _, c := range changes {
-		rs, err := l.s.rowRecords(&c.RowChange, txnOrigin(c.Txn), l.row, false)
+		o := origin{snapshot: "false"}
+		if c.Txn != nil { // a fragment: its GTID and commit time; the end position only on the last
+			o = txnOrigin(c.Txn)
+		}
+		rs, err := l.s.rowRecords(&c.RowChange, o, l.row, false)
 		if err != nil {
 			return err
 		}
