@@ -66,9 +66,20 @@ func (s *Sink) Open(context.Context) (*checkpoint.State, []checkpoint.AppliedRow
 // Session returns a session; sessions share the store's producer.
 func (s *Sink) Session(context.Context) (pipeline.Session, error) { return &session{s: s}, nil }
 
-// SaveCheckpoint writes the state record with st in its own Kafka transaction.
+// SaveCheckpoint writes the state record with st in its own Kafka
+// transaction. While the producer is in another transaction (a large source
+// transaction holds it from BeginLarge to Commit, and the pipeline saves the
+// checkpoint and commits a large transaction under one lock, so waiting here
+// could deadlock) it leaves st to the next transaction, which carries it in
+// its state record: a checkpoint written later is as exact, the applied
+// records cover what it does not.
 func (s *Sink) SaveCheckpoint(ctx context.Context, st checkpoint.State, _ []model.Position, _ bool) error {
-	return s.commit(ctx, nil, func(r *stateRecord) { s.store.withState(r, st) })
+	if !s.store.mu.TryLock() {
+		s.store.deferCheckpoint(st)
+		return nil
+	}
+	defer s.store.mu.Unlock()
+	return s.commitLocked(ctx, nil, nil, func(r *stateRecord) { s.store.withState(r, st) })
 }
 
 // DeleteApplied drops applied records of another stream history.

@@ -95,6 +95,18 @@ type Store struct {
 	state   *stateRecord
 	schemas []schemaRecord
 	topics  map[string]int32 // topics known to exist → max.message.bytes
+
+	pmu     sync.Mutex
+	pending *checkpoint.State // a checkpoint for the next transaction (SaveCheckpoint while busy)
+}
+
+// deferCheckpoint keeps cp for the next transaction's state record.
+func (s *Store) deferCheckpoint(cp checkpoint.State) {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	if s.pending == nil || s.pending.Position.Compare(cp.Position) <= 0 {
+		s.pending = &cp
+	}
 }
 
 // Connect connects, fences older producers of the stream and loads its
@@ -390,12 +402,23 @@ func (s *Store) Schema(version int64) map[schema.TableID]*schema.Table {
 	return out
 }
 
-// next returns a copy of the current state with f applied.
+// next returns a copy of the current state with a deferred checkpoint
+// (when newer) and f applied.
 func (s *Store) next(f func(st *stateRecord)) *stateRecord {
 	st := stateRecord{Stream: s.cfg.Stream}
 	if s.state != nil {
 		st = *s.state
 		st.Applied = append([]appliedJSON(nil), s.state.Applied...)
+	}
+	s.pmu.Lock()
+	cp := s.pending
+	s.pending = nil
+	s.pmu.Unlock()
+	if cp != nil {
+		cur, err := s.cfg.Decode(st.Position)
+		if err != nil || cur == nil || cur.Compare(cp.Position) < 0 || (cur.Compare(cp.Position) == 0 && cp.SchemaVersion > st.SchemaVersion) {
+			s.withState(&st, *cp)
+		}
 	}
 	f(&st)
 	st.UpdatedAt = time.Now().UTC()
