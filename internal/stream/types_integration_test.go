@@ -74,6 +74,10 @@ func TestStreamTypes(t *testing.T) {
 	for _, e := range evs {
 		if e.Value != nil {
 			ops[e.op()] = e.image("after")
+			want := map[string]string{"r": "last", "c": "false"}[e.op()] // one row: the snapshot's last
+			if got := e.source()["snapshot"]; got != want {
+				t.Errorf("op %s: source.snapshot %v, want %s", e.op(), got, want)
+			}
 		}
 	}
 	for _, op := range []string{"r", "c"} {

@@ -82,22 +82,51 @@ func (s *Sink) Snapshot(ctx context.Context, conn *sql.Conn, tables []*schema.Ta
 			}
 		})
 	}
-	o := origin{pos: pos, commit: at, snapshot: "true"}
+	// Each row is written when the next one is read, so that the very last
+	// one can say source.snapshot "last", as Debezium's does.
+	var held *model.RowChange
+	emit := func(rc *model.RowChange, snap string) error {
+		recs, err := s.rowRecords(rc, origin{pos: pos, commit: at, snapshot: snap}, 0, true)
+		if err != nil {
+			return fmt.Errorf("snapshot %s: %w", rc.Table.TableID, err)
+		}
+		if err := s.checkRecords(ctx, recs); err != nil {
+			return err
+		}
+		for _, r := range recs {
+			produce(r)
+		}
+		return nil
+	}
+	next := func(rc *model.RowChange) error {
+		if held != nil {
+			if err := emit(held, "true"); err != nil {
+				return err
+			}
+		}
+		held = rc
+		return nil
+	}
 	for _, t := range tables {
 		if t.LeftOut != "" {
 			continue
 		}
-		n, err := s.snapshotTable(ctx, conn, t, o, produce)
+		n, err := s.snapshotTable(ctx, conn, t, next)
 		if err != nil {
 			return rows, err
 		}
 		rows += n
 	}
-	next := st.next(func(r *stateRecord) {
+	if held != nil {
+		if err := emit(held, "last"); err != nil {
+			return rows, err
+		}
+	}
+	state := st.next(func(r *stateRecord) {
 		r.Position, r.SchemaVersion, r.Applied, r.Snapshot = pos.Encode(), 1, nil, "done"
 		r.SourceTime = at
 	})
-	rec, err := st.stateRec(next)
+	rec, err := st.stateRec(state)
 	if err != nil {
 		return rows, err
 	}
@@ -117,12 +146,12 @@ func (s *Sink) Snapshot(ctx context.Context, conn *sql.Conn, tables []*schema.Ta
 		return rows, fmt.Errorf("kafka: commit the snapshot transaction: %w", err)
 	}
 	committed = true
-	st.state = next
+	st.state = state
 	st.schemas = append(st.schemas, schemaRecord{Stream: s.cfg.Stream, Version: 1, Tables: tables})
 	return rows, nil
 }
 
-func (s *Sink) snapshotTable(ctx context.Context, conn *sql.Conn, t *schema.Table, o origin, produce func(*kgo.Record)) (int64, error) {
+func (s *Sink) snapshotTable(ctx context.Context, conn *sql.Conn, t *schema.Table, next func(*model.RowChange) error) (int64, error) {
 	exprs := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
 		exprs[i] = typemap.SelectExpr(c, consistent.QuoteMy(c.Name))
@@ -145,20 +174,14 @@ func (s *Sink) snapshotTable(ctx context.Context, conn *sql.Conn, t *schema.Tabl
 		}
 		vals := make([]any, len(raw))
 		for i, b := range raw {
-			if b != nil {
-				vals[i] = []byte(b)
+			if b != nil { // a copy (non-nil when empty): RawBytes is reused by the next Scan
+				c := make([]byte, len(b))
+				copy(c, b)
+				vals[i] = c
 			}
 		}
-		rc := model.RowChange{Op: model.Insert, Table: t, After: vals}
-		recs, err := s.rowRecords(&rc, o, 0, true)
-		if err != nil {
-			return n, fmt.Errorf("snapshot %s: %w", t.TableID, err)
-		}
-		if err := s.checkRecords(ctx, recs); err != nil {
+		if err := next(&model.RowChange{Op: model.Insert, Table: t, After: vals}); err != nil {
 			return n, err
-		}
-		for _, r := range recs {
-			produce(r)
 		}
 		n++
 	}
