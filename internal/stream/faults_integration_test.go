@@ -2,7 +2,9 @@ package stream_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -153,4 +155,66 @@ func TestStreamLargeTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareRows(t, "large", rebuild(t, consume(t, brokers, name+"."+name+".t"), name+"."+name+".t", 0), sourceRows(t, db, "t"))
+}
+
+// TestStreamSchemas: --schemas wraps keys and values as JsonConverter's
+// {"schema", "payload"} with Debezium's schema names and parameters.
+func TestStreamSchemas(t *testing.T) {
+	env := testenv.Get(t)
+	brokers := env.Kafka(t)
+	name := env.NewDatabase(t, "kschemas")
+	db := env.MySQL(t, name)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, d DECIMAL(7,3) NOT NULL, ts TIMESTAMP(3) NULL)",
+		"INSERT INTO t VALUES (1, 1.5, '2020-01-02 03:04:05.6')")
+	o := stream.Options{Sources: []config.MySQL{source(t, env.SourceURL(name))}, Brokers: brokers, Prefix: name, Schemas: true}
+	if err := runStream(t, o); err != nil {
+		t.Fatal(err)
+	}
+	evs := consume(t, brokers, name+"."+name+".t")
+	if len(evs) != 1 {
+		t.Fatalf("%d events, want 1", len(evs))
+	}
+	e := evs[0]
+	var key map[string]any
+	if err := json.Unmarshal(e.Key, &key); err != nil {
+		t.Fatal(err)
+	}
+	base := name + "." + name + ".t"
+	if ks, _ := key["schema"].(map[string]any); ks["name"] != base+".Key" || fmt.Sprint(key["payload"]) != "map[id:1]" {
+		t.Errorf("key %s", e.Key)
+	}
+	vs, _ := e.Value["schema"].(map[string]any)
+	payload, _ := e.Value["payload"].(map[string]any)
+	if vs["name"] != base+".Envelope" || payload["op"] != "r" {
+		t.Fatalf("value schema name %v, payload op %v", vs["name"], payload["op"])
+	}
+	fields, _ := vs["fields"].([]any)
+	var after map[string]any
+	for _, f := range fields {
+		if m, _ := f.(map[string]any); m["field"] == "after" {
+			after = m
+		}
+	}
+	if after == nil || after["name"] != base+".Value" {
+		t.Fatalf("no after field of %s.Value in %v", base, vs)
+	}
+	got := map[string]string{}
+	for _, f := range after["fields"].([]any) {
+		m := f.(map[string]any)
+		got[fmt.Sprint(m["field"])] = fmt.Sprintf("%v %v %v %v", m["type"], m["name"], m["parameters"], m["optional"])
+	}
+	want := map[string]string{
+		"id": "int32 <nil> <nil> false",
+		"d":  "bytes org.apache.kafka.connect.data.Decimal map[connect.decimal.precision:7 scale:3] false",
+		"ts": "string io.debezium.time.ZonedTimestamp <nil> true",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("schema of %s: %q, want %q", k, got[k], w)
+		}
+	}
+	row, _ := payload["after"].(map[string]any)
+	if fmt.Sprint(row["d"]) != "Bdw=" || fmt.Sprint(row["ts"]) != "2020-01-02T03:04:05.600Z" {
+		t.Errorf("payload after %v", row) // d: 1500 unscaled = 0x05DC
+	}
 }
