@@ -218,3 +218,20 @@ func TestStreamSchemas(t *testing.T) {
 		t.Errorf("payload after %v", row) // d: 1500 unscaled = 0x05DC
 	}
 }
+
+// TestStreamShardUnreachable: a shard that cannot be reached fails alone;
+// the other shard streams everything.
+func TestStreamShardUnreachable(t *testing.T) {
+	env := testenv.Get(t)
+	brokers := env.Kafka(t)
+	name := env.NewDatabase(t, "kunreach2")
+	db := env.MySQL(t, name)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL, s VARCHAR(40))", "INSERT INTO t VALUES "+seedRows(50))
+	good := source(t, env.SourceURL(name))
+	bad := source(t, "mysql://sluice:sluice@127.0.0.1:1/"+name)
+	err := runStream(t, stream.Options{Sources: []config.MySQL{good, bad}, Brokers: brokers, Prefix: name, Stream: name})
+	if err == nil || !strings.Contains(err.Error(), "shard 127.0.0.1:1") || strings.Contains(err.Error(), "shard "+good.Addr()) {
+		t.Fatalf("want an error of the unreachable shard only, got %v", err)
+	}
+	compareRows(t, "the reachable shard", rebuild(t, consume(t, brokers, name+"."+name+".t"), name+"."+name+".t", 0), sourceRows(t, db, "t"))
+}

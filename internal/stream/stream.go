@@ -90,7 +90,7 @@ func Run(ctx context.Context, o Options) error {
 			defer wg.Done()
 			errs[i] = runShard(ctx, o, src)
 			if errs[i] != nil && len(o.Sources) > 1 {
-				errs[i] = fmt.Errorf("shard %s: %w", src.Redacted(), errs[i])
+				errs[i] = fmt.Errorf("shard %s: %w", src.Addr(), errs[i])
 			}
 		}()
 	}
