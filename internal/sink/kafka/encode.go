@@ -25,6 +25,9 @@ type field struct {
 	col      schema.Column
 	conv     *typemap.ColumnConv
 	utf8Text bool // a text column in a UTF-8 charset: its bytes pass unchanged (NULs too)
+	// rawJSON: a JSON document typemap refuses (a \u0000 escape, which
+	// PostgreSQL's jsonb cannot hold) is passed as its text: a Kafka string can.
+	rawJSON bool
 	schema   map[string]any
 	encode   func(v any) (any, error)
 }
@@ -160,6 +163,7 @@ func (f *field) value(v any, fromText bool) (any, error) {
 		}
 	}
 	var err error
+	raw := v
 	if fromText {
 		b, ok := v.([]byte)
 		if !ok {
@@ -170,6 +174,14 @@ func (f *field) value(v any, fromText bool) (any, error) {
 		v, err = f.conv.FromBinlog(v)
 	}
 	if err != nil {
+		if f.rawJSON {
+			switch x := raw.(type) {
+			case string:
+				return x, nil
+			case []byte:
+				return string(x), nil
+			}
+		}
 		return nil, err
 	}
 	if v == nil {
@@ -339,6 +351,7 @@ func newField(m *typemap.Mapper, id schema.TableID, c schema.Column) (*field, er
 			f.schema = named("string", "io.debezium.data.EnumSet", map[string]string{"allowed": strings.Join(c.Elements, ",")})
 		case typemap.KindJSON:
 			f.schema = named("string", "io.debezium.data.Json", nil)
+			f.rawJSON = utf8Charset(c.Charset) || c.Charset == "" || strings.EqualFold(c.Charset, "binary")
 		case typemap.KindText:
 			f.utf8Text = utf8Charset(c.Charset)
 		}
