@@ -45,6 +45,7 @@ a source unreachable at start).`,
 	f.String("topic-prefix", "", "topic prefix (Debezium's topic.prefix, source.name), e.g. --topic-prefix shop")
 	f.Bool("schemas", false, "add the Kafka Connect JsonConverter schema block to keys and values (schemas.enable=true)")
 	f.Bool("no-tombstones", false, "leave out the null-valued record Debezium writes after each delete")
+	f.Bool("transaction-metadata", false, "add Debezium's transaction metadata: a transaction block in each event and BEGIN/END records on the topic <prefix>.transaction")
 	f.Bool("no-snapshot", false, "start a new stream at the sources' current positions instead of with a snapshot")
 	f.Int32("partitions", 1, "partitions of the table topics sluice creates, e.g. --partitions 6")
 	f.Int("workers", 1, "apply workers per shard: 1 keeps every topic partition in source commit order; more encode in parallel and keep only each key's order (Kafka transactions commit one at a time either way)")
@@ -157,7 +158,7 @@ func runStream(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	o := stream.Options{Sources: srcs, Brokers: brokers, Prefix: prefix, Stream: k.String("stream"),
-		Schemas: k.Bool("schemas"), NoTombstones: k.Bool("no-tombstones"), NoSnapshot: k.Bool("no-snapshot"),
+		Schemas: k.Bool("schemas"), NoTombstones: k.Bool("no-tombstones"), TxnMetadata: k.Bool("transaction-metadata"), NoSnapshot: k.Bool("no-snapshot"),
 		UntilCaughtUp: k.Bool("until-caught-up"), Include: k.Strings("include"), Exclude: k.Strings("exclude"),
 		Workers: k.Int("workers"), MaxTxnMemory: maxMem, Partitions: int32(k.Int("partitions")),
 		Version: Version, Log: s.Log}

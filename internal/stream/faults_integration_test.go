@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -234,4 +235,56 @@ func TestStreamShardUnreachable(t *testing.T) {
 		t.Fatalf("want an error of the unreachable shard only, got %v", err)
 	}
 	compareRows(t, "the reachable shard", rebuild(t, consume(t, brokers, name+"."+name+".t"), name+"."+name+".t", 0), sourceRows(t, db, "t"))
+}
+
+// TestStreamTransactionMetadata: --transaction-metadata writes BEGIN and
+// END (with counts per table) on <prefix>.transaction around each source
+// transaction, and a transaction block in each event.
+func TestStreamTransactionMetadata(t *testing.T) {
+	env := testenv.Get(t)
+	brokers := env.Kafka(t)
+	name := env.NewDatabase(t, "ktxmeta")
+	db := env.MySQL(t, name)
+	mustExec(t, db, "CREATE TABLE a (id INT PRIMARY KEY)", "CREATE TABLE b (id INT PRIMARY KEY)")
+	o := stream.Options{Sources: []config.MySQL{source(t, env.SourceURL(name))}, Brokers: brokers, Prefix: name, TxnMetadata: true}
+	if err := runStream(t, o); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, "START TRANSACTION; INSERT INTO a VALUES (1), (2); INSERT INTO b VALUES (1); COMMIT")
+	if err := runStream(t, o); err != nil {
+		t.Fatal(err)
+	}
+	evs := consume(t, brokers, name+".transaction", name+"."+name+".a", name+"."+name+".b")
+	var status []string
+	var id string
+	var blocks, ids []string
+	for _, e := range evs {
+		switch e.Topic {
+		case name + ".transaction":
+			status = append(status, fmt.Sprint(e.Value["status"]))
+			id = fmt.Sprint(e.Value["id"])
+			if e.Value["status"] == "END" {
+				if got := fmt.Sprint(e.Value["event_count"], " ", e.Value["data_collections"]); got !=
+					"3 [map[data_collection:"+name+".a event_count:2] map[data_collection:"+name+".b event_count:1]]" {
+					t.Errorf("END record: %s", got)
+				}
+			}
+		default:
+			tx, _ := e.Value["transaction"].(map[string]any)
+			blocks = append(blocks, fmt.Sprint(e.Topic[len(name)+1:], " ", tx["total_order"], "/", tx["data_collection_order"]))
+			ids = append(ids, fmt.Sprint(tx["id"]))
+		}
+	}
+	for _, x := range ids {
+		if x != id {
+			t.Errorf("event transaction id %v, BEGIN/END id %s", x, id)
+		}
+	}
+	sort.Strings(blocks) // the consumer reads the topics in no set order
+	if fmt.Sprint(status) != "[BEGIN END]" || id == "" {
+		t.Errorf("transaction topic: %v (id %q)", status, id)
+	}
+	if want := fmt.Sprintf("[%[1]s.a 1/1 %[1]s.a 2/2 %[1]s.b 3/1]", name); fmt.Sprint(blocks) != want {
+		t.Errorf("transaction blocks (total/per table): %v", blocks)
+	}
 }

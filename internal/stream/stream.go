@@ -38,6 +38,7 @@ type Options struct {
 	// Stream@host:port as its own stream name (its state record's key).
 	Stream                string
 	Schemas, NoTombstones bool
+	TxnMetadata           bool
 	NoSnapshot            bool
 	UntilCaughtUp         bool
 	Include, Exclude      []string
@@ -112,7 +113,7 @@ func runShard(ctx context.Context, o Options, src config.MySQL) error {
 		return exitcode.ConfigError(fmt.Errorf("source %s: %w", src.Redacted(), err))
 	}
 	cfg := kafkasink.Config{Brokers: o.Brokers, Prefix: o.Prefix, Stream: name, ServerID: serverID,
-		Schemas: o.Schemas, NoTombstones: o.NoTombstones, Partitions: o.Partitions, Decode: binlogpos.Decode,
+		Schemas: o.Schemas, NoTombstones: o.NoTombstones, TxnMetadata: o.TxnMetadata, Partitions: o.Partitions, Decode: binlogpos.Decode,
 		Version: o.Version, Log: log}
 	if err := start(ctx, o, src, cfg, log); err != nil {
 		return err

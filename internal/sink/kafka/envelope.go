@@ -47,6 +47,7 @@ type origin struct {
 	gtid     string
 	commit   time.Time
 	snapshot string // "false" for binlog events; "true"/"last" in the snapshot
+	tx       *txnMeta // with --transaction-metadata: the transaction's counters
 }
 
 func txnOrigin(t *model.Txn) origin {
@@ -93,6 +94,9 @@ func (s *Sink) rowRecords(rc *model.RowChange, o origin, row int, fromText bool)
 			return err
 		}
 		env := envelope{Source: src, Op: op, TsMs: now}
+		if o.tx != nil {
+			env.Transaction = o.tx.next(rc.Table.Database + "." + rc.Table.Name)
+		}
 		if env.Before, err = tc.object(before, nil, fromText); err != nil {
 			return err
 		}

@@ -190,12 +190,19 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 	for i, t := range g.Txns {
 		ends[i] = t.End.Key()
 		o := txnOrigin(t)
+		if s.cfg.TxnMetadata {
+			o.tx = newTxnMeta(t)
+			recs = append(recs, s.txnRecord(o.tx, false))
+		}
 		for row, c := range g.One(i) {
 			rs, err := s.rowRecords(&c.RowChange, o, row, false)
 			if err != nil {
 				return false, err
 			}
 			recs = append(recs, rs...)
+		}
+		if o.tx != nil {
+			recs = append(recs, s.txnRecord(o.tx, true))
 		}
 	}
 	var start string
@@ -255,6 +262,7 @@ type largeTxn struct {
 	s    *Sink
 	row  int
 	done bool
+	tx   *txnMeta // --transaction-metadata: BEGIN written with the first fragment
 }
 
 func (l *largeTxn) Write(ctx context.Context, changes []pipeline.Change) error {
@@ -263,7 +271,12 @@ func (l *largeTxn) Write(ctx context.Context, changes []pipeline.Change) error {
 		o := origin{snapshot: "false"}
 		if c.Txn != nil { // a fragment: its GTID and commit time; the end position only on the last
 			o = txnOrigin(c.Txn)
+			if l.s.cfg.TxnMetadata && l.tx == nil {
+				l.tx = newTxnMeta(c.Txn)
+				recs = append(recs, l.s.txnRecord(l.tx, false))
+			}
 		}
+		o.tx = l.tx
 		rs, err := l.s.rowRecords(&c.RowChange, o, l.row, false)
 		if err != nil {
 			return err
@@ -285,7 +298,11 @@ func (l *largeTxn) Commit(ctx context.Context, cp checkpoint.State) error {
 	if err != nil {
 		return err
 	}
-	if err := st.cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
+	recs := []*kgo.Record{rec}
+	if l.tx != nil {
+		recs = []*kgo.Record{l.s.txnRecord(l.tx, true), rec}
+	}
+	if err := st.cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		l.abort(ctx)
 		return err
 	}

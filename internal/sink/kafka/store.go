@@ -35,6 +35,9 @@ type Config struct {
 	Schemas bool
 	// NoTombstones leaves out the null-valued record after a delete.
 	NoTombstones bool
+	// TxnMetadata adds Debezium's transaction metadata: a "transaction"
+	// block in each event, BEGIN/END records on <Prefix>.transaction.
+	TxnMetadata bool
 	// Partitions of the data topics sluice creates (default 1).
 	Partitions int32
 	// Decode reads the source's positions back.
