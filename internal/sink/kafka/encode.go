@@ -28,8 +28,8 @@ type field struct {
 	// rawJSON: a JSON document typemap refuses (a \u0000 escape, which
 	// PostgreSQL's jsonb cannot hold) is passed as its text: a Kafka string can.
 	rawJSON bool
-	schema   map[string]any
-	encode   func(v any) (any, error)
+	schema  map[string]any
+	encode  func(v any) (any, error)
 }
 
 // tableCodec encodes the rows of one table version.

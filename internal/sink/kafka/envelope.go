@@ -46,7 +46,7 @@ type origin struct {
 	pos      binlogpos.Position
 	gtid     string
 	commit   time.Time
-	snapshot string // "false" for binlog events; "true"/"last" in the snapshot
+	snapshot string   // "false" for binlog events; "true"/"last" in the snapshot
 	tx       *txnMeta // with --transaction-metadata: the transaction's counters
 }
 
