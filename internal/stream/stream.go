@@ -21,6 +21,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/preflight"
 	"github.com/sluice-db/sluice/internal/replicate"
 	"github.com/sluice-db/sluice/internal/schema"
 	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
@@ -102,6 +103,15 @@ func Run(ctx context.Context, o Options) error {
 func runShard(ctx context.Context, o Options, src config.MySQL) error {
 	name := o.ShardStream(src)
 	log := o.Log.With("shard", src.Addr())
+	// The source checks of replicate (reachable, privileges, log_bin, ROW
+	// format, FULL row image), per shard: one shard's problem stops it alone.
+	rep := preflight.Run(ctx, src, config.Target{}, preflight.Needs{Source: true, Binlog: true, Snapshot: !o.NoSnapshot})
+	for _, w := range rep.Warnings() {
+		log.Warn("pre-flight", "side", w.Side, "warning", w.Cause, "fix", w.Fix)
+	}
+	if err := rep.Err(); err != nil {
+		return err
+	}
 	db, err := src.OpenDB()
 	if err != nil {
 		return exitcode.ConfigError(err)
