@@ -143,7 +143,7 @@ func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Confi
 		return err
 	}
 	defer store.Close()
-	if store.SnapshotDone() {
+	if store.Started() {
 		return nil
 	}
 	cs, err := consistent.OpenSource(ctx, src, 2)

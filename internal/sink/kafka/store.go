@@ -377,8 +377,9 @@ func (s *Store) State() (*checkpoint.State, []checkpoint.AppliedRow, error) {
 	return st, rows, nil
 }
 
-// SnapshotDone reports whether the stream's initial snapshot committed.
-func (s *Store) SnapshotDone() bool {
+// Started reports whether the stream has a committed start: its snapshot,
+// or with --no-snapshot its start position.
+func (s *Store) Started() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state != nil
