@@ -32,6 +32,7 @@ func TestStreamDDLMidStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustExec(t, db, "INSERT INTO t VALUES (2, 2, 'b')", "ALTER TABLE t ADD COLUMN extra VARCHAR(10) DEFAULT 'dflt'",
+		"CREATE TABLE gone (id INT PRIMARY KEY)", "TRUNCATE TABLE `"+name+"`.gone", "DROP TABLE gone",
 		"INSERT INTO t VALUES (3, 3, 'c', 'xx')", "UPDATE t SET n = 10 WHERE id = 1", "INSERT INTO nokey VALUES (2, 'y')")
 	if err := runStream(t, o); err != nil {
 		t.Fatal(err)
@@ -47,7 +48,7 @@ func TestStreamDDLMidStream(t *testing.T) {
 			}
 		}
 	}
-	if len(ddl) != 1 || !strings.Contains(ddl[0], "ADD COLUMN extra") {
+	if len(ddl) != 4 || !strings.Contains(ddl[0], "ADD COLUMN extra") || !strings.Contains(ddl[2], "TRUNCATE") {
 		t.Errorf("DDL events on topic %s: %q", name, ddl)
 	}
 	rows := rebuild(t, evs, name+"."+name+".t", 0)
@@ -77,8 +78,8 @@ func TestStreamDDLMidStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sts) != 1 || sts[0].Stream != name || sts[0].SchemaVersion != 2 || !strings.Contains(sts[0].Position, "bin") {
-		t.Errorf("stream status: %+v, want one stream %s at schema version 2", sts, name)
+	if len(sts) != 1 || sts[0].Stream != name || sts[0].SchemaVersion < 2 || !strings.Contains(sts[0].Position, "bin") {
+		t.Errorf("stream status: %+v, want one stream %s at schema version 2 or more", sts, name)
 	}
 }
 

@@ -122,7 +122,7 @@ func runShard(ctx context.Context, o Options, src config.MySQL) error {
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("source %s: %w", src.Redacted(), err))
 	}
-	cfg := kafkasink.Config{Brokers: o.Brokers, Prefix: o.Prefix, Stream: name, ServerID: serverID,
+	cfg := kafkasink.Config{Brokers: o.Brokers, Prefix: o.Prefix, Stream: name, ServerID: serverID, DefaultDatabase: src.Database,
 		Schemas: o.Schemas, NoTombstones: o.NoTombstones, TxnMetadata: o.TxnMetadata, Partitions: o.Partitions, Decode: binlogpos.Decode,
 		Version: o.Version, Log: log}
 	if err := start(ctx, o, src, cfg, log); err != nil {

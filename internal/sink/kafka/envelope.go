@@ -211,7 +211,19 @@ func copyMap(m map[string]any) map[string]any {
 // schema change topic), keyed by the database.
 func (s *Sink) ddlRecord(t *model.Txn) (*kgo.Record, error) {
 	d := t.DDL
-	src := s.source(txnOrigin(t), schema.TableID{Database: d.Database}, 0)
+	// databaseName is the database the statement changes: the session's
+	// default database, else that of a table it names, else the source URL's.
+	db := d.Database
+	switch {
+	case db != "":
+	case len(d.Tables) > 0:
+		db = d.Tables[0].Database
+	case len(d.Dropped) > 0:
+		db = d.Dropped[0].Database
+	default:
+		db = s.cfg.DefaultDatabase
+	}
+	src := s.source(txnOrigin(t), schema.TableID{Database: db}, 0)
 	val, err := json.Marshal(struct {
 		Source       sourceInfo `json:"source"`
 		TsMs         int64      `json:"ts_ms"`
@@ -219,10 +231,10 @@ func (s *Sink) ddlRecord(t *model.Txn) (*kgo.Record, error) {
 		SchemaName   *string    `json:"schemaName"`
 		DDL          string     `json:"ddl"`
 		TableChanges []any      `json:"tableChanges"`
-	}{src, time.Now().UnixMilli(), d.Database, nil, d.Statement, []any{}})
+	}{src, time.Now().UnixMilli(), db, nil, d.Statement, []any{}})
 	if err != nil {
 		return nil, err
 	}
-	key, _ := json.Marshal(map[string]string{"databaseName": d.Database})
+	key, _ := json.Marshal(map[string]string{"databaseName": db})
 	return &kgo.Record{Topic: s.cfg.Prefix, Key: key, Value: val}, nil
 }

@@ -31,6 +31,9 @@ type Config struct {
 	Stream string
 	// ServerID is the shard's @@server_id (source.server_id).
 	ServerID uint32
+	// DefaultDatabase is the source URL's database: the databaseName of a
+	// schema change that names no database of its own.
+	DefaultDatabase string
 	// Schemas adds the JsonConverter schema block to keys and values.
 	Schemas bool
 	// NoTombstones leaves out the null-valued record after a delete.
