@@ -82,6 +82,7 @@ or pre-flight error.`,
 	root.AddCommand(
 		newSnapshotCmd(),
 		newReplicateCmd(),
+		newStreamCmd(),
 		newMigrateCmd(),
 		newVerifyCmd(),
 		newStatusCmd(),

@@ -34,7 +34,7 @@ func (d *dispatcher) applyLarge(ctx context.Context, first *model.Txn, in <-chan
 	for {
 		cs := make([]Change, len(frag.Changes))
 		for i := range frag.Changes {
-			cs[i] = Change{RowChange: frag.Changes[i]}
+			cs[i] = Change{RowChange: frag.Changes[i], Txn: frag}
 		}
 		if err := lt.Write(ctx, cs); err != nil {
 			lt.Rollback()

@@ -21,6 +21,7 @@ import (
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
+	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -37,7 +38,10 @@ type Options struct {
 	// database in scope. TargetEngine is --target-engine there.
 	MySQLTarget  *config.MySQL
 	TargetEngine string
-	Stream       string
+	// Kafka, when set, is the target instead: Debezium-format events and
+	// the stream's state in Kafka (internal/sink/kafka; Stream is set per run).
+	Kafka  *kafkasink.Config
+	Stream string
 	// ServerID is the replica id sluice reads the binlog with; 0 derives
 	// one from the stream name and the target (DefaultServerID).
 	ServerID uint32
@@ -131,6 +135,9 @@ func (o Options) withDefaults() (Options, error) {
 
 // targetRedacted names the target for logs and messages.
 func (o Options) targetRedacted() string {
+	if o.Kafka != nil {
+		return kafkaName(o.Kafka)
+	}
 	if o.MySQLTarget != nil {
 		return o.MySQLTarget.Redacted()
 	}

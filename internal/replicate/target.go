@@ -42,6 +42,9 @@ type target interface {
 }
 
 func newTarget(o Options) target {
+	if o.Kafka != nil {
+		return &kafkaTarget{}
+	}
 	if o.MySQLTarget != nil {
 		return &mysqlTarget{}
 	}

@@ -28,7 +28,7 @@ func (r *runner) translator() binlog.Translator {
 		}
 		out := &binlog.DDLResult{PG: res.PG, Tables: res.Tables, Dropped: res.Dropped,
 			Ignored: res.Ignored, Reason: res.Reason}
-		if r.o.MySQLTarget != nil && !res.Ignored {
+		if (r.o.MySQLTarget != nil || r.o.Kafka != nil) && !res.Ignored {
 			out.PG = mysqlStatements(stmt, res)
 		}
 		return out, nil

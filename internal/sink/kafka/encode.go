@@ -1,0 +1,497 @@
+package kafka
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+// field is one column's encoder into Debezium's default JSON representation
+// (docs/kafka.md has the table). Values first go through typemap, the one
+// place that reads MySQL values (binlog images and snapshot text alike), so
+// the snapshot's "r" events and the binlog's "c/u/d" events cannot disagree;
+// the encoder then turns typemap's value into what Debezium emits.
+type field struct {
+	col      schema.Column
+	conv     *typemap.ColumnConv
+	utf8Text bool // a text column in a UTF-8 charset: its bytes pass unchanged (NULs too)
+	// rawJSON: a JSON document typemap refuses (a \u0000 escape, which
+	// PostgreSQL's jsonb cannot hold) is passed as its text: a Kafka string can.
+	rawJSON bool
+	schema  map[string]any
+	encode  func(v any) (any, error)
+}
+
+// tableCodec encodes the rows of one table version.
+type tableCodec struct {
+	table  *schema.Table
+	fields []*field
+	key    []int // positions of the key columns (nil: keyless table, null key)
+	// keySchema and valueSchema are the JsonConverter schema blocks.
+	keySchema, rowSchema map[string]any
+}
+
+func newTableCodec(m *typemap.Mapper, t *schema.Table, prefix string) (*tableCodec, error) {
+	tc := &tableCodec{table: t}
+	for _, c := range t.Columns {
+		f, err := newField(m, t.TableID, c)
+		if err != nil {
+			return nil, err
+		}
+		tc.fields = append(tc.fields, f)
+	}
+	// Debezium's key is the primary key; a table without one has a null key
+	// (message.key.columns is not offered).
+	for _, name := range t.PrimaryKey {
+		i := t.ColumnIndex(name)
+		if i < 0 {
+			return nil, fmt.Errorf("table %s: primary key column %s not in the table", t.TableID, name)
+		}
+		tc.key = append(tc.key, i)
+	}
+	base := prefix + "." + t.Database + "." + t.Name
+	tc.rowSchema = structSchema(base+".Value", tc.fields, nil, true)
+	if tc.key != nil {
+		tc.keySchema = structSchema(base+".Key", tc.fields, tc.key, false)
+	}
+	return tc, nil
+}
+
+func structSchema(name string, fields []*field, only []int, optional bool) map[string]any {
+	var fs []any
+	add := func(f *field) {
+		s := map[string]any{}
+		for k, v := range f.schema {
+			s[k] = v
+		}
+		s["field"] = f.col.Name
+		s["optional"] = f.col.Nullable
+		fs = append(fs, s)
+	}
+	if only != nil {
+		for _, i := range only {
+			add(fields[i])
+		}
+	} else {
+		for _, f := range fields {
+			add(f)
+		}
+	}
+	return map[string]any{"type": "struct", "fields": fs, "optional": optional, "name": name}
+}
+
+// row encodes a row image (source values from the binlog) as an ordered JSON object.
+func (tc *tableCodec) row(vals []any, fromText bool) (json.RawMessage, error) {
+	return tc.object(vals, nil, fromText)
+}
+
+// keyOf encodes the key columns of a row image; nil for a keyless table.
+func (tc *tableCodec) keyOf(vals []any, fromText bool) (json.RawMessage, error) {
+	if tc.key == nil {
+		return nil, nil
+	}
+	return tc.object(vals, tc.key, fromText)
+}
+
+func (tc *tableCodec) object(vals []any, only []int, fromText bool) (json.RawMessage, error) {
+	if vals == nil {
+		return json.RawMessage("null"), nil
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	write := func(n int, i int) error {
+		if i >= len(vals) {
+			return fmt.Errorf("table %s: row image has %d values, column %s is number %d", tc.table.TableID, len(vals), tc.fields[i].col.Name, i+1)
+		}
+		f := tc.fields[i]
+		v, err := f.value(vals[i], fromText)
+		if err != nil {
+			return err
+		}
+		enc, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("table %s column %s: %w", tc.table.TableID, f.col.Name, err)
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(f.col.Name)
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(enc)
+		return nil
+	}
+	if only != nil {
+		for n, i := range only {
+			if err := write(n, i); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		for i := range tc.fields {
+			if err := write(i, i); err != nil {
+				return nil, err
+			}
+		}
+	}
+	b.WriteByte('}')
+	return json.RawMessage(b.String()), nil
+}
+
+// value converts one source value (a binlog value, or the text protocol's
+// bytes when fromText) into its Debezium JSON value.
+func (f *field) value(v any, fromText bool) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if f.utf8Text {
+		switch x := v.(type) {
+		case string:
+			return x, nil
+		case []byte:
+			return string(x), nil
+		}
+	}
+	var err error
+	raw := v
+	if fromText {
+		b, ok := v.([]byte)
+		if !ok {
+			return nil, fmt.Errorf("column %s: snapshot value of type %T", f.col.Name, v)
+		}
+		v, err = f.conv.FromText(b)
+	} else {
+		v, err = f.conv.FromBinlog(v)
+	}
+	if err != nil {
+		if f.rawJSON {
+			switch x := raw.(type) {
+			case string:
+				return x, nil
+			case []byte:
+				return string(x), nil
+			}
+		}
+		return nil, err
+	}
+	if v == nil {
+		return nil, nil
+	}
+	out, err := f.encode(v)
+	if err != nil {
+		return nil, fmt.Errorf("column %s (%s): %w", f.col.Name, f.col.ColumnType, err)
+	}
+	return out, nil
+}
+
+func newField(m *typemap.Mapper, id schema.TableID, c schema.Column) (*field, error) {
+	conv, err := m.CompileColumn(id, c)
+	if err != nil {
+		return nil, err
+	}
+	f := &field{col: c, conv: conv}
+	prim := func(t string) map[string]any { return map[string]any{"type": t} }
+	named := func(t, name string, params map[string]string) map[string]any {
+		s := map[string]any{"type": t, "name": name, "version": 1}
+		if params != nil {
+			s["parameters"] = params
+		}
+		return s
+	}
+	unexpected := func(v any) (any, error) { return nil, fmt.Errorf("unexpected value %T", v) }
+	switch conv.Kind {
+	case typemap.KindInt, typemap.KindYear:
+		f.schema = prim(intType(c))
+		if conv.Kind == typemap.KindYear {
+			f.schema = named("int32", "io.debezium.time.Year", nil)
+		}
+		f.encode = func(v any) (any, error) {
+			switch x := v.(type) {
+			case int16, int32, int64:
+				return x, nil
+			}
+			return unexpected(v)
+		}
+	case typemap.KindUint64:
+		// bigint.unsigned.handling.mode=long (Debezium's default): the
+		// 64 bits as a signed long; values above 2^63-1 read negative.
+		f.schema = prim("int64")
+		f.encode = func(v any) (any, error) {
+			n, ok := v.(pgtype.Numeric)
+			if !ok || n.Int == nil {
+				return unexpected(v)
+			}
+			return int64(n.Int.Uint64()), nil
+		}
+	case typemap.KindDecimal:
+		// decimal.handling.mode=precise: Connect Decimal, the unscaled
+		// value's two's-complement big-endian bytes (base64 in JSON).
+		scale := c.Scale
+		f.schema = named("bytes", "org.apache.kafka.connect.data.Decimal",
+			map[string]string{"scale": strconv.Itoa(scale), "connect.decimal.precision": strconv.Itoa(c.Precision)})
+		f.encode = func(v any) (any, error) {
+			n, ok := v.(pgtype.Numeric)
+			if !ok || n.Int == nil || n.NaN || n.InfinityModifier != pgtype.Finite {
+				return unexpected(v)
+			}
+			return decimalBytes(n.Int, int(n.Exp), scale)
+		}
+	case typemap.KindFloat32:
+		f.schema = prim("float")
+		f.encode = func(v any) (any, error) {
+			x, ok := v.(float32)
+			if !ok {
+				return unexpected(v)
+			}
+			return json.Number(strconv.FormatFloat(float64(x), 'g', -1, 32)), nil
+		}
+	case typemap.KindFloat64:
+		f.schema = prim("double")
+		f.encode = func(v any) (any, error) {
+			x, ok := v.(float64)
+			if !ok {
+				return unexpected(v)
+			}
+			return x, nil
+		}
+	case typemap.KindBit:
+		width := c.Precision
+		if width <= 1 {
+			f.schema = prim("boolean")
+		} else {
+			f.schema = named("bytes", "io.debezium.data.Bits", map[string]string{"length": strconv.Itoa(width)})
+		}
+		f.encode = func(v any) (any, error) {
+			b, ok := v.(pgtype.Bits)
+			if !ok {
+				return unexpected(v)
+			}
+			var u uint64
+			for i := 0; i < int(b.Len); i++ {
+				u = u<<1 | uint64(b.Bytes[i/8]>>(7-i%8)&1)
+			}
+			if width <= 1 {
+				return u == 1, nil
+			}
+			// little-endian, (n+7)/8 bytes
+			out := make([]byte, 8)
+			binary.LittleEndian.PutUint64(out, u)
+			return out[:(width+7)/8], nil
+		}
+	case typemap.KindDate:
+		f.schema = named("int32", "io.debezium.time.Date", nil)
+		f.encode = func(v any) (any, error) {
+			d, ok := v.(pgtype.Date)
+			if !ok {
+				return unexpected(v)
+			}
+			if d.InfinityModifier != pgtype.Finite {
+				return int32(0), nil // a zero date in a NOT NULL column: the epoch day, as Debezium
+			}
+			return int32(floorDiv(d.Time.Unix(), 86400)), nil
+		}
+	case typemap.KindDateTime:
+		fsp := c.FracDigits
+		if fsp <= 3 {
+			f.schema = named("int64", "io.debezium.time.Timestamp", nil)
+		} else {
+			f.schema = named("int64", "io.debezium.time.MicroTimestamp", nil)
+		}
+		f.encode = func(v any) (any, error) {
+			ts, ok := v.(pgtype.Timestamp)
+			if !ok {
+				return unexpected(v)
+			}
+			if ts.InfinityModifier != pgtype.Finite {
+				return int64(0), nil
+			}
+			if fsp <= 3 {
+				return ts.Time.UnixMilli(), nil
+			}
+			return ts.Time.UnixMicro(), nil
+		}
+	case typemap.KindTimestamp:
+		fsp := c.FracDigits
+		f.schema = named("string", "io.debezium.time.ZonedTimestamp", nil)
+		f.encode = func(v any) (any, error) {
+			ts, ok := v.(pgtype.Timestamptz)
+			if !ok {
+				return unexpected(v)
+			}
+			if ts.InfinityModifier != pgtype.Finite {
+				return zonedTimestamp(time.Unix(0, 0), fsp), nil
+			}
+			return zonedTimestamp(ts.Time, fsp), nil
+		}
+	case typemap.KindTime:
+		f.schema = named("int64", "io.debezium.time.MicroTime", nil)
+		f.encode = func(v any) (any, error) {
+			iv, ok := v.(pgtype.Interval)
+			if !ok {
+				return unexpected(v)
+			}
+			return iv.Microseconds + int64(iv.Days)*86400e6, nil
+		}
+	case typemap.KindText, typemap.KindEnum, typemap.KindSet, typemap.KindJSON, typemap.KindUUID, typemap.KindInet:
+		f.schema = prim("string")
+		switch conv.Kind {
+		case typemap.KindEnum:
+			f.schema = named("string", "io.debezium.data.Enum", map[string]string{"allowed": strings.Join(c.Elements, ",")})
+		case typemap.KindSet:
+			f.schema = named("string", "io.debezium.data.EnumSet", map[string]string{"allowed": strings.Join(c.Elements, ",")})
+		case typemap.KindJSON:
+			f.schema = named("string", "io.debezium.data.Json", nil)
+			f.rawJSON = utf8Charset(c.Charset) || c.Charset == "" || strings.EqualFold(c.Charset, "binary")
+		case typemap.KindText:
+			f.utf8Text = utf8Charset(c.Charset)
+		}
+		f.encode = func(v any) (any, error) {
+			switch x := v.(type) {
+			case string:
+				return x, nil
+			case []byte:
+				return string(x), nil
+			case netip.Prefix:
+				return x.Addr().String(), nil
+			case fmt.Stringer:
+				return x.String(), nil
+			case [16]byte:
+				return uuidString(x), nil
+			}
+			return unexpected(v)
+		}
+	case typemap.KindBinary:
+		f.schema = prim("bytes") // binary.handling.mode=bytes: base64 in JSON
+		f.encode = func(v any) (any, error) {
+			b, ok := v.([]byte)
+			if !ok {
+				return unexpected(v)
+			}
+			return b, nil
+		}
+	case typemap.KindGeometry:
+		f.schema = map[string]any{"type": "struct", "name": "io.debezium.data.geometry.Geometry", "version": 1,
+			"fields": []any{map[string]any{"field": "wkb", "type": "bytes", "optional": false},
+				map[string]any{"field": "srid", "type": "int32", "optional": true}}}
+		f.encode = func(v any) (any, error) {
+			b, ok := v.([]byte)
+			if !ok || len(b) < 4 {
+				return unexpected(v)
+			}
+			return map[string]any{"wkb": b[4:], "srid": int32(binary.LittleEndian.Uint32(b[:4]))}, nil
+		}
+	default:
+		return nil, fmt.Errorf("table %s column %s: no Kafka encoding for %s", id, c.Name, c.ColumnType)
+	}
+	return f, nil
+}
+
+// intType is Debezium's Connect type of a MySQL integer column.
+func intType(c schema.Column) string {
+	switch strings.ToLower(c.DataType) {
+	case "tinyint":
+		return "int16"
+	case "smallint":
+		if c.Unsigned {
+			return "int32"
+		}
+		return "int16"
+	case "mediumint":
+		return "int32"
+	case "int", "integer":
+		if c.Unsigned {
+			return "int64"
+		}
+		return "int32"
+	}
+	return "int64"
+}
+
+func utf8Charset(cs string) bool {
+	switch strings.ToLower(cs) {
+	case "utf8mb4", "utf8mb3", "utf8", "ascii":
+		return true
+	}
+	return false
+}
+
+// decimalBytes is the unscaled value of i·10^exp at the given scale as
+// Java's BigInteger.toByteArray (two's complement, big-endian, minimal).
+func decimalBytes(i *big.Int, exp, scale int) ([]byte, error) {
+	u := new(big.Int).Set(i)
+	shift := exp + scale
+	switch {
+	case shift > 0:
+		u.Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(shift)), nil))
+	case shift < 0:
+		d := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-shift)), nil)
+		q, r := new(big.Int).QuoRem(u, d, new(big.Int))
+		if r.Sign() != 0 {
+			return nil, fmt.Errorf("decimal %se%d has more than %d fractional digits", i, exp, scale)
+		}
+		u = q
+	}
+	return twosComplement(u), nil
+}
+
+func twosComplement(u *big.Int) []byte {
+	if u.Sign() >= 0 {
+		b := u.Bytes()
+		if len(b) == 0 || b[0]&0x80 != 0 {
+			b = append([]byte{0}, b...)
+		}
+		return b
+	}
+	// -u - 1 in bits, inverted
+	n := new(big.Int).Neg(u)
+	n.Sub(n, big.NewInt(1))
+	b := n.Bytes()
+	for i := range b {
+		b[i] = ^b[i]
+	}
+	if len(b) == 0 || b[0]&0x80 == 0 {
+		b = append([]byte{0xff}, b...)
+	}
+	return b
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// zonedTimestamp is io.debezium.time.ZonedTimestamp: ISO-8601 in UTC with
+// the column's fractional digits.
+func zonedTimestamp(t time.Time, fsp int) string {
+	layout := "2006-01-02T15:04:05"
+	if fsp > 0 {
+		layout += "." + strings.Repeat("0", fsp)
+	}
+	return t.UTC().Format(layout) + "Z"
+}
+
+func uuidString(u [16]byte) string {
+	const hex = "0123456789abcdef"
+	var b strings.Builder
+	for i, x := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b.WriteByte('-')
+		}
+		b.WriteByte(hex[x>>4])
+		b.WriteByte(hex[x&15])
+	}
+	return b.String()
+}

@@ -1,0 +1,240 @@
+package kafka
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+)
+
+// sourceInfo is Debezium's io.debezium.connector.mysql.Source block.
+type sourceInfo struct {
+	Version   string  `json:"version"`
+	Connector string  `json:"connector"`
+	Name      string  `json:"name"`
+	TsMs      int64   `json:"ts_ms"`
+	Snapshot  string  `json:"snapshot"`
+	DB        string  `json:"db"`
+	Sequence  *string `json:"sequence"`
+	Table     *string `json:"table"`
+	ServerID  uint32  `json:"server_id"`
+	GTID      *string `json:"gtid"`
+	File      string  `json:"file"`
+	Pos       uint32  `json:"pos"`
+	Row       int     `json:"row"`
+	Thread    *int64  `json:"thread"`
+	Query     *string `json:"query"`
+}
+
+type envelope struct {
+	Before      json.RawMessage  `json:"before"`
+	After       json.RawMessage  `json:"after"`
+	Source      sourceInfo       `json:"source"`
+	Op          string           `json:"op"`
+	TsMs        int64            `json:"ts_ms"`
+	Transaction *json.RawMessage `json:"transaction"`
+}
+
+// origin is where a row event comes from: a binlog transaction, or the snapshot.
+type origin struct {
+	pos      binlogpos.Position
+	gtid     string
+	commit   time.Time
+	snapshot string   // "false" for binlog events; "true"/"last" in the snapshot
+	tx       *txnMeta // with --transaction-metadata: the transaction's counters
+}
+
+func txnOrigin(t *model.Txn) origin {
+	o := origin{gtid: t.GTID, commit: t.Timestamp, snapshot: "false"}
+	if t.End != nil {
+		o.pos, _ = binlogpos.From(t.End)
+	}
+	return o
+}
+
+func (s *Sink) source(o origin, id schema.TableID, row int) sourceInfo {
+	si := sourceInfo{Version: "sluice-" + s.cfg.Version, Connector: "mysql", Name: s.cfg.Prefix, TsMs: o.commit.UnixMilli(),
+		Snapshot: o.snapshot, DB: id.Database, ServerID: s.cfg.ServerID, File: o.pos.File, Pos: o.pos.Pos, Row: row}
+	if id.Name != "" {
+		name := id.Name
+		si.Table = &name
+	}
+	if o.gtid != "" {
+		g := o.gtid
+		si.GTID = &g
+	}
+	return si
+}
+
+// rowRecords turns one row change into its Kafka records: c/u/d (r in the
+// snapshot), a tombstone after a delete, and for an update that changes
+// the key, a delete of the old key and a create of the new one (as Debezium).
+func (s *Sink) rowRecords(rc *model.RowChange, o origin, row int, fromText bool) ([]*kgo.Record, error) {
+	tc, err := s.codec(rc.Table)
+	if err != nil {
+		return nil, err
+	}
+	topic := s.cfg.TableTopic(rc.Table.TableID)
+	src := s.source(o, rc.Table.TableID, row)
+	now := time.Now().UnixMilli()
+	var out []*kgo.Record
+	emit := func(op string, before, after []any) error {
+		img := after
+		if img == nil {
+			img = before
+		}
+		key, err := tc.keyOf(img, fromText)
+		if err != nil {
+			return err
+		}
+		env := envelope{Source: src, Op: op, TsMs: now}
+		if o.tx != nil {
+			env.Transaction = o.tx.next(rc.Table.Database + "." + rc.Table.Name)
+		}
+		if env.Before, err = tc.object(before, nil, fromText); err != nil {
+			return err
+		}
+		if env.After, err = tc.object(after, nil, fromText); err != nil {
+			return err
+		}
+		val, err := json.Marshal(env)
+		if err != nil {
+			return fmt.Errorf("table %s: %w", rc.Table.TableID, err)
+		}
+		out = append(out, &kgo.Record{Topic: topic, Key: s.wrapKey(tc, key), Value: s.wrapValue(tc, val)})
+		if op == "d" && !s.cfg.NoTombstones {
+			out = append(out, &kgo.Record{Topic: topic, Key: s.wrapKey(tc, key)})
+		}
+		return nil
+	}
+	switch {
+	case o.snapshot != "false":
+		err = emit("r", nil, rc.After)
+	case rc.Op == model.Insert:
+		err = emit("c", nil, rc.After)
+	case rc.Op == model.Delete:
+		err = emit("d", rc.Before, nil)
+	default:
+		var kb, ka json.RawMessage
+		if kb, err = tc.keyOf(rc.Before, fromText); err != nil {
+			return nil, err
+		}
+		if ka, err = tc.keyOf(rc.After, fromText); err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(kb, ka) {
+			if err = emit("d", rc.Before, nil); err == nil {
+				err = emit("c", nil, rc.After)
+			}
+		} else {
+			err = emit("u", rc.Before, rc.After)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s *Sink) wrapKey(tc *tableCodec, key json.RawMessage) []byte {
+	if key == nil {
+		return nil
+	}
+	if !s.cfg.Schemas {
+		return key
+	}
+	b, _ := json.Marshal(map[string]any{"schema": tc.keySchema, "payload": key})
+	return b
+}
+
+func (s *Sink) wrapValue(tc *tableCodec, val []byte) []byte {
+	if !s.cfg.Schemas {
+		return val
+	}
+	b, _ := json.Marshal(struct {
+		Schema  map[string]any  `json:"schema"`
+		Payload json.RawMessage `json:"payload"`
+	}{tc.envelopeSchema(s.cfg.Prefix), val})
+	return b
+}
+
+func (tc *tableCodec) envelopeSchema(prefix string) map[string]any {
+	base := prefix + "." + tc.table.Database + "." + tc.table.Name
+	before := copyMap(tc.rowSchema)
+	before["field"] = "before"
+	after := copyMap(tc.rowSchema)
+	after["field"] = "after"
+	return map[string]any{"type": "struct", "optional": false, "name": base + ".Envelope", "version": 2,
+		"fields": []any{before, after, sourceSchema(),
+			map[string]any{"type": "string", "optional": false, "field": "op"},
+			map[string]any{"type": "int64", "optional": true, "field": "ts_ms"},
+			map[string]any{"type": "struct", "optional": true, "name": "event.block", "version": 1, "field": "transaction",
+				"fields": []any{
+					map[string]any{"type": "string", "optional": false, "field": "id"},
+					map[string]any{"type": "int64", "optional": false, "field": "total_order"},
+					map[string]any{"type": "int64", "optional": false, "field": "data_collection_order"},
+				}},
+		}}
+}
+
+func sourceSchema() map[string]any {
+	f := func(t, name string, optional bool) map[string]any {
+		return map[string]any{"type": t, "optional": optional, "field": name}
+	}
+	snap := f("string", "snapshot", true)
+	snap["name"] = "io.debezium.data.Enum"
+	snap["version"] = 1
+	snap["parameters"] = map[string]string{"allowed": "true,last,false,incremental"}
+	return map[string]any{"type": "struct", "optional": false, "name": "io.debezium.connector.mysql.Source", "field": "source",
+		"fields": []any{f("string", "version", false), f("string", "connector", false), f("string", "name", false),
+			f("int64", "ts_ms", false), snap, f("string", "db", false), f("string", "sequence", true),
+			f("string", "table", true), f("int64", "server_id", false), f("string", "gtid", true),
+			f("string", "file", false), f("int64", "pos", false), f("int32", "row", false),
+			f("int64", "thread", true), f("string", "query", true)}}
+}
+
+func copyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// ddlRecord is the schema change event on the topic <prefix> (Debezium's
+// schema change topic), keyed by the database.
+func (s *Sink) ddlRecord(t *model.Txn) (*kgo.Record, error) {
+	d := t.DDL
+	// databaseName is the database the statement changes: the session's
+	// default database, else that of a table it names, else the source URL's.
+	db := d.Database
+	switch {
+	case db != "":
+	case len(d.Tables) > 0:
+		db = d.Tables[0].Database
+	case len(d.Dropped) > 0:
+		db = d.Dropped[0].Database
+	default:
+		db = s.cfg.DefaultDatabase
+	}
+	src := s.source(txnOrigin(t), schema.TableID{Database: db}, 0)
+	val, err := json.Marshal(struct {
+		Source       sourceInfo `json:"source"`
+		TsMs         int64      `json:"ts_ms"`
+		DatabaseName string     `json:"databaseName"`
+		SchemaName   *string    `json:"schemaName"`
+		DDL          string     `json:"ddl"`
+		TableChanges []any      `json:"tableChanges"`
+	}{src, time.Now().UnixMilli(), db, nil, d.Statement, []any{}})
+	if err != nil {
+		return nil, err
+	}
+	key, _ := json.Marshal(map[string]string{"databaseName": db})
+	return &kgo.Record{Topic: s.cfg.Prefix, Key: key, Value: val}, nil
+}

@@ -1,0 +1,466 @@
+package kafka
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+)
+
+// Config configures the Kafka side of one stream (one source shard).
+type Config struct {
+	Brokers []string
+	// Prefix is --topic-prefix: Debezium's topic.prefix (source.name).
+	Prefix string
+	// Stream names the stream (one per shard); its state is the record with
+	// this key in the topic <Prefix>.sluice.offsets.
+	Stream string
+	// ServerID is the shard's @@server_id (source.server_id).
+	ServerID uint32
+	// DefaultDatabase is the source URL's database: the databaseName of a
+	// schema change that names no database of its own.
+	DefaultDatabase string
+	// Schemas adds the JsonConverter schema block to keys and values.
+	Schemas bool
+	// NoTombstones leaves out the null-valued record after a delete.
+	NoTombstones bool
+	// TxnMetadata adds Debezium's transaction metadata: a "transaction"
+	// block in each event, BEGIN/END records on <Prefix>.transaction.
+	TxnMetadata bool
+	// Partitions of the data topics sluice creates (default 1).
+	Partitions int32
+	// Decode reads the source's positions back.
+	Decode model.PositionDecoder
+	// Version is sluice's version, in source.version.
+	Version string
+	Log     *slog.Logger
+}
+
+// OffsetsTopic is the compacted topic of the streams' positions.
+func (c Config) OffsetsTopic() string { return c.Prefix + ".sluice.offsets" }
+
+// SchemaTopic is the compacted topic of the streams' schema history.
+func (c Config) SchemaTopic() string { return c.Prefix + ".sluice.schema" }
+
+// TableTopic is Debezium's topic of a table's change events.
+func (c Config) TableTopic(id schema.TableID) string {
+	return c.Prefix + "." + id.Database + "." + id.Name
+}
+
+// stateRecord is the value of a stream's record in the offsets topic: the
+// whole exactly-once state, rewritten in every Kafka transaction.
+type stateRecord struct {
+	Stream        string        `json:"stream"`
+	Position      string        `json:"position"`
+	SchemaVersion int64         `json:"schema_version"`
+	SourceTime    time.Time     `json:"source_time"`
+	UpdatedAt     time.Time     `json:"updated_at"`
+	Applied       []appliedJSON `json:"applied,omitempty"`
+	Snapshot      string        `json:"snapshot,omitempty"` // "done" once the initial snapshot committed
+}
+
+type appliedJSON struct {
+	Last  string   `json:"last"`
+	Ends  []string `json:"ends"`
+	Start string   `json:"start,omitempty"`
+}
+
+// schemaRecord is one schema-history version of a stream in the schema topic.
+type schemaRecord struct {
+	Stream   string           `json:"stream"`
+	Version  int64            `json:"version"`
+	Position string           `json:"position"`
+	DDL      string           `json:"ddl,omitempty"`
+	Tables   []*schema.Table  `json:"tables"`
+	Dropped  []schema.TableID `json:"dropped,omitempty"`
+}
+
+// Store owns the stream's transactional producer and its state: it fences
+// every earlier producer of the stream (same transactional.id), then reads
+// the last committed state and the schema history.
+type Store struct {
+	cfg Config
+	cl  *kgo.Client
+	adm *kadm.Client
+
+	mu      sync.Mutex // one Kafka transaction at a time
+	state   *stateRecord
+	schemas []schemaRecord
+	topics  map[string]int32 // topics known to exist → max.message.bytes
+
+	pmu     sync.Mutex
+	pending *checkpoint.State // a checkpoint for the next transaction (SaveCheckpoint while busy)
+}
+
+// deferCheckpoint keeps cp for the next transaction's state record.
+func (s *Store) deferCheckpoint(cp checkpoint.State) {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	if s.pending == nil || s.pending.Position.Compare(cp.Position) <= 0 {
+		s.pending = &cp
+	}
+}
+
+// Connect connects, fences older producers of the stream and loads its
+// state. Kafka unreachable is a configuration error naming the brokers.
+func Connect(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Partitions <= 0 {
+		cfg.Partitions = 1
+	}
+	if cfg.Prefix == "" || len(cfg.Brokers) == 0 || cfg.Decode == nil {
+		return nil, exitcode.ConfigError(errors.New("kafka: --kafka and --topic-prefix are required"))
+	}
+	txnID := "sluice." + cfg.Prefix + "." + cfg.Stream
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(cfg.Brokers...),
+		kgo.TransactionalID(txnID),
+		kgo.TransactionTimeout(10*time.Minute),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProducerBatchMaxBytes(16<<20),
+		kgo.MaxBufferedRecords(20000),
+		kgo.ProducerLinger(2*time.Millisecond),
+		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	)
+	if err != nil {
+		return nil, exitcode.ConfigError(fmt.Errorf("kafka %s: %w", strings.Join(cfg.Brokers, ","), err))
+	}
+	s := &Store{cfg: cfg, cl: cl, adm: kadm.NewClient(cl), topics: map[string]int32{}}
+	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	err = cl.Ping(pingCtx)
+	cancel()
+	if err != nil {
+		cl.Close()
+		return nil, exitcode.ConfigError(fmt.Errorf("kafka: cannot reach the broker %s: %v; fix: start Kafka there or pass the right --kafka host:port",
+			strings.Join(cfg.Brokers, ","), err))
+	}
+	if err := s.open(ctx); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the producer (an open transaction is aborted by the broker).
+func (s *Store) Close() { s.cl.Close() }
+
+func (s *Store) open(ctx context.Context) error {
+	for _, t := range []string{s.cfg.OffsetsTopic(), s.cfg.SchemaTopic()} {
+		if err := s.ensureTopic(ctx, t, true); err != nil {
+			return err
+		}
+	}
+	// InitProducerID with our transactional.id bumps its epoch: a killed
+	// run's open transaction is aborted and its producer can no longer
+	// commit. Then a marker committed in both state topics: every record
+	// before it is decided, so reading up to it sees the final state.
+	if _, _, err := s.cl.ProducerID(ctx); err != nil {
+		return fmt.Errorf("kafka: init the transactional producer (fence earlier runs of stream %q): %w", s.cfg.Stream, err)
+	}
+	marks, err := s.transact(ctx, func() ([]*kgo.Record, error) {
+		v := []byte(strconv.FormatInt(time.Now().UnixNano(), 10))
+		return []*kgo.Record{
+			{Topic: s.cfg.OffsetsTopic(), Key: []byte(s.cfg.Stream + "\x00fence"), Value: v},
+			{Topic: s.cfg.SchemaTopic(), Key: []byte(s.cfg.Stream + "\x00fence"), Value: v},
+		}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("kafka: fence: %w", err)
+	}
+	if err := s.readState(ctx, marks[0].Offset); err != nil {
+		return err
+	}
+	return s.readSchemas(ctx, marks[1].Offset)
+}
+
+// readState finds the stream's last state record before offset end of the
+// offsets topic, reading back from the end in growing windows.
+func (s *Store) readState(ctx context.Context, end int64) error {
+	for window := int64(512); ; window *= 4 {
+		from := max(0, end-window)
+		var found *stateRecord
+		err := s.readRange(ctx, s.cfg.OffsetsTopic(), from, end, func(r *kgo.Record) error {
+			if string(r.Key) != s.cfg.Stream || r.Value == nil {
+				return nil
+			}
+			var st stateRecord
+			if err := json.Unmarshal(r.Value, &st); err != nil {
+				return fmt.Errorf("kafka: the state of stream %q at %s offset %d: %w", s.cfg.Stream, r.Topic, r.Offset, err)
+			}
+			found = &st
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if found != nil || from == 0 {
+			s.state = found
+			return nil
+		}
+	}
+}
+
+func (s *Store) readSchemas(ctx context.Context, end int64) error {
+	s.schemas = nil
+	return s.readRange(ctx, s.cfg.SchemaTopic(), 0, end, func(r *kgo.Record) error {
+		if !strings.HasPrefix(string(r.Key), s.cfg.Stream+"\x00v") || r.Value == nil {
+			return nil
+		}
+		var sr schemaRecord
+		if err := json.Unmarshal(r.Value, &sr); err != nil {
+			return fmt.Errorf("kafka: schema history of stream %q at %s offset %d: %w", s.cfg.Stream, r.Topic, r.Offset, err)
+		}
+		s.schemas = append(s.schemas, sr)
+		return nil
+	})
+}
+
+// readRange reads the committed records of partition 0 of topic in [from, end).
+func (s *Store) readRange(ctx context.Context, topic string, from, end int64, each func(*kgo.Record) error) error {
+	if from >= end {
+		return nil
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(s.cfg.Brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().At(from)}}))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("kafka: reading %s up to offset %d: %w", topic, end, err)
+		}
+		var ferr error
+		fs.EachError(func(t string, p int32, err error) { ferr = fmt.Errorf("kafka: reading %s: %w", t, err) })
+		if ferr != nil {
+			return ferr
+		}
+		done := false
+		var cbErr error
+		fs.EachRecord(func(r *kgo.Record) {
+			if done || cbErr != nil {
+				return
+			}
+			if r.Offset >= end {
+				done = true
+				return
+			}
+			cbErr = each(r)
+		})
+		if cbErr != nil {
+			return cbErr
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+// ensureTopic creates a topic when missing (compacted for state topics)
+// and remembers its max.message.bytes.
+// Data topics get Config.Partitions; state topics (compact) and the DDL
+// topic (one order of schema changes) get one partition.
+func (s *Store) ensureTopic(ctx context.Context, topic string, compact bool) error {
+	if _, ok := s.topics[topic]; ok {
+		return nil
+	}
+	configs := map[string]*string{}
+	parts := s.cfg.Partitions
+	if compact {
+		c := "compact"
+		configs["cleanup.policy"] = &c
+		parts = 1
+	}
+	if topic == s.cfg.Prefix {
+		parts = 1
+	}
+	resp, err := s.adm.CreateTopic(ctx, parts, -1, configs, topic)
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		return fmt.Errorf("kafka: create topic %s: %w", topic, err)
+	}
+	if resp.Err != nil && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
+		return fmt.Errorf("kafka: create topic %s: %w", topic, resp.Err)
+	}
+	limit := int32(1048588) // the broker's default message.max.bytes
+	rcs, err := s.adm.DescribeTopicConfigs(ctx, topic)
+	if err == nil {
+		for _, rc := range rcs {
+			for _, c := range rc.Configs {
+				if c.Key == "max.message.bytes" && c.Value != nil {
+					if n, perr := strconv.ParseInt(*c.Value, 10, 32); perr == nil {
+						limit = int32(n)
+					}
+				}
+			}
+		}
+	}
+	s.topics[topic] = limit
+	return nil
+}
+
+// transact runs one Kafka transaction with the records build returns and
+// commits it; on any error it aborts. It returns the produced records (with
+// their offsets).
+func (s *Store) transact(ctx context.Context, build func() ([]*kgo.Record, error)) ([]*kgo.Record, error) {
+	if err := s.cl.BeginTransaction(); err != nil {
+		return nil, fmt.Errorf("kafka: begin transaction: %w", err)
+	}
+	recs, err := build()
+	if err == nil {
+		err = s.cl.ProduceSync(ctx, recs...).FirstErr()
+	}
+	if err != nil {
+		abortCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = s.cl.AbortBufferedRecords(abortCtx)
+		if aerr := s.cl.EndTransaction(abortCtx, kgo.TryAbort); aerr != nil {
+			s.cfg.Log.Warn("kafka: abort transaction", "error", aerr)
+		}
+		return nil, err
+	}
+	if err := s.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return nil, fmt.Errorf("kafka: commit transaction: %w", err)
+	}
+	return recs, nil
+}
+
+// State returns the committed checkpoint and applied records (nil state:
+// the stream has none yet).
+func (s *Store) State() (*checkpoint.State, []checkpoint.AppliedRow, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == nil {
+		return nil, nil, nil
+	}
+	pos, err := s.cfg.Decode(s.state.Position)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kafka: stream %q position %q: %w", s.cfg.Stream, s.state.Position, err)
+	}
+	st := &checkpoint.State{Position: pos, SchemaVersion: s.state.SchemaVersion, SourceTime: s.state.SourceTime, UpdatedAt: s.state.UpdatedAt}
+	var rows []checkpoint.AppliedRow
+	for _, a := range s.state.Applied {
+		var row checkpoint.AppliedRow
+		if row.Last, err = s.cfg.Decode(a.Last); err != nil {
+			return nil, nil, err
+		}
+		for _, e := range a.Ends {
+			p, err := s.cfg.Decode(e)
+			if err != nil {
+				return nil, nil, err
+			}
+			row.Ends = append(row.Ends, p)
+		}
+		if a.Start != "" {
+			if row.Start, err = s.cfg.Decode(a.Start); err != nil {
+				return nil, nil, err
+			}
+		}
+		rows = append(rows, row)
+	}
+	return st, rows, nil
+}
+
+// Started reports whether the stream has a committed start: its snapshot,
+// or with --no-snapshot its start position.
+func (s *Store) Started() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state != nil
+}
+
+// Schema returns every table as of a schema version.
+func (s *Store) Schema(version int64) map[schema.TableID]*schema.Table {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[schema.TableID]*schema.Table{}
+	for v := int64(1); v <= version; v++ {
+		for _, sr := range s.schemas {
+			if sr.Version != v {
+				continue
+			}
+			for _, id := range sr.Dropped {
+				delete(out, id)
+			}
+			for _, t := range sr.Tables {
+				out[t.TableID] = t
+			}
+		}
+	}
+	return out
+}
+
+// next returns a copy of the current state with a deferred checkpoint
+// (when newer) and f applied.
+func (s *Store) next(f func(st *stateRecord)) *stateRecord {
+	st := stateRecord{Stream: s.cfg.Stream}
+	if s.state != nil {
+		st = *s.state
+		st.Applied = append([]appliedJSON(nil), s.state.Applied...)
+	}
+	s.pmu.Lock()
+	cp := s.pending
+	s.pending = nil
+	s.pmu.Unlock()
+	if cp != nil {
+		cur, err := s.cfg.Decode(st.Position)
+		if err != nil || cur == nil || cur.Compare(cp.Position) < 0 || (cur.Compare(cp.Position) == 0 && cp.SchemaVersion > st.SchemaVersion) {
+			s.withState(&st, *cp)
+		}
+	}
+	f(&st)
+	st.UpdatedAt = time.Now().UTC()
+	return &st
+}
+
+func (s *Store) stateRec(st *stateRecord) (*kgo.Record, error) {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	return &kgo.Record{Topic: s.cfg.OffsetsTopic(), Key: []byte(s.cfg.Stream), Value: b}, nil
+}
+
+func (s *Store) schemaRec(sr schemaRecord) (*kgo.Record, error) {
+	sr.Stream = s.cfg.Stream
+	b, err := json.Marshal(sr)
+	if err != nil {
+		return nil, err
+	}
+	return &kgo.Record{Topic: s.cfg.SchemaTopic(), Key: []byte(s.cfg.Stream + "\x00v" + strconv.FormatInt(sr.Version, 10)), Value: b}, nil
+}
+
+// withState sets the checkpoint fields of st from cp and drops the applied
+// records it covers (their last position is at or below the checkpoint).
+func (s *Store) withState(st *stateRecord, cp checkpoint.State) {
+	st.Position = cp.Position.Encode()
+	st.SchemaVersion = cp.SchemaVersion
+	st.SourceTime = cp.SourceTime
+	kept := st.Applied[:0]
+	for _, a := range st.Applied {
+		last, err := s.cfg.Decode(a.Last)
+		if err != nil || last == nil || cp.Position.Compare(last) < 0 {
+			kept = append(kept, a)
+		}
+	}
+	st.Applied = kept
+}

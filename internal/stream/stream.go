@@ -1,0 +1,185 @@
+// Package stream runs `sluice stream`: every source shard into Kafka as
+// Debezium MySQL connector events, exactly once. Per shard: an initial
+// consistent snapshot as op "r" events (one Kafka transaction), then the
+// binlog through replicate's pipeline into the Kafka sink
+// (internal/sink/kafka). Shards run side by side in one process, each with
+// its own stream state, transactional producer and binlog reader; one
+// failing shard does not stop the others. docs/kafka.md describes it.
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/preflight"
+	"github.com/sluice-db/sluice/internal/replicate"
+	"github.com/sluice-db/sluice/internal/schema"
+	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
+	"github.com/sluice-db/sluice/internal/typemap"
+)
+
+// Options are the settings of one `sluice stream` run.
+type Options struct {
+	Sources []config.MySQL
+	Brokers []string
+	Prefix  string
+	// Stream names the stream; with several shards each gets
+	// Stream@host:port as its own stream name (its state record's key).
+	Stream                string
+	Schemas, NoTombstones bool
+	TxnMetadata           bool
+	NoSnapshot            bool
+	UntilCaughtUp         bool
+	Include, Exclude      []string
+	Workers               int
+	MaxTxnMemory          int64
+	Partitions            int32
+	Version               string
+	Registry              prometheus.Registerer
+	Log                   *slog.Logger
+	StatusEvery           time.Duration
+}
+
+// ShardStream is the stream name of shard src.
+func (o Options) ShardStream(src config.MySQL) string {
+	if len(o.Sources) == 1 {
+		return o.Stream
+	}
+	return o.Stream + "@" + src.Addr()
+}
+
+// Run streams every shard until ctx ends, --until-caught-up is reached on
+// every shard, or every shard stopped; errors of the shards are joined.
+func Run(ctx context.Context, o Options) error {
+	if o.Stream == "" {
+		o.Stream = checkpoint.DefaultStream
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Workers <= 0 {
+		// One worker: every partition in source commit order, and a stop
+		// (a row too large) leaves nothing after it written.
+		o.Workers = 1
+	}
+	if len(o.Sources) == 0 || len(o.Brokers) == 0 || o.Prefix == "" {
+		return exitcode.ConfigError(errors.New("stream: --source, --kafka and --topic-prefix are required"))
+	}
+	seen := map[string]bool{}
+	for _, s := range o.Sources {
+		if seen[s.Addr()] {
+			return exitcode.ConfigError(fmt.Errorf("stream: --source %s given twice", s.Redacted()))
+		}
+		seen[s.Addr()] = true
+	}
+	errs := make([]error, len(o.Sources))
+	var wg sync.WaitGroup
+	for i, src := range o.Sources {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = runShard(ctx, o, src)
+			if errs[i] != nil && len(o.Sources) > 1 {
+				errs[i] = fmt.Errorf("shard %s: %w", src.Addr(), errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func runShard(ctx context.Context, o Options, src config.MySQL) error {
+	name := o.ShardStream(src)
+	log := o.Log.With("shard", src.Addr())
+	// The source checks of replicate (reachable, privileges, log_bin, ROW
+	// format, FULL row image), per shard: one shard's problem stops it alone.
+	rep := preflight.Run(ctx, src, config.Target{}, preflight.Needs{Source: true, Binlog: true, Snapshot: !o.NoSnapshot})
+	for _, w := range rep.Warnings() {
+		log.Warn("pre-flight", "side", w.Side, "warning", w.Cause, "fix", w.Fix)
+	}
+	if err := rep.Err(); err != nil {
+		return err
+	}
+	db, err := src.OpenDB()
+	if err != nil {
+		return exitcode.ConfigError(err)
+	}
+	var serverID uint32
+	err = db.QueryRowContext(ctx, "SELECT @@server_id").Scan(&serverID)
+	_ = db.Close()
+	if err != nil {
+		return exitcode.ConfigError(fmt.Errorf("source %s: %w", src.Redacted(), err))
+	}
+	cfg := kafkasink.Config{Brokers: o.Brokers, Prefix: o.Prefix, Stream: name, ServerID: serverID, DefaultDatabase: src.Database,
+		Schemas: o.Schemas, NoTombstones: o.NoTombstones, TxnMetadata: o.TxnMetadata, Partitions: o.Partitions, Decode: binlogpos.Decode,
+		Version: o.Version, Log: log}
+	if err := start(ctx, o, src, cfg, log); err != nil {
+		return err
+	}
+	return replicate.Run(ctx, replicate.Options{
+		Source: src, Kafka: &cfg, Stream: name, Include: o.Include, Exclude: o.Exclude,
+		Workers: o.Workers, MaxTxnMemory: o.MaxTxnMemory, UntilCaughtUp: o.UntilCaughtUp,
+		Registry: o.Registry, Log: log, StatusEvery: o.StatusEvery,
+	})
+}
+
+// start gives a stream without state its start: the snapshot, or with
+// --no-snapshot the current position, with the tables as they are now.
+func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Config, log *slog.Logger) error {
+	store, err := kafkasink.Connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if store.Started() {
+		return nil
+	}
+	cs, err := consistent.OpenSource(ctx, src, 2)
+	if err != nil {
+		return exitcode.ConfigError(err)
+	}
+	defer cs.Close()
+	filter, err := schema.NewFilter(o.Include, o.Exclude, src.Database)
+	if err != nil {
+		return exitcode.ConfigError(err)
+	}
+	cat, err := schema.Load(ctx, cs.DB, filter)
+	if err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	p, err := cs.OpenPoint(ctx, consistent.PointOptions{Sessions: 1, Log: log,
+		NonTransactional: consistent.NonTransactional(cat.Tables)})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	if o.NoSnapshot {
+		log.Info("stream: starting at the current position without a snapshot", "stream", cfg.Stream, "position", p.Position.String())
+		return store.RecordStart(ctx, binlogpos.Of(p.Position), cat.Tables)
+	}
+	charsets, err := typemap.LoadCharsets(ctx, cs.DB, typemap.CharsetsOf(cat.Tables)...)
+	if err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	began := time.Now()
+	log.Info("stream: snapshot", "stream", cfg.Stream, "tables", len(cat.Tables), "position", p.Position.String())
+	rows, err := kafkasink.New(store, charsets).Snapshot(ctx, p.Sessions[0], cat.Tables, p.Position, began)
+	if err != nil {
+		return fmt.Errorf("snapshot of %s: %w", src.Redacted(), err)
+	}
+	log.Info("stream: snapshot committed", "stream", cfg.Stream, "rows", rows,
+		"seconds", strconv.FormatFloat(time.Since(began).Seconds(), 'f', 1, 64))
+	return nil
+}
