@@ -95,32 +95,43 @@ func (r *runner) tryCutover(ctx context.Context) (time.Duration, error) {
 		r.swapPos = pos.Key()
 		r.log.Info("binlog position at the swap", "position", pos.String())
 	}
+	// Sealed: from here to the RENAME no change of the table may reach the
+	// binlog (the lock holds them). Counts of an earlier, failed attempt
+	// are of ordinary writes made while it was unlocked again, which the
+	// key set has carried since: they are not slips.
+	r.tr.slipped.Store(0)
 	r.tr.sealed.Store(true)
 	rename := "RENAME TABLE " + table + " TO " + old + ", " + shadow + " TO " + table
+	// A failed RENAME unseals BEFORE the lock is released: the binlog
+	// reader runs on its own, and a writer let in by the unlock must never
+	// be counted as a change that slipped past the drain.
+	unsealThenUnlock := func() {
+		r.tr.sealed.Store(false)
+		unlock()
+	}
 	if r.info.Flavor != binlog.FlavorMariaDB {
 		_, err := lock.ExecContext(ctx, rename)
 		if code, _ := mysqlErr(err); code == errCantLock {
 			r.info.Flavor = binlog.FlavorMariaDB // a server refusing RENAME under LOCK TABLES
 		} else {
-			unlock()
-			paused := time.Since(locked)
 			if err != nil {
-				r.tr.sealed.Store(false)
-				return paused, fmt.Errorf("alter: %s: %w", rename, err)
+				unsealThenUnlock()
+				return time.Since(locked), fmt.Errorf("alter: %s: %w", rename, err)
 			}
-			return paused, nil
+			unlock()
+			return time.Since(locked), nil
 		}
 	}
-	err = r.renameWhileLocked(ctx, rename, unlock)
-	if err != nil {
-		r.tr.sealed.Store(false)
-	}
+	err = r.renameWhileLocked(ctx, rename, unlock, unsealThenUnlock)
 	return time.Since(locked), err
 }
 
 // renameWhileLocked is the MariaDB swap: RENAME from a second session, seen
 // waiting for the metadata lock before the lock is released.
-func (r *runner) renameWhileLocked(ctx context.Context, rename string, unlock func()) error {
+//
+// unlock releases the lock once the RENAME is queued; giveUp unseals and
+// releases it when the RENAME failed or never queued.
+func (r *runner) renameWhileLocked(ctx context.Context, rename string, unlock, giveUp func()) error {
 	rc, err := r.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -143,7 +154,7 @@ func (r *runner) renameWhileLocked(ctx context.Context, rename string, unlock fu
 	for !waiting && time.Now().Before(deadline) {
 		select {
 		case err := <-done:
-			unlock()
+			giveUp()
 			return fmt.Errorf("alter: %s: %w", rename, err)
 		default:
 		}
@@ -160,12 +171,19 @@ func (r *runner) renameWhileLocked(ctx context.Context, rename string, unlock fu
 	if !waiting {
 		// Never unlock before the RENAME queues: writers would slip in.
 		r.db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("KILL QUERY %d", connID)) //nolint:errcheck
-		<-done
-		unlock()
+		if err := <-done; err == nil {
+			// The RENAME ran after all (the KILL came too late): swapped.
+			unlock()
+			return nil
+		}
+		giveUp()
 		return fmt.Errorf("%w: the RENAME was not seen waiting for the lock", errRetryCutover)
 	}
 	unlock()
 	if err := <-done; err != nil {
+		// Not swapped: the writers now let in are ordinary writes of the
+		// table (the key set carries them); the next attempt seals anew.
+		r.tr.sealed.Store(false)
 		return fmt.Errorf("alter: %s: %w", rename, err)
 	}
 	return nil
