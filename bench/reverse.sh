@@ -75,7 +75,7 @@ side_sql() {
 	local side=$1 db=$2
 	shift 2
 	if [[ $side == my ]]; then
-		mt_sql mysql "$db" ${1:+-e "$1"}
+		mt_sql mysql -D "$db" ${1:+-e "$1"}
 	else
 		bench_psql "$db" -At ${1:+-c "$1"}
 	fi
@@ -228,7 +228,7 @@ target_hb() {
 	local tgt db
 	tgt="$(tgt_of "$1")" db="$(db_of "$1")"
 	if [[ $tgt == my ]]; then
-		mt_sql mysql "$db" -e "SELECT ts FROM hb WHERE id = 1" 2>/dev/null
+		mt_sql mysql -D "$db" -e "SELECT ts FROM hb WHERE id = 1" 2>/dev/null
 	else
 		bench_psql "$db" -At -c "SELECT ts FROM $db.hb WHERE id = 1" 2>/dev/null
 	fi

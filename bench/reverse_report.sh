@@ -36,7 +36,7 @@ live_section() {
 	echo "| direction | workload | pass | source tps | applied tps | applied/source | lag p50 s | lag p99 s | lag max s | sluice CPU s | mariadbd CPU s | postgres CPU s | sluice peak RSS MB |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	awk -F'\t' -v OFS=' | ' '
-		$4 == "failed" { print "| " $1, $2, $3, "failed (see logs)", "", "", "", "", "", "", "", "", " |"; next }
+		$4 == "failed" { print "| " ($1 == "reverse" ? "reverse PG → MariaDB" : "forward MariaDB → PG"), $2, $3, "failed (see logs)", "", "", "", "", "", "", "", "", " |"; next }
 		{ printf "| %s | %s | %s | %.0f | %.0f | %.2f | %s | %s | %s | %s | %s | %s | %s |\n", ($1 == "reverse" ? "reverse PG → MariaDB" : "forward MariaDB → PG"),
 			$2, $3, $4 / $5, $4 / $6, $5 / $6, $7, $8, $9, $10, $11, $12, $13 }' "$LIVE"
 	echo
@@ -63,7 +63,7 @@ catchup_section() {
 	echo "| direction | workload | pass | backlog txns | written in s | applied in s | write tps | catch-up tps | catch-up / write | sluice CPU s | sluice CPU ms / txn | mariadbd CPU s | postgres CPU s |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	awk -F'\t' -v OFS=' | ' '
-		$4 == "failed" { print "| " $1, $2, $3, "failed (see logs)", "", "", "", "", "", "", "", "", " |"; next }
+		$4 == "failed" { print "| " ($1 == "reverse" ? "reverse PG → MariaDB" : "forward MariaDB → PG"), $2, $3, "failed (see logs)", "", "", "", "", "", "", "", "", " |"; next }
 		{ printf "| %s | %s | %s | %s | %s | %s | %.0f | %.0f | %.2f | %s | %.2f | %s | %s |\n", ($1 == "reverse" ? "reverse PG → MariaDB" : "forward MariaDB → PG"),
 			$2, $3, $4, $5, $6, $4 / $5, $4 / $6, $5 / $6, $7, 1000 * $7 / $4, $8, $9 }' "$CATCHUP"
 	echo
@@ -132,6 +132,9 @@ def rows(name):
     p = os.path.join(work, name)
     return [r for r in csv.reader(open(p), delimiter="\t")] if os.path.exists(p) else []
 
+def lines(p):
+    return open(p) if os.path.exists(p) else []
+
 live = [r for r in rows("live.tsv") if len(r) >= 16]
 catchup = [r for r in rows("catchup.tsv") if len(r) >= 10]
 if not live and not catchup:
@@ -148,13 +151,13 @@ if live:
         tag = f"live.{d}.{wl}.{rep}"
         ax = fig.add_subplot(grid[row, i])
         sx, sy = [], []
-        for line in open(os.path.join(work, "logs", tag + ".sysbench.log")):
+        for line in lines(os.path.join(work, "logs", tag + ".sysbench.log")):
             m = re.match(r"\[ *(\d+)s \] thds: \d+ tps: ([\d.]+)", line)
             if m:
                 sx.append(int(m.group(1)))
                 sy.append(float(m.group(2)))
         ts, lag = [], []
-        for line in open(os.path.join(work, "samples", tag + ".tsv")):
+        for line in lines(os.path.join(work, "samples", tag + ".tsv")):
             f = line.rstrip("\n").split("\t")
             if len(f) >= 2 and f[0].isdigit() and f[1].isdigit():
                 ts.append((int(f[0]) - t0) / 1e6)
@@ -188,7 +191,7 @@ if catchup:
                alpha=(0.5 if kind == "write" else 1.0), color=("tab:orange" if d == "reverse" else "tab:green"))
     ax.set_xticks([x + (len(bars) - 1) * width / 2 for x in range(len(wls))], wls, fontsize=8)
     ax.set_ylabel("transactions / s", fontsize=8)
-    ax.set_title("catch-up after a 60 s stop: the source's write rate and the backlog's apply rate (higher is better)", fontsize=9)
+    ax.set_title("catch-up after a stop: the source's write rate and the backlog's apply rate (higher is better)", fontsize=9)
     ax.tick_params(labelsize=7)
     ax.legend(fontsize=7)
 fig.tight_layout()
