@@ -494,7 +494,7 @@ main() {
 		tool_args "$dir"
 		meta "CMD_$dir" "$(redact <<<"${TOOL_ARGS[*]}")"
 		sysbench_cmd "$dir" WORKLOAD
-		meta "SB_$dir" "$(redact <<<"${SB_CMD[*]}")"
+		meta "SB_$dir" "$(redact <<<"${SB_CMD[*]}" | sed "s/^env PGOPTIONS=\(-c [^ ]*\) /PGOPTIONS='\1' /")"
 	done
 	if part live; then
 		for ((rep = 1; rep <= BENCH_REPS; rep++)); do
