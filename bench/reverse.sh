@@ -107,7 +107,10 @@ rv_init() {
 	BENCH_SLUICE="${BENCH_SLUICE:-$BENCH_WORK/sluice}"
 	bench_require_time
 	command -v sysbench >/dev/null || bench_die "sysbench is not installed (Debian package sysbench)"
-	sysbench --help 2>/dev/null | grep -q '^ *pgsql - ' || bench_die "this sysbench has no pgsql driver"
+	# (The help is captured first: with pipefail, grep -q closing the pipe early would fail the check.)
+	local help
+	help="$(sysbench --help 2>&1)"
+	grep -q '^ *pgsql - ' <<<"$help" || bench_die "this sysbench has no pgsql driver"
 }
 
 # ---------------------------------------------------------------- data
@@ -341,9 +344,11 @@ live_run() {
 		printf '%s\t%s\t%s\tfailed\n' "$dir" "$wl" "$rep" >>"$LIVE_TSV"
 		return 1
 	fi
+	# The heartbeat runs from here on, so that the target's is fresh when the load starts (the
+	# last one of wait_synced can be 3 s old).
+	start_heartbeat "$dir"
 	bench_wait_quiet
 	start_poller "$dir" "$samples"
-	start_heartbeat "$dir"
 	m0="$(cpu_my)" p0="$(cpu_pg)"
 	t0="$(now_us)"
 	bench_log "live $dir $wl #$rep: ${SECONDS_LOAD}s of load"

@@ -159,7 +159,7 @@ if live:
         ts, lag = [], []
         for line in lines(os.path.join(work, "samples", tag + ".tsv")):
             f = line.rstrip("\n").split("\t")
-            if len(f) >= 2 and f[0].isdigit() and f[1].isdigit():
+            if len(f) >= 2 and f[0].isdigit() and f[1].isdigit() and int(f[0]) >= t0:
                 ts.append((int(f[0]) - t0) / 1e6)
                 lag.append(max(0, (int(f[0]) - int(f[1])) / 1e6))
         ax.plot(sx, sy, label="source tps (sysbench)", color="tab:blue")
