@@ -386,7 +386,7 @@ _bench_doc_header() {
 # sluice benchmarks
 
 Produced by `bench/run.sh snapshot|replicate|verify|all` (`make bench`) and `bench/run.sh
-mysql-target`; method in
+mysql-target|reverse`; method in
 [bench/README.md](../bench/README.md), rules in the team's BENCHMARKS.md:
 
 - Everything runs on one shared 2-core machine: the sandbox MariaDB 10.11 and PostgreSQL 15
