@@ -83,7 +83,7 @@ import matplotlib.pyplot as plt
 
 work, out = sys.argv[1], sys.argv[2]
 names = {"sluice": "sluice alter", "ptosc": "pt-online-schema-change", "native": "MariaDB INPLACE, LOCK=NONE"}
-runs = [r for r in csv.reader(open(os.path.join(work, "runs.tsv")), delimiter="\t") if len(r) >= 26 and r[3] == "0"]
+runs = [r for r in csv.reader(open(os.path.join(work, "runs.tsv")), delimiter="\t") if len(r) >= 26]
 # The first run of each (threads, tool): the plot shows one run, the table all of them.
 first = {}
 for r in runs:
@@ -117,7 +117,8 @@ for i, th in enumerate(threads):
         if ex:
             ax.scatter(ex, [0] * len(ex), color="tab:red", marker="x", s=18, label=f"errors ({int(sum(errs))})", zorder=3)
         ax.set_ylim(bottom=0)
-        ax.set_title(f"{names.get(tool, tool)}, {th} threads", fontsize=9)
+        failed = "" if r[3] == "0" else f" (failed: exit {r[3]})"
+        ax.set_title(f"{names.get(tool, tool)}, {th} threads{failed}", fontsize=9)
         ax.set_xlabel("s since the ALTER started", fontsize=8)
         ax.set_ylabel("tps", fontsize=8)
         ax.tick_params(labelsize=7)
