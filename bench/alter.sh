@@ -396,7 +396,7 @@ show_cmd() {
 instant_reason() {
 	mt_sql "$SRV" --init-command='SET sql_log_bin=0' -e "DROP DATABASE IF EXISTS probe; CREATE DATABASE probe;
 		CREATE TABLE probe.$TBL LIKE base.$TBL; ALTER TABLE probe.$TBL $AL_ALTER, ALGORITHM=INSTANT" 2>&1 |
-		sed 's/^ERROR [0-9]* ([0-9A-Z]*) at line [0-9]*: //' | head -n1
+		sed -n 's/^ERROR [0-9]* ([0-9A-Z]*) at line [0-9]*: //p' | head -n1
 	mt_sql "$SRV" -e "DROP DATABASE IF EXISTS probe" >/dev/null 2>&1
 }
 
