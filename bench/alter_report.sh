@@ -158,7 +158,7 @@ PY
 	echo "  statements), started ${BEFORE:-?} s before the ALTER and stopped ${AFTER:-?} s after it ended."
 	echo "  \`--mysql-ignore-errors=${IGNORE:-all}\`: sysbench goes on after any error and counts it (err/s); its default"
 	echo "  ignores deadlocks and lock wait timeouts without a word and ends the run at any other error. It does not"
-	echo "  say which errors it counted; the probe's are in \\`logs/<run>.probe.err\\` of the work dir."
+	echo "  say which errors it counted; the probe's are in logs/<run>.probe.err of the work dir."
 	echo "- sluice: \`${CMD_sluice:-not run}\`"
 	echo "- pt-online-schema-change: \`${CMD_ptosc:-not run}\`"
 	echo "- MariaDB: \`${CMD_native:-not run}\`"
