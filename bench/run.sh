@@ -6,7 +6,7 @@
 #   bench/run.sh verify       verification vs a plain full scan (bench/verify.sh)
 #   bench/run.sh mysql-target MySQL/MariaDB as the target (bench/mysql_target.sh, ~17 min: not in all)
 #   bench/run.sh alter        online schema change: sluice alter vs pt-online-schema-change vs MariaDB's
-#                             own ALTER under sysbench (bench/alter.sh: not in all)
+#                             own ALTER under sysbench (bench/alter.sh, ~1 h estimated: not in all)
 #   bench/run.sh all          snapshot, replicate, verify, in that order (also: no argument, as `make bench` calls it)
 #
 # Each part is the script bench/<part>.sh (a "-" in the name is a "_" in the file's); it writes its
