@@ -5,6 +5,7 @@
 #   bench/run.sh replicate    live replication and catch-up (bench/replicate.sh)
 #   bench/run.sh verify       verification vs a plain full scan (bench/verify.sh)
 #   bench/run.sh mysql-target MySQL/MariaDB as the target (bench/mysql_target.sh, ~17 min: not in all)
+#   bench/run.sh kafka        two MySQL shards into Kafka vs ProducerPerformance (bench/kafka.sh, ~25 min: not in all)
 #   bench/run.sh all          snapshot, replicate, verify, in that order (also: no argument, as `make bench` calls it)
 #
 # Each part is the script bench/<part>.sh (a "-" in the name is a "_" in the file's); it writes its
@@ -17,7 +18,7 @@ BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PARTS=(snapshot replicate verify)
 
 usage() {
-	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -44,7 +45,7 @@ main() {
 			}
 		done
 		;;
-	snapshot | replicate | verify | mysql-target) run_part "$1" || rc=1 ;;
+	snapshot | replicate | verify | mysql-target | kafka) run_part "$1" || rc=1 ;;
 	*) usage ;;
 	esac
 	exit $rc
