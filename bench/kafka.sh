@@ -18,7 +18,11 @@
 #            time a read_committed consumer receives a heartbeat row's event - the heartbeat's
 #            value (the source's clock when it was written; one row per shard updated every
 #            0.1 s); p50/p99/max per shard from the load's start until caught up (goal < 1 s).
-#   debezium not run: see DEBEZIUM_NOTE below; the section says so.
+#            And, on the same backlog, the Debezium MySQL connector (Maven Central, run by Kafka
+#            Connect 3.9.1 standalone from the sandbox's jars, one connector per shard), positioned
+#            before the load like sluice and timed from the worker's start until its table topics
+#            hold the backlog's records: sluice / Debezium (goal >= 3). BENCH_NO_DEBEZIUM=1 skips it;
+#            when it cannot be set up or run, the section says why.
 #
 # Correct: after every run the consumer's count of events per shard, table and op (c/u/d, plus a
 # tombstone per delete) equals the row changes of that shard's binlog from the stream's start
@@ -56,7 +60,6 @@ KAFKA="${BENCH_KAFKA:-127.0.0.1:19092}"
 SHARDS=(shard1 shard2)
 DB=sbtest
 STREAM=kbench
-DEBEZIUM_NOTE="not measured: the Debezium MySQL connector (io.debezium:debezium-connector-mysql 3.x on Kafka Connect 3.9.1 standalone, from Maven Central) was not set up within this script's time budget; the sandbox's jars contain connect-runtime 3.9.1, so the next step is a pom for the connector's jars and a standalone worker with one connector per shard"
 
 now_us() { date +%s%6N; }
 part() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -136,7 +139,8 @@ prepare_shards() {
 binlog_pos() { mt_sql "$1" -e "SHOW MASTER STATUS" | awk '{ print $1, $2 }'; }
 
 # binlog_counts SHARD FILE POS: lines "server_id table op rows" of the shard's binlog from FILE:POS
-# to its end, for the tables of $DB (op c, u, d as the Debezium op of that row change).
+# to its end, for the tables of $DB but the heartbeat (op c, u, d as the Debezium op of that row
+# change). The heartbeat is left out: its writer goes on after a stream stopped.
 binlog_counts() {
 	local s=$1 id
 	id="$(shard_id "$s")"
@@ -147,14 +151,25 @@ binlog_counts() {
 				op = ($2 == "INSERT") ? "c" : ($2 == "UPDATE") ? "u" : "d"
 				t = ($2 == "UPDATE") ? $3 : $4
 				gsub(/`/, "", t); split(t, p, ".")
-				if (p[1] == db) n[p[2] " " op]++
+				if (p[1] == db && p[2] != "hb") n[p[2] " " op]++
 			}
 			END { for (k in n) { split(k, q, " "); print id, q[1], q[2], n[k] } }' | sort
 }
 
-# kafka_counts PREFIX COUNTFILE: the same lines from the consumer's count of the table topics.
+# kafka_counts COUNTFILE: the same lines from the consumer's count of the table topics
+# (PREFIX[.shard].DB.TABLE: Debezium has one prefix per connector).
 kafka_counts() {
-	awk -F'\t' -v p="$1.$DB." '$3 ~ /^[cud]$/ && index($1, p) == 1 { print $2, substr($1, length(p) + 1), $3, $4 }' "$2" | sort
+	awk -F'\t' -v db="$DB" '$3 ~ /^[cud]$/ { n = split($1, a, ".")
+		if (a[n - 1] == db && a[n] != "hb") print $2, a[n], $3, $4 }' "$1" | sort
+}
+
+# sum_records COUNTFILE events|records|bytes: of the table topics but the heartbeat's.
+sum_records() {
+	awk -F'\t' -v db="$DB" -v what="$2" '{ n = split($1, a, "."); if (a[n - 1] != db || a[n] == "hb") next }
+		what == "events" && $3 ~ /^[cud]$/ { s += $4 }
+		what == "records" && ($3 ~ /^[cud]$/ || $3 == "tombstone") { s += $4 }
+		what == "bytes" && ($3 ~ /^[cud]$/ || $3 == "tombstone") { s += $5 }
+		END { print s + 0 }' "$1"
 }
 
 # check_run PREFIX COUNTFILE POSFILE: 0 when the events per shard, table and op equal the binlog's
@@ -165,7 +180,7 @@ check_run() {
 	: >"$want"
 	while read -r s file pos; do binlog_counts "$s" "$file" "$pos" >>"$want"; done <"$posfile"
 	sort -o "$want" "$want"
-	kafka_counts "$prefix" "$counts" >"$got"
+	kafka_counts "$counts" >"$got"
 	if ! diff -q "$want" "$got" >/dev/null; then
 		bench_log "$prefix: events per shard/table/op differ from the binlogs' row changes (< binlog, > kafka):"
 		diff "$want" "$got" | head -n 20 >&2
@@ -173,7 +188,7 @@ check_run() {
 	fi
 	local dels tombs
 	dels="$(awk '$3 == "d" { s += $4 } END { print s + 0 }' "$want")"
-	tombs="$(awk -F'\t' -v p="$prefix.$DB." '$3 == "tombstone" && index($1, p) == 1 && $1 != p "hb" { s += $4 } END { print s + 0 }' "$counts")"
+	tombs="$(awk -F'\t' -v db="$DB" '$3 == "tombstone" { n = split($1, a, "."); if (a[n - 1] == db && a[n] != "hb") s += $4 } END { print s + 0 }' "$counts")"
 	if [[ $dels != "$tombs" ]]; then
 		bench_log "$prefix: $tombs tombstones for $dels deletes"
 		rc=1
@@ -244,6 +259,185 @@ stream_start_position() {
 	}
 }
 
+# ---------------------------------------------------------------- Debezium (Kafka Connect standalone)
+
+# The Debezium MySQL connector from Maven Central (mvn, as scripts/sandbox fetches Kafka) on the
+# Kafka Connect runtime of the sandbox's jars (connect-runtime 3.9.1, pulled in by kafka-tools).
+# One standalone worker runs one connector per shard (Debezium's way: topic prefix P_dbz.s1 and
+# P_dbz.s2, offsets in a file, schema history in a topic), JsonConverter without schemas as
+# sluice writes by default.
+DBZ_VERSION="${BENCH_DEBEZIUM_VERSION:-3.6.1.Final}"
+DBZ_HOME="${BENCH_DEBEZIUM_HOME:-/tmp/sluice-bench/kafka-debezium}"
+
+dbz_setup() {
+	local jars="$DBZ_HOME/jars-$DBZ_VERSION" plug="$DBZ_HOME/plugins-$DBZ_VERSION/debezium-connector-mysql" j
+	local log="$BENCH_WORK/logs/debezium-mvn.log"
+	if [[ ! -f $jars/.complete ]]; then
+		command -v mvn >/dev/null || {
+			DBZ_SKIPPED="mvn is not installed (Debian package maven), so the connector's jars cannot be fetched"
+			return 1
+		}
+		mkdir -p "$DBZ_HOME/pom-$DBZ_VERSION" || return 1
+		cat >"$DBZ_HOME/pom-$DBZ_VERSION/pom.xml" <<EOF
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>sluice.bench</groupId>
+  <artifactId>debezium-jars</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>io.debezium</groupId><artifactId>debezium-connector-mysql</artifactId><version>$DBZ_VERSION</version></dependency>
+  </dependencies>
+</project>
+EOF
+		rm -rf "${jars:?}"
+		mvn -q -B -f "$DBZ_HOME/pom-$DBZ_VERSION/pom.xml" dependency:copy-dependencies -DincludeScope=runtime \
+			-DoutputDirectory="$jars" >"$log" 2>&1 || {
+			DBZ_SKIPPED="mvn could not fetch io.debezium:debezium-connector-mysql:$DBZ_VERSION (see $log)"
+			return 1
+		}
+		touch "$jars/.complete"
+	fi
+	# The plugin directory: the connector's jars without the Kafka and logging API jars, which the
+	# Connect runtime provides (the same classes twice would clash across class loaders).
+	rm -rf "${plug:?}" && mkdir -p "$plug" || return 1
+	for j in "$jars"/*.jar; do
+		case $(basename "$j") in kafka-clients-* | connect-api-* | slf4j-*) continue ;; esac
+		cp "$j" "$plug/"
+	done
+	DBZ_PLUGINS="$DBZ_HOME/plugins-$DBZ_VERSION"
+}
+
+# dbz_config PREFIX DIR: the worker's and the two connectors' properties in DIR.
+dbz_config() {
+	local prefix=$1 dir=$2 s i=0
+	mkdir -p "$dir"
+	cat >"$dir/worker.properties" <<EOF
+bootstrap.servers=$KAFKA
+key.converter=org.apache.kafka.connect.json.JsonConverter
+value.converter=org.apache.kafka.connect.json.JsonConverter
+key.converter.schemas.enable=false
+value.converter.schemas.enable=false
+offset.storage.file.filename=$dir/offsets
+offset.flush.interval.ms=1000
+plugin.path=$DBZ_PLUGINS
+listeners=http://127.0.0.1:$(mt_free_port)
+EOF
+	for s in "${SHARDS[@]}"; do
+		i=$((i + 1))
+		cat >"$dir/$s.properties" <<EOF
+name=dbz-$s
+connector.class=io.debezium.connector.mysql.MySqlConnector
+tasks.max=1
+database.hostname=127.0.0.1
+database.port=$(mt_port "$s")
+database.user=sluice
+database.password=sluice
+database.server.id=$((54000 + i))
+database.ssl.mode=disabled
+topic.prefix=${prefix}_dbz.s$i
+database.include.list=$DB
+snapshot.mode=no_data
+include.schema.changes=false
+schema.history.internal.kafka.bootstrap.servers=$KAFKA
+schema.history.internal.kafka.topic=${prefix}_dbz.s$i.history
+EOF
+	done
+}
+
+# dbz_start DIR LOG TIMEFILE: the standalone worker with both connectors, in the background.
+dbz_start() {
+	local dir=$1
+	/usr/bin/time -f '%e %M %U %S' -o "$3" java -Xmx1g -XX:+UseG1GC -Djava.awt.headless=true \
+		-Dlog4j.configuration="file:$KAFKA_DIR/log4j.properties" -cp "$KAFKA_DIR/jars/*" \
+		org.apache.kafka.connect.cli.ConnectStandalone "$dir/worker.properties" "$dir/shard1.properties" "$dir/shard2.properties" \
+		>>"$2" 2>&1 &
+	DBZ_PID=$!
+}
+
+# dbz_stop: SIGTERM to the worker (the child of GNU time): it stops the connectors and flushes
+# their offsets.
+dbz_stop() {
+	[[ -n ${DBZ_PID:-} ]] || return 0
+	local kid start=$SECONDS
+	kid="$(ps -o pid= --ppid "$DBZ_PID" | head -n1 | tr -d ' ')"
+	[[ -n $kid ]] && kill -TERM "$kid" 2>/dev/null
+	while kill -0 "$DBZ_PID" 2>/dev/null && ((SECONDS - start < 90)); do sleep 0.2; done
+	kill -0 "$DBZ_PID" 2>/dev/null && pkill_tree "$DBZ_PID"
+	wait "$DBZ_PID" 2>/dev/null
+	DBZ_PID=
+}
+
+# dbz_position PREFIX: the connectors' first run on the idle shards (no_data: schema only, then the
+# binlog from the current position); heartbeat updates give each connector a record and so a
+# committed offset; then the worker is stopped.
+dbz_position() {
+	local prefix=$1 dir="$BENCH_WORK/dbz/$1" log="$BENCH_WORK/logs/$1.dbz-position.log" deadline s i ok=
+	dbz_config "$prefix" "$dir"
+	: >"$log"
+	dbz_start "$dir" "$log" "$dir/position.time"
+	deadline=$((SECONDS + ${BENCH_DBZ_START_LIMIT:-180}))
+	while ((SECONDS < deadline)); do
+		kill -0 "$DBZ_PID" 2>/dev/null || break
+		for s in "${SHARDS[@]}"; do mt_sql "$s" -e "UPDATE $DB.hb SET ts = CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS UNSIGNED) WHERE id = 1"; done
+		ok=1
+		for i in 1 2; do
+			[[ $(kc -prefix "${prefix}_dbz" -match "\\.s$i\\.$DB\\.hb\$" ends 2>/dev/null) -gt 0 ]] || ok=
+		done
+		[[ -n $ok ]] && break
+		sleep 2
+	done
+	sleep 3 # offset.flush.interval.ms=1000
+	dbz_stop
+	if [[ -z $ok ]]; then
+		DBZ_SKIPPED="Debezium $DBZ_VERSION did not stream both shards within ${BENCH_DBZ_START_LIMIT:-180} s: $(grep -m1 -E 'ERROR|Exception' "$log" | cut -c1-300) (see the work dir's logs/$1.dbz-position.log)"
+		bench_log "$DBZ_SKIPPED"
+		return 1
+	fi
+	[[ -s $dir/offsets ]] || {
+		DBZ_SKIPPED="Debezium's offsets file stayed empty after its first run"
+		return 1
+	}
+}
+
+# dbz_catchup PREFIX WL REP RECORDS POSFILE: the worker started on the backlog, timed until the table
+# topics hold RECORDS records (Debezium writes without transactions: end offsets = records).
+dbz_catchup() {
+	local prefix=$1 wl=$2 rep=$3 want=$4 posfile=$5 dir="$BENCH_WORK/dbz/$1" log="$BENCH_WORK/logs/$1.dbz.log"
+	local tf="$BENCH_WORK/logs/$1.dbz.time" counts="$BENCH_WORK/logs/$1.dbz.counts" s s0=() s1=() k0 k1 ts tc='' n ok=yes
+	: >"$log"
+	bench_wait_quiet
+	for s in "${SHARDS[@]}"; do s0+=("$(mt_cpu "$s")"); done
+	k0="$(kafka_cpu)"
+	ts="$(now_us)"
+	dbz_start "$dir" "$log" "$tf"
+	local deadline=$((SECONDS + ${BENCH_DBZ_LIMIT:-1800}))
+	while ((SECONDS < deadline)) && kill -0 "$DBZ_PID" 2>/dev/null; do
+		n="$(kc -prefix "${prefix}_dbz" -match "\\.$DB\\.sbtest[0-9]+\$" ends 2>/dev/null)"
+		if [[ -n $n && $n -ge $want ]]; then
+			tc="$(now_us)"
+			break
+		fi
+		sleep 0.5
+	done
+	for s in "${SHARDS[@]}"; do s1+=("$(mt_cpu "$s")"); done
+	k1="$(kafka_cpu)"
+	dbz_stop
+	if [[ -z $tc ]]; then
+		bench_log "Debezium $wl #$rep: ${n:-0} of $want records within ${BENCH_DBZ_LIMIT:-1800} s (see $log)"
+		printf '%s\t%s\tfailed\n' "$wl" "$rep" >>"$DBZ_TSV"
+		return 1
+	fi
+	kc -prefix "${prefix}_dbz" count >"$counts" 2>>"$BENCH_WORK/logs/kafkacount.log" || bench_log "kafkacount count failed"
+	check_run "${prefix}_dbz" "$counts" "$posfile" || ok=NO
+	# wl rep records wall_s connect_cpu_s rss_mb shard1_cpu shard2_cpu kafka_cpu bytes correct
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "$rep" "$(sum_records "$counts" records)" "$(us_diff "$ts" "$tc")" \
+		"$(awk '{ printf "%.2f", $3 + $4 }' "$tf")" "$(awk '{ printf "%d", $2 / 1024 }' "$tf")" \
+		"$(sub_s "${s0[0]}" "${s1[0]}")" "$(sub_s "${s0[1]}" "${s1[1]}")" "$(sub_s "$k0" "$k1")" \
+		"$(sum_records "$counts" bytes)" "$ok" >>"$DBZ_TSV"
+	bench_log "Debezium $wl #$rep: $want records in $(us_diff "$ts" "$tc") s (worker start-up included); correct: $ok"
+}
+
 # ---------------------------------------------------------------- catch-up
 
 # pp_run PREFIX MODE RECORDS SIZE WL REP: ProducerPerformance into PREFIX.perf-MODE; one line into $PP_TSV.
@@ -286,9 +480,14 @@ catchup_run() {
 		printf '%s\t%s\tfailed\n' "$wl" "$rep" >>"$CATCHUP_TSV"
 		return 1
 	}
+	local dbz=''
+	if [[ -n ${DBZ_PLUGINS:-} ]]; then
+		bench_log "catch-up $wl #$rep: Debezium's connectors start at the shards' positions"
+		if dbz_position "$prefix"; then dbz=1; else DBZ_PLUGINS=''; fi
+	fi
 	: >"$posfile"
 	for s in "${SHARDS[@]}"; do printf '%s %s\n' "$s" "$(binlog_pos "$s")" >>"$posfile"; done
-	bench_log "catch-up $wl #$rep: ${SECONDS_LOAD}s of load on both shards, sluice stopped"
+	bench_log "catch-up $wl #$rep: ${SECONDS_LOAD}s of load on both shards, sluice${dbz:+ and Debezium} stopped"
 	t0="$(now_us)"
 	read -r n1 n2 < <(sysbench_both "$wl" "$tag")
 	t1="$(now_us)"
@@ -303,14 +502,13 @@ catchup_run() {
 		bench_log "catch-up $wl #$rep: sluice stream exited $rc (see $log)"
 		printf '%s\t%s\tfailed\n' "$wl" "$rep" >>"$CATCHUP_TSV"
 		drop_topics "$prefix"
+		drop_topics "${prefix}_dbz"
 		return 1
 	fi
 	kc -prefix "$prefix" count >"$counts" 2>>"$BENCH_WORK/logs/kafkacount.log" || bench_log "kafkacount count failed"
 	check_run "$prefix" "$counts" "$posfile" || ok=NO
 	local events records bytes states size
-	events="$(awk -F'\t' '$3 ~ /^[cud]$/ { s += $4 } END { print s + 0 }' "$counts")"
-	records="$(awk -F'\t' '$3 ~ /^[cud]$/ || $3 == "tombstone" { s += $4 } END { print s + 0 }' "$counts")"
-	bytes="$(awk -F'\t' '$3 ~ /^[cud]$/ || $3 == "tombstone" { s += $5 } END { print s + 0 }' "$counts")"
+	events="$(sum_records "$counts" events)" records="$(sum_records "$counts" records)" bytes="$(sum_records "$counts" bytes)"
 	states="$(awk -F'\t' '$3 == "state" && $1 ~ /\.sluice\.offsets$/ { s += $4 } END { print s + 0 }' "$counts")"
 	# wl rep txns1 txns2 load_s wall_s rss_mb sluice_cpu shard1_cpu shard2_cpu kafka_cpu events records bytes states correct
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "$rep" "$n1" "$n2" "$(us_diff "$t0" "$t1")" \
@@ -323,7 +521,11 @@ catchup_run() {
 		pp_run "$prefix" plain "$records" "$size" "$wl" "$rep"
 		pp_run "$prefix" txn "$records" "$size" "$wl" "$rep"
 	fi
+	# Debezium's target: the binlogs' row changes of the tables plus a tombstone per delete.
+	[[ -n $dbz ]] && dbz_catchup "$prefix" "$wl" "$rep" \
+		"$(awk '{ s += $4; if ($3 == "d") s += $4 } END { print s + 0 }' "$counts.binlog")" "$posfile"
 	drop_topics "$prefix"
+	drop_topics "${prefix}_dbz"
 }
 
 catchup_part() {
@@ -331,9 +533,19 @@ catchup_part() {
 	stream_cmd PREFIX --until-caught-up
 	meta CATCHUP_CMD "$(redact <<<"${CMD[*]}")"
 	meta PP_CMD "java -cp '$KAFKA_DIR/jars/*' org.apache.kafka.tools.ProducerPerformance --topic PREFIX.perf-plain --num-records N --record-size S --throughput -1 --producer-props bootstrap.servers=$KAFKA acks=all [--transactional-id ID --transaction-duration-ms $PP_TXN_MS]"
+	DBZ_SKIPPED=''
+	if [[ -n ${BENCH_NO_DEBEZIUM:-} ]]; then
+		DBZ_SKIPPED="not run (BENCH_NO_DEBEZIUM=1)"
+	elif dbz_setup; then
+		dbz_config PREFIX "$BENCH_WORK/dbz/example"
+		meta DBZ_CMD "java -cp '$KAFKA_DIR/jars/*' org.apache.kafka.connect.cli.ConnectStandalone worker.properties shard1.properties shard2.properties"
+		meta DBZ_CONNECTOR "$(grep -v -e password -e '^database.port' -e '^name=' "$BENCH_WORK/dbz/example/shard1.properties" | tr '\n' ' ')"
+	fi
 	for ((rep = 1; rep <= BENCH_REPS; rep++)); do
 		for wl in $WORKLOADS; do catchup_run "$wl" "$rep"; done
 	done
+	meta DBZ_SKIPPED "$DBZ_SKIPPED"
+	meta DBZ_VERSION "$DBZ_VERSION"
 }
 
 # ---------------------------------------------------------------- live
@@ -393,7 +605,7 @@ live_run() {
 	TOOL_PID=$!
 	# The heartbeat topic exists once sluice wrote the first heartbeat; the tail starts after that.
 	local deadline=$((SECONDS + 120))
-	until kc -prefix "$prefix" count -idle 1s 2>/dev/null | grep -q "^$prefix\.$DB\.hb	"; do
+	until kc -prefix "$prefix" -idle 1s count 2>/dev/null | grep -q "^$prefix\.$DB\.hb	"; do
 		if ((SECONDS >= deadline)) || ! kill -0 "$TOOL_PID" 2>/dev/null; then
 			bench_log "live $wl: no heartbeat event in $prefix.$DB.hb within 120 s (see $log)"
 			stop_sluice
@@ -431,7 +643,7 @@ live_run() {
 	kc -prefix "$prefix" count >"$counts" 2>>"$BENCH_WORK/logs/kafkacount.log" || bench_log "kafkacount count failed"
 	check_run "$prefix" "$counts" "$posfile" || ok=NO
 	local events d1 d2
-	events="$(awk -F'\t' '$3 ~ /^[cud]$/ && $1 !~ /\.hb$/ { s += $4 } END { print s + 0 }' "$counts")"
+	events="$(sum_records "$counts" events)"
 	d1="$(delay_stats "$samples" 1 "$t0" "$tc")" d2="$(delay_stats "$samples" 2 "$t0" "$tc")"
 	# sluice's CPU during the load: GNU time covers the whole run (start-up and idle included).
 	# wl txns1 txns2 load_s catchup_after_s events d1(p50 p99 max n) d2(...) sluice_cpu_total shard1_cpu shard2_cpu kafka_cpu correct t0
@@ -454,6 +666,7 @@ live_part() {
 # ---------------------------------------------------------------- main
 
 cleanup() {
+	dbz_stop
 	stop_tail
 	stop_heartbeat
 	[[ -n ${TOOL_PID:-} ]] && pkill_tree "$TOOL_PID"
@@ -467,6 +680,9 @@ init() {
 	mkdir -p "$BENCH_WORK/logs" "$BENCH_WORK/samples"
 	rm -f "$BENCH_WORK"/logs/* "$BENCH_WORK"/samples/*
 	META="$BENCH_WORK/meta.env" CATCHUP_TSV="$BENCH_WORK/catchup.tsv" PP_TSV="$BENCH_WORK/pp.tsv" LIVE_TSV="$BENCH_WORK/live.tsv"
+	DBZ_TSV="$BENCH_WORK/debezium.tsv"
+	: >"$DBZ_TSV"
+	rm -rf "$BENCH_WORK/dbz"
 	: >"$META"
 	: >"$CATCHUP_TSV"
 	: >"$PP_TSV"
@@ -519,7 +735,6 @@ main() {
 	meta REPS "$BENCH_REPS"
 	meta PP_TXN_MS "$PP_TXN_MS"
 	meta KAFKA "$KAFKA"
-	meta DEBEZIUM_NOTE "$DEBEZIUM_NOTE"
 	prepare_shards
 	part catchup && catchup_part
 	part live && live_part

@@ -80,6 +80,47 @@ ratios() {
 		$1 == w && $3 == m && $4 != "failed" && ($2 in r) && $6 > 0 { print r[$2] / $6 }' "$1/catchup.tsv" "$1/pp.tsv"
 }
 
+report_debezium() {
+	local work=$1 wl
+	echo "### Debezium on the same backlog"
+	echo
+	if [[ ! -s $work/debezium.tsv ]]; then
+		echo "Not measured: ${DBZ_SKIPPED:-no run}."
+		echo
+		return 0
+	fi
+	echo "The Debezium MySQL connector ${DBZ_VERSION:-} (Maven Central) in Kafka Connect 3.9.1 standalone (the sandbox's"
+	echo "jars), one connector per shard as Debezium is deployed (\`${DBZ_CMD:-}\`; connector: \`${DBZ_CONNECTOR:-}\`,"
+	echo "JsonConverter without schemas, the worker's default producer: acks=all, no transactions). It is positioned"
+	echo "before the load as sluice is (a first run with \`snapshot.mode=no_data\`, stopped once both connectors"
+	echo "committed an offset), then, after sluice's and ProducerPerformance's runs of the same pass, started on the"
+	echo "same backlog and timed from the worker's start (JVM start-up included, as sluice's includes its own) until"
+	echo "its table topics hold the backlog's records (end offsets). Its topics are \`P_dbz.s1.sbtest.*\` and"
+	echo "\`P_dbz.s2.sbtest.*\` (one prefix per connector); correct as for sluice."
+	echo
+	echo "| workload | pass | records | Debezium s | Debezium records/s | sluice records/s | sluice / Debezium | Connect CPU s | Connect peak RSS MB | shards' mariadbd CPU s | Kafka CPU s | correct |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	awk -F'\t' '
+		FNR == NR { if ($3 != "failed") r[$1 "\t" $2] = $13 / $6; next }
+		$3 == "failed" { printf "| %s | %s | failed (see logs) | | | | | | | | | |\n", $1, $2; next }
+		{ d = $3 / $4; s = r[$1 "\t" $2]
+		  printf "| %s | %s | %d | %s | %.0f | %.0f | %s | %s | %s | %.1f + %.1f | %s | %s |\n", $1, $2, $3, $4, d, s,
+			(s && d ? sprintf("%.2f", s / d) : "-"), $5, $6, $7, $8, $9, $11 }' "$work/catchup.tsv" "$work/debezium.tsv"
+	echo
+	# shellcheck disable=SC2013 # workload names are single words
+	for wl in $(awk -F'\t' '{ print $1 }' "$work/debezium.tsv" | awk '!seen[$0]++'); do
+		local m mn mx
+		read -r m mn mx < <(awk -F'\t' -v w="$wl" '
+			FNR == NR { if ($1 == w && $3 != "failed") r[$2] = $13 / $6; next }
+			$1 == w && $3 != "failed" && ($2 in r) && $4 > 0 { print r[$2] / ($3 / $4) }' "$work/catchup.tsv" "$work/debezium.tsv" | median_of)
+		[[ $m == - ]] && continue
+		printf -- '- %s: sluice / Debezium median %.2f (%.2f–%.2f), goal >= 3: %s\n' "$wl" "$m" "$mn" "$mx" \
+			"$(awk -v r="$m" 'BEGIN { print (r >= 3) ? "met" : "NOT met" }')"
+	done
+	[[ -n ${DBZ_SKIPPED:-} ]] && echo "- later passes: ${DBZ_SKIPPED}"
+	echo
+}
+
 report_live() {
 	local work=$1
 	[[ -s $work/live.tsv ]] || return 0
@@ -127,6 +168,7 @@ def rows(name):
 live = [r for r in rows("live.tsv") if len(r) >= 20]
 catch = [r for r in rows("catchup.tsv") if len(r) >= 16]
 pp = [r for r in rows("pp.tsv") if len(r) >= 10]
+dbz = [r for r in rows("debezium.tsv") if len(r) >= 11 and float(r[3]) > 0]
 panels = len(live) + (1 if catch else 0)
 if panels == 0:
     sys.exit(0)
@@ -139,11 +181,13 @@ if catch:
     series = [("sluice", lambda w: [float(r[12]) / float(r[5]) for r in catch if r[0] == w]),
               ("ProducerPerformance acks=all", lambda w: [float(r[5]) for r in pp if r[0] == w and r[2] == "plain" and r[3] != "failed"]),
               ("ProducerPerformance, transactions", lambda w: [float(r[5]) for r in pp if r[0] == w and r[2] == "txn" and r[3] != "failed"])]
+    if dbz:
+        series.append(("Debezium (Connect standalone)", lambda w: [float(r[2]) / float(r[3]) for r in dbz if r[0] == w]))
     width = 0.8 / len(series)
     for a, (label, f) in enumerate(series):
         ys = [statistics.median(f(w)) if f(w) else 0 for w in wls]
         ax.bar([x + a * width for x in range(len(wls))], ys, width, label=label)
-    ax.set_xticks([x + width for x in range(len(wls))], wls, fontsize=8)
+    ax.set_xticks([x + width * (len(series) - 1) / 2 for x in range(len(wls))], wls, fontsize=8)
     ax.set_ylim(0, 1.35 * max([p.get_height() for p in ax.patches] + [1]))
     ax.set_ylabel("records/s (median of passes)", fontsize=8)
     ax.set_title("two shards' backlog into Kafka", fontsize=9)
@@ -195,10 +239,7 @@ report() {
 		echo
 		report_catchup "$work"
 		report_live "$work"
-		echo "### Debezium"
-		echo
-		echo "${DEBEZIUM_NOTE:-not measured}."
-		echo
+		report_debezium "$work"
 		if report_plot "$work" "$plot"; then
 			echo "![backlog records/s: sluice vs ProducerPerformance; heartbeat delay per shard under load](benchmarks-kafka.png)"
 			echo

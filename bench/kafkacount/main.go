@@ -4,7 +4,8 @@
 //
 //	kafkacount -brokers B -prefix P count        every record of the topics P.*, read_committed
 //	kafkacount -brokers B -topic T tail          T's new records as they become visible
-//	kafkacount -brokers B -prefix P delete       delete the topics P and P.* (and P.perf*)
+//	kafkacount -brokers B -prefix P [-match RE] ends  the sum of the end offsets of the topics P.* matching RE
+//	kafkacount -brokers B -prefix P delete       delete the topics P and P.*
 //
 // count prints one TSV line per (topic, server_id, op): "topic server_id op records bytes",
 // bytes = key + value lengths; tombstones have op "tombstone" and server_id "-"; records
@@ -37,6 +38,7 @@ func main() {
 	prefix := flag.String("prefix", "", "topic prefix (count, delete)")
 	topic := flag.String("topic", "", "topic (tail)")
 	idle := flag.Duration("idle", 3*time.Second, "count: stop after this long without a record")
+	match := flag.String("match", "", "ends: only topics matching this regular expression")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -46,6 +48,8 @@ func main() {
 		err = count(ctx, *brokers, *prefix, *idle)
 	case "tail":
 		err = tail(ctx, *brokers, *topic)
+	case "ends":
+		err = ends(ctx, *brokers, *prefix, *match)
 	case "delete":
 		err = deleteTopics(ctx, *brokers, *prefix)
 	default:
@@ -173,6 +177,45 @@ func tail(ctx context.Context, brokers, topic string) error {
 			fmt.Printf("%d\t%s\t%s\n", now, e.Source.ServerID, e.After["ts"])
 		})
 	}
+}
+
+// ends prints the sum of the high watermarks of the matching topics: the
+// number of records written to them by a producer without transactions.
+func ends(ctx context.Context, brokers, prefix, match string) error {
+	re, err := regexp.Compile(match)
+	if err != nil {
+		return fmt.Errorf("-match: %w", err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokers, ",")...))
+	if err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	topics, err := adm.ListTopics(ctx)
+	if err != nil {
+		return fmt.Errorf("list topics: %w", err)
+	}
+	var names []string
+	for _, t := range topics.Names() {
+		if strings.HasPrefix(t, prefix+".") && re.MatchString(t) {
+			names = append(names, t)
+		}
+	}
+	var sum int64
+	if len(names) > 0 {
+		offs, err := adm.ListEndOffsets(ctx, names...)
+		if err != nil {
+			return fmt.Errorf("end offsets: %w", err)
+		}
+		offs.Each(func(o kadm.ListedOffset) {
+			if o.Err == nil {
+				sum += o.Offset
+			}
+		})
+	}
+	fmt.Println(sum)
+	return nil
 }
 
 func deleteTopics(ctx context.Context, brokers, prefix string) error {
