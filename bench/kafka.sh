@@ -14,15 +14,15 @@
 #            Kafka's own ProducerPerformance (the sandbox's kafka-tools jar) sends the same number
 #            of records of the same average size, acks=all, without and with transactions.
 #            Ratio sluice / broker (goal >= 0.5).
-#   live     sluice stream running while sysbench writes both shards at full rate: the delay =
-#            time a read_committed consumer receives a heartbeat row's event - the heartbeat's
-#            value (the source's clock when it was written; one row per shard updated every
-#            0.1 s); p50/p99/max per shard from the load's start until caught up (goal < 1 s).
 #            And, on the same backlog, the Debezium MySQL connector (Maven Central, run by Kafka
 #            Connect 3.9.1 standalone from the sandbox's jars, one connector per shard), positioned
 #            before the load like sluice and timed from the worker's start until its table topics
 #            hold the backlog's records: sluice / Debezium (goal >= 3). BENCH_NO_DEBEZIUM=1 skips it;
 #            when it cannot be set up or run, the section says why.
+#   live     sluice stream running while sysbench writes both shards at full rate: the delay =
+#            time a read_committed consumer receives a heartbeat row's event - the heartbeat's
+#            value (the source's clock when it was written; one row per shard updated every
+#            0.1 s); p50/p99/max per shard from the load's start until caught up (goal < 1 s).
 #
 # Correct: after every run the consumer's count of events per shard, table and op (c/u/d, plus a
 # tombstone per delete) equals the row changes of that shard's binlog from the stream's start
@@ -87,12 +87,6 @@ kafka_cpu() {
 	local pid
 	pid="$(bench_pidfile_pid "$KAFKA_DIR/kafka.pid")"
 	_bench_ticks_to_s "$(_bench_ticks_of "${pid:-0}")"
-}
-
-# kafka_java CLASS ARGS...: a Kafka tool from the sandbox's jars (the broker's own version).
-kafka_java() {
-	java -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j.configuration="file:$KAFKA_DIR/log4j.properties" \
-		-cp "$KAFKA_DIR/jars/*" "$@"
 }
 
 kc() { "$KAFKACOUNT" -brokers "$KAFKA" "$@"; }
@@ -172,14 +166,19 @@ sum_records() {
 		END { print s + 0 }' "$1"
 }
 
-# check_run PREFIX COUNTFILE POSFILE: 0 when the events per shard, table and op equal the binlog's
-# row changes, and the tombstones per table equal the deletes. Differences to stderr.
+# check_run PREFIX COUNTFILE POSFILE [BINLOG_COUNTS]: 0 when the events per shard, table and op
+# equal the binlogs' row changes from POSFILE's positions (or those already counted in the file
+# BINLOG_COUNTS), and the tombstones per table equal the deletes. Differences to stderr.
 check_run() {
 	local prefix=$1 counts=$2 posfile=$3 s file pos rc=0
 	local want="$counts.binlog" got="$counts.kafka"
-	: >"$want"
-	while read -r s file pos; do binlog_counts "$s" "$file" "$pos" >>"$want"; done <"$posfile"
-	sort -o "$want" "$want"
+	if [[ -n ${4:-} ]]; then
+		cp "$4" "$want"
+	else
+		: >"$want"
+		while read -r s file pos; do binlog_counts "$s" "$file" "$pos" >>"$want"; done <"$posfile"
+		sort -o "$want" "$want"
+	fi
 	kafka_counts "$counts" >"$got"
 	if ! diff -q "$want" "$got" >/dev/null; then
 		bench_log "$prefix: events per shard/table/op differ from the binlogs' row changes (< binlog, > kafka):"
@@ -400,10 +399,11 @@ dbz_position() {
 	}
 }
 
-# dbz_catchup PREFIX WL REP RECORDS POSFILE: the worker started on the backlog, timed until the table
-# topics hold RECORDS records (Debezium writes without transactions: end offsets = records).
+# dbz_catchup PREFIX WL REP RECORDS POSFILE BINLOG_COUNTS: the worker started on the backlog, timed
+# until the table topics hold RECORDS records (Debezium writes without transactions: end offsets =
+# records).
 dbz_catchup() {
-	local prefix=$1 wl=$2 rep=$3 want=$4 posfile=$5 dir="$BENCH_WORK/dbz/$1" log="$BENCH_WORK/logs/$1.dbz.log"
+	local prefix=$1 wl=$2 rep=$3 want=$4 posfile=$5 binlog=$6 dir="$BENCH_WORK/dbz/$1" log="$BENCH_WORK/logs/$1.dbz.log"
 	local tf="$BENCH_WORK/logs/$1.dbz.time" counts="$BENCH_WORK/logs/$1.dbz.counts" s s0=() s1=() k0 k1 ts tc='' n ok=yes
 	: >"$log"
 	bench_wait_quiet
@@ -429,7 +429,7 @@ dbz_catchup() {
 		return 1
 	fi
 	kc -prefix "${prefix}_dbz" count >"$counts" 2>>"$BENCH_WORK/logs/kafkacount.log" || bench_log "kafkacount count failed"
-	check_run "${prefix}_dbz" "$counts" "$posfile" || ok=NO
+	check_run "${prefix}_dbz" "$counts" "$posfile" "$binlog" || ok=NO
 	# wl rep records wall_s connect_cpu_s rss_mb shard1_cpu shard2_cpu kafka_cpu bytes correct
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "$rep" "$(sum_records "$counts" records)" "$(us_diff "$ts" "$tc")" \
 		"$(awk '{ printf "%.2f", $3 + $4 }' "$tf")" "$(awk '{ printf "%d", $2 / 1024 }' "$tf")" \
@@ -523,7 +523,7 @@ catchup_run() {
 	fi
 	# Debezium's target: the binlogs' row changes of the tables plus a tombstone per delete.
 	[[ -n $dbz ]] && dbz_catchup "$prefix" "$wl" "$rep" \
-		"$(awk '{ s += $4; if ($3 == "d") s += $4 } END { print s + 0 }' "$counts.binlog")" "$posfile"
+		"$(awk '{ s += $4; if ($3 == "d") s += $4 } END { print s + 0 }' "$counts.binlog")" "$posfile" "$counts.binlog"
 	drop_topics "$prefix"
 	drop_topics "${prefix}_dbz"
 }
@@ -605,7 +605,7 @@ live_run() {
 	TOOL_PID=$!
 	# The heartbeat topic exists once sluice wrote the first heartbeat; the tail starts after that.
 	local deadline=$((SECONDS + 120))
-	until kc -prefix "$prefix" -idle 1s count 2>/dev/null | grep -q "^$prefix\.$DB\.hb	"; do
+	until [[ $(kc -prefix "$prefix" -match "\\.$DB\\.hb\$" ends 2>/dev/null) -gt 0 ]]; do
 		if ((SECONDS >= deadline)) || ! kill -0 "$TOOL_PID" 2>/dev/null; then
 			bench_log "live $wl: no heartbeat event in $prefix.$DB.hb within 120 s (see $log)"
 			stop_sluice
