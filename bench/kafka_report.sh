@@ -209,6 +209,7 @@ for r in live:
     ax.set_title(f"delay while both shards run {wl}", fontsize=9)
     ax.set_xlabel("s since the load started", fontsize=8)
     ax.set_ylabel("heartbeat delay s", fontsize=8)
+    ax.set_ylim(bottom=0)
     ax.tick_params(labelsize=7)
     ax.legend(fontsize=7)
 fig.tight_layout()
