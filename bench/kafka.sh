@@ -389,7 +389,12 @@ dbz_position() {
 	sleep 3 # offset.flush.interval.ms=1000
 	dbz_stop
 	if [[ -z $ok ]]; then
-		DBZ_SKIPPED="Debezium $DBZ_VERSION did not stream both shards within ${BENCH_DBZ_START_LIMIT:-180} s: $(grep -m1 -E 'ERROR|Exception' "$log" | cut -c1-300) (see the work dir's logs/$1.dbz-position.log)"
+		local why
+		why="$(grep -m1 'DebeziumException' "$log" || grep -m1 -E 'ERROR|Exception' "$log")"
+		if grep -q 'should support SHOW BINARY LOG STATUS' "$log"; then
+			why="the MySQL connector does not support MariaDB: it takes the version 10.11 for MySQL's and sends MySQL 8.4's \`SHOW BINARY LOG STATUS\`, which MariaDB rejects (\`$(grep -m1 -o 'MySQL version .*connectivity\.' "$log")\`); Debezium's MariaDB connector (io.debezium:debezium-connector-mariadb) is not available from the Maven registry this machine reaches, and the shards are MariaDB"
+		fi
+		DBZ_SKIPPED="Debezium $DBZ_VERSION did not stream both shards: ${why:0:600} (log: logs/$1.dbz-position.log of the work dir)"
 		bench_log "$DBZ_SKIPPED"
 		return 1
 	fi

@@ -67,7 +67,7 @@ type envelope struct {
 	Source struct {
 		ServerID json.Number `json:"server_id"`
 	} `json:"source"`
-	After map[string]json.Number `json:"after"`
+	After json.RawMessage `json:"after"`
 }
 
 type countKey struct{ topic, server, op string }
@@ -171,10 +171,13 @@ func tail(ctx context.Context, brokers, topic string) error {
 		now := time.Now().UnixMicro()
 		fs.EachRecord(func(r *kgo.Record) {
 			var e envelope
-			if r.Value == nil || json.Unmarshal(r.Value, &e) != nil || e.After == nil {
+			var hb struct {
+				TS json.Number `json:"ts"`
+			}
+			if r.Value == nil || json.Unmarshal(r.Value, &e) != nil || json.Unmarshal(e.After, &hb) != nil || hb.TS == "" {
 				return
 			}
-			fmt.Printf("%d\t%s\t%s\n", now, e.Source.ServerID, e.After["ts"])
+			fmt.Printf("%d\t%s\t%s\n", now, e.Source.ServerID, hb.TS)
 		})
 	}
 }
