@@ -47,13 +47,14 @@ report_catchup() {
 		echo "| workload | pass | records | record B | sluice records/s | ProducerPerformance records/s (MB/s) | txn: records/s (MB/s) | sluice / broker | sluice / broker txn | PP CPU s | Kafka CPU s (PP) |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|"
 		awk -F'\t' '
+			function fmt0(v) { return (v == "") ? "failed" : sprintf("%.0f", v) }
 			FNR == NR { if ($3 != "failed") { r[$1 "\t" $2] = $13 / $6 } ; next }
 			$4 == "failed" { next }
 			{ k = $1 "\t" $2; pp[k "\t" $3] = $6; mb[k "\t" $3] = $7; n[k] = $4; sz[k] = $5
 			  cpu[k] = cpu[k] (cpu[k] == "" ? "" : " / ") $9; kc[k] = kc[k] (kc[k] == "" ? "" : " / ") $10; order[k] = 1 }
 			END { for (k in order) { split(k, p, "\t")
 				printf "| %s | %s | %d | %s | %.0f | %s (%s) | %s (%s) | %s | %s | %s | %s |\n", p[1], p[2], n[k], sz[k], r[k],
-					pp[k "\tplain"], mb[k "\tplain"], pp[k "\ttxn"], mb[k "\ttxn"],
+					fmt0(pp[k "\tplain"]), mb[k "\tplain"], fmt0(pp[k "\ttxn"]), mb[k "\ttxn"],
 					(pp[k "\tplain"] ? sprintf("%.2f", r[k] / pp[k "\tplain"]) : "-"), (pp[k "\ttxn"] ? sprintf("%.2f", r[k] / pp[k "\ttxn"]) : "-"),
 					cpu[k], kc[k] } }' "$work/catchup.tsv" "$work/pp.tsv" | sort
 		echo
