@@ -5,7 +5,7 @@
 #   bench/run.sh replicate    live replication and catch-up (bench/replicate.sh)
 #   bench/run.sh verify       verification vs a plain full scan (bench/verify.sh)
 #   bench/run.sh mysql-target MySQL/MariaDB as the target (bench/mysql_target.sh, ~17 min: not in all)
-#   bench/run.sh kafka        two MySQL shards into Kafka vs ProducerPerformance (bench/kafka.sh, ~25 min: not in all)
+#   bench/run.sh kafka        two MySQL shards into Kafka vs ProducerPerformance (bench/kafka.sh, ~40 min: not in all)
 #   bench/run.sh all          snapshot, replicate, verify, in that order (also: no argument, as `make bench` calls it)
 #
 # Each part is the script bench/<part>.sh (a "-" in the name is a "_" in the file's); it writes its
