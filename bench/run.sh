@@ -8,6 +8,7 @@
 #   bench/run.sh reverse      the way back PostgreSQL -> MariaDB vs forward (bench/reverse.sh, ~20 min: not in all)
 #   bench/run.sh alter        online schema change: sluice alter vs pt-online-schema-change vs MariaDB's
 #                             own ALTER under sysbench (bench/alter.sh, ~1 h estimated: not in all)
+#   bench/run.sh kafka        two MySQL shards into Kafka vs ProducerPerformance (bench/kafka.sh, ~40 min: not in all)
 #   bench/run.sh all          snapshot, replicate, verify, in that order (also: no argument, as `make bench` calls it)
 #
 # Each part is the script bench/<part>.sh (a "-" in the name is a "_" in the file's); it writes its
@@ -20,7 +21,7 @@ BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PARTS=(snapshot replicate verify)
 
 usage() {
-	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
