@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
 )
 
 // Applier applies a stream of source transactions to a Sink: in parallel
@@ -23,7 +24,9 @@ import (
 type Applier struct {
 	cfg  Config
 	sink Sink
-	seed maphash.Seed
+	// foldReinsert is the sink's ReinsertFolder, or nil.
+	foldReinsert func(*schema.Table) bool
+	seed         maphash.Seed
 
 	tr      *tracker
 	caus    *causality
@@ -65,8 +68,12 @@ func New(cfg Config, sink Sink) (*Applier, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Applier{cfg: cfg, sink: sink, seed: maphash.MakeSeed(),
-		caus: newCausality(), tr: newTracker(mark{})}, nil
+	a := &Applier{cfg: cfg, sink: sink, seed: maphash.MakeSeed(),
+		caus: newCausality(), tr: newTracker(mark{})}
+	if f, ok := sink.(ReinsertFolder); ok {
+		a.foldReinsert = f.FoldsReinsert
+	}
+	return a, nil
 }
 
 // item is one source transaction on its way to a worker.

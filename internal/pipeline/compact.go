@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
 )
 
 // compact folds consecutive changes of one row inside a group, as TiDB DM's
@@ -29,15 +30,16 @@ import (
 // update to the same values still proves the row was there), and the target
 // does one row change instead of two.
 //
-// It rewrites cs in place and returns the live changes in order.
-func compact(cs []Change) []Change {
+// It rewrites cs in place and returns the live changes in order. foldReinsert
+// (nil: every table) says for which tables a delete and re-insert may fold.
+func compact(cs []Change, foldReinsert func(*schema.Table) bool) []Change {
 	if len(cs) < 2 {
 		return cs
 	}
 	lastTouch := make(map[uint64]int, len(cs)*2)
 	for j := range cs {
 		cj := &cs[j]
-		if i, ok := foldTarget(cs, lastTouch, j); ok {
+		if i, ok := foldTarget(cs, lastTouch, j, foldReinsert); ok {
 			merge(&cs[i], cj)
 			for _, k := range cj.keys {
 				lastTouch[k] = i
@@ -58,7 +60,7 @@ func compact(cs []Change) []Change {
 }
 
 // foldTarget returns the earlier change that change j can fold into.
-func foldTarget(cs []Change, lastTouch map[uint64]int, j int) (int, bool) {
+func foldTarget(cs []Change, lastTouch map[uint64]int, j int, foldReinsert func(*schema.Table) bool) (int, bool) {
 	cj := &cs[j]
 	if !cj.HasIdent {
 		return 0, false
@@ -74,7 +76,8 @@ func foldTarget(cs []Change, lastTouch map[uint64]int, j int) (int, bool) {
 	reinsert := ci.Op == model.Delete && cj.Op == model.Insert
 	switch {
 	case reinsert:
-		if !ci.HasIdent || ci.Ident != cj.Ident || len(ci.cascade) > 0 || len(cj.cascade) > 0 {
+		if !ci.HasIdent || ci.Ident != cj.Ident || len(ci.cascade) > 0 || len(cj.cascade) > 0 ||
+			(foldReinsert != nil && !foldReinsert(ci.Table)) {
 			return 0, false
 		}
 	case cj.Op == model.Update || cj.Op == model.Delete:

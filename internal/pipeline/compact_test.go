@@ -38,27 +38,27 @@ func TestCompactFolds(t *testing.T) {
 	upd2 := model.RowChange{Op: model.Update, Before: row(1, 10, 1), After: row(1, 10, 2)}
 	del := model.RowChange{Op: model.Delete, Before: row(1, 10, 2)}
 
-	got := compact(mkChanges(h, ins, upd, upd2))
+	got := compact(mkChanges(h, ins, upd, upd2), nil)
 	if len(got) != 1 || got[0].Op != model.Insert || got[0].After[2] != int64(2) {
 		t.Fatalf("I+U+U: want one insert with v=2, got %v", describeChanges(got))
 	}
-	if got := compact(mkChanges(h, ins, upd, upd2, del)); len(got) != 0 {
+	if got := compact(mkChanges(h, ins, upd, upd2, del), nil); len(got) != 0 {
 		t.Fatalf("I+U+U+D: want nothing, got %v", describeChanges(got))
 	}
-	got = compact(mkChanges(h, upd, upd2, del))
+	got = compact(mkChanges(h, upd, upd2, del), nil)
 	if len(got) != 1 || got[0].Op != model.Delete || got[0].Before[2] != int64(0) {
 		t.Fatalf("U+U+D: want delete of the first before image, got %v", describeChanges(got))
 	}
 	// Delete then insert of the same row becomes one update from the
 	// deleted image to the inserted one (the unique value changes too).
 	reins := model.RowChange{Op: model.Insert, After: row(1, 11, 5)}
-	got = compact(mkChanges(h, del, reins))
+	got = compact(mkChanges(h, del, reins), nil)
 	if len(got) != 1 || got[0].Op != model.Update || got[0].Before[2] != int64(2) || got[0].After[1] != int64(11) || got[0].After[2] != int64(5) {
 		t.Fatalf("D+I: want one update 1,10,2 → 1,11,5, got %v", describeChanges(got))
 	}
 	// ... which later updates of the row fold into as well.
 	upd3 := model.RowChange{Op: model.Update, Before: row(1, 11, 5), After: row(1, 11, 6)}
-	got = compact(mkChanges(h, del, reins, upd3))
+	got = compact(mkChanges(h, del, reins, upd3), nil)
 	if len(got) != 1 || got[0].Op != model.Update || got[0].After[2] != int64(6) {
 		t.Fatalf("D+I+U: want one update to 1,11,6, got %v", describeChanges(got))
 	}
@@ -66,17 +66,22 @@ func TestCompactFolds(t *testing.T) {
 	// cascade would run for the delete and not for an update.
 	cs := mkChanges(h, del, reins)
 	cs[0].cascade = []uint64{42}
-	if got := compact(cs); len(got) != 2 {
+	if got := compact(cs, nil); len(got) != 2 {
 		t.Fatalf("D+I with a cascade key must stay two changes, got %v", describeChanges(got))
+	}
+	// Not for a table the sink declines it for (ReinsertFolder).
+	no := func(*schema.Table) bool { return false }
+	if got := compact(mkChanges(h, del, reins), no); len(got) != 2 {
+		t.Fatalf("D+I where the sink declines the fold must stay two changes, got %v", describeChanges(got))
 	}
 	// Not a re-insert of another row.
 	other := model.RowChange{Op: model.Insert, After: row(2, 12, 5)}
-	if got := compact(mkChanges(h, del, other)); len(got) != 2 {
+	if got := compact(mkChanges(h, del, other), nil); len(got) != 2 {
 		t.Fatalf("D(1)+I(2) must stay two changes, got %v", describeChanges(got))
 	}
 	// Not when another row took the deleted row's unique value in between.
 	take := model.RowChange{Op: model.Insert, After: row(3, 10, 0)}
-	if got := compact(mkChanges(h, del, take, reins)); len(got) != 3 {
+	if got := compact(mkChanges(h, del, take, reins), nil); len(got) != 3 {
 		t.Fatalf("D+I(other takes u)+I must stay three changes, got %v", describeChanges(got))
 	}
 	// A change between them that touches the unique value blocks the fold:
@@ -84,7 +89,7 @@ func TestCompactFolds(t *testing.T) {
 	a := model.RowChange{Op: model.Update, Before: row(1, 10, 0), After: row(1, 11, 0)}
 	b := model.RowChange{Op: model.Insert, After: row(2, 10, 0)}
 	c := model.RowChange{Op: model.Update, Before: row(1, 11, 0), After: row(1, 12, 0)}
-	if got := compact(mkChanges(h, a, b, c)); len(got) != 3 {
+	if got := compact(mkChanges(h, a, b, c), nil); len(got) != 3 {
 		t.Fatalf("intervening change on a shared key must block folding, got %v", describeChanges(got))
 	}
 }
@@ -168,7 +173,7 @@ func TestCompactIsEquivalent(t *testing.T) {
 				rcs = append(rcs, rc)
 			}
 		}
-		cs := compact(mkChanges(h, rcs...))
+		cs := compact(mkChanges(h, rcs...), nil)
 		folded += len(rcs) - len(cs)
 		dst := start
 		for _, c := range cs {

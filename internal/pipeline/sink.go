@@ -16,6 +16,16 @@ import (
 // Sync, DeleteApplied and every Session's ApplyDDL and large-transaction
 // commit are serialised by the pipeline (never two at once, never a
 // checkpoint older than a saved one).
+// ReinsertFolder is a Sink that says, per table, whether compaction may
+// fold a DELETE and a re-INSERT of one row into an UPDATE (compact.go). A
+// sink without it gets the fold everywhere. The MySQL sink declines it
+// where it writes updates one row at a time (MyRocks): there a multi-row
+// DELETE and a multi-row INSERT cost the target less than the single-row
+// UPDATEs they would become.
+type ReinsertFolder interface {
+	FoldsReinsert(t *schema.Table) bool
+}
+
 type Sink interface {
 	// Open fences off every session of an earlier run of the stream (a killed
 	// run's last commit may still be in flight) and loads the stream's state:

@@ -151,7 +151,7 @@ func (w *worker) applyGroup(ctx context.Context, group []*item) error {
 	cs := groupChanges(group)
 	if !w.a.cfg.NoCompact {
 		before := len(cs)
-		cs = compact(cs)
+		cs = compact(cs, w.a.foldReinsert)
 		w.a.stats.compacted.Add(int64(before - len(cs)))
 		cs = coalesce(cs)
 	}

@@ -66,14 +66,7 @@ func (s *session) plan(t *schema.Table) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine := s.a.cfg.Engine
-	if engine == "" {
-		engine = t.Engine
-	}
-	if !strings.EqualFold(engine, "InnoDB") {
-		// Measured on MyRocks: multi-row UPDATEs of parallel workers ran
-		// into lock wait timeouts (live oltp_write_only stalled), which
-		// one-row updates do not.
+	if !s.a.updatesMany(t) {
 		p.updateMany = false
 	}
 	s.plans[t] = p

@@ -13,6 +13,25 @@ import (
 // maxUpdateRows bounds the rows of one multi-row UPDATE.
 const maxUpdateRows = 256
 
+// updatesMany says whether the table's target engine takes multi-row
+// UPDATEs. Measured on MyRocks: multi-row UPDATEs of parallel workers ran
+// into lock wait timeouts (live oltp_write_only stalled), which one-row
+// updates do not.
+func (a *Sink) updatesMany(t *schema.Table) bool {
+	engine := a.cfg.Engine
+	if engine == "" {
+		engine = t.Engine
+	}
+	return strings.EqualFold(engine, "InnoDB")
+}
+
+// FoldsReinsert is pipeline.ReinsertFolder: a DELETE and a re-INSERT of one
+// row become one UPDATE only where updates go several rows to a statement;
+// elsewhere (MyRocks) the multi-row DELETE and INSERT they were cost less
+// than one-row UPDATEs (measured: live oltp_write_only into MyRocks lagged
+// up to 9.3 s with the fold, 2.7 s without).
+func (a *Sink) FoldsReinsert(t *schema.Table) bool { return a.updatesMany(t) }
+
 // updateManyOK says whether updates of the table may go several rows to a
 // statement: it has an integer primary key, a column to set besides it, and unique
 // keys made of whole columns (uniqueCols), which an update must leave as
