@@ -262,7 +262,9 @@ func (r *myRunner) copyChunkOnce(ctx context.Context, sess *sql.Conn, t *task) e
 	}
 	st := mysqlstate.SnapshotChunk{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi, Done: true, Rows: n, Bytes: size, Hash: h.sum(),
 		Pass: r.pass, Position: r.pos.Encode()}
-	if err := mysqlstate.MarkSnapshotChunkDone(ctx, tx, r.o.Stream, j.t.Database, j.t.Name, st); err != nil {
+	if err := withUniqueChecks(ctx, tx, func() error {
+		return mysqlstate.MarkSnapshotChunkDone(ctx, tx, r.o.Stream, j.t.Database, j.t.Name, st)
+	}); err != nil {
 		return fail(err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -19,10 +19,12 @@ func (r *myRunner) finish(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	if !r.pos.IsZero() {
-		if err := mysqlstate.Save(ctx, tx, r.o.Stream, checkpoint.State{Position: r.pos, SchemaVersion: 1}); err != nil {
-			return err
-		}
-		if err := mysqlstate.SaveSchema(ctx, tx, r.o.Stream, 1, r.pos, "", r.b.cat.Tables, nil); err != nil {
+		if err := withUniqueChecks(ctx, tx, func() error {
+			if err := mysqlstate.Save(ctx, tx, r.o.Stream, checkpoint.State{Position: r.pos, SchemaVersion: 1}); err != nil {
+				return err
+			}
+			return mysqlstate.SaveSchema(ctx, tx, r.o.Stream, 1, r.pos, "", r.b.cat.Tables, nil)
+		}); err != nil {
 			return err
 		}
 	}

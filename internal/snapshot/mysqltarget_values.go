@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"fmt"
 	"strings"
@@ -172,6 +173,24 @@ var mySessionSetup = []string{
 	"SET SESSION time_zone = '+00:00'",
 	"SET SESSION foreign_key_checks = 0, unique_checks = 0",
 	"SET SESSION wait_timeout = 31536000",
+}
+
+// withUniqueChecks runs fn, state writes with INSERT … ON DUPLICATE KEY
+// UPDATE, with unique checks on: the load sessions turn them off, and
+// MyRocks (the state tables' engine under --target-engine ROCKSDB) refuses
+// ON DUPLICATE KEY UPDATE without them (error 4058). A session variable,
+// so it changes inside the transaction and is put back for the next chunk.
+func withUniqueChecks(ctx context.Context, tx *sql.Tx, fn func() error) error {
+	if _, err := tx.ExecContext(ctx, "SET SESSION unique_checks = 1"); err != nil {
+		return fmt.Errorf("target: %w", err)
+	}
+	if err := fn(); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "SET SESSION unique_checks = 0"); err != nil {
+		return fmt.Errorf("target: %w", err)
+	}
+	return nil
 }
 
 // mariaDBSessionSetup: CHECK constraints (MariaDB checks them, e.g. a JSON
