@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -296,7 +297,25 @@ func (t *myTarget) deleteJSONCopies(p *tablePlan, id jsonRowID, n int64) stmt {
 		args: args, delete: true}
 }
 
+// apply runs a table's repair statements in one target transaction, again
+// when the server rolled it back for a lock conflict (a replicator or the
+// application writing the same rows): nothing of a rolled-back attempt
+// stays, and a repair is run against a live target.
 func (t *myTarget) apply(ctx context.Context, p *tablePlan, stmts []stmt) error {
+	for attempt := 1; ; attempt++ {
+		err := t.applyOnce(ctx, p, stmts)
+		if err == nil || !mysink.IsRetryable(err) || attempt >= 5 || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
+		}
+	}
+}
+
+func (t *myTarget) applyOnce(ctx context.Context, p *tablePlan, stmts []stmt) error {
 	tx, err := t.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.target, err)

@@ -112,6 +112,11 @@ func errorNumber(err error) uint16 {
 
 // isRetryable reports a deadlock or lock wait timeout: the server rolled
 // the transaction back (or the statement), and running it again may succeed.
+// IsRetryable reports whether the server rolled the transaction back for a
+// lock conflict (deadlock 1213, lock wait timeout 1205): running it again
+// is right, nothing of it was applied.
+func IsRetryable(err error) bool { return isRetryable(err) }
+
 func isRetryable(err error) bool {
 	n := errorNumber(err)
 	return n == 1213 || n == 1205
