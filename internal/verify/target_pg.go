@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -152,8 +153,26 @@ func (t *pgTarget) deleteJSONCopies(p *tablePlan, id jsonRowID, n int64) stmt {
 }
 
 // apply runs the statements in one transaction with sluice.apply on, so
-// the ON UPDATE CURRENT_TIMESTAMP triggers keep the repaired values.
+// the ON UPDATE CURRENT_TIMESTAMP triggers keep the repaired values; again
+// when PostgreSQL aborted it as a deadlock victim (a replicator writing the
+// same rows): nothing of the aborted attempt stays.
 func (t *pgTarget) apply(ctx context.Context, p *tablePlan, stmts []stmt) error {
+	for attempt := 1; ; attempt++ {
+		err := t.applyOnce(ctx, p, stmts)
+		var pgErr *pgconn.PgError
+		if err == nil || !errors.As(err, &pgErr) || (pgErr.Code != "40P01" && pgErr.Code != "40001") ||
+			attempt >= 5 || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
+		}
+	}
+}
+
+func (t *pgTarget) applyOnce(ctx context.Context, p *tablePlan, stmts []stmt) error {
 	return pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SET LOCAL sluice.apply = 'on'"); err != nil {
 			return err
