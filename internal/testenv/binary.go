@@ -65,12 +65,11 @@ func MainWithSluiceBinary(m *testing.M) {
 
 // SluiceCommand prepares `<bin> args...` with the environment of the test
 // minus every SLUICE_* variable, so a developer's settings never leak into a
-// test's sluice run — except SLUICE_LOCK_WAIT_TIMEOUT, which `make test`
-// sets on purpose (the shared servers' other tests hold long statements).
+// test's sluice run.
 func SluiceCommand(bin string, args ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
 	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, "SLUICE_") || strings.HasPrefix(e, "SLUICE_LOCK_WAIT_TIMEOUT=") {
+		if !strings.HasPrefix(e, "SLUICE_") {
 			cmd.Env = append(cmd.Env, e)
 		}
 	}
