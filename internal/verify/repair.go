@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -299,4 +300,22 @@ func (p *tablePlan) columnOIDs(ctx context.Context, pool interface {
 		}
 	}
 	return out, nil
+}
+
+// retryRolledBack runs a repair transaction, again (up to 5 times, with a
+// growing pause) while the target rolled it back for a lock conflict
+// (rolledBack): nothing of the attempt stays, and a repair runs against a
+// live target whose replicator may write the same rows.
+func retryRolledBack(ctx context.Context, rolledBack func(error) bool, run func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := run()
+		if err == nil || !rolledBack(err) || attempt >= 5 || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
+		}
+	}
 }

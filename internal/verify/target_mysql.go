@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -302,17 +301,7 @@ func (t *myTarget) deleteJSONCopies(p *tablePlan, id jsonRowID, n int64) stmt {
 // application writing the same rows): nothing of a rolled-back attempt
 // stays, and a repair is run against a live target.
 func (t *myTarget) apply(ctx context.Context, p *tablePlan, stmts []stmt) error {
-	for attempt := 1; ; attempt++ {
-		err := t.applyOnce(ctx, p, stmts)
-		if err == nil || !mysink.IsRetryable(err) || attempt >= 5 || ctx.Err() != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
-		}
-	}
+	return retryRolledBack(ctx, mysink.IsRetryable, func() error { return t.applyOnce(ctx, p, stmts) })
 }
 
 func (t *myTarget) applyOnce(ctx context.Context, p *tablePlan, stmts []stmt) error {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -157,19 +156,10 @@ func (t *pgTarget) deleteJSONCopies(p *tablePlan, id jsonRowID, n int64) stmt {
 // when PostgreSQL aborted it as a deadlock victim (a replicator writing the
 // same rows): nothing of the aborted attempt stays.
 func (t *pgTarget) apply(ctx context.Context, p *tablePlan, stmts []stmt) error {
-	for attempt := 1; ; attempt++ {
-		err := t.applyOnce(ctx, p, stmts)
+	return retryRolledBack(ctx, func(err error) bool {
 		var pgErr *pgconn.PgError
-		if err == nil || !errors.As(err, &pgErr) || (pgErr.Code != "40P01" && pgErr.Code != "40001") ||
-			attempt >= 5 || ctx.Err() != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
-		}
-	}
+		return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+	}, func() error { return t.applyOnce(ctx, p, stmts) })
 }
 
 func (t *pgTarget) applyOnce(ctx context.Context, p *tablePlan, stmts []stmt) error {
