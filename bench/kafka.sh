@@ -68,16 +68,6 @@ sub_s() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 meta() { printf '%s=%q\n' "$1" "$2" >>"$META"; }
 redact() { sed "s#:sluice@#:xxxxx@#g; s#$BENCH_SLUICE#sluice#g"; }
 
-# pkill_tree PID: SIGTERM to PID and its descendants (all started by this script), by PID.
-pkill_tree() {
-	local pid=$1 kid
-	for kid in $(ps -o pid= --ppid "$pid" 2>/dev/null); do pkill_tree "$kid"; done
-	{
-		kill "$pid"
-		wait "$pid"
-	} 2>/dev/null
-	return 0
-}
 
 # ---------------------------------------------------------------- Kafka side
 
@@ -357,13 +347,7 @@ dbz_start() {
 # dbz_stop: SIGTERM to the worker (the child of GNU time): it stops the connectors and flushes
 # their offsets.
 dbz_stop() {
-	[[ -n ${DBZ_PID:-} ]] || return 0
-	local kid start=$SECONDS
-	kid="$(ps -o pid= --ppid "$DBZ_PID" | head -n1 | tr -d ' ')"
-	[[ -n $kid ]] && kill -TERM "$kid" 2>/dev/null
-	while kill -0 "$DBZ_PID" 2>/dev/null && ((SECONDS - start < 90)); do sleep 0.2; done
-	kill -0 "$DBZ_PID" 2>/dev/null && pkill_tree "$DBZ_PID"
-	wait "$DBZ_PID" 2>/dev/null
+	bench_stop_timed "${DBZ_PID:-}" TERM 90
 	DBZ_PID=
 }
 
@@ -574,13 +558,7 @@ wait_hb() {
 }
 
 stop_sluice() {
-	[[ -n ${TOOL_PID:-} ]] || return 0
-	local kid start=$SECONDS
-	kid="$(ps -o pid= --ppid "$TOOL_PID" | head -n1 | tr -d ' ')"
-	[[ -n $kid ]] && kill -INT "$kid" 2>/dev/null
-	while kill -0 "$TOOL_PID" 2>/dev/null && ((SECONDS - start < 60)); do sleep 0.2; done
-	kill -0 "$TOOL_PID" 2>/dev/null && pkill_tree "$TOOL_PID"
-	wait "$TOOL_PID" 2>/dev/null
+	bench_stop_timed "${TOOL_PID:-}" INT 60
 	TOOL_PID=
 }
 

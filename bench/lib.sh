@@ -472,3 +472,35 @@ bench_have_flag() {
 	help="$("$BENCH_SLUICE" "$1" --help 2>&1)" || return 1
 	grep -q -- "^ *\(-[a-zA-Z], \)\?--$2\b" <<<"$help"
 }
+
+# ---------------------------------------------------------------- processes the scripts start
+
+# pkill_tree PID: SIGTERM to PID and its descendants (all started by this script), by PID.
+pkill_tree() {
+	local pid=$1 kid
+	for kid in $(ps -o pid= --ppid "$pid" 2>/dev/null); do pkill_tree "$kid"; done
+	{
+		kill "$pid"
+		wait "$pid"
+	} 2>/dev/null
+	return 0
+}
+
+# bench_stop_timed PID SIGNAL SECONDS: PID runs the tool under GNU time; SIGNAL goes to the tool
+# (time's child) so that it ends cleanly (sluice commits what it received); after SECONDS the whole
+# tree is killed. Nothing when PID is empty.
+bench_stop_timed() {
+	local pid=$1 sig=$2 limit=$3 kid start=$SECONDS
+	[[ -n $pid ]] || return 0
+	kid="$(ps -o pid= --ppid "$pid" | head -n1 | tr -d ' ')"
+	[[ -n $kid ]] && kill "-$sig" "$kid" 2>/dev/null
+	while kill -0 "$pid" 2>/dev/null && ((SECONDS - start < limit)); do sleep 0.2; done
+	kill -0 "$pid" 2>/dev/null && pkill_tree "$pid"
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+# tool_cpu / tool_rss_mb FILE: CPU seconds (user + system) and peak RSS in MB from the last line of a
+# GNU time log written with -f "%e %M %U %S".
+tool_cpu() { tail -n1 "$1" 2>/dev/null | awk '{ printf "%.2f", $3 + $4 }'; }
+tool_rss_mb() { tail -n1 "$1" 2>/dev/null | awk '{ printf "%d", $2 / 1024 }'; }

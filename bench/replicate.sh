@@ -75,16 +75,6 @@ stop_heartbeat() {
 	HB_PID=
 }
 
-# pkill_tree PID: SIGTERM to PID and its descendants (all started by this script), by PID.
-pkill_tree() {
-	local pid=$1 kid
-	for kid in $(ps -o pid= --ppid "$pid" 2>/dev/null); do pkill_tree "$kid"; done
-	{
-		kill "$pid"
-		wait "$pid"
-	} 2>/dev/null
-	return 0
-}
 
 # target_hb TOOL: newest heartbeat (epoch µs) in the tool's target, empty if none.
 target_hb() {
@@ -281,8 +271,6 @@ start_tool() {
 }
 
 # tool_cpu TIMEFILE: user+system seconds GNU time reported.
-tool_cpu() { tail -n1 "$1" 2>/dev/null | awk '{ printf "%.2f", $3 + $4 }'; }
-tool_rss_mb() { tail -n1 "$1" 2>/dev/null | awk '{ printf "%d", $2 / 1024 }'; }
 
 # sysbench_run WORKLOAD DB LOG: 60 s of load; prints the number of transactions.
 sysbench_run() {

@@ -81,16 +81,6 @@ side_sql() {
 	fi
 }
 
-# pkill_tree PID: SIGTERM to PID and its descendants (all started by this script), by PID.
-pkill_tree() {
-	local pid=$1 kid
-	for kid in $(ps -o pid= --ppid "$pid" 2>/dev/null); do pkill_tree "$kid"; done
-	{
-		kill "$pid"
-		wait "$pid"
-	} 2>/dev/null
-	return 0
-}
 
 rv_init() {
 	[[ $EUID -eq 0 ]] || bench_die "run as root (the throwaway servers, runuser postgres)"
@@ -179,18 +169,10 @@ start_tool() {
 
 # stop_tool: SIGINT to sluice (the child of GNU time): it commits what it received and exits.
 stop_tool() {
-	[[ -n ${TOOL_PID:-} ]] || return 0
-	local kid start=$SECONDS
-	kid="$(ps -o pid= --ppid "$TOOL_PID" | head -n1 | tr -d ' ')"
-	[[ -n $kid ]] && kill -INT "$kid" 2>/dev/null
-	while kill -0 "$TOOL_PID" 2>/dev/null && ((SECONDS - start < 60)); do sleep 0.2; done
-	kill -0 "$TOOL_PID" 2>/dev/null && pkill_tree "$TOOL_PID"
-	wait "$TOOL_PID" 2>/dev/null
+	bench_stop_timed "${TOOL_PID:-}" INT 60
 	TOOL_PID=
 }
 
-tool_cpu() { tail -n1 "$1" 2>/dev/null | awk '{ printf "%.2f", $3 + $4 }'; }
-tool_rss_mb() { tail -n1 "$1" 2>/dev/null | awk '{ printf "%d", $2 / 1024 }'; }
 
 # ---------------------------------------------------------------- heartbeat, lag, load
 
