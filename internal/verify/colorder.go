@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"github.com/jackc/pgx/v5"
 	"io"
 	"strings"
 )
@@ -65,16 +66,7 @@ func (t *pgTarget) columnOrder(ctx context.Context, p *tablePlan) ([]string, err
 	if err != nil {
 		return nil, fmt.Errorf("columns of %s: %w", p.target, err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 func (t *myTarget) columnOrder(ctx context.Context, p *tablePlan) ([]string, error) {

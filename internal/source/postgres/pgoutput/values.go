@@ -1,7 +1,9 @@
 package pgoutput
 
 import (
+	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
@@ -126,7 +128,7 @@ func convOf(c schema.Column) (conv, error) {
 			return m, nil
 		}, nil
 	case "json":
-		return func(b []byte) (any, error) { return compactJSON(b), nil }, nil
+		return func(b []byte) (any, error) { return compactJSON(b) }, nil
 	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob", "geometry", "point", "linestring",
 		"polygon", "multipoint", "multilinestring", "multipolygon", "geometrycollection", "geomcollection":
 		limit := textMax[c.DataType]
@@ -327,21 +329,11 @@ func byteaText(b []byte) ([]byte, error) {
 // compactJSON removes the whitespace jsonb's output puts between tokens: a
 // MariaDB target's sink spaces the document as MySQL prints JSON, and a
 // MySQL target parses it into its own binary form anyway.
-func compactJSON(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	inString, escaped := false, false
-	for _, c := range b {
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case !inString && (c == ' ' || c == '\n' || c == '\t' || c == '\r'):
-			continue
-		}
-		out = append(out, c)
+func compactJSON(b []byte) ([]byte, error) {
+	var out bytes.Buffer
+	out.Grow(len(b))
+	if err := json.Compact(&out, b); err != nil {
+		return nil, fmt.Errorf("jsonb text %q: %w", shorten(string(b)), err)
 	}
-	return out
+	return out.Bytes(), nil
 }
