@@ -59,14 +59,9 @@ sandbox-up:
 
 # The test binaries get the sandbox's admin URLs through the environment (internal/testenv).
 # SLUICE_SOURCE/SLUICE_TARGET are removed so that no test depends on the caller's shell.
-# SLUICE_LOCK_WAIT_TIMEOUT: the sluice commands the tests run (the binary and in-process) let
-# FLUSH TABLES WITH READ LOCK wait up to 60 s instead of 10 s, because tests of other packages
-# running at the same time hold long statements on the shared servers (a production source
-# keeps the 10 s default that protects its writers).
 test: deps sandbox-up fmt-check vet
 	eval "$$(bash scripts/sandbox env | grep '^export SLUICE_TEST_')"; \
 	unset SLUICE_SOURCE SLUICE_TARGET; \
-	export SLUICE_LOCK_WAIT_TIMEOUT=60s; \
 	CI="$${CI:-true}" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -p $(TEST_P) -parallel $(TEST_PARALLEL) $(TEST_FLAGS) \
 		$$($(GO) list ./... | grep -v /crashtest); \
 	CI="$${CI:-true}" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./internal/pipeline/crashtest/...

@@ -79,7 +79,8 @@ func addSnapshotFlags(cmd *cobra.Command) {
 	f.String("snapshot-method", string(mysnap.MethodAuto), "how the readers reach one instant: auto (global read lock held for milliseconds; on MariaDB without RELOAD lock-free, else one session), global-read-lock (needs RELOAD), lock-free (MariaDB) or single-session (MariaDB), e.g. --snapshot-method global-read-lock")
 	f.String("max-rate", "", "bound the bytes per second read from the source by all workers together (spares a production server's I/O and network; the copy, and its consistent read view on the source, then last longer), e.g. --max-rate 50MB; default: no limit")
 	f.String(objectsFlag, "", objectsFlagUsage)
-	f.Duration("lock-wait-timeout", 10*time.Second, "longest wait of FLUSH TABLES WITH READ LOCK for running writes before giving up (writers queue behind it meanwhile), e.g. --lock-wait-timeout 5s")
+	f.Duration("lock-wait-timeout", 10*time.Second, "longest wait of one FLUSH TABLES WITH READ LOCK for running writes (writers queue behind it meanwhile), e.g. --lock-wait-timeout 5s")
+	f.Int("lock-attempts", 3, "how often FLUSH TABLES WITH READ LOCK is tried before the snapshot gives up; between two attempts the lock is released for half the wait (1-10 s) so queued writers go through, e.g. --lock-attempts 5")
 }
 
 func runSnapshot(cmd *cobra.Command, _ []string) error {
@@ -138,7 +139,7 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 		ChunkRows: k.Int64("chunk-rows"), Workers: k.Int("workers"), Stream: k.String("stream"),
 		SchemaOnly: k.Bool("schema-only"), DataOnly: k.Bool("data-only"), DryRun: k.Bool("dry-run"),
 		DropExisting: k.Bool("drop-existing"), Restart: k.Bool("restart"), Recopy: k.Bool("recopy"),
-		Method: method, LockWaitTimeout: k.Duration("lock-wait-timeout"),
+		Method: method, LockWaitTimeout: k.Duration("lock-wait-timeout"), LockAttempts: k.Int("lock-attempts"),
 		Log: s.Log, Progress: cmd.ErrOrStderr(),
 		MySQLTarget: ep.MySQLTarget, TargetEngine: k.String("target-engine"),
 	}

@@ -106,6 +106,21 @@ func TestReverseIdleSlotMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close(ctx)
+	// Wait for both the slot and the applied position the metrics report:
+	// the slot's confirmation and the metrics' registration are separate
+	// steps of the run, and the slot alone may be seen first.
+	gather := func() map[string]float64 {
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]float64{}
+		for _, mf := range mfs {
+			seen[mf.GetName()] = mf.GetMetric()[0].GetGauge().GetValue() + mf.GetMetric()[0].GetCounter().GetValue()
+		}
+		return seen
+	}
+	var seen map[string]float64
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var flush string
@@ -114,21 +129,14 @@ func TestReverseIdleSlotMoves(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, _ := pglogrepl.ParseLSN(flush)
-		if got >= want {
+		seen = gather()
+		if got >= want && seen["sluice_reverse_applied_lsn"] >= float64(want) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the idle slot stayed at %s, the server's WAL is at %s", flush, after)
+			t.Fatalf("the idle slot stayed at %s (applied_lsn metric %v), the server's WAL is at %s", flush, seen["sluice_reverse_applied_lsn"], after)
 		}
 		time.Sleep(300 * time.Millisecond)
-	}
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]float64{}
-	for _, mf := range mfs {
-		seen[mf.GetName()] = mf.GetMetric()[0].GetGauge().GetValue() + mf.GetMetric()[0].GetCounter().GetValue()
 	}
 	for _, name := range []string{"sluice_reverse_applied_lsn", "sluice_reverse_lag_seconds", "sluice_reverse_applied_transactions_total"} {
 		if _, ok := seen[name]; !ok {

@@ -14,7 +14,7 @@ import (
 // make the tables sluice planned differ from the data it reads).
 func (r *runner) openPoint(ctx context.Context) (*mysnap.Point, error) {
 	p, err := r.src.OpenPoint(ctx, mysnap.PointOptions{
-		Sessions: r.o.Workers, Method: r.o.Method, LockWaitTimeout: r.o.LockWaitTimeout, Log: r.log,
+		Sessions: r.o.Workers, Method: r.o.Method, LockWaitTimeout: r.o.LockWaitTimeout, LockAttempts: r.o.LockAttempts, Log: r.log,
 		NonTransactional: mysnap.NonTransactional(r.cat.Tables),
 	})
 	if err != nil {

@@ -60,6 +60,8 @@ type Options struct {
 	Recopy          bool
 	Method          mysnap.Method
 	LockWaitTimeout time.Duration
+	// LockAttempts is how often the global read lock is tried (0: 3).
+	LockAttempts int
 	// MaxRate bounds the bytes per second read from the source by all
 	// workers together (0: no limit).
 	MaxRate int64

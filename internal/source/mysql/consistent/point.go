@@ -55,6 +55,13 @@ type PointOptions struct {
 	// LockWaitTimeout bounds how long FLUSH TABLES WITH READ LOCK may wait
 	// for running writes (while it waits, new writes queue behind it).
 	LockWaitTimeout time.Duration
+	// LockAttempts is how often FLUSH TABLES WITH READ LOCK is tried
+	// (0: 3). Between two attempts the lock is not held for LockRetryPause,
+	// so the writers that queued behind the waiting lock get through.
+	LockAttempts int
+	// LockRetryPause is the pause between two attempts (0: half of
+	// LockWaitTimeout, at least 1 s and at most 10 s).
+	LockRetryPause time.Duration
 	// LockFreeAttempts is how often MethodLockFree opens the sessions'
 	// snapshots before giving up (0: 10).
 	LockFreeAttempts int
@@ -95,6 +102,12 @@ func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) 
 	}
 	if o.LockWaitTimeout <= 0 {
 		o.LockWaitTimeout = 10 * time.Second
+	}
+	if o.LockAttempts <= 0 {
+		o.LockAttempts = 3
+	}
+	if o.LockRetryPause <= 0 {
+		o.LockRetryPause = min(max(o.LockWaitTimeout/2, time.Second), 10*time.Second)
 	}
 	if o.LockFreeAttempts <= 0 {
 		o.LockFreeAttempts = 10
@@ -380,14 +393,9 @@ func (s *Source) globalLock(ctx context.Context, p *Point, o PointOptions) error
 	if _, err := lock.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", secs)); err != nil {
 		return fmt.Errorf("consistent point: %w", err)
 	}
-	start := time.Now()
-	if _, err := lock.ExecContext(ctx, "FLUSH TABLES WITH READ LOCK"); err != nil {
-		if isLockTimeout(err) {
-			return fmt.Errorf("consistent point: FLUSH TABLES WITH READ LOCK waited %ds for running writes or "+
-				"table locks and gave up, so as not to stall the source's writers any longer (MySQL error 1205); "+
-				"find the long transaction with SHOW PROCESSLIST and retry when it is done, or raise --lock-wait-timeout", secs)
-		}
-		return fmt.Errorf("consistent point: FLUSH TABLES WITH READ LOCK: %w", err)
+	start, err := flushWithReadLock(ctx, lock, o, secs)
+	if err != nil {
+		return err
 	}
 	unlocked := false
 	defer func() {
@@ -418,6 +426,66 @@ func (s *Source) globalLock(ctx context.Context, p *Point, o PointOptions) error
 		p.Warnings = append(p.Warnings, "the source has no binary log (log_bin=OFF): no position was recorded, replicate cannot continue from this snapshot")
 	}
 	return nil
+}
+
+// flushWithReadLock takes the global read lock, waiting at most secs each
+// time and trying o.LockAttempts times, with a pause between attempts in
+// which the writers that queued behind the waiting lock go through. It
+// returns when the last, successful attempt was sent: writers are blocked
+// from then on.
+func flushWithReadLock(ctx context.Context, lock *sql.Conn, o PointOptions, secs int) (time.Time, error) {
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		_, err := lock.ExecContext(ctx, "FLUSH TABLES WITH READ LOCK")
+		if err == nil {
+			return start, nil
+		}
+		if !isLockTimeout(err) {
+			return time.Time{}, fmt.Errorf("consistent point: FLUSH TABLES WITH READ LOCK: %w", err)
+		}
+		blockers := longRunning(ctx, lock, secs)
+		if attempt >= o.LockAttempts {
+			return time.Time{}, fmt.Errorf("consistent point: FLUSH TABLES WITH READ LOCK waited %ds for running writes or "+
+				"table locks %d times and gave up, so as not to stall the source's writers any longer (MySQL error 1205)%s; "+
+				"retry when they are done, or raise --lock-wait-timeout or --lock-attempts", secs, attempt, blockers)
+		}
+		o.Log.Warn("consistent point: FLUSH TABLES WITH READ LOCK timed out; writers go on, then it is tried again",
+			"waited", time.Duration(secs)*time.Second, "attempt", attempt, "attempts", o.LockAttempts,
+			"pause", o.LockRetryPause, "blockers", strings.TrimPrefix(blockers, "; "))
+		if err := sleepCtx(ctx, o.LockRetryPause); err != nil {
+			return time.Time{}, err
+		}
+	}
+}
+
+// longRunning describes the statements of other sessions that have run
+// for at least secs (what a global read lock waits for), for the message
+// of a lock that timed out: "" when none is seen (without the PROCESS
+// privilege only the user's own sessions are).
+func longRunning(ctx context.Context, c *sql.Conn, secs int) string {
+	rows, err := c.QueryContext(ctx, `SELECT ID, USER, TIME, COALESCE(STATE, ''), LEFT(COALESCE(INFO, ''), 80)
+		FROM information_schema.PROCESSLIST
+		WHERE ID <> CONNECTION_ID() AND COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump', 'Binlog Dump GTID') AND TIME >= ?
+		ORDER BY TIME DESC LIMIT 3`, secs)
+	if err != nil {
+		return ""
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var (
+			id, ran           int64
+			user, state, info string
+		)
+		if rows.Scan(&id, &user, &ran, &state, &info) != nil {
+			return ""
+		}
+		parts = append(parts, fmt.Sprintf("id %d (user %s, %d s, %q: %q)", id, user, ran, state, info))
+	}
+	if rows.Err() != nil || len(parts) == 0 {
+		return "; find the long statement or LOCK TABLES with SHOW PROCESSLIST"
+	}
+	return "; longest running: " + strings.Join(parts, ", ")
 }
 
 // masterStatus reads the binlog position and executed GTID set (under the
