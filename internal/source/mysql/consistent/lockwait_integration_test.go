@@ -53,7 +53,7 @@ func TestGlobalLockAttempts(t *testing.T) {
 			t.Fatal(err)
 		}
 		go func() {
-			time.Sleep(1200 * time.Millisecond) // after the first attempt timed out
+			time.Sleep(1200 * time.Millisecond)      // after the first attempt timed out
 			holder.ExecContext(ctx, "UNLOCK TABLES") //nolint:errcheck
 		}()
 		p, err := src.OpenPoint(ctx, opts)
