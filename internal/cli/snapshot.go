@@ -76,11 +76,11 @@ func addSnapshotFlags(cmd *cobra.Command) {
 	f.Bool("data-only", false, "copy rows into tables that already exist (e.g. made by --schema-only), e.g. --data-only")
 	f.Bool("drop-existing", false, "replace target tables that exist with other columns or hold rows (with --data-only: empty them), e.g. --drop-existing")
 	f.Bool("restart", false, "forget an interrupted or finished snapshot of this stream: drop the tables it created and copy again, e.g. --restart")
-	f.String("snapshot-method", string(mysnap.MethodAuto), "how the readers reach one instant: auto (global read lock held for milliseconds; on MariaDB without RELOAD lock-free, else one session), global-read-lock (needs RELOAD), lock-free (MariaDB) or single-session (MariaDB), e.g. --snapshot-method global-read-lock")
+	f.String("snapshot-method", string(mysnap.MethodAuto), "how the readers reach one instant: auto (a read lock of the tables in scope held for milliseconds; without LOCK TABLES the global read lock; on MariaDB without RELOAD either lock-free, else one session), table-lock (needs LOCK TABLES), global-read-lock (needs RELOAD), lock-free (MariaDB) or single-session (MariaDB), e.g. --snapshot-method global-read-lock")
 	f.String("max-rate", "", "bound the bytes per second read from the source by all workers together (spares a production server's I/O and network; the copy, and its consistent read view on the source, then last longer), e.g. --max-rate 50MB; default: no limit")
 	f.String(objectsFlag, "", objectsFlagUsage)
-	f.Duration("lock-wait-timeout", 10*time.Second, "longest wait of one FLUSH TABLES WITH READ LOCK for running writes (writers queue behind it meanwhile), e.g. --lock-wait-timeout 5s")
-	f.Int("lock-attempts", 3, "how often FLUSH TABLES WITH READ LOCK is tried before the snapshot gives up; between two attempts the lock is released for half the wait (1-10 s) so queued writers go through, e.g. --lock-attempts 5")
+	f.Duration("lock-wait-timeout", 10*time.Second, "longest wait of one attempt of the snapshot's lock for running writes (the locked tables' writers queue behind it meanwhile), e.g. --lock-wait-timeout 5s")
+	f.Int("lock-attempts", 3, "how often the snapshot's lock is tried before it gives up; between two attempts the lock is released for half the wait (1-10 s) so queued writers go through, e.g. --lock-attempts 5")
 }
 
 func runSnapshot(cmd *cobra.Command, _ []string) error {

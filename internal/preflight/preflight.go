@@ -21,8 +21,9 @@ type Needs struct {
 	// Binlog: log_bin on, binlog_format ROW, binlog_row_image FULL, and the
 	// privileges to read it (REPLICATION SLAVE, REPLICATION CLIENT).
 	Binlog bool
-	// Snapshot wants RELOAD for the brief global read lock of a parallel
-	// consistent snapshot (without it the snapshot reads with one session).
+	// Snapshot wants LOCK TABLES (or RELOAD) for the brief lock of a
+	// parallel consistent snapshot (without either the snapshot reads with
+	// one session on MariaDB).
 	Snapshot bool
 	// ServerID is the server_id sluice will use to read the binlog (0 = none):
 	// it must differ from the source's and from every connected replica's.

@@ -19,12 +19,12 @@ func checkPrivileges(ctx context.Context, conn *sql.Conn, m config.MySQL, needs 
 	}
 	user := strings.Trim(strings.SplitN(currentUser(ctx, conn), "@", 2)[0], "'")
 	var probs []Problem
+	dbPriv := map[string]bool{}
+	if m.Database != "" {
+		dbPriv, _ = privilegeSet(ctx, conn, `SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES
+			WHERE GRANTEE = `+grantee+` AND TABLE_SCHEMA = ?`, m.Database)
+	}
 	if !global["SELECT"] {
-		dbPriv := map[string]bool{}
-		if m.Database != "" {
-			dbPriv, _ = privilegeSet(ctx, conn, `SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES
-				WHERE GRANTEE = `+grantee+` AND TABLE_SCHEMA = ?`, m.Database)
-		}
 		if !dbPriv["SELECT"] {
 			scope := "*.*"
 			if m.Database != "" {
@@ -45,9 +45,16 @@ func checkPrivileges(ctx context.Context, conn *sql.Conn, m config.MySQL, needs 
 				"user %q lacks REPLICATION CLIENT (BINLOG MONITOR on MariaDB), needed to read binlog positions", user))
 		}
 	}
-	if needs.Snapshot && !global["RELOAD"] {
-		probs = append(probs, warning("source", fmt.Sprintf("GRANT RELOAD ON *.* TO '%s' for a parallel snapshot", user),
-			"user %q lacks RELOAD: the snapshot cannot take the brief global read lock and will read with one session", user))
+	// The snapshot's brief lock: of the tables in scope (LOCK TABLES, what
+	// auto takes) or global (RELOAD).
+	if needs.Snapshot && !global["RELOAD"] && !global["LOCK TABLES"] && !dbPriv["LOCK TABLES"] {
+		scope := "*.*"
+		if m.Database != "" {
+			scope = "`" + m.Database + "`.*"
+		}
+		probs = append(probs, warning("source", fmt.Sprintf("GRANT LOCK TABLES ON %s TO '%s' for a parallel snapshot", scope, user),
+			"user %q lacks LOCK TABLES and RELOAD: the snapshot cannot take its brief lock of the tables in scope (or the global read lock) "+
+				"and reads with one session on MariaDB; on MySQL it stops", user))
 	}
 	return probs
 }

@@ -15,7 +15,7 @@ import (
 func (r *runner) openPoint(ctx context.Context) (*mysnap.Point, error) {
 	p, err := r.src.OpenPoint(ctx, mysnap.PointOptions{
 		Sessions: r.o.Workers, Method: r.o.Method, LockWaitTimeout: r.o.LockWaitTimeout, LockAttempts: r.o.LockAttempts, Log: r.log,
-		NonTransactional: mysnap.NonTransactional(r.cat.Tables),
+		Tables: r.cat.Tables, NonTransactional: mysnap.NonTransactional(r.cat.Tables),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)

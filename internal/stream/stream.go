@@ -160,7 +160,7 @@ func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Confi
 		return fmt.Errorf("source: %w", err)
 	}
 	p, err := cs.OpenPoint(ctx, consistent.PointOptions{Sessions: 1, Log: log,
-		NonTransactional: consistent.NonTransactional(cat.Tables)})
+		Tables: cat.Tables, NonTransactional: consistent.NonTransactional(cat.Tables)})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -87,4 +88,89 @@ func TestGlobalLockAttempts(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestTableLockIsScoped (both flavors, on the shared servers: it locks
+// only its own tables): while the table lock waits for an open transaction
+// that wrote to a table in scope, writes to a table out of scope go
+// through, and the message names that transaction; a long SELECT on a
+// table in scope (which MySQL's global read lock would wait for) does not
+// hold the table lock up.
+func TestTableLockIsScoped(t *testing.T) {
+	testenv.Flavors(t, testTableLockIsScoped)
+}
+
+func testTableLockIsScoped(t *testing.T, env *testenv.Env) {
+	db := env.NewDatabase(t, "snap_tlock")
+	my := env.MySQL(t, db)
+	ctx := context.Background()
+	if _, err := my.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY, v INT)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := my.ExecContext(ctx, "CREATE TABLE u (id INT AUTO_INCREMENT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := my.ExecContext(ctx, "INSERT INTO t VALUES (1, 0), (2, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	src := openSource(t, env, db, 4)
+	tables := []*schema.Table{{TableID: schema.TableID{Database: db, Name: "t"}}}
+	opts := PointOptions{Sessions: 2, Method: MethodTableLock, Tables: tables, LockWaitTimeout: 2 * time.Second, LockAttempts: 1}
+
+	holder, err := my.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if _, err := holder.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.ExecContext(ctx, "UPDATE t SET v = 1 WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond) // the transaction is older than a second when the lock gives up
+	done := make(chan error, 1)
+	go func() {
+		_, err := src.OpenPoint(ctx, opts)
+		done <- err
+	}()
+	time.Sleep(500 * time.Millisecond) // the lock is waiting now
+	start := time.Now()
+	if _, err := my.ExecContext(ctx, "INSERT INTO u VALUES ()"); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("a write to a table out of scope took %v while the table lock waited", took)
+	}
+	err = <-done
+	if err == nil || !strings.Contains(err.Error(), "LOCK TABLES … READ of the 1 tables in scope waited 2s") ||
+		!strings.Contains(err.Error(), "transaction open") || !strings.Contains(err.Error(), "global-read-lock") {
+		t.Fatalf("table lock behind an open write transaction: %v, want it to give up naming the transaction and the other method", err)
+	}
+	if _, err := holder.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+
+	// A long SELECT of a locked table runs on while the lock is taken.
+	selectDone := make(chan error, 1)
+	go func() {
+		var n int
+		selectDone <- my.QueryRowContext(ctx, "SELECT COUNT(*) FROM t WHERE SLEEP(1.5) = 0").Scan(&n)
+	}()
+	time.Sleep(300 * time.Millisecond)
+	p, err := src.OpenPoint(ctx, opts)
+	if err != nil {
+		t.Fatalf("table lock beside a running SELECT: %v", err)
+	}
+	defer p.Close()
+	if p.Method != MethodTableLock || p.LockHeld > time.Second {
+		t.Errorf("method %s, lock held %v: want the table lock, taken without waiting for the SELECT", p.Method, p.LockHeld)
+	}
+	var v int
+	if err := p.Sessions[1].QueryRowContext(ctx, "SELECT v FROM t WHERE id = 1").Scan(&v); err != nil || v != 1 {
+		t.Errorf("the snapshot reads v = %d (%v), want the committed 1", v, err)
+	}
+	if err := <-selectDone; err != nil {
+		t.Fatal(err)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
@@ -20,9 +21,17 @@ import (
 type Method string
 
 const (
-	// MethodAuto uses MethodGlobalLock; on MariaDB without RELOAD it tries
+	// MethodAuto uses MethodTableLock when the tables in scope are known
+	// (and at most maxLockTables), else or without the LOCK TABLES
+	// privilege MethodGlobalLock; on MariaDB without RELOAD it tries
 	// MethodLockFree and then MethodSingle.
 	MethodAuto Method = "auto"
+	// MethodTableLock: LOCK TABLES … READ of the tables in scope on a
+	// separate session, open every session's snapshot, read the position,
+	// UNLOCK TABLES. Only writers of those tables wait (no other table's,
+	// and no running SELECT delays it, which MySQL's global lock waits
+	// for). Needs LOCK TABLES (and SELECT) on them.
+	MethodTableLock Method = "table-lock"
 	// MethodLockFree (MariaDB only): every session opens its consistent
 	// snapshot at once, then each session's own snapshot position
 	// (binlog_snapshot_file/position) is read, one session after the other;
@@ -40,12 +49,12 @@ const (
 // ParseMethod checks a --snapshot-method value.
 func ParseMethod(s string) (Method, error) {
 	switch m := Method(s); m {
-	case MethodAuto, MethodLockFree, MethodGlobalLock, MethodSingle:
+	case MethodAuto, MethodTableLock, MethodLockFree, MethodGlobalLock, MethodSingle:
 		return m, nil
 	case "":
 		return MethodAuto, nil
 	}
-	return "", fmt.Errorf("--snapshot-method %q: want auto, lock-free, global-read-lock or single-session", s)
+	return "", fmt.Errorf("--snapshot-method %q: want auto, table-lock, global-read-lock, lock-free or single-session", s)
 }
 
 // PointOptions configure OpenPoint.
@@ -65,6 +74,8 @@ type PointOptions struct {
 	// LockFreeAttempts is how often MethodLockFree opens the sessions'
 	// snapshots before giving up (0: 10).
 	LockFreeAttempts int
+	// Tables are the tables in scope, which MethodTableLock locks.
+	Tables []*schema.Table
 	// NonTransactional names the tables in scope that no snapshot covers
 	// (see NonTransactional); OpenPoint logs them as a warning.
 	NonTransactional []string
@@ -142,6 +153,21 @@ func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) 
 		}
 		ok = true
 		return p, nil
+	}
+	if o.Method == MethodTableLock || o.Method == MethodAuto && len(o.Tables) > 0 && len(o.Tables) <= maxLockTables {
+		err := s.tableLock(ctx, p, o)
+		if err == nil {
+			ok = true
+			return p, nil
+		}
+		if !isAccessDenied(err) {
+			return nil, err
+		}
+		if o.Method == MethodTableLock {
+			return nil, exitcode.ConfigError(fmt.Errorf("consistent point: LOCK TABLES … READ was refused (%v); "+
+				"fix: GRANT LOCK TABLES ON each database in scope TO the sluice user", err))
+		}
+		o.Log.Warn("no LOCK TABLES privilege on the tables in scope: trying the global read lock", "error", err)
 	}
 	if o.Method == MethodAuto || o.Method == MethodGlobalLock {
 		err := s.globalLock(ctx, p, o)
@@ -382,8 +408,49 @@ func withMariaDBGTID(ctx context.Context, c *sql.Conn, pos binlogpos.Position) (
 	return pos, nil
 }
 
+// maxLockTables bounds the tables MethodAuto locks one by one (each is
+// opened by LOCK TABLES at once): above it, the global read lock.
+const maxLockTables = 1000
+
 // globalLock implements MethodGlobalLock on a separate lock session.
 func (s *Source) globalLock(ctx context.Context, p *Point, o PointOptions) error {
+	return s.lockedPoint(ctx, p, o, pointLock{method: MethodGlobalLock, stmt: "FLUSH TABLES WITH READ LOCK",
+		what: "FLUSH TABLES WITH READ LOCK", waitsFor: "running writes or table locks"})
+}
+
+// tableLock implements MethodTableLock on a separate lock session.
+func (s *Source) tableLock(ctx context.Context, p *Point, o PointOptions) error {
+	if len(o.Tables) == 0 {
+		return exitcode.ConfigError(errors.New("--snapshot-method table-lock: no table in scope to lock"))
+	}
+	var b strings.Builder
+	b.WriteString("LOCK TABLES ")
+	for i, t := range o.Tables {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(QuoteMy(t.Database) + "." + QuoteMy(t.Name) + " READ")
+	}
+	return s.lockedPoint(ctx, p, o, pointLock{method: MethodTableLock, stmt: b.String(),
+		what:     fmt.Sprintf("LOCK TABLES … READ of the %d tables in scope", len(o.Tables)),
+		waitsFor: "running writes or open transactions that wrote to them"})
+}
+
+// pointLock is the lock a locked point takes: its statement, and how
+// messages name it and what it waits for.
+type pointLock struct {
+	method         Method
+	stmt           string
+	what, waitsFor string
+}
+
+// lockedPoint takes l on a separate session, opens every reader's snapshot
+// and reads the position under it, then unlocks: what commits before the
+// lock is in every snapshot and before the position, what the lock holds
+// back is in none and after it. Under a table lock other tables' writes go
+// on, so the position (and GTID set) may also cover some of theirs, which
+// are out of scope.
+func (s *Source) lockedPoint(ctx context.Context, p *Point, o PointOptions, l pointLock) error {
 	lock, err := s.session(ctx)
 	if err != nil {
 		return err
@@ -393,7 +460,7 @@ func (s *Source) globalLock(ctx context.Context, p *Point, o PointOptions) error
 	if _, err := lock.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", secs)); err != nil {
 		return fmt.Errorf("consistent point: %w", err)
 	}
-	start, err := flushWithReadLock(ctx, lock, o, secs)
+	start, err := lockWithAttempts(ctx, lock, o, secs, l)
 	if err != nil {
 		return err
 	}
@@ -421,35 +488,38 @@ func (s *Source) globalLock(ctx context.Context, p *Point, o PointOptions) error
 	}
 	unlocked = true
 	p.LockHeld = time.Since(start)
-	p.Position, p.Method = pos, MethodGlobalLock
+	p.Position, p.Method = pos, l.method
 	if pos.File == "" {
 		p.Warnings = append(p.Warnings, "the source has no binary log (log_bin=OFF): no position was recorded, replicate cannot continue from this snapshot")
 	}
 	return nil
 }
 
-// flushWithReadLock takes the global read lock, waiting at most secs each
-// time and trying o.LockAttempts times, with a pause between attempts in
-// which the writers that queued behind the waiting lock go through. It
-// returns when the last, successful attempt was sent: writers are blocked
-// from then on.
-func flushWithReadLock(ctx context.Context, lock *sql.Conn, o PointOptions, secs int) (time.Time, error) {
+// lockWithAttempts takes l, waiting at most secs each time and trying
+// o.LockAttempts times, with a pause between attempts in which the writers
+// that queued behind the waiting lock go through. It returns when the
+// last, successful attempt was sent: writers are blocked from then on.
+func lockWithAttempts(ctx context.Context, lock *sql.Conn, o PointOptions, secs int, l pointLock) (time.Time, error) {
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		_, err := lock.ExecContext(ctx, "FLUSH TABLES WITH READ LOCK")
+		_, err := lock.ExecContext(ctx, l.stmt)
 		if err == nil {
 			return start, nil
 		}
 		if !isLockTimeout(err) {
-			return time.Time{}, fmt.Errorf("consistent point: FLUSH TABLES WITH READ LOCK: %w", err)
+			return time.Time{}, fmt.Errorf("consistent point: %s: %w", l.what, err)
 		}
 		blockers := longRunning(ctx, lock, secs)
 		if attempt >= o.LockAttempts {
-			return time.Time{}, fmt.Errorf("consistent point: FLUSH TABLES WITH READ LOCK waited %ds for running writes or "+
-				"table locks %d times and gave up, so as not to stall the source's writers any longer (MySQL error 1205)%s; "+
-				"retry when they are done, or raise --lock-wait-timeout or --lock-attempts", secs, attempt, blockers)
+			other := "--snapshot-method table-lock"
+			if l.method == MethodTableLock {
+				other = "--snapshot-method global-read-lock"
+			}
+			return time.Time{}, fmt.Errorf("consistent point: %s waited %ds for %s %d times and gave up, "+
+				"so as not to stall the source's writers any longer (MySQL error 1205)%s; "+
+				"retry when they are done, raise --lock-wait-timeout or --lock-attempts, or try %s", l.what, secs, l.waitsFor, attempt, blockers, other)
 		}
-		o.Log.Warn("consistent point: FLUSH TABLES WITH READ LOCK timed out; writers go on, then it is tried again",
+		o.Log.Warn("consistent point: the lock timed out; writers go on, then it is tried again", "lock", l.what,
 			"waited", time.Duration(secs)*time.Second, "attempt", attempt, "attempts", o.LockAttempts,
 			"pause", o.LockRetryPause, "blockers", strings.TrimPrefix(blockers, "; "))
 		if err := sleepCtx(ctx, o.LockRetryPause); err != nil {
@@ -458,32 +528,48 @@ func flushWithReadLock(ctx context.Context, lock *sql.Conn, o PointOptions, secs
 	}
 }
 
-// longRunning describes the statements of other sessions that have run
-// for at least secs (what a global read lock waits for), for the message
-// of a lock that timed out: "" when none is seen (without the PROCESS
-// privilege only the user's own sessions are).
+// longRunning describes what a timed-out lock likely waited for, for its
+// message: the statements of other sessions that have run for at least
+// secs, and the oldest open transactions that changed rows (an idle one
+// holds its tables' metadata locks until it ends). Without the PROCESS
+// privilege only the user's own sessions are seen; "" parts are left out.
 func longRunning(ctx context.Context, c *sql.Conn, secs int) string {
-	rows, err := c.QueryContext(ctx, `SELECT ID, USER, TIME, COALESCE(STATE, ''), LEFT(COALESCE(INFO, ''), 80)
+	var parts []string
+	scan := func(q string, f func(rows *sql.Rows) (string, error), args ...any) {
+		rows, err := c.QueryContext(ctx, q, args...)
+		if err != nil {
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			part, err := f(rows)
+			if err != nil {
+				return
+			}
+			parts = append(parts, part)
+		}
+	}
+	scan(`SELECT ID, USER, TIME, COALESCE(STATE, ''), LEFT(COALESCE(INFO, ''), 80)
 		FROM information_schema.PROCESSLIST
 		WHERE ID <> CONNECTION_ID() AND COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump', 'Binlog Dump GTID') AND TIME >= ?
-		ORDER BY TIME DESC LIMIT 3`, secs)
-	if err != nil {
-		return ""
-	}
-	defer rows.Close()
-	var parts []string
-	for rows.Next() {
+		ORDER BY TIME DESC LIMIT 3`, func(rows *sql.Rows) (string, error) {
 		var (
 			id, ran           int64
 			user, state, info string
 		)
-		if rows.Scan(&id, &user, &ran, &state, &info) != nil {
-			return ""
-		}
-		parts = append(parts, fmt.Sprintf("id %d (user %s, %d s, %q: %q)", id, user, ran, state, info))
-	}
-	if rows.Err() != nil || len(parts) == 0 {
-		return "; find the long statement or LOCK TABLES with SHOW PROCESSLIST"
+		err := rows.Scan(&id, &user, &ran, &state, &info)
+		return fmt.Sprintf("id %d (user %s, %d s, %q: %q)", id, user, ran, state, info), err
+	}, secs)
+	scan(`SELECT trx_mysql_thread_id, TIMESTAMPDIFF(SECOND, trx_started, NOW()), trx_rows_modified
+		FROM information_schema.INNODB_TRX
+		WHERE trx_mysql_thread_id <> CONNECTION_ID() AND trx_rows_modified > 0 AND trx_started <= NOW() - INTERVAL ? SECOND
+		ORDER BY trx_started LIMIT 3`, func(rows *sql.Rows) (string, error) {
+		var id, open, changed int64
+		err := rows.Scan(&id, &open, &changed)
+		return fmt.Sprintf("id %d (transaction open %d s, %d rows changed)", id, open, changed), err
+	}, secs)
+	if len(parts) == 0 {
+		return "; find the long statement, transaction or LOCK TABLES with SHOW PROCESSLIST"
 	}
 	return "; longest running: " + strings.Join(parts, ", ")
 }
@@ -570,7 +656,8 @@ func (s *Source) single(ctx context.Context, p *Point) error {
 
 func isAccessDenied(err error) bool {
 	var me *mysql.MySQLError
-	return errors.As(err, &me) && (me.Number == 1227 || me.Number == 1044 || me.Number == 1045)
+	// 1142: a table's privilege (LOCK TABLES … READ of a table without SELECT).
+	return errors.As(err, &me) && (me.Number == 1227 || me.Number == 1044 || me.Number == 1045 || me.Number == 1142)
 }
 
 func isLockTimeout(err error) bool {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -150,6 +151,7 @@ func testPointIsConsistentUnderWrites(t *testing.T, env *testenv.Env) {
 		pause  time.Duration
 	}{
 		{MethodGlobalLock, 0},
+		{MethodTableLock, 0},
 		{MethodSingle, 0},
 		{MethodLockFree, 0},
 		{MethodAuto, 0},
@@ -176,7 +178,10 @@ func testPointIsConsistentUnderWrites(t *testing.T, env *testenv.Env) {
 			go func() { defer close(done); w.run(ctx, t, my, tc.pause, stop) }()
 			waitRows(t, w, 30)
 			src := openSource(t, env, db, 4)
-			p, err := src.OpenPoint(ctx, PointOptions{Sessions: 3, Method: tc.method})
+			// The tables in scope, as the snapshot passes them: auto then
+			// takes the table lock.
+			tables := []*schema.Table{{TableID: schema.TableID{Database: db, Name: "t"}}}
+			p, err := src.OpenPoint(ctx, PointOptions{Sessions: 3, Method: tc.method, Tables: tables})
 			if err != nil {
 				close(stop)
 				<-done
@@ -200,15 +205,20 @@ func testPointIsConsistentUnderWrites(t *testing.T, env *testenv.Env) {
 			if len(p.Sessions) != wantSessions {
 				t.Errorf("%d sessions, want %d", len(p.Sessions), wantSessions)
 			}
-			if tc.method != MethodAuto && p.Method != tc.method {
-				t.Errorf("method %s, want %s", p.Method, tc.method)
+			wantMethod := tc.method
+			if tc.method == MethodAuto {
+				wantMethod = MethodTableLock
 			}
-			// The lock blocks writers from the moment FLUSH TABLES WITH READ LOCK is sent, so the time
+			if p.Method != wantMethod {
+				t.Errorf("method %s, want %s", p.Method, wantMethod)
+			}
+			// The lock blocks writers from the moment it is sent, so the time
 			// includes its wait for running writes (bounded by the 10 s lock_wait_timeout) on a shared server.
-			if p.Method == MethodGlobalLock && (p.LockHeld <= 0 || p.LockHeld > 11*time.Second) {
+			locked := p.Method == MethodGlobalLock || p.Method == MethodTableLock
+			if locked && (p.LockHeld <= 0 || p.LockHeld > 11*time.Second) {
 				t.Errorf("lock held %v", p.LockHeld)
 			}
-			if p.Method != MethodGlobalLock && p.LockHeld != 0 {
+			if !locked && p.LockHeld != 0 {
 				t.Errorf("lock held %v without a lock", p.LockHeld)
 			}
 			for i, s := range p.Sessions {
@@ -268,7 +278,13 @@ func TestPointWithoutReload(t *testing.T) {
 	if err == nil || exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "GRANT RELOAD") {
 		t.Fatalf("forced global lock without RELOAD: %v (code %d), want a config error naming GRANT RELOAD", err, exitcode.Of(err))
 	}
-	p, err := src.OpenPoint(ctx, PointOptions{Sessions: 2, Method: MethodAuto})
+	tables := []*schema.Table{{TableID: schema.TableID{Database: db, Name: "t"}}}
+	_, err = src.OpenPoint(ctx, PointOptions{Sessions: 2, Method: MethodTableLock, Tables: tables})
+	if err == nil || exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "GRANT LOCK TABLES") {
+		t.Fatalf("forced table lock without LOCK TABLES: %v (code %d), want a config error naming GRANT LOCK TABLES", err, exitcode.Of(err))
+	}
+	// auto without either privilege: past the table lock and the global lock to lock-free.
+	p, err := src.OpenPoint(ctx, PointOptions{Sessions: 2, Method: MethodAuto, Tables: tables})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -27,7 +28,26 @@ type stressLoad struct {
 
 const stressSchema = `CREATE TABLE a (id BIGINT AUTO_INCREMENT PRIMARY KEY, txn BIGINT NOT NULL, k INT NOT NULL) ENGINE=InnoDB;
 CREATE TABLE b (id INT PRIMARY KEY, n BIGINT NOT NULL) ENGINE=InnoDB;
-INSERT INTO b VALUES (1,0),(2,0),(3,0),(4,0),(5,0),(6,0),(7,0),(8,0)`
+INSERT INTO b VALUES (1,0),(2,0),(3,0),(4,0),(5,0),(6,0),(7,0),(8,0);
+CREATE TABLE c (id BIGINT AUTO_INCREMENT PRIMARY KEY) ENGINE=InnoDB`
+
+// stressTables are the tables in scope of the stress points (c is not: its
+// writer goes on under the table lock, advancing the GTID position).
+var stressTables = []*schema.Table{{TableID: schema.TableID{Name: "a"}}, {TableID: schema.TableID{Name: "b"}}}
+
+// writeOutOfScope inserts into c until stop.
+func writeOutOfScope(ctx context.Context, db *sql.DB, stop <-chan struct{}) error {
+	for {
+		select {
+		case <-stop:
+			return nil
+		default:
+		}
+		if _, err := db.ExecContext(ctx, "INSERT INTO c VALUES ()"); err != nil {
+			return err
+		}
+	}
+}
 
 func (l *stressLoad) write(ctx context.Context, db *sql.DB, writer int, stop <-chan struct{}) error {
 	c, err := db.Conn(ctx)
@@ -183,10 +203,20 @@ func stressPoints(t *testing.T, src *Source, my *sql.DB, method Method, d time.D
 	load := &stressLoad{seq: map[int64]uint64{}, last: make([]uint64, writers)}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	errs := make(chan error, writers)
+	errs := make(chan error, writers+1)
 	for w := 0; w < writers; w++ {
 		wg.Add(1)
 		go func() { defer wg.Done(); errs <- load.write(ctx, my, w, stop) }()
+	}
+	wg.Add(1)
+	go func() { defer wg.Done(); errs <- writeOutOfScope(ctx, my, stop) }()
+	var dbName string
+	if err := my.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&dbName); err != nil {
+		t.Fatal(err)
+	}
+	tables := make([]*schema.Table, len(stressTables))
+	for i, tb := range stressTables {
+		tables[i] = &schema.Table{TableID: schema.TableID{Database: dbName, Name: tb.Name}}
 	}
 	stopPoll := pollStatus(t, src, 2)
 	defer func() {
@@ -203,7 +233,7 @@ func stressPoints(t *testing.T, src *Source, my *sql.DB, method Method, d time.D
 	res := stressResult{sessions: map[int]int{}}
 	failures := 0
 	for end := time.Now().Add(d); time.Now().Before(end) && failures < 3; {
-		p, err := src.OpenPoint(ctx, PointOptions{Sessions: 3, Method: method, LockFreeAttempts: 50})
+		p, err := src.OpenPoint(ctx, PointOptions{Sessions: 3, Method: method, LockFreeAttempts: 50, Tables: tables})
 		if err != nil {
 			t.Fatalf("point %d: %v", res.points+1, err)
 		}
@@ -256,7 +286,9 @@ func stressPoints(t *testing.T, src *Source, my *sql.DB, method Method, d time.D
 // groups commits (binlog_commit_wait_count).
 func TestPointStressWithoutLock(t *testing.T) {
 	d := 4 * time.Second
-	methods := []Method{MethodSingle, MethodLockFree}
+	// The table lock too: the default, whose position is read while
+	// writes out of scope go on.
+	methods := []Method{MethodSingle, MethodLockFree, MethodTableLock}
 	servers := []struct {
 		name string
 		args []string
