@@ -62,12 +62,12 @@ func (s *session) plan(t *schema.Table) (*plan, error) {
 	if s.a.cfg.Engine == "" && !transactional(t.Engine) {
 		return nil, nonTransactional(t.TableID, t.Engine)
 	}
-	p, err := newPlan(t, s.a.cfg.TargetDB, s.a.mysqlJSON)
+	p, err := newPlan(t, s.a.cfg.TargetDB, s.a.mysqlJSON, s.a.rowAlias)
 	if err != nil {
 		return nil, err
 	}
 	if !s.a.updatesMany(t) {
-		p.updateMany = false
+		p.updateMany, p.upsertMany = false, false
 	}
 	s.plans[t] = p
 	return p, nil

@@ -68,8 +68,14 @@ func TestBatchedUpdateOfAMissingRowIsADivergence(t *testing.T) {
 		t.Fatalf("target sum %d (%v) after the refused writes, want %d", sum, err, 11+21+40)
 	}
 
-	// Without the missing row the batch applies, every value exact.
+	// Without the missing row the batch applies, every value exact (as new
+	// source transactions: rows 1 and 2 back at their before values, which
+	// a multi-row update must find changed).
 	f.exec("INSERT INTO `" + f.name + "`.t VALUES (3, 30)")
+	f.exec("UPDATE `" + f.name + "`.t SET a = a - 1 WHERE id IN (1, 2)")
+	for i, txn := range g.Txns {
+		txn.End = binlogpos.Position{File: "bin.000001", Pos: uint32(200 + i)}
+	}
 	if _, err := sess.ApplyGroup(ctx, &g, start); err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +145,79 @@ func TestUpdateRunsKeepSourceOrder(t *testing.T) {
 	}
 	defer rows.Close()
 	want := [][3]int{{1, 2, 10}, {2, 1, 20}, {3, 3, 33}, {4, 4, 42}}
+	n := 0
+	for rows.Next() {
+		var r [3]int
+		if err := rows.Scan(&r[0], &r[1], &r[2]); err != nil {
+			t.Fatal(err)
+		}
+		if n >= len(want) || r != want[n] {
+			t.Errorf("row %d: %v, want %v", n, r, want)
+		}
+		n++
+	}
+	if n != len(want) {
+		t.Errorf("%d rows, want %d", n, len(want))
+	}
+}
+
+// TestUpsertManyUpdatesExactly: where only the primary key is unique, a run
+// of updates of distinct rows goes as one INSERT … ON DUPLICATE KEY UPDATE
+// (with a no-op update among them, which such a statement would count as
+// 1, going alone), without the one-by-one retry, and every value arrives;
+// a table with another unique key keeps the joined UPDATE.
+func TestUpsertManyUpdatesExactly(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.exec("CREATE TABLE `" + f.name + "`.t (id INT PRIMARY KEY, a INT, b INT, KEY (a))")
+	f.exec("INSERT INTO `" + f.name + "`.t VALUES (1, 10, 100), (2, 20, 200), (3, 30, 300), (4, 40, 400), (5, 50, 500)")
+	tv := table("id", "a", "b")
+	tv.Indexes = []schema.Index{{Name: "a", Columns: []schema.IndexColumn{{Name: "a"}}}}
+	upd := func(id, a0, b0, a1, b1 int32) model.RowChange {
+		return model.RowChange{Op: model.Update, Table: tv, Before: []any{id, a0, b0}, After: []any{id, a1, b1}}
+	}
+	changes := []model.RowChange{
+		upd(1, 10, 100, 11, 100), upd(2, 20, 200, 20, 201), upd(3, 30, 300, 30, 300), // 3: a no-op
+		upd(4, 40, 400, 41, 401), upd(5, 50, 500, 51, 500),
+	}
+	s := f.sink()
+	if _, _, err := s.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ps, err := s.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	sess := ps.(*session)
+	p, err := sess.plan(tv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.upsertMany {
+		t.Fatalf("table with only its primary key unique: upsertMany off")
+	}
+	uq := table("id", "a")
+	uq.Indexes = []schema.Index{{Name: "a", Unique: true, Columns: []schema.IndexColumn{{Name: "a"}}}}
+	if pu, err := sess.plan(uq); err != nil || pu.upsertMany || !pu.updateMany {
+		t.Fatalf("table with a second unique key: upsertMany %v updateMany %v (%v), want the joined UPDATE", pu.upsertMany, pu.updateMany, err)
+	}
+	txn := &model.Txn{End: binlogpos.Position{File: "bin.000001", Pos: 100}, Changes: changes}
+	g := &pipeline.Group{Txns: []*model.Txn{txn}}
+	for _, ch := range changes {
+		g.Changes = append(g.Changes, pipeline.Change{RowChange: ch, Txn: txn, Ident: uint64(ch.Before[0].(int32)), HasIdent: true})
+	}
+	g.One = func(int) []pipeline.Change { t.Fatal("the group was retried one by one"); return nil }
+	if _, err := sess.ApplyGroup(ctx, g, binlogpos.Position{File: "bin.000001", Pos: 4}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.admin.Query("SELECT id, a, b FROM `" + f.name + "`.t ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	want := [][3]int{{1, 11, 100}, {2, 20, 201}, {3, 30, 300}, {4, 41, 401}, {5, 51, 500}}
 	n := 0
 	for rows.Next() {
 		var r [3]int

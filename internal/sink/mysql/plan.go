@@ -34,10 +34,15 @@ type plan struct {
 	updateMany                     bool
 	uniqueCols                     []int
 	updateManyHead, updateManyTail string
+	// upsertMany: the multi-row updates go as INSERT … ON DUPLICATE KEY
+	// UPDATE (upsertTail after the rows; rowAlias: MySQL's "AS new" instead
+	// of MariaDB's VALUES()).
+	upsertMany, rowAlias bool
+	upsertTail           string
 }
 
-func newPlan(t *schema.Table, targetDB string, mysqlJSON bool) (*plan, error) {
-	p := &plan{table: t, qtable: quoteIdent(targetDB) + "." + quoteIdent(t.Name)}
+func newPlan(t *schema.Table, targetDB string, mysqlJSON, rowAlias bool) (*plan, error) {
+	p := &plan{table: t, qtable: quoteIdent(targetDB) + "." + quoteIdent(t.Name), rowAlias: rowAlias}
 	byName := map[string]int{}
 	names := make([]string, 0, len(t.Columns))
 	p.enc = make([]encoder, len(t.Columns))

@@ -89,6 +89,9 @@ type Sink struct {
 	// mysqlJSON is true for a MySQL (not MariaDB) target: its JSON type
 	// needs text in a character set, not binary strings.
 	mysqlJSON bool
+	// rowAlias: the target takes INSERT … AS new ON DUPLICATE KEY UPDATE
+	// (MySQL 8.0.20+, which deprecates VALUES() there).
+	rowAlias bool
 	// pending is the end key of a schema change an earlier run started and
 	// may not have finished (ddl.go); "" when none.
 	pending string
@@ -140,6 +143,7 @@ func (a *Sink) load(ctx context.Context, conn *sql.Conn) (*checkpoint.State, []c
 		return nil, nil, fmt.Errorf("apply: target version: %w", err)
 	}
 	a.mysqlJSON = !strings.Contains(strings.ToLower(version), "mariadb")
+	a.rowAlias = a.mysqlJSON && rowAliasSince(version)
 	var packet int64
 	if err = conn.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
 		return nil, nil, fmt.Errorf("apply: target max_allowed_packet: %w", err)
@@ -312,3 +316,13 @@ func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, map[u
 
 // hasCollation says whether the target has a collation (TargetCollation).
 func (a *Sink) hasCollation(name string) bool { return a.collations[name] }
+
+// rowAliasSince says whether a MySQL version string ("8.0.35-log",
+// "9.7.4") is 8.0.20 or later.
+func rowAliasSince(version string) bool {
+	var major, minor, patch int
+	if n, _ := fmt.Sscanf(version, "%d.%d.%d", &major, &minor, &patch); n < 3 {
+		return major > 8
+	}
+	return major > 8 || major == 8 && (minor > 0 || patch >= 20)
+}
