@@ -35,7 +35,7 @@ func myTestOptions(t *testing.T, env *testenv.Env, db, dst string) (Options, *sq
 	// read lock to wait for.
 	opts.Method = mysnap.MethodLockFree
 	if env.IsMySQL() {
-		opts.Method = mysnap.MethodGlobalLock // MySQL has no lock-free point
+		opts.Method = mysnap.MethodTableLock // MySQL has no lock-free point; this lock is of the test's tables only
 	}
 	tgt.DropAtEnd(t, dst)
 	admin := tgt.Admin(t)

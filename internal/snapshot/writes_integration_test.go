@@ -118,7 +118,7 @@ func (w *gtidWriter) upTo(t *testing.T, gtidSet string) uint64 {
 // after.
 func TestSnapshotWithConcurrentWrites(t *testing.T) {
 	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
-		for _, m := range []mysnap.Method{mysnap.MethodAuto, mysnap.MethodGlobalLock, mysnap.MethodSingle} {
+		for _, m := range []mysnap.Method{mysnap.MethodAuto, mysnap.MethodTableLock, mysnap.MethodGlobalLock, mysnap.MethodSingle} {
 			if env.IsMySQL() && m == mysnap.MethodSingle {
 				continue // MariaDB only (binlog_snapshot_position); its refusal is tested in mysql/snapshot
 			}
