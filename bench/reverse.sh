@@ -28,7 +28,10 @@
 # Results: the "## reverse" section of docs/benchmarks.md and docs/benchmarks-reverse.png
 # (bench/reverse_report.sh, which BENCH_REPORT_ONLY=1 re-runs on the last work dir).
 #
-# Knobs: BENCH_PARTS ("live catchup"), BENCH_DIRECTIONS ("reverse forward"), BENCH_TABLES (8),
+# Opt-in part bigtxn (BENCH_PARTS="bigtxn", or added to the others): one PostgreSQL transaction of
+# about 1 GB of WAL applied by the reverse stream under --max-txn-memory 128MB (bigtxn_run).
+#
+# Knobs: BENCH_PARTS ("live catchup"; also "bigtxn"), BENCH_BIGTXN_MB (1024), BENCH_BIGTXN_MEMORY (128MB), BENCH_DIRECTIONS ("reverse forward"), BENCH_TABLES (8),
 # BENCH_TABLE_SIZE (100000), BENCH_THREADS (8), BENCH_SECONDS (60), BENCH_WORKLOADS
 # ("oltp_insert oltp_write_only"), BENCH_REPS (1 pass of live + catch-up per workload),
 # BENCH_SLUICE_ARGS (extra flags for both streams), BENCH_WORK (/tmp/sluice-bench/reverse),
@@ -89,9 +92,11 @@ rv_init() {
 	mkdir -p "$BENCH_WORK/logs" "$BENCH_WORK/samples"
 	BENCH_RESULTS="$BENCH_WORK/results.tsv" # unused by this script; lib.sh expects it
 	LIVE_TSV="$BENCH_WORK/live.tsv" CATCHUP_TSV="$BENCH_WORK/catchup.tsv" META="$BENCH_WORK/meta.env"
+	BIGTXN_TSV="$BENCH_WORK/bigtxn.tsv"
 	: >"$BENCH_RESULTS"
 	: >"$LIVE_TSV"
 	: >"$CATCHUP_TSV"
+	rm -f "$BIGTXN_TSV"
 	: >"$META"
 	rm -f "$BENCH_WORK"/logs/* "$BENCH_WORK"/samples/*
 	BENCH_SLUICE="${BENCH_SLUICE:-$BENCH_WORK/sluice}"
@@ -397,6 +402,44 @@ catchup_run() {
 	bench_log "catch-up $dir $wl #$rep: $n txns written in $(us_diff "$t0" "$t1") s, applied in $(us_diff "$ts" "$tc") s"
 }
 
+# bigtxn_run: one PostgreSQL transaction of about BENCH_BIGTXN_MB (1024) MB of WAL inserting rows into
+# rev.sbtest1 (issue 10: "a 1 GB PostgreSQL transaction under --max-txn-memory 128MB"), then the
+# reverse stream run with --max-txn-memory ${BENCH_BIGTXN_MEMORY:-128MB} --until-caught-up under GNU time:
+# the transaction's WAL bytes, seconds, sluice's peak RSS, and whether MariaDB holds every row.
+bigtxn_run() {
+	local log tf mb mem rows l0 l1 wal t0 t1 got
+	log="$BENCH_WORK/logs/bigtxn.sluice.log" tf="$BENCH_WORK/logs/bigtxn.time"
+	mb="${BENCH_BIGTXN_MB:-1024}" mem="${BENCH_BIGTXN_MEMORY:-128MB}"
+	# About 256 bytes of WAL per sysbench row (tuple, header, record); the WAL size is measured.
+	rows=$((mb * 1048576 / 256))
+	start_tool reverse "$BENCH_WORK/logs/bigtxn.sync.log" "$BENCH_WORK/logs/bigtxn.sync.time"
+	if ! wait_synced reverse 600; then
+		stop_tool
+		bench_log "big transaction: the reverse stream did not get up to date (see $BENCH_WORK/logs/bigtxn.sync.log)"
+		printf 'failed\n' >"$BIGTXN_TSV"
+		return 1
+	fi
+	stop_tool
+	bench_log "big transaction: inserting $rows rows into rev.sbtest1 in one PostgreSQL transaction"
+	l0="$(bench_psql rev -At -c 'SELECT pg_current_wal_lsn()')"
+	bench_psql rev -q -c "INSERT INTO rev.sbtest1 (id, k, c, pad) SELECT 100000000 + i, i % 100000,
+		lpad(i::text, 119, 'c'), lpad(i::text, 59, 'p') FROM generate_series(1, $rows) i" >>"$log" 2>&1 ||
+		bench_die "big transaction: the INSERT on PostgreSQL failed (see $log)"
+	l1="$(bench_psql rev -At -c 'SELECT pg_current_wal_lsn()')"
+	wal="$(bench_psql rev -At -c "SELECT pg_wal_lsn_diff('$l1', '$l0')")"
+	bench_wait_quiet
+	tool_args reverse
+	t0="$(now_us)"
+	/usr/bin/time -f '%e %M %U %S' -o "$tf" "${TOOL_ARGS[@]}" --max-txn-memory "$mem" --until-caught-up >>"$log" 2>&1 ||
+		bench_log "big transaction: sluice exited non-zero (see $log)"
+	t1="$(now_us)"
+	got="$(mt_sql mysql -e "SELECT COUNT(*) FROM rev.sbtest1 WHERE id > 100000000")"
+	# rows wal_bytes seconds rss_mb cpu_s rows_in_mariadb memory
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$rows" "$wal" "$(us_diff "$t0" "$t1")" "$(tool_rss_mb "$tf")" \
+		"$(tool_cpu "$tf")" "$got" "$mem" >"$BIGTXN_TSV"
+	bench_log "big transaction: $rows rows ($((wal / 1048576)) MB of WAL) applied in $(us_diff "$t0" "$t1") s, peak RSS $(tool_rss_mb "$tf") MB, $got rows in MariaDB"
+}
+
 # ---------------------------------------------------------------- correctness
 
 # check_equal DIR: every table of MariaDB database DB (the sysbench tables and hb) has the same row
@@ -497,6 +540,7 @@ main() {
 			done
 		done
 	fi
+	part bigtxn && bigtxn_run
 	for dir in $DIRECTIONS; do final_check "$dir"; done
 	meta RUN_END "$(date -u '+%H:%M UTC')"
 	meta RUN_MINUTES "$(((SECONDS - t_start + 30) / 60))"

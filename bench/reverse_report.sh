@@ -72,6 +72,22 @@ catchup_section() {
 	echo
 }
 
+bigtxn_section() {
+	local f="$WORK/bigtxn.tsv"
+	[[ -s $f ]] || return 0
+	echo "### One large PostgreSQL transaction"
+	echo
+	echo "One \`INSERT … SELECT generate_series\` into rev.sbtest1 on PostgreSQL, committed, then the reverse stream started"
+	echo "with \`--until-caught-up\` and a bounded \`--max-txn-memory\` (sluice's start-up and exit included): the transaction"
+	echo "arrives from pgoutput in fragments and goes into one MariaDB transaction. Peak RSS of the sluice process (GNU time)."
+	echo
+	echo "| rows | WAL of the transaction (MB) | --max-txn-memory | applied in s | MB of WAL / s | sluice peak RSS (MB) | sluice CPU s | rows in MariaDB |"
+	echo "|---|---|---|---|---|---|---|---|"
+	awk -F'\t' '$1 == "failed" { print "| failed (see logs) | | | | | | | |"; next }
+		{ printf "| %s | %.0f | %s | %s | %.1f | %s | %s | %s%s |\n", $1, $2 / 1048576, $7, $3, $2 / 1048576 / $3, $4, $5, $6, ($6 == $1 ? " (all)" : " (MISSING ROWS)") }' "$f"
+	echo
+}
+
 # ---------------------------------------------------------------- reverse / forward
 
 # median_rate FILE DIR WL TXNS_COL SECONDS_COL: median over the passes of txns / seconds.
@@ -225,6 +241,7 @@ PY
 	live_section
 	catchup_section
 	ratio_section
+	bigtxn_section
 	if plot; then
 		echo "![live runs (source tps, lag) and catch-up rates, reverse and forward](benchmarks-reverse.png)"
 		echo
