@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,11 +14,35 @@ import (
 
 const applyBatch = 500
 
+// Lock clauses of the appliers' reads of the table. A background applier
+// never waits for a row lock (nowait): waiting, it could hold the shared
+// locks of other rows of its batch that an application transaction then
+// waits for, a deadlock whose victim InnoDB picks by weight — the
+// application's small transaction, a client error. Not waiting, it is in
+// no lock cycle. The drain under the table lock waits (lockWait): no
+// application writes then.
+const lockWait = " LOCK IN SHARE MODE"
+
+// nowaitClause is the non-waiting shared lock of the server, and the
+// error numbers of a lock it could not take at once.
+func nowaitClause(mariadb bool) (string, []uint16) {
+	if mariadb {
+		return " LOCK IN SHARE MODE NOWAIT", []uint16{errLockWaitTimeout}
+	}
+	return " FOR SHARE NOWAIT", []uint16{errLockNowait}
+}
+
+// errLockNowait: MySQL's "could not be acquired immediately and NOWAIT is set".
+const errLockNowait = 3572
+
 // applyKeys makes the shadow rows of keys equal to the table's current
 // rows: keys no longer in the table are deleted, the others re-read and
 // replaced. Every change of a key after this read is in the binlog after
-// it, so the key comes back into the set.
-func (r *runner) applyKeys(ctx context.Context, q querier, vals [][]any) error {
+// it, so the key comes back into the set. lock is lockWait or the nowait
+// clause; with the latter a row lock held by another transaction fails the
+// statement at once (busy), which runs nothing twice: both statements
+// re-read the table.
+func (r *runner) applyKeys(ctx context.Context, q querier, vals [][]any, lock string) error {
 	shadow, table := r.quoted(shadowName(r.id.Name)), r.quoted(r.id.Name)
 	var args []any
 	for _, v := range vals {
@@ -27,24 +52,48 @@ func (r *runner) applyKeys(ctx context.Context, q querier, vals [][]any) error {
 	for _, p := range r.key.Parts {
 		join = append(join, table+"."+p.Quoted()+" = "+shadow+"."+p.Quoted())
 	}
+	exec := execRetry
+	if lock != lockWait {
+		exec = execOnce
+	}
 	// Locking reads of the table: the binlog reader can see a transaction
 	// before its commit is visible to other sessions (the binlog is written
 	// before the engine commits), and a consistent read then would miss the
-	// row and drop the key for good. A locking read waits for that
-	// transaction's row locks, i.e. for its commit, and reads the committed
-	// row.
+	// row and drop the key for good. A locking read waits for (or, nowait,
+	// fails on) that transaction's row locks, i.e. its commit, and reads the
+	// committed row.
 	del := "DELETE FROM " + shadow + " WHERE (" + r.key.OneOfWhere(shadow+".", vals) + ") AND NOT EXISTS (SELECT 1 FROM " +
-		table + " WHERE " + strings.Join(join, " AND ") + " LOCK IN SHARE MODE)"
-	if _, err := execRetry(ctx, q, del, args...); err != nil {
+		table + " WHERE " + strings.Join(join, " AND ") + lock + ")"
+	if _, err := exec(ctx, q, del, args...); err != nil {
 		return fmt.Errorf("alter: apply changed keys (delete): %w", err)
 	}
 	cols := r.columnList()
-	rep := "REPLACE INTO " + shadow + " (" + cols + ") SELECT " + cols + " FROM " + table + " WHERE " + r.key.OneOfWhere(table+".", vals) + " LOCK IN SHARE MODE"
-	if _, err := execRetry(ctx, q, rep, args...); err != nil {
+	rep := "REPLACE INTO " + shadow + " (" + cols + ") SELECT " + cols + " FROM " + table + " WHERE " + r.key.OneOfWhere(table+".", vals) + lock
+	if _, err := exec(ctx, q, rep, args...); err != nil {
 		return fmt.Errorf("alter: apply changed keys (replace): %w", err)
 	}
 	r.applied.Add(int64(len(vals)))
 	return nil
+}
+
+// applyBusy applies keys without waiting for row locks; a batch that finds
+// a locked row is split in halves, and a single key still locked is
+// applied waiting for its lock, alone: then the applier holds no other lock
+// an application transaction could wait for, so no lock cycle forms.
+func (r *runner) applyBusy(ctx context.Context, q querier, vals [][]any) error {
+	err := r.applyKeys(ctx, q, vals, r.nowait)
+	code, _ := mysqlErr(err)
+	if err == nil || !slices.Contains(r.busyCodes, code) {
+		return err
+	}
+	if len(vals) == 1 {
+		return r.applyKeys(ctx, q, vals, lockWait)
+	}
+	h := len(vals) / 2
+	if err := r.applyBusy(ctx, q, vals[:h]); err != nil {
+		return err
+	}
+	return r.applyBusy(ctx, q, vals[h:])
 }
 
 // appliers applies the key set with --workers sessions until ctx ends.
@@ -74,8 +123,11 @@ func (r *runner) appliers(ctx context.Context) error {
 					return ignoreCancel(err)
 				}
 				// The statements finish even when ctx ends, so that a key
-				// is never left half-applied in flight.
-				err := r.applyKeys(context.WithoutCancel(ctx), conn, vals)
+				// is never left half-applied in flight. The checksum's
+				// table lock waits for no batch to be in flight (hold).
+				r.hold.RLock()
+				err := r.applyBusy(context.WithoutCancel(ctx), conn, vals)
+				r.hold.RUnlock()
 				r.keys.done(ids, err != nil)
 				if err != nil {
 					return err
@@ -96,7 +148,7 @@ func (r *runner) drain(ctx context.Context, q querier) error {
 			}
 			return fmt.Errorf("alter: keys still in flight during the drain")
 		}
-		err := r.applyKeys(ctx, q, vals)
+		err := r.applyKeys(ctx, q, vals, lockWait)
 		r.keys.done(ids, err != nil)
 		if err != nil {
 			return err
@@ -112,6 +164,11 @@ func ignoreCancel(err error) error {
 }
 
 const errDeadlock = 1213
+
+// execOnce runs one autocommit statement once.
+func execOnce(ctx context.Context, q querier, stmt string, args ...any) (sql.Result, error) {
+	return q.ExecContext(ctx, stmt, args...)
+}
 
 // execRetry runs one autocommit statement, again after a deadlock or a row
 // lock wait timeout (the copy and the appliers write the same table;

@@ -119,7 +119,14 @@ func (r *runner) tryConsistentPoint(ctx context.Context) (snaps []*sql.Conn, err
 	if _, err := lock.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", lockSeconds(r.o.CutoverLockTimeout))); err != nil {
 		return nil, err
 	}
-	if _, err := lock.ExecContext(ctx, "LOCK TABLES "+r.quoted(r.id.Name)+" READ"); err != nil {
+	// The appliers stop while the lock waits: their shared row locks make
+	// application transactions wait, and the table lock waits for every
+	// open one (at 16 sysbench threads it timed out attempt after attempt).
+	// Granted, the lock holds the writers back and the appliers drain.
+	r.hold.Lock()
+	_, err = lock.ExecContext(ctx, "LOCK TABLES "+r.quoted(r.id.Name)+" READ")
+	r.hold.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	locked := time.Now()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,7 +51,14 @@ type runner struct {
 	tr   *tracker
 
 	hashFn, hashArg string // the checksum's row hash
-	swapPos         string // binlog position of the table at the swap
+	// nowait and busyCodes: the appliers' non-waiting lock clause and the
+	// errors of a row it could not lock (apply.go).
+	nowait    string
+	busyCodes []uint16
+	// hold: the appliers apply a batch under its read lock; the checksum
+	// takes it to stop them while it waits for its table lock.
+	hold    sync.RWMutex
+	swapPos string // binlog position of the table at the swap
 
 	copied     atomic.Int64
 	applied    atomic.Int64
@@ -104,6 +112,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if r.info, err = binlog.SourceOnPool(db).Info(ctx); err != nil {
 		return nil, err
 	}
+	r.nowait, r.busyCodes = nowaitClause(r.info.Flavor == binlog.FlavorMariaDB)
 	start := time.Now()
 	st, err := loadRun(ctx, db, r.id.Database, r.id.Name)
 	if err != nil {
