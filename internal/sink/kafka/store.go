@@ -48,6 +48,9 @@ type Config struct {
 	// Version is sluice's version, in source.version.
 	Version string
 	Log     *slog.Logger
+	// Journal, when set (--merged-topic), receives a copy of every change
+	// event in source commit order for the merger (journal.go).
+	Journal *Journal
 }
 
 // OffsetsTopic is the compacted topic of the streams' positions.
@@ -234,10 +237,14 @@ func (s *Store) readSchemas(ctx context.Context, end int64) error {
 
 // readRange reads the committed records of partition 0 of topic in [from, end).
 func (s *Store) readRange(ctx context.Context, topic string, from, end int64, each func(*kgo.Record) error) error {
+	return readRange(ctx, s.cfg.Brokers, topic, from, end, each)
+}
+
+func readRange(ctx context.Context, brokers []string, topic string, from, end int64, each func(*kgo.Record) error) error {
 	if from >= end {
 		return nil
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(s.cfg.Brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().At(from)}}))
 	if err != nil {
 		return err
@@ -291,8 +298,8 @@ func (s *Store) ensureTopic(ctx context.Context, topic string, compact bool) err
 		configs["cleanup.policy"] = &c
 		parts = 1
 	}
-	if topic == s.cfg.Prefix {
-		parts = 1
+	if topic == s.cfg.Prefix || isJournalTopic(s.cfg.Prefix, topic) {
+		parts = 1 // one order: schema changes, a shard's journal
 	}
 	resp, err := s.adm.CreateTopic(ctx, parts, -1, configs, topic)
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {

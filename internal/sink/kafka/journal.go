@@ -1,0 +1,121 @@
+package kafka
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluice-db/sluice/internal/model"
+)
+
+// The journal of a shard (--merged-topic) is a single-partition topic
+// <prefix>.sluice.journal.<stream> that the shard's transactional producer
+// writes in the same Kafka transactions as the table topics: a copy of each
+// change event (tombstones left out) and, after each source transaction, an
+// end record. With one apply worker, groups commit in source order, so the
+// journal holds the shard's transactions in binlog commit order, which the
+// table topics cannot give across topics. The shard's watermark writer
+// (internal/stream) adds watermark records. The merger (merge.go) reads every
+// shard's journal read_committed and writes the merged topic.
+
+// Journal record headers.
+const (
+	hdrKind  = "sluice.kind"  // "row", "end" (of a source transaction) or "wm" (watermark)
+	hdrTS    = "sluice.ts"    // commit time (row, end) or watermark, Unix milliseconds
+	hdrTopic = "sluice.topic" // the table topic of a row event
+	hdrShard = "sluice.shard" // merged topic: the shard's stream name
+	hdrTxn   = "sluice.txn"   // end record: the source transaction's end position key
+)
+
+// Journal is a shard's journal topic and the source position the shard has
+// committed up to in Kafka (everything at or before it is in the journal).
+// The sink updates it; the watermark writer reads it. Safe for concurrent use.
+type Journal struct {
+	Topic string
+
+	mu        sync.Mutex
+	committed model.Position
+}
+
+// JournalTopic names the journal of stream: characters Kafka does not
+// allow in topic names (the '@' and ':' of NAME@host:port) become '_'.
+func JournalTopic(prefix, stream string) string {
+	b := []byte(stream)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	return prefix + ".sluice.journal." + string(b)
+}
+
+func isJournalTopic(prefix, topic string) bool {
+	return strings.HasPrefix(topic, prefix+".sluice.journal.")
+}
+
+// Committed returns the position up to which the shard's transactions are
+// committed in the journal (nil before the first commit of this run).
+func (j *Journal) Committed() model.Position {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.committed
+}
+
+// note moves the committed position forward (never back).
+func (j *Journal) note(p model.Position) {
+	if j == nil || p == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.committed == nil || j.committed.Compare(p) < 0 {
+		j.committed = p
+	}
+}
+
+func header(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
+
+func msString(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
+
+// journalRows copies a transaction's change events (not the tombstones)
+// into journal records carrying its commit time.
+func (j *Journal) journalRows(recs []*kgo.Record, commit time.Time) []*kgo.Record {
+	out := make([]*kgo.Record, 0, len(recs)+1)
+	ts := msString(commit)
+	for _, r := range recs {
+		if r.Value == nil {
+			continue
+		}
+		out = append(out, &kgo.Record{Topic: j.Topic, Key: r.Key, Value: r.Value,
+			Headers: []kgo.RecordHeader{header(hdrKind, "row"), header(hdrTS, ts), header(hdrTopic, r.Topic)}})
+	}
+	return out
+}
+
+// journalEnd is the record closing a source transaction in the journal.
+func (j *Journal) journalEnd(commit time.Time, end model.Position) *kgo.Record {
+	key := ""
+	if end != nil {
+		key = end.Key()
+	}
+	return &kgo.Record{Topic: j.Topic, Headers: []kgo.RecordHeader{header(hdrKind, "end"), header(hdrTS, msString(commit)), header(hdrTxn, key)}}
+}
+
+// WatermarkRecord is a journal record saying that every transaction of the
+// shard committed in Kafka before it has a commit time at or before ts, and
+// every later one a commit time at or after ts.
+func WatermarkRecord(topic string, ts time.Time) *kgo.Record {
+	return &kgo.Record{Topic: topic, Headers: []kgo.RecordHeader{header(hdrKind, "wm"), header(hdrTS, msString(ts))}}
+}
+
+func headerValue(r *kgo.Record, k string) string {
+	for _, h := range r.Headers {
+		if h.Key == k {
+			return string(h.Value)
+		}
+	}
+	return ""
+}
