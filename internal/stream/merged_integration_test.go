@@ -15,6 +15,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-db/sluice/internal/config"
+	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
+	"github.com/sluice-db/sluice/internal/stream"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -126,7 +129,7 @@ func TestStreamMergedTopic(t *testing.T) {
 	merged := name + "-merged"
 	bin := testenv.SluiceBinary(t)
 	args := []string{"stream", "--kafka", strings.Join(brokers, ","), "--topic-prefix", name, "--stream", name,
-		"--merged-topic", merged, "--log-format", "json"}
+		"--merged-topic", merged, "--log-format", "json", "--max-txn-memory", "16MB"}
 	for _, s := range shards {
 		args = append(args, "--source", s.url)
 	}
@@ -142,6 +145,12 @@ func TestStreamMergedTopic(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
+		}
+		if round == 1 {
+			// A transaction larger than --max-txn-memory/16: written in
+			// fragments, one Kafka transaction, one merged transaction.
+			time.Sleep(time.Second)
+			mustExec(t, shards[0].db, "INSERT INTO t (id, n, s) SELECT 500000 + seq, seq % 100, REPEAT('x', 40) FROM seq_1_to_20000")
 		}
 		time.Sleep(time.Duration(2500+rand.IntN(2500)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
@@ -241,7 +250,7 @@ func checkMerged(t *testing.T, mevs []mergedEvent, tevs []event) {
 	lastOfShard := map[string]mergedEvent{}
 	var prev *mergedEvent
 	var maxTS int64
-	backwards, worst := 0, int64(0)
+	backwards, worst, large, switches := 0, int64(0), 0, 0
 	for i := range mevs {
 		e := mevs[i]
 		id := e.identity()
@@ -258,11 +267,23 @@ func checkMerged(t *testing.T, mevs []mergedEvent, tevs []event) {
 			}
 		}
 		txns[e.txnID()] = true
-		if p, ok := lastOfShard[e.serverID()]; ok && binlogOrder(p, e) > 0 {
-			t.Errorf("merged topic: shard %s out of binlog order at offset %d: %v:%v after %v:%v", e.serverID(), e.offset,
-				e.source()["file"], e.source()["pos"], p.source()["file"], p.source()["pos"])
+		// The fragments of a large transaction carry no position (only its
+		// last fragment has its end): they are ordered by contiguity.
+		if e.source()["file"] != "" {
+			if p, ok := lastOfShard[e.serverID()]; ok && binlogOrder(p, e) > 0 {
+				t.Errorf("merged topic: shard %s out of binlog order at offset %d: %v:%v after %v:%v", e.serverID(), e.offset,
+					e.source()["file"], e.source()["pos"], p.source()["file"], p.source()["pos"])
+			}
+			lastOfShard[e.serverID()] = e
+		} else {
+			large++
 		}
-		lastOfShard[e.serverID()] = e
+		if prev != nil && prev.serverID() != e.serverID() {
+			switches++
+		}
+		if e.mergeTS < e.tsMs() {
+			t.Errorf("merged topic: merge time %d before the commit time %d at offset %d", e.mergeTS, e.tsMs(), e.offset)
+		}
 		if prev != nil && e.mergeTS < prev.mergeTS {
 			t.Errorf("merged topic: merge time goes back at offset %d: %d after %d", e.offset, e.mergeTS, prev.mergeTS)
 		}
@@ -284,12 +305,51 @@ func checkMerged(t *testing.T, mevs []mergedEvent, tevs []event) {
 	for _, e := range mevs {
 		shardsSeen[e.serverID()]++
 	}
-	t.Logf("merged topic: %d events, %d transactions, per server_id %v; %d events with a commit time before an earlier one's (at most %d ms)",
-		len(mevs), len(txns), shardsSeen, backwards, worst)
-	if len(shardsSeen) != 2 || len(mevs) < 200 {
-		t.Errorf("want events of both shards, at least 200: %v", shardsSeen)
+	t.Logf("merged topic: %d events, %d transactions, per server_id %v, %d in fragments of a large transaction, %d switches between shards; %d events with a commit time before an earlier one's (at most %d ms)",
+		len(mevs), len(txns), shardsSeen, large, switches, backwards, worst)
+	if len(shardsSeen) != 2 || len(mevs) < 200 || switches < 20 {
+		t.Errorf("want events of both shards interleaved, at least 200: %v, %d switches", shardsSeen, switches)
 	}
 	if worst >= 1000 {
 		t.Errorf("merged topic: a source commit time %d ms before an earlier one's; documented bound: under 1 s (the binlog's second resolution)", worst)
+	}
+}
+
+// TestStreamMergedShardStalled: a shard that cannot be reached holds the
+// merged topic back (nothing of the other shard is merged without its
+// watermark), while the other shard's table topics carry on; status names
+// the shard that holds the merged topic back.
+func TestStreamMergedShardStalled(t *testing.T) {
+	env := testenv.Get(t)
+	brokers := env.Kafka(t)
+	name := env.NewDatabase(t, "kmstall")
+	db := env.MySQL(t, name)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL, s VARCHAR(40))", "INSERT INTO t VALUES "+seedRows(20))
+	good := source(t, env.SourceURL(name))
+	bad := source(t, "mysql://sluice:sluice@127.0.0.1:1/"+name)
+	o := stream.Options{Sources: []config.MySQL{good, bad}, Brokers: brokers, Prefix: name, Stream: name,
+		MergedTopic: name + "-merged", Log: testenv.Logger()}
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second)
+	defer cancel()
+	go func() {
+		time.Sleep(4 * time.Second)
+		_, _ = db.Exec("INSERT INTO t VALUES (1000, 1, 'while stalled')")
+	}()
+	err := stream.Run(ctx, o)
+	if err == nil || !strings.Contains(err.Error(), "shard 127.0.0.1:1") {
+		t.Fatalf("want the unreachable shard's error, got %v", err)
+	}
+	if evs := consume(t, brokers, name+"."+name+".t"); len(evs) != 21 {
+		t.Errorf("the reachable shard's table topic: %d events, want 20 snapshot rows and 1 insert", len(evs))
+	}
+	if evs := consumeMerged(t, brokers, name+"-merged", 3*time.Second, nil); len(evs) != 0 {
+		t.Errorf("the merged topic has %d events without a watermark of the stalled shard", len(evs))
+	}
+	st, err := kafkasink.ReadAllStatus(context.Background(), brokers, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Merged) != 1 || st.Merged[0].HeldBy != o.ShardStream(bad) {
+		t.Errorf("status: want the merged topic held back by %s, got %+v", o.ShardStream(bad), st.Merged)
 	}
 }
