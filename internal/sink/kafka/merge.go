@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -101,6 +102,7 @@ type merger struct {
 	perr     chan error
 	dirty    bool // state changed since the last commit
 	lastSave time.Time
+	lastTrim time.Time
 }
 
 // RunMerger merges until ctx ends (or, with Done, until everything the
@@ -181,9 +183,15 @@ func (m *merger) open0(ctx context.Context) error {
 		if err := s.ensureTopic(ctx, sh.Journal, false); err != nil {
 			return err
 		}
-		cl, err := kgo.NewClient(kgo.SeedBrokers(m.cfg.Brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		opts := []kgo.Opt{kgo.SeedBrokers(m.cfg.Brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{sh.Journal: {0: kgo.NewOffset().At(sh.Offset)}}),
-			kgo.FetchMaxBytes(8<<20), kgo.FetchMaxPartitionBytes(8<<20), kgo.FetchMaxWait(100*time.Millisecond))
+			kgo.FetchMaxBytes(8<<20), kgo.FetchMaxPartitionBytes(8<<20), kgo.FetchMaxWait(100*time.Millisecond)}
+		if ok {
+			// Merged before: its next offset must still be there, never a
+			// silent jump over deleted records.
+			opts = append(opts, kgo.ConsumeResetOffset(kgo.NoResetOffset()))
+		}
+		cl, err := kgo.NewClient(opts...)
 		if err != nil {
 			return err
 		}
@@ -324,7 +332,12 @@ func (in *mergeIn) poll(ctx context.Context, wait time.Duration) (int, error) {
 	}
 	var ferr error
 	fs.EachError(func(t string, _ int32, err error) {
-		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) && ferr == nil {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || ferr != nil:
+		case errors.Is(err, kerr.OffsetOutOfRange):
+			ferr = exitcode.ConfigError(fmt.Errorf("merge: the journal %s no longer has offset %d, the next one to merge (deleted by hand or by a "+
+				"retention set on it): the merged topic cannot go on without losing transactions; start a new --merged-topic", t, in.Offset))
+		default:
 			ferr = fmt.Errorf("kafka: reading the journal %s: %w", t, err)
 		}
 	})
@@ -484,7 +497,32 @@ func (m *merger) commit(ctx context.Context) error {
 		return fmt.Errorf("kafka: merger: commit transaction: %w", err)
 	}
 	m.open, m.dirty, m.lastSave = false, false, time.Now()
+	if time.Since(m.lastTrim) > 10*time.Second {
+		m.trim(ctx)
+	}
 	return nil
+}
+
+// trim deletes the journal records the committed state has merged: the
+// journals hold only what is not merged yet.
+func (m *merger) trim(ctx context.Context) {
+	m.lastTrim = time.Now()
+	var os kadm.Offsets
+	for _, sh := range m.st.Shards {
+		if sh.Offset > 0 {
+			os.Add(kadm.Offset{Topic: sh.Journal, Partition: 0, At: sh.Offset})
+		}
+	}
+	if len(os) == 0 {
+		return
+	}
+	resp, err := m.store.adm.DeleteRecords(ctx, os)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		m.cfg.Log.Warn("merge: deleting merged journal records", "error", err)
+	}
 }
 
 // abort ends an open transaction without committing: its records are

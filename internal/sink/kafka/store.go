@@ -301,6 +301,12 @@ func (s *Store) ensureTopic(ctx context.Context, topic string, compact bool) err
 	if topic == s.cfg.Prefix || isJournalTopic(s.cfg.Prefix, topic) {
 		parts = 1 // one order: schema changes, a shard's journal
 	}
+	if isJournalTopic(s.cfg.Prefix, topic) {
+		// Kept until merged: the merger deletes what it has committed
+		// (DeleteRecords); retention must never drop an unmerged record.
+		never := "-1"
+		configs["retention.ms"] = &never
+	}
 	resp, err := s.adm.CreateTopic(ctx, parts, -1, configs, topic)
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 		return fmt.Errorf("kafka: create topic %s: %w", topic, err)
