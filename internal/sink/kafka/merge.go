@@ -185,7 +185,7 @@ func (m *merger) open0(ctx context.Context) error {
 		}
 		opts := []kgo.Opt{kgo.SeedBrokers(m.cfg.Brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{sh.Journal: {0: kgo.NewOffset().At(sh.Offset)}}),
-			kgo.FetchMaxBytes(8<<20), kgo.FetchMaxPartitionBytes(8<<20), kgo.FetchMaxWait(100*time.Millisecond)}
+			kgo.FetchMaxBytes(8 << 20), kgo.FetchMaxPartitionBytes(8 << 20), kgo.FetchMaxWait(100 * time.Millisecond)}
 		if ok {
 			// Merged before: its next offset must still be there, never a
 			// silent jump over deleted records.
