@@ -70,20 +70,38 @@ func newMergedRun(o Options) (*mergedRun, error) {
 			Help: "1 for the shard whose watermark holds the merged topic back, else 0."}, []string{"merged_topic", "shard"})
 		m.delay = prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_stream_merged_delay_seconds",
 			Help: "now - the commit time of the last transaction merged.", ConstLabels: prometheus.Labels{"merged_topic": o.MergedTopic}})
-		for _, c := range []prometheus.Collector{m.age, m.held, m.delay} {
-			if err := o.Registry.Register(c); err != nil {
-				var are prometheus.AlreadyRegisteredError
-				if !errors.As(err, &are) {
-					pr.Close()
-					return nil, err
-				}
-			}
+		var err error
+		m.age, err = register(o.Registry, m.age)
+		if err == nil {
+			m.held, err = register(o.Registry, m.held)
+		}
+		if err == nil {
+			m.delay, err = register(o.Registry, m.delay)
+		}
+		if err != nil {
+			pr.Close()
+			return nil, err
 		}
 	}
 	return m, nil
 }
 
 func (m *mergedRun) close() { m.pr.Close() }
+
+// register registers c, or returns the collector an earlier run of the
+// same process registered.
+func register[C prometheus.Collector](r prometheus.Registerer, c C) (C, error) {
+	if err := r.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if old, ok := are.ExistingCollector.(C); ok {
+				return old, nil
+			}
+		}
+		return c, err
+	}
+	return c, nil
+}
 
 // merge runs the merger until ctx ends or, after done closed, everything
 // released is merged; a failed merger starts again from its last commit.

@@ -1,0 +1,22 @@
+package stream
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseUnix(t *testing.T) {
+	for in, want := range map[string]time.Time{
+		"1700000000.123456": time.Unix(1700000000, 123456000),
+		"1700000000.5":      time.Unix(1700000000, 500000000),
+		"1700000000":        time.Unix(1700000000, 0),
+	} {
+		got, err := parseUnix(in)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseUnix(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := parseUnix("x"); err == nil {
+		t.Error("parseUnix(x): no error")
+	}
+}
