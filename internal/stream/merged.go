@@ -35,10 +35,21 @@ func (o Options) checkMerged() error {
 		// source order, so a shard's journal would not be in commit order.
 		return exitcode.ConfigError(errors.New("stream: --merged-topic needs --workers 1 (each shard's transactions in commit order)"))
 	}
-	if strings.HasPrefix(o.MergedTopic, o.Prefix+".") && strings.Contains(o.MergedTopic, ".sluice.") {
-		return exitcode.ConfigError(fmt.Errorf("stream: --merged-topic %s collides with sluice's own topics", o.MergedTopic))
+	if collides(o.Prefix, o.MergedTopic) {
+		return exitcode.ConfigError(fmt.Errorf("stream: --merged-topic %s could be one of the stream's own topics (%s, %s.<db>.<table>, %s.transaction, %s.sluice.*); "+
+			"choose another name, e.g. %s.merged", o.MergedTopic, o.Prefix, o.Prefix, o.Prefix, o.Prefix, o.Prefix))
 	}
 	return nil
+}
+
+// collides reports whether topic is or could be a topic the stream itself
+// writes under prefix.
+func collides(prefix, topic string) bool {
+	if topic == prefix {
+		return true
+	}
+	rest, ok := strings.CutPrefix(topic, prefix+".")
+	return ok && (strings.Contains(rest, ".") || rest == "transaction" || rest == "sluice")
 }
 
 // mergedRun is the merged topic's part of one run: the shards' journals,

@@ -20,3 +20,14 @@ func TestParseUnix(t *testing.T) {
 		t.Error("parseUnix(x): no error")
 	}
 }
+
+func TestMergedTopicCollides(t *testing.T) {
+	for topic, want := range map[string]bool{
+		"shop": true, "shop.transaction": true, "shop.db.t": true, "shop.sluice.offsets": true,
+		"shop.merged": false, "global": false, "shopx.a.b": false,
+	} {
+		if got := collides("shop", topic); got != want {
+			t.Errorf("collides(shop, %s) = %v", topic, got)
+		}
+	}
+}
