@@ -80,13 +80,14 @@ func header(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Valu
 
 func msString(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
 
-// journalRows copies a transaction's change events (not the tombstones)
-// into journal records carrying its commit time.
-func (j *Journal) journalRows(recs []*kgo.Record, commit time.Time) []*kgo.Record {
+// journalRows copies a transaction's change events into journal records
+// carrying its commit time: not the tombstones, nor the BEGIN/END records
+// of --transaction-metadata (the events' transaction block stays).
+func (j *Journal) journalRows(recs []*kgo.Record, commit time.Time, txnTopic string) []*kgo.Record {
 	out := make([]*kgo.Record, 0, len(recs)+1)
 	ts := msString(commit)
 	for _, r := range recs {
-		if r.Value == nil {
+		if r.Value == nil || r.Topic == txnTopic {
 			continue
 		}
 		out = append(out, &kgo.Record{Topic: j.Topic, Key: r.Key, Value: r.Value,

@@ -3,6 +3,8 @@ package kafka
 import (
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func TestJournalTopic(t *testing.T) {
@@ -17,9 +19,10 @@ func TestJournalTopic(t *testing.T) {
 func TestJournalRecords(t *testing.T) {
 	j := &Journal{Topic: "p.sluice.journal.s"}
 	commit := time.UnixMilli(1700000000123)
-	recs := j.journalRows(nil, commit)
-	if len(recs) != 0 {
-		t.Fatalf("no rows: %d records", len(recs))
+	recs := j.journalRows([]*kgo.Record{{Topic: "p.db.t", Value: []byte("{}")}, {Topic: "p.db.t"}, {Topic: "p.transaction", Value: []byte("{}")}},
+		commit, "p.transaction")
+	if len(recs) != 1 || headerValue(recs[0], hdrTopic) != "p.db.t" || headerValue(recs[0], hdrKind) != "row" || tsHeader(recs[0]) != 1700000000123 {
+		t.Fatalf("want the one change event (no tombstone, no BEGIN/END): %+v", recs)
 	}
 	wm := WatermarkRecord(j.Topic, commit)
 	if headerValue(wm, hdrKind) != "wm" || tsHeader(wm) != 1700000000123 {

@@ -217,7 +217,7 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 			recs = append(recs, s.txnRecord(o.tx, true))
 		}
 		if j := s.cfg.Journal; j != nil {
-			recs = append(recs, j.journalRows(recs[first:], t.Timestamp)...)
+			recs = append(recs, j.journalRows(recs[first:], t.Timestamp, s.cfg.Prefix+".transaction")...)
 			recs = append(recs, j.journalEnd(t.Timestamp, t.End))
 		}
 	}
@@ -315,7 +315,7 @@ func (l *largeTxn) Write(ctx context.Context, changes []pipeline.Change) error {
 		l.row++
 		recs = append(recs, rs...)
 		if j := l.s.cfg.Journal; j != nil {
-			recs = append(recs, j.journalRows(rs, l.commit)...)
+			recs = append(recs, j.journalRows(rs, l.commit, "")...)
 		}
 	}
 	if err := l.s.checkRecords(ctx, recs); err != nil {
