@@ -71,13 +71,13 @@ func (w *watermarker) close() { _ = w.db.Close() }
 // run publishes watermarks until ctx ends.
 func (w *watermarker) run(ctx context.Context) {
 	var p *probe
+	var warned time.Time
 	for ctx.Err() == nil {
 		if p == nil {
 			var err error
-			if p, err = w.probe(ctx); err != nil {
-				if ctx.Err() == nil {
-					w.log.Warn("merge: watermark probe failed; the merged topic waits for this shard", "error", err)
-				}
+			if p, err = w.probe(ctx); err != nil && ctx.Err() == nil && time.Since(warned) > 30*time.Second {
+				warned = time.Now() // once per 30 s while the source does not answer
+				w.log.Warn("merge: watermark probe failed; the merged topic waits for this shard", "error", err)
 			}
 		}
 		if p != nil && w.publish(ctx, p) {
