@@ -49,6 +49,16 @@ type watermarker struct {
 	pr      *kgo.Client
 	log     *slog.Logger
 	last    time.Time
+	warned  time.Time
+}
+
+// warn logs at most once per 30 s: a source or broker that does not answer
+// is retried every probe.
+func (w *watermarker) warn(msg string, args ...any) {
+	if time.Since(w.warned) > 30*time.Second {
+		w.warned = time.Now()
+		w.log.Warn(msg, args...)
+	}
 }
 
 func newWatermarker(ctx context.Context, src config.MySQL, j *kafkasink.Journal, pr *kgo.Client, log *slog.Logger) (*watermarker, error) {
@@ -71,13 +81,11 @@ func (w *watermarker) close() { _ = w.db.Close() }
 // run publishes watermarks until ctx ends.
 func (w *watermarker) run(ctx context.Context) {
 	var p *probe
-	var warned time.Time
 	for ctx.Err() == nil {
 		if p == nil {
 			var err error
-			if p, err = w.probe(ctx); err != nil && ctx.Err() == nil && time.Since(warned) > 30*time.Second {
-				warned = time.Now() // once per 30 s while the source does not answer
-				w.log.Warn("merge: watermark probe failed; the merged topic waits for this shard", "error", err)
+			if p, err = w.probe(ctx); err != nil && ctx.Err() == nil {
+				w.warn("merge: watermark probe failed; the merged topic waits for this shard", "error", err)
 			}
 		}
 		if p != nil && w.publish(ctx, p) {
@@ -132,7 +140,7 @@ func (w *watermarker) publish(ctx context.Context, p *probe) bool {
 	}
 	if err := w.pr.ProduceSync(ctx, kafkasink.WatermarkRecord(w.journal.Topic, wm)).FirstErr(); err != nil {
 		if ctx.Err() == nil {
-			w.log.Warn("merge: writing a watermark", "journal", w.journal.Topic, "error", err)
+			w.warn("merge: writing a watermark", "journal", w.journal.Topic, "error", err)
 		}
 		return false
 	}
