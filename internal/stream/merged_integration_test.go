@@ -353,3 +353,64 @@ func TestStreamMergedShardStalled(t *testing.T) {
 		t.Errorf("status: want the merged topic held back by %s, got %+v", o.ShardStream(bad), st.Merged)
 	}
 }
+
+// TestStreamMergedClockBehind: a transaction whose binlog time lies (a
+// session's SET TIMESTAMP a minute back, as a clock far behind would) after
+// the shard's watermark has passed that time is merged at the watermark's
+// time, after what was already released: the merge time never decreases
+// and nothing is lost.
+func TestStreamMergedClockBehind(t *testing.T) {
+	env := testenv.Get(t)
+	brokers := env.Kafka(t)
+	name, shards := twoShards(t, "kmclock")
+	for _, s := range shards {
+		mustExec(t, s.db, "CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL, s VARCHAR(40))")
+	}
+	o := stream.Options{Brokers: brokers, Prefix: name, Stream: name, MergedTopic: name + "-merged", NoSnapshot: true, Log: testenv.Logger()}
+	for _, s := range shards {
+		o.Sources = append(o.Sources, source(t, s.url))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- stream.Run(ctx, o) }()
+	time.Sleep(4 * time.Second)
+	mustExec(t, shards[1].db, "INSERT INTO t VALUES (1, 1, 'mysql before')")
+	time.Sleep(3 * time.Second)
+	conn, err := shards[0].db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"SET TIMESTAMP = UNIX_TIMESTAMP() - 60", "INSERT INTO t VALUES (2, 2, 'mariadb a minute back')", "SET TIMESTAMP = DEFAULT"} {
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	_ = conn.Close()
+	mustExec(t, shards[1].db, "INSERT INTO t VALUES (3, 3, 'mysql after')")
+	time.Sleep(4 * time.Second)
+	cancel()
+	if err := <-done; err != nil && !strings.Contains(err.Error(), "context canceled") {
+		t.Logf("stream: %v", err)
+	}
+	if err := runStream(t, o); err != nil {
+		t.Fatal(err)
+	}
+	evs := consumeMerged(t, brokers, name+"-merged", 3*time.Second, nil)
+	var got []string
+	for i, e := range evs {
+		got = append(got, fmt.Sprintf("%v(ts %d, merged at %d)", e.image("after")["s"], e.tsMs(), e.mergeTS))
+		if i > 0 && e.mergeTS < evs[i-1].mergeTS {
+			t.Errorf("merge time goes back at %d", i)
+		}
+		if e.mergeTS < e.tsMs() {
+			t.Errorf("merged before its commit time at %d", i)
+		}
+	}
+	t.Logf("merged: %s", strings.Join(got, ", "))
+	if len(evs) != 3 || fmt.Sprint(evs[0].image("after")["id"]) != "1" || fmt.Sprint(evs[1].image("after")["id"]) != "2" {
+		t.Fatalf("want the 3 inserts, the lying one second (it came after the first was merged): %s", strings.Join(got, ", "))
+	}
+	if lag := evs[1].mergeTS - evs[1].tsMs(); lag < 55000 {
+		t.Errorf("the transaction a minute back was merged at %d ms after its binlog time, want its shard's watermark, about 60 s later", lag)
+	}
+}
