@@ -72,7 +72,7 @@ func newMergedRun(o Options) (*mergedRun, error) {
 	m := &mergedRun{o: o, journals: map[string]*kafkasink.Journal{}, pr: pr}
 	for _, src := range o.Sources {
 		name := o.ShardStream(src)
-		m.journals[name] = &kafkasink.Journal{Topic: kafkasink.JournalTopic(o.Prefix, name)}
+		m.journals[name] = &kafkasink.Journal{Topic: kafkasink.JournalTopic(o.Prefix, name), Merged: o.MergedTopic}
 	}
 	if o.Registry != nil {
 		m.age = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sluice_stream_merged_watermark_age_seconds",

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
 	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
 	"github.com/sluice-db/sluice/internal/stream"
 	"github.com/sluice-db/sluice/internal/testenv"
@@ -412,5 +413,38 @@ func TestStreamMergedClockBehind(t *testing.T) {
 	}
 	if lag := evs[1].mergeTS - evs[1].tsMs(); lag < 55000 {
 		t.Errorf("the transaction a minute back was merged at %d ms after its binlog time, want its shard's watermark, about 60 s later", lag)
+	}
+}
+
+// TestStreamMergedGap: --merged-topic can be added to a running stream, but
+// a stream that ran without it after the merged topic had merged it is
+// refused (its transactions of that run are not in the journal), exit 2.
+func TestStreamMergedGap(t *testing.T) {
+	env := testenv.Get(t)
+	brokers := env.Kafka(t)
+	name := env.NewDatabase(t, "kmgap")
+	db := env.MySQL(t, name)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL, s VARCHAR(40))", "INSERT INTO t VALUES "+seedRows(5))
+	plain := stream.Options{Sources: []config.MySQL{source(t, env.SourceURL(name))}, Brokers: brokers, Prefix: name, Stream: name}
+	merged := plain
+	merged.MergedTopic = name + "-merged"
+	if err := runStream(t, plain); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, "INSERT INTO t VALUES (100, 1, 'merged')")
+	if err := runStream(t, merged); err != nil {
+		t.Fatalf("adding --merged-topic to a stream: %v", err)
+	}
+	if evs := consumeMerged(t, brokers, merged.MergedTopic, 3*time.Second, nil); len(evs) != 1 || fmt.Sprint(evs[0].image("after")["id"]) != "100" {
+		t.Fatalf("merged topic: want the one insert after --merged-topic was added, got %d events", len(evs))
+	}
+	mustExec(t, db, "INSERT INTO t VALUES (101, 1, 'not journaled')")
+	if err := runStream(t, plain); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, "INSERT INTO t VALUES (102, 1, 'after the gap')")
+	err := runStream(t, merged)
+	if err == nil || exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "ran without --merged-topic") {
+		t.Fatalf("want exit 2 naming the gap, got %v", err)
 	}
 }

@@ -1,6 +1,9 @@
 package kafka
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -8,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/model"
 )
 
@@ -35,6 +39,8 @@ const (
 // The sink updates it; the watermark writer reads it. Safe for concurrent use.
 type Journal struct {
 	Topic string
+	// Merged is the merged topic the journal feeds.
+	Merged string
 
 	mu        sync.Mutex
 	committed model.Position
@@ -119,4 +125,52 @@ func headerValue(r *kgo.Record, k string) string {
 		}
 	}
 	return ""
+}
+
+// markJournal records in the stream's state, before anything of this run
+// is journaled, that the stream writes the journal of its merged topic.
+func (s *Store) markJournal(ctx context.Context) error {
+	j := s.cfg.Journal
+	if j == nil || s.state == nil || s.state.Merged == j.Merged {
+		return nil
+	}
+	next := s.next(func(*stateRecord) {})
+	rec, err := s.stateRec(next)
+	if err != nil {
+		return err
+	}
+	if _, err := s.transact(ctx, func() ([]*kgo.Record, error) { return []*kgo.Record{rec}, nil }); err != nil {
+		return fmt.Errorf("kafka: stream %q: %w", s.cfg.Stream, err)
+	}
+	s.state = next
+	return nil
+}
+
+// checkJournalGap refuses to journal a stream whose last run did not write
+// the journal of this merged topic while the merged topic has merged the
+// stream before: the transactions of that run are missing from the journal,
+// and the merged topic would go on without them.
+func (s *Store) checkJournalGap(ctx context.Context, end int64) error {
+	j := s.cfg.Journal
+	if j == nil || s.state == nil || s.state.Merged == j.Merged {
+		return nil
+	}
+	prev, err := readLast(ctx, s.cfg.Brokers, s.cfg.OffsetsTopic(), mergeKey(j.Merged), end)
+	if err != nil || prev == nil {
+		return err
+	}
+	var ms mergeState
+	if err := json.Unmarshal(prev, &ms); err != nil {
+		return fmt.Errorf("kafka: the merger state of %s: %w", j.Merged, err)
+	}
+	for _, sh := range ms.Shards {
+		// Offset 0: the merger lists the shard but never read its journal
+		// (a first run with this merged topic, merger started first).
+		if sh.Stream == s.cfg.Stream && sh.Offset > 0 {
+			return exitcode.ConfigError(fmt.Errorf("stream %q ran without --merged-topic %s since that topic last merged it: its transactions "+
+				"of that run are not in the journal, so %s cannot go on in order without losing them; use a new --merged-topic name",
+				s.cfg.Stream, j.Merged, j.Merged))
+		}
+	}
+	return nil
 }

@@ -74,6 +74,9 @@ type stateRecord struct {
 	UpdatedAt     time.Time     `json:"updated_at"`
 	Applied       []appliedJSON `json:"applied,omitempty"`
 	Snapshot      string        `json:"snapshot,omitempty"` // "done" once the initial snapshot committed
+	// Merged is the merged topic whose journal this state's run wrote
+	// (--merged-topic), "" for a run without one (journal.go: a gap check).
+	Merged string `json:"merged,omitempty"`
 }
 
 type appliedJSON struct {
@@ -188,6 +191,12 @@ func (s *Store) open(ctx context.Context) error {
 		return fmt.Errorf("kafka: fence: %w", err)
 	}
 	if err := s.readState(ctx, marks[0].Offset); err != nil {
+		return err
+	}
+	if err := s.checkJournalGap(ctx, marks[0].Offset); err != nil {
+		return err
+	}
+	if err := s.markJournal(ctx); err != nil {
 		return err
 	}
 	return s.readSchemas(ctx, marks[1].Offset)
@@ -441,6 +450,10 @@ func (s *Store) next(f func(st *stateRecord)) *stateRecord {
 		}
 	}
 	f(&st)
+	st.Merged = ""
+	if s.cfg.Journal != nil {
+		st.Merged = s.cfg.Journal.Merged
+	}
 	st.UpdatedAt = time.Now().UTC()
 	return &st
 }
