@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -51,6 +52,7 @@ a source unreachable at start).`,
 	f.Int("workers", 1, "apply workers per shard: 1 keeps every topic partition in source commit order; more encode in parallel and keep only each key's order (Kafka transactions commit one at a time either way)")
 	f.String("max-txn-memory", "256MB", "memory for decoded changes per shard; a larger source transaction is written in fragments inside one Kafka transaction")
 	f.Bool("until-caught-up", false, "exit 0 once every shard has written everything its source had when it first went idle")
+	f.String("merged-topic", "", "also write every shard's transactions into this single-partition topic in one global order (per shard in commit order, across shards by commit time, released once every shard's watermark passed it), exactly once; needs --workers 1 (docs/kafka.md)")
 	f.StringSlice("include", nil, "tables to include as db.table patterns, e.g. --include 'shop.order*'; default: the source URL's database")
 	f.StringSlice("exclude", nil, "tables to leave out, same patterns as --include")
 	addStreamFlag(cmd)
@@ -86,14 +88,19 @@ func runStreamStatus(cmd *cobra.Command, _ []string) error {
 	if len(brokers) == 0 || prefix == "" {
 		return exitcode.ConfigError(fmt.Errorf("stream status: --kafka and --topic-prefix are required"))
 	}
-	sts, err := kafkasink.ReadStatus(cmd.Context(), brokers, prefix)
+	all, err := kafkasink.ReadAllStatus(cmd.Context(), brokers, prefix)
 	if err != nil {
 		return err
 	}
+	sts := all.Streams
 	out := cmd.OutOrStdout()
 	if s.K.Bool("json") {
-		return json.NewEncoder(out).Encode(sts)
+		if len(all.Merged) == 0 {
+			return json.NewEncoder(out).Encode(sts)
+		}
+		return json.NewEncoder(out).Encode(all)
 	}
+	defer printMerged(out, all.Merged)
 	if len(sts) == 0 {
 		fmt.Fprintf(out, "no stream has committed into %s.sluice.offsets\n", prefix)
 		return nil
@@ -161,9 +168,29 @@ func runStream(cmd *cobra.Command, _ []string) error {
 		Schemas: k.Bool("schemas"), NoTombstones: k.Bool("no-tombstones"), TxnMetadata: k.Bool("transaction-metadata"), NoSnapshot: k.Bool("no-snapshot"),
 		UntilCaughtUp: k.Bool("until-caught-up"), Include: k.Strings("include"), Exclude: k.Strings("exclude"),
 		Workers: k.Int("workers"), MaxTxnMemory: maxMem, Partitions: int32(k.Int("partitions")),
-		Version: Version, Log: s.Log}
+		Version: Version, Log: s.Log, MergedTopic: k.String("merged-topic")}
 	if reg != nil {
 		o.Registry = reg
 	}
 	return stream.Run(cmd.Context(), o)
+}
+
+// printMerged prints each merged topic's progress and the shard whose
+// watermark holds it back, with that watermark's age.
+func printMerged(out io.Writer, ms []kafkasink.MergedStatus) {
+	for _, m := range ms {
+		fmt.Fprintf(out, "merged topic %s: %d transactions merged, up to commit time %s, state written %s ago\n",
+			m.Topic, m.Txns, m.Released.Format(time.RFC3339), time.Since(m.UpdatedAt).Round(time.Second))
+		for _, sh := range m.Shards {
+			age := "no watermark yet"
+			if !sh.Watermark.IsZero() {
+				age = "watermark age " + time.Since(sh.Watermark).Round(100*time.Millisecond).String()
+			}
+			held := ""
+			if sh.Stream == m.HeldBy {
+				held = " (holds the merged topic back)"
+			}
+			fmt.Fprintf(out, "  shard %s: %s%s\n", sh.Stream, age, held)
+		}
+	}
 }

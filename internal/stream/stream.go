@@ -50,6 +50,9 @@ type Options struct {
 	Registry              prometheus.Registerer
 	Log                   *slog.Logger
 	StatusEvery           time.Duration
+	// MergedTopic (--merged-topic) also writes every shard's transactions
+	// into this single-partition topic in one global order (merged.go).
+	MergedTopic string
 }
 
 // ShardStream is the stream name of shard src.
@@ -84,23 +87,46 @@ func Run(ctx context.Context, o Options) error {
 		}
 		seen[s.Addr()] = true
 	}
+	if err := o.checkMerged(); err != nil {
+		return err
+	}
+	var merged *mergedRun
+	if o.MergedTopic != "" {
+		var err error
+		if merged, err = newMergedRun(o); err != nil {
+			return err
+		}
+		defer merged.close()
+	}
 	errs := make([]error, len(o.Sources))
 	var wg sync.WaitGroup
 	for i, src := range o.Sources {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = runShard(ctx, o, src)
+			errs[i] = runShard(ctx, o, src, merged)
 			if errs[i] != nil && len(o.Sources) > 1 {
 				errs[i] = fmt.Errorf("shard %s: %w", src.Addr(), errs[i])
 			}
 		}()
 	}
-	wg.Wait()
+	if merged == nil {
+		wg.Wait()
+		return errors.Join(errs...)
+	}
+	// The merger runs beside the shards; once they all stopped it merges
+	// what their watermarks release and returns.
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	merr := merged.merge(ctx, done)
+	<-done
+	if merr != nil && !errors.Is(merr, context.Canceled) {
+		errs = append(errs, fmt.Errorf("merged topic %s: %w", o.MergedTopic, merr))
+	}
 	return errors.Join(errs...)
 }
 
-func runShard(ctx context.Context, o Options, src config.MySQL) error {
+func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRun) error {
 	name := o.ShardStream(src)
 	log := o.Log.With("shard", src.Addr())
 	// The source checks of replicate (reachable, privileges, log_bin, ROW
@@ -125,14 +151,36 @@ func runShard(ctx context.Context, o Options, src config.MySQL) error {
 	cfg := kafkasink.Config{Brokers: o.Brokers, Prefix: o.Prefix, Stream: name, ServerID: serverID, DefaultDatabase: src.Database,
 		Schemas: o.Schemas, NoTombstones: o.NoTombstones, TxnMetadata: o.TxnMetadata, Partitions: o.Partitions, Decode: binlogpos.Decode,
 		Version: o.Version, Log: log}
+	if merged != nil {
+		cfg.Journal = merged.journals[name]
+	}
 	if err := start(ctx, o, src, cfg, log); err != nil {
 		return err
 	}
-	return replicate.Run(ctx, replicate.Options{
+	var wm *watermarker
+	wctx, stopWM := context.WithCancel(ctx)
+	defer stopWM()
+	wmDone := make(chan struct{})
+	if merged != nil {
+		if wm, err = newWatermarker(ctx, src, cfg.Journal, merged.pr, log); err != nil {
+			return err
+		}
+		defer wm.close()
+		go func() { defer close(wmDone); wm.run(wctx) }()
+	} else {
+		close(wmDone)
+	}
+	err = replicate.Run(ctx, replicate.Options{
 		Source: src, Kafka: &cfg, Stream: name, Include: o.Include, Exclude: o.Exclude,
 		Workers: o.Workers, MaxTxnMemory: o.MaxTxnMemory, UntilCaughtUp: o.UntilCaughtUp,
 		Registry: o.Registry, Log: log, StatusEvery: o.StatusEvery,
 	})
+	stopWM()
+	<-wmDone
+	if err == nil && wm != nil && ctx.Err() == nil {
+		wm.final(ctx)
+	}
+	return err
 }
 
 // start gives a stream without state its start: the snapshot, or with

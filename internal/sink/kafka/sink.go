@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -41,6 +42,11 @@ var _ pipeline.Sink = (*Sink)(nil)
 // text in a non-UTF-8 charset stops with an error naming the row.
 func New(store *Store, charsets *typemap.Charsets) *Sink {
 	m := typemap.New(typemap.Options{ZeroDate: typemap.ZeroDateNull, Nul: typemap.NulError, Charsets: charsets}, nil)
+	if j := store.cfg.Journal; j != nil && store.state != nil {
+		if p, err := store.cfg.Decode(store.state.Position); err == nil {
+			j.note(p) // the checkpoint this run starts from is in the journal
+		}
+	}
 	return &Sink{cfg: store.cfg, store: store, mapper: m, codecs: map[*schema.Table]*tableCodec{}}
 }
 
@@ -138,6 +144,11 @@ func (s *Sink) commitLocked(ctx context.Context, recs []*kgo.Record, extra []*kg
 		return err
 	}
 	st.state = next
+	if s.cfg.Journal != nil {
+		if p, err := s.cfg.Decode(next.Position); err == nil {
+			s.cfg.Journal.note(p)
+		}
+	}
 	return nil
 }
 
@@ -189,6 +200,7 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 	ends := make([]string, len(g.Txns))
 	for i, t := range g.Txns {
 		ends[i] = t.End.Key()
+		first := len(recs)
 		o := txnOrigin(t)
 		if s.cfg.TxnMetadata {
 			o.tx = newTxnMeta(t)
@@ -204,13 +216,22 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 		if o.tx != nil {
 			recs = append(recs, s.txnRecord(o.tx, true))
 		}
+		if j := s.cfg.Journal; j != nil {
+			recs = append(recs, j.journalRows(recs[first:], t.Timestamp, s.cfg.Prefix+".transaction")...)
+			recs = append(recs, j.journalEnd(t.Timestamp, t.End))
+		}
 	}
 	var start string
 	if runStart != nil {
 		start = runStart.Key()
 	}
 	a := appliedJSON{Last: ends[len(ends)-1], Ends: ends, Start: start}
-	return false, s.commit(ctx, recs, func(r *stateRecord) { r.Applied = append(r.Applied, a) })
+	if err := s.commit(ctx, recs, func(r *stateRecord) { r.Applied = append(r.Applied, a) }); err != nil {
+		return false, err
+	}
+	// One worker (required with a journal): every earlier transaction is committed too.
+	s.cfg.Journal.note(g.Txns[len(g.Txns)-1].End)
+	return false, nil
 }
 
 // ApplyDDL writes the DDL event on the topic <prefix>, the new schema
@@ -263,6 +284,10 @@ type largeTxn struct {
 	row  int
 	done bool
 	tx   *txnMeta // --transaction-metadata: BEGIN written with the first fragment
+	// commit and end: the transaction's time and end position as its
+	// fragments tell them (for the journal's end record).
+	commit time.Time
+	end    model.Position
 }
 
 func (l *largeTxn) Write(ctx context.Context, changes []pipeline.Change) error {
@@ -271,6 +296,12 @@ func (l *largeTxn) Write(ctx context.Context, changes []pipeline.Change) error {
 		o := origin{snapshot: "false"}
 		if c.Txn != nil { // a fragment: its GTID and commit time; the end position only on the last
 			o = txnOrigin(c.Txn)
+			if !c.Txn.Timestamp.IsZero() {
+				l.commit = c.Txn.Timestamp
+			}
+			if c.Txn.End != nil {
+				l.end = c.Txn.End
+			}
 			if l.s.cfg.TxnMetadata && l.tx == nil {
 				l.tx = newTxnMeta(c.Txn)
 				recs = append(recs, l.s.txnRecord(l.tx, false))
@@ -283,6 +314,9 @@ func (l *largeTxn) Write(ctx context.Context, changes []pipeline.Change) error {
 		}
 		l.row++
 		recs = append(recs, rs...)
+		if j := l.s.cfg.Journal; j != nil {
+			recs = append(recs, j.journalRows(rs, l.commit, "")...)
+		}
 	}
 	if err := l.s.checkRecords(ctx, recs); err != nil {
 		return err
@@ -302,6 +336,9 @@ func (l *largeTxn) Commit(ctx context.Context, cp checkpoint.State) error {
 	if l.tx != nil {
 		recs = []*kgo.Record{l.s.txnRecord(l.tx, true), rec}
 	}
+	if j := l.s.cfg.Journal; j != nil {
+		recs = append([]*kgo.Record{j.journalEnd(l.commit, l.end)}, recs...)
+	}
 	if err := st.cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		l.abort(ctx)
 		return err
@@ -310,6 +347,7 @@ func (l *largeTxn) Commit(ctx context.Context, cp checkpoint.State) error {
 		return fmt.Errorf("kafka: commit transaction: %w", err)
 	}
 	st.state = next
+	l.s.cfg.Journal.note(cp.Position)
 	return nil
 }
 

@@ -25,30 +25,60 @@ type StreamStatus struct {
 	Applied       int       `json:"applied_above_checkpoint"`
 }
 
+// MergedStatus is the committed state of a merged topic (--merged-topic).
+type MergedStatus struct {
+	Topic string `json:"merged_topic"`
+	Txns  int64  `json:"merged_transactions"`
+	// Released is the merge time of the last transaction merged.
+	Released  time.Time `json:"released_up_to"`
+	HeldBy    string    `json:"held_back_by,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Shards    []struct {
+		Stream    string    `json:"stream"`
+		Watermark time.Time `json:"watermark"`
+		Offset    int64     `json:"journal_offset"`
+	} `json:"shards"`
+}
+
+// Status is everything a topic prefix's offsets topic says.
+type Status struct {
+	Streams []StreamStatus `json:"streams"`
+	Merged  []MergedStatus `json:"merged,omitempty"`
+}
+
 // ReadStatus reads the committed state of every stream of a topic prefix
 // (read_committed, up to what is committed now).
 func ReadStatus(ctx context.Context, brokers []string, prefix string) ([]StreamStatus, error) {
+	st, err := ReadAllStatus(ctx, brokers, prefix)
+	return st.Streams, err
+}
+
+// ReadAllStatus reads the committed state of every stream and merged topic
+// of a topic prefix.
+func ReadAllStatus(ctx context.Context, brokers []string, prefix string) (Status, error) {
+	var res Status
 	topic := prefix + ".sluice.offsets"
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(500*time.Millisecond))
 	if err != nil {
-		return nil, exitcode.ConfigError(fmt.Errorf("kafka %s: %w", strings.Join(brokers, ","), err))
+		return res, exitcode.ConfigError(fmt.Errorf("kafka %s: %w", strings.Join(brokers, ","), err))
 	}
 	defer cl.Close()
 	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	err = cl.Ping(pingCtx)
 	cancel()
 	if err != nil {
-		return nil, exitcode.ConfigError(fmt.Errorf("kafka: cannot reach the broker %s: %w", strings.Join(brokers, ","), err))
+		return res, exitcode.ConfigError(fmt.Errorf("kafka: cannot reach the broker %s: %w", strings.Join(brokers, ","), err))
 	}
 	last := map[string]StreamStatus{}
+	merged := map[string]mergeState{}
 	idle := time.Now()
 	for time.Since(idle) < 2*time.Second {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
 		fs := cl.PollFetches(pctx)
 		cancel()
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return res, ctx.Err()
 		}
 		var ferr error
 		fs.EachError(func(_ string, _ int32, err error) {
@@ -57,11 +87,18 @@ func ReadStatus(ctx context.Context, brokers []string, prefix string) ([]StreamS
 			}
 		})
 		if ferr != nil {
-			return nil, fmt.Errorf("kafka: reading %s: %w", topic, ferr)
+			return res, fmt.Errorf("kafka: reading %s: %w", topic, ferr)
 		}
 		fs.EachRecord(func(r *kgo.Record) {
 			idle = time.Now()
 			if r.Value == nil || strings.Contains(string(r.Key), "\x00") {
+				return
+			}
+			if strings.HasPrefix(string(r.Key), "merged:") {
+				var ms mergeState
+				if json.Unmarshal(r.Value, &ms) == nil {
+					merged[string(r.Key)] = ms
+				}
 				return
 			}
 			var st stateRecord
@@ -76,12 +113,31 @@ func ReadStatus(ctx context.Context, brokers []string, prefix string) ([]StreamS
 				SourceTime: st.SourceTime, UpdatedAt: st.UpdatedAt, Applied: len(st.Applied)}
 		})
 	}
-	out := make([]StreamStatus, 0, len(last))
+	res.Streams = make([]StreamStatus, 0, len(last))
 	for _, s := range last {
-		out = append(out, s)
+		res.Streams = append(res.Streams, s)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Stream < out[j].Stream })
-	return out, nil
+	sort.Slice(res.Streams, func(i, j int) bool { return res.Streams[i].Stream < res.Streams[j].Stream })
+	for _, ms := range merged {
+		m := MergedStatus{Topic: ms.Merged, Txns: ms.Txns, HeldBy: ms.HeldBy, UpdatedAt: ms.UpdatedAt}
+		if ms.Released != 0 {
+			m.Released = time.UnixMilli(ms.Released).UTC()
+		}
+		for _, sh := range ms.Shards {
+			var wm time.Time
+			if sh.Watermark != 0 {
+				wm = time.UnixMilli(sh.Watermark).UTC()
+			}
+			m.Shards = append(m.Shards, struct {
+				Stream    string    `json:"stream"`
+				Watermark time.Time `json:"watermark"`
+				Offset    int64     `json:"journal_offset"`
+			}{sh.Stream, wm, sh.Offset})
+		}
+		res.Merged = append(res.Merged, m)
+	}
+	sort.Slice(res.Merged, func(i, j int) bool { return res.Merged[i].Topic < res.Merged[j].Topic })
+	return res, nil
 }
 
 // decodeAny prints a MySQL position's JSON encoding as file:pos and GTID set.

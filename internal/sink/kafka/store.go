@@ -48,6 +48,9 @@ type Config struct {
 	// Version is sluice's version, in source.version.
 	Version string
 	Log     *slog.Logger
+	// Journal, when set (--merged-topic), receives a copy of every change
+	// event in source commit order for the merger (journal.go).
+	Journal *Journal
 }
 
 // OffsetsTopic is the compacted topic of the streams' positions.
@@ -71,6 +74,9 @@ type stateRecord struct {
 	UpdatedAt     time.Time     `json:"updated_at"`
 	Applied       []appliedJSON `json:"applied,omitempty"`
 	Snapshot      string        `json:"snapshot,omitempty"` // "done" once the initial snapshot committed
+	// Merged is the merged topic whose journal this state's run wrote
+	// (--merged-topic), "" for a run without one (journal.go: a gap check).
+	Merged string `json:"merged,omitempty"`
 }
 
 type appliedJSON struct {
@@ -187,6 +193,12 @@ func (s *Store) open(ctx context.Context) error {
 	if err := s.readState(ctx, marks[0].Offset); err != nil {
 		return err
 	}
+	if err := s.checkJournalGap(ctx, marks[0].Offset); err != nil {
+		return err
+	}
+	if err := s.markJournal(ctx); err != nil {
+		return err
+	}
 	return s.readSchemas(ctx, marks[1].Offset)
 }
 
@@ -234,10 +246,14 @@ func (s *Store) readSchemas(ctx context.Context, end int64) error {
 
 // readRange reads the committed records of partition 0 of topic in [from, end).
 func (s *Store) readRange(ctx context.Context, topic string, from, end int64, each func(*kgo.Record) error) error {
+	return readRange(ctx, s.cfg.Brokers, topic, from, end, each)
+}
+
+func readRange(ctx context.Context, brokers []string, topic string, from, end int64, each func(*kgo.Record) error) error {
 	if from >= end {
 		return nil
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(s.cfg.Brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().At(from)}}))
 	if err != nil {
 		return err
@@ -291,8 +307,14 @@ func (s *Store) ensureTopic(ctx context.Context, topic string, compact bool) err
 		configs["cleanup.policy"] = &c
 		parts = 1
 	}
-	if topic == s.cfg.Prefix {
-		parts = 1
+	if topic == s.cfg.Prefix || isJournalTopic(s.cfg.Prefix, topic) {
+		parts = 1 // one order: schema changes, a shard's journal
+	}
+	if isJournalTopic(s.cfg.Prefix, topic) {
+		// Kept until merged: the merger deletes what it has committed
+		// (DeleteRecords); retention must never drop an unmerged record.
+		never := "-1"
+		configs["retention.ms"] = &never
 	}
 	resp, err := s.adm.CreateTopic(ctx, parts, -1, configs, topic)
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
@@ -428,6 +450,10 @@ func (s *Store) next(f func(st *stateRecord)) *stateRecord {
 		}
 	}
 	f(&st)
+	st.Merged = ""
+	if s.cfg.Journal != nil {
+		st.Merged = s.cfg.Journal.Merged
+	}
 	st.UpdatedAt = time.Now().UTC()
 	return &st
 }
