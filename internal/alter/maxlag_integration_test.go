@@ -208,6 +208,17 @@ func TestAlterMaxLag(t *testing.T) {
 	l.compare(db)
 	leftovers(t, db, name)
 
+	// The dry run shows every replica's lag.
+	dry := o
+	dry.afterChunk, dry.DryRun, dry.Alter = nil, true, "ADD INDEX ic (c)"
+	dr, err := Run(context.Background(), dry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan := strings.Join(dr.Plan, "\n"); !strings.Contains(plan, "replicas (--max-lag 1s): "+rep.Addr()+" lag ") {
+		t.Errorf("dry-run plan does not show the replica's lag:\n%s", plan)
+	}
+
 	// Refusals, each exit 2 naming what to fix, nothing written.
 	refused := func(what string, o Options, want ...string) {
 		t.Helper()
@@ -233,7 +244,7 @@ func TestAlterMaxLag(t *testing.T) {
 	mustExec(t, replica, "CREATE USER 'nomon'@'127.0.0.1' IDENTIFIED BY 'nomon'")
 	noPriv := o
 	noPriv.Replicas = []config.MySQL{{Host: rep.Host, Port: rep.Port, User: "nomon", Password: "nomon"}}
-	refused("user without SLAVE MONITOR", noPriv, rep.Addr(), "SLAVE MONITOR")
+	refused("user without SLAVE MONITOR", noPriv, rep.Addr(), "GRANT SLAVE MONITOR ON *.* TO 'nomon'")
 	notReplica := o
 	notReplica.Replicas = []config.MySQL{{Host: src.Host, Port: src.Port, User: "root", Password: "root"}}
 	refused("a server that is no replica", notReplica, src.Addr(), "replicates from no source")
