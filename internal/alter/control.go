@@ -67,8 +67,8 @@ func (c *control) command() string {
 }
 
 // gate returns when work may go on: not paused, load below --max-load,
-// every --replica within --max-lag. It returns errAbort for an abort in the control file or a load above
-// --critical-load.
+// every --replica within --max-lag. It returns errAbort for an abort in
+// the control file or a load above --critical-load.
 func (c *control) gate(ctx context.Context) error {
 	for {
 		if err := ctx.Err(); err != nil {
