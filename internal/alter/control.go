@@ -24,13 +24,22 @@ type control struct {
 	db       *sql.DB
 	maxLoad  Load
 	critical Load
+	lag      *lagWatch // nil without --max-lag
 	log      *slog.Logger
 
 	mu      sync.Mutex
 	word    string
 	readAt  time.Time
 	paused  bool
+	why     string // why it is paused, for the progress line
 	pausing time.Duration
+}
+
+// pausedWhy is why the run is paused now ("" when it is not).
+func (c *control) pausedWhy() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.why
 }
 
 // command returns the control file's current word ("" without a file).
@@ -57,9 +66,9 @@ func (c *control) command() string {
 	return c.word
 }
 
-// gate returns when work may go on: not paused, load below --max-load. It
-// returns errAbort for an abort in the control file or a load above
-// --critical-load.
+// gate returns when work may go on: not paused, load below --max-load,
+// every --replica within --max-lag. It returns errAbort for an abort in
+// the control file or a load above --critical-load.
 func (c *control) gate(ctx context.Context) error {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -87,13 +96,22 @@ func (c *control) gate(ctx context.Context) error {
 				reason = "throttled: " + over
 			}
 		}
+		if reason == "" && c.lag != nil {
+			if over := c.lag.check(ctx); over != "" {
+				reason = "throttled: " + over
+			}
+		}
 		c.mu.Lock()
 		was := c.paused
-		c.paused = reason != ""
+		c.paused, c.why = reason != "", reason
 		c.mu.Unlock()
 		if reason == "" {
 			if was {
-				c.log.Info("alter resumed")
+				if c.lag != nil {
+					c.log.Info("alter resumed", "replicas", c.lag.lastStatus())
+				} else {
+					c.log.Info("alter resumed")
+				}
 			}
 			return nil
 		}

@@ -46,6 +46,10 @@ func (r *runner) cutover(ctx context.Context) (time.Duration, error) {
 			stop()
 			return 0, err
 		}
+		if err := r.readyToSwap(ctx); err != nil {
+			stop()
+			return 0, err
+		}
 		if err := stop(); err != nil {
 			return 0, err
 		}

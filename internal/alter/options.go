@@ -38,9 +38,14 @@ type Options struct {
 	CutoverLockTimeout time.Duration
 	CutoverRetries     int
 
-	DryRun          bool
-	MaxLoad         Load // pause the copy while a status variable is above
-	CriticalLoad    Load // abort when a status variable is above
+	DryRun       bool
+	MaxLoad      Load // pause the copy while a status variable is above
+	CriticalLoad Load // abort when a status variable is above
+	// MaxLag pauses the copy and the appliers, and holds the swap, while a
+	// replica in Replicas is further behind than this (or not
+	// replicating). Both or neither.
+	MaxLag          time.Duration
+	Replicas        []config.MySQL
 	NiceRatio       float64
 	ControlFile     string
 	PostponeCutover bool

@@ -24,6 +24,9 @@ func (r *runner) progress(ctx context.Context, chunks int) (stop func()) {
 			left := time.Duration(float64(int64(chunks)-cd) * el / float64(cd-startChunks) * float64(time.Second))
 			s += ", ETA " + left.Round(time.Second).String()
 		}
+		if why := r.ctl.pausedWhy(); why != "" {
+			s += ", paused (" + why + ")"
+		}
 		return s
 	}
 	if r.o.Progress != nil && r.o.Terminal {

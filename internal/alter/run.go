@@ -83,6 +83,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	default:
 		return nil, refuse("--method %q: want auto, instant or copy", o.Method)
 	}
+	switch {
+	case o.MaxLag < 0:
+		return nil, refuse("--max-lag %s: want a positive duration", o.MaxLag)
+	case o.MaxLag > 0 && len(o.Replicas) == 0:
+		return nil, refuse("--max-lag needs --replica mysql://user:pass@host:port (repeatable): the replicas whose lag to watch")
+	case o.MaxLag == 0 && len(o.Replicas) > 0:
+		return nil, refuse("--replica needs --max-lag (the lag above which the copy pauses, e.g. --max-lag 1500ms)")
+	}
 	if len(shadowName(o.Table)) > 64 {
 		return nil, refuse("table name %s is too long for the copy's name %s (64 characters at most)", o.Table, shadowName(o.Table))
 	}
@@ -108,6 +116,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if err := checkAlterText(o.Alter); err != nil {
 		return nil, err
+	}
+	if len(o.Replicas) > 0 {
+		if r.ctl.lag, err = openReplicas(ctx, o.Replicas, o.MaxLag); err != nil {
+			return nil, err
+		}
+		defer r.ctl.lag.close()
 	}
 	if r.info, err = binlog.SourceOnPool(db).Info(ctx); err != nil {
 		return nil, err
@@ -343,6 +357,10 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		stop()
 		return err
 	}
+	if err := r.readyToSwap(ctx); err != nil {
+		stop()
+		return err
+	}
 	if err := stop(); err != nil {
 		return err
 	}
@@ -390,6 +408,17 @@ func (r *runner) catchUp(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// readyToSwap waits, with the appliers running, until the run is not
+// paused (control file, --max-load, replicas within --max-lag: the swap
+// must not add a lag spike to a lagging replica) and the key set is small
+// again.
+func (r *runner) readyToSwap(ctx context.Context) error {
+	if err := r.ctl.gate(ctx); err != nil {
+		return err
+	}
+	return r.catchUp(ctx)
 }
 
 // waitCutover holds the swap while --postpone-cutover is set, until the
@@ -513,6 +542,10 @@ func (r *runner) dryRun(ctx context.Context) (*Report, error) {
 		add("disk: the server does not report free space; the copy needs about %d MB", p.bytes>>20)
 	} else {
 		add("disk: %d MB free, the copy needs about %d MB", p.freeBytes>>20, p.bytes>>20)
+	}
+	if r.ctl.lag != nil {
+		r.ctl.lag.check(ctx)
+		add("replicas (--max-lag %s): %s", r.o.MaxLag, r.ctl.lag.lastStatus())
 	}
 	add("checks: binlog ROW/FULL, no triggers, no foreign keys, no renames: passed")
 	return rep, nil

@@ -28,16 +28,18 @@ the shared columns, and an atomic RENAME under a table lock held for
 milliseconds (waited for at most --cutover-lock-timeout, with retries).
 
 Operator controls: --dry-run, --max-load / --critical-load (status variables),
+--max-lag with --replica (pause while a replica lags; the swap waits too),
 --nice-ratio, and a control file (--control-file) whose last word is pause,
 resume, abort or cutover (with --postpone-cutover). A killed run resumes when
 started again with the same clauses; --cleanup removes what it left.
 
 Exit codes: 0 done, 1 failure or abort (checksum difference, critical load),
 2 refused (no shared key, foreign keys, triggers, renamed or dropped columns,
-binlog settings, disk).`,
+binlog settings, disk, a --replica unreachable or without the privilege).`,
 		Example: `  sluice alter --source mysql://root:pw@db1:3306/shop --table orders --alter "ADD COLUMN note VARCHAR(200), ADD INDEX (created_at)"
   sluice alter --source ... --table orders --alter "MODIFY amount DECIMAL(14,2)" --dry-run
-  sluice alter --source ... --table orders --alter "DROP COLUMN legacy" --allow-drop-column --control-file /tmp/alter.ctl --postpone-cutover`,
+  sluice alter --source ... --table orders --alter "DROP COLUMN legacy" --allow-drop-column --control-file /tmp/alter.ctl --postpone-cutover
+  sluice alter --source ... --table orders --alter "ADD INDEX (created_at)" --max-lag 1500ms --replica mysql://mon:pw@db2:3306 --replica mysql://mon:pw@db3:3306`,
 		Args: cobra.NoArgs,
 		RunE: runAlter,
 	}
@@ -53,6 +55,8 @@ binlog settings, disk).`,
 	f.Bool("dry-run", false, "print the plan, the copy's DDL, estimates and every check; write nothing")
 	f.String("max-load", "", "pause the copy while a global status variable is above, e.g. Threads_running=50")
 	f.String("critical-load", "", "abort (and clean up) when a global status variable is above, e.g. Threads_running=200")
+	f.Duration("max-lag", 0, "pause the copy, and hold the swap, while a --replica is further behind than this (or not replicating), e.g. 1500ms")
+	f.StringArray("replica", nil, "a replica whose lag --max-lag watches: mysql://user:password@host:port (repeatable; the user needs SLAVE MONITOR on MariaDB, REPLICATION CLIENT on MySQL)")
 	f.Float64("nice-ratio", 0, "sleep this fraction of each chunk's copy time after it (0.5: the copy runs 2/3 of the time)")
 	f.String("control-file", "", "file whose last word steers the run: pause, resume, abort, cutover")
 	f.Bool("postpone-cutover", false, `keep the copy in sync and wait for "cutover" in the control file before the swap`)
@@ -83,6 +87,18 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("--critical-load: %w", err))
 	}
+	var replicas []config.MySQL
+	urls, _ := cmd.Flags().GetStringArray("replica")
+	for _, u := range urls {
+		m, err := config.ParseSource(u)
+		if err != nil {
+			return exitcode.ConfigError(fmt.Errorf("--replica: %w", err))
+		}
+		replicas = append(replicas, m)
+	}
+	if k.Duration("max-lag") > 0 && len(replicas) == 0 {
+		return exitcode.ConfigError(fmt.Errorf("--max-lag needs --replica mysql://user:password@host:port (repeatable): the replicas whose lag to watch"))
+	}
 	if k.Bool("postpone-cutover") && k.String("control-file") == "" {
 		return exitcode.ConfigError(fmt.Errorf("--postpone-cutover needs --control-file (write \"cutover\" into it to swap)"))
 	}
@@ -90,7 +106,8 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 		Source: src, Table: k.String("table"), Alter: k.String("alter"), Method: k.String("method"),
 		Workers: k.Int("workers"), ChunkRows: k.Int64("chunk-rows"),
 		CutoverLockTimeout: k.Duration("cutover-lock-timeout"), CutoverRetries: k.Int("cutover-retries"),
-		DryRun: k.Bool("dry-run"), MaxLoad: maxLoad, CriticalLoad: critical, NiceRatio: k.Float64("nice-ratio"),
+		DryRun: k.Bool("dry-run"), MaxLoad: maxLoad, CriticalLoad: critical,
+		MaxLag: k.Duration("max-lag"), Replicas: replicas, NiceRatio: k.Float64("nice-ratio"),
 		ControlFile: k.String("control-file"), PostponeCutover: k.Bool("postpone-cutover"),
 		KeepOldTable: k.Bool("keep-old-table"), AllowDropColumn: k.Bool("allow-drop-column"), Cleanup: k.Bool("cleanup"),
 		Log: s.Log, Progress: cmd.ErrOrStderr(),
