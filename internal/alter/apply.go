@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -24,12 +23,12 @@ const applyBatch = 500
 const lockWait = " LOCK IN SHARE MODE"
 
 // nowaitClause is the non-waiting shared lock of the server, and the
-// error numbers of a lock it could not take at once.
-func nowaitClause(mariadb bool) (string, []uint16) {
+// error number of a lock it could not take at once.
+func nowaitClause(mariadb bool) (string, uint16) {
 	if mariadb {
-		return " LOCK IN SHARE MODE NOWAIT", []uint16{errLockWaitTimeout}
+		return " LOCK IN SHARE MODE NOWAIT", errLockWaitTimeout
 	}
-	return " FOR SHARE NOWAIT", []uint16{errLockNowait}
+	return " FOR SHARE NOWAIT", errLockNowait
 }
 
 // errLockNowait: MySQL's "could not be acquired immediately and NOWAIT is set".
@@ -83,7 +82,7 @@ func (r *runner) applyKeys(ctx context.Context, q querier, vals [][]any, lock st
 func (r *runner) applyBusy(ctx context.Context, q querier, vals [][]any) error {
 	err := r.applyKeys(ctx, q, vals, r.nowait)
 	code, _ := mysqlErr(err)
-	if err == nil || !slices.Contains(r.busyCodes, code) {
+	if err == nil || code != r.busyCode {
 		return err
 	}
 	if len(vals) == 1 {

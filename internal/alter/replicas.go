@@ -124,54 +124,36 @@ type channel struct {
 // channels reads the status statement's rows by column name: MariaDB
 // says Slave_*/…_Master, MySQL 8.0.22+ Replica_*/…_Source.
 func (rp *replica) channels(ctx context.Context) ([]channel, error) {
-	rows, err := rp.db.QueryContext(ctx, rp.stmt)
+	rows, err := queryMaps(ctx, rp.db, rp.stmt)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	idx := map[string]int{}
-	for i, c := range cols {
-		idx[strings.ToLower(c)] = i
-	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	get := func(names ...string) sql.NullString {
-		for _, n := range names {
-			if i, ok := idx[strings.ToLower(n)]; ok {
-				return vals[i]
+	out := make([]channel, 0, len(rows))
+	for _, m := range rows {
+		get := func(names ...string) string {
+			for _, n := range names {
+				if v, ok := m[strings.ToLower(n)]; ok {
+					return v
+				}
 			}
-		}
-		return sql.NullString{}
-	}
-	var out []channel
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
+			return ""
 		}
 		c := channel{
-			name: get("Connection_name", "Channel_Name").String,
-			io:   get("Slave_IO_Running", "Replica_IO_Running").String,
-			sql:  get("Slave_SQL_Running", "Replica_SQL_Running").String,
+			name: get("Connection_name", "Channel_Name"),
+			io:   get("Slave_IO_Running", "Replica_IO_Running"),
+			sql:  get("Slave_SQL_Running", "Replica_SQL_Running"),
 		}
-		if v := get("Seconds_Behind_Master", "Seconds_Behind_Source"); v.Valid {
-			if n, err := strconv.ParseInt(v.String, 10, 64); err == nil {
-				c.lag, c.lagKnown = time.Duration(n)*time.Second, true
-			}
+		// NULL (no lag known) reads as "", which does not parse.
+		if n, err := strconv.ParseInt(get("Seconds_Behind_Master", "Seconds_Behind_Source"), 10, 64); err == nil {
+			c.lag, c.lagKnown = time.Duration(n)*time.Second, true
 		}
-		c.lastErr = get("Last_SQL_Error").String
+		c.lastErr = get("Last_SQL_Error")
 		if c.lastErr == "" {
-			c.lastErr = get("Last_IO_Error").String
+			c.lastErr = get("Last_IO_Error")
 		}
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // poll reads one replica: its largest lag, and why it is over the limit

@@ -51,10 +51,10 @@ type runner struct {
 	tr   *tracker
 
 	hashFn, hashArg string // the checksum's row hash
-	// nowait and busyCodes: the appliers' non-waiting lock clause and the
-	// errors of a row it could not lock (apply.go).
-	nowait    string
-	busyCodes []uint16
+	// nowait and busyCode: the appliers' non-waiting lock clause and the
+	// error of a row it could not lock (apply.go).
+	nowait   string
+	busyCode uint16
 	// hold: the appliers apply a batch under its read lock; the checksum
 	// takes it to stop them while it waits for its table lock.
 	hold    sync.RWMutex
@@ -126,7 +126,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if r.info, err = binlog.SourceOnPool(db).Info(ctx); err != nil {
 		return nil, err
 	}
-	r.nowait, r.busyCodes = nowaitClause(r.info.Flavor == binlog.FlavorMariaDB)
+	r.nowait, r.busyCode = nowaitClause(r.info.Flavor == binlog.FlavorMariaDB)
 	start := time.Now()
 	st, err := loadRun(ctx, db, r.id.Database, r.id.Name)
 	if err != nil {

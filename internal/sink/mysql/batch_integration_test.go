@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,26 +80,7 @@ func TestBatchedUpdateOfAMissingRowIsADivergence(t *testing.T) {
 	if _, err := sess.ApplyGroup(ctx, &g, start); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := f.admin.Query("SELECT id, a FROM `" + f.name + "`.t ORDER BY id")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	want := [][2]int{{1, 11}, {2, 21}, {3, 31}, {4, 41}}
-	n := 0
-	for rows.Next() {
-		var id, a int
-		if err := rows.Scan(&id, &a); err != nil {
-			t.Fatal(err)
-		}
-		if n >= len(want) || id != want[n][0] || a != want[n][1] {
-			t.Errorf("row %d: (%d, %d), want %v", n, id, a, want)
-		}
-		n++
-	}
-	if n != len(want) {
-		t.Errorf("%d rows, want %d", n, len(want))
-	}
+	f.wantRows("id, a", [][]int{{1, 11}, {2, 21}, {3, 31}, {4, 41}})
 }
 
 // TestUpdateRunsKeepSourceOrder: a run of updates mixing a unique-key swap
@@ -139,26 +121,7 @@ func TestUpdateRunsKeepSourceOrder(t *testing.T) {
 	if _, err := sess.ApplyGroup(ctx, g, binlogpos.Position{File: "bin.000001", Pos: 4}); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := f.admin.Query("SELECT id, u, a FROM `" + f.name + "`.t ORDER BY id")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	want := [][3]int{{1, 2, 10}, {2, 1, 20}, {3, 3, 33}, {4, 4, 42}}
-	n := 0
-	for rows.Next() {
-		var r [3]int
-		if err := rows.Scan(&r[0], &r[1], &r[2]); err != nil {
-			t.Fatal(err)
-		}
-		if n >= len(want) || r != want[n] {
-			t.Errorf("row %d: %v, want %v", n, r, want)
-		}
-		n++
-	}
-	if n != len(want) {
-		t.Errorf("%d rows, want %d", n, len(want))
-	}
+	f.wantRows("id, u, a", [][]int{{1, 2, 10}, {2, 1, 20}, {3, 3, 33}, {4, 4, 42}})
 }
 
 // TestUpsertManyUpdatesExactly: where only the primary key is unique, a run
@@ -212,24 +175,34 @@ func TestUpsertManyUpdatesExactly(t *testing.T) {
 	if _, err := sess.ApplyGroup(ctx, g, binlogpos.Position{File: "bin.000001", Pos: 4}); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := f.admin.Query("SELECT id, a, b FROM `" + f.name + "`.t ORDER BY id")
+	f.wantRows("id, a, b", [][]int{{1, 11, 100}, {2, 20, 201}, {3, 30, 300}, {4, 41, 401}, {5, 51, 500}})
+}
+
+// wantRows checks that the integer columns cols of table t, by id, are
+// exactly want.
+func (f *fixture) wantRows(cols string, want [][]int) {
+	f.t.Helper()
+	rows, err := f.admin.Query("SELECT " + cols + " FROM `" + f.name + "`.t ORDER BY id")
 	if err != nil {
-		t.Fatal(err)
+		f.t.Fatal(err)
 	}
 	defer rows.Close()
-	want := [][3]int{{1, 11, 100}, {2, 20, 201}, {3, 30, 300}, {4, 41, 401}, {5, 51, 500}}
 	n := 0
 	for rows.Next() {
-		var r [3]int
-		if err := rows.Scan(&r[0], &r[1], &r[2]); err != nil {
-			t.Fatal(err)
+		r := make([]int, len(strings.Split(cols, ",")))
+		ptrs := make([]any, len(r))
+		for i := range r {
+			ptrs[i] = &r[i]
 		}
-		if n >= len(want) || r != want[n] {
-			t.Errorf("row %d: %v, want %v", n, r, want)
+		if err := rows.Scan(ptrs...); err != nil {
+			f.t.Fatal(err)
+		}
+		if n >= len(want) || !slices.Equal(r, want[n]) {
+			f.t.Errorf("row %d: %v, want %v", n, r, want)
 		}
 		n++
 	}
 	if n != len(want) {
-		t.Errorf("%d rows, want %d", n, len(want))
+		f.t.Errorf("%d rows, want %d", n, len(want))
 	}
 }
