@@ -195,9 +195,4 @@ PY
 	fi
 } >"$OUT"
 
-if [[ -n ${BENCH_NO_DOC:-} ]]; then
-	cat "$OUT"
-else
-	bench_doc_section "alter" "$OUT"
-	bench_log "wrote the alter section of $BENCH_DOC"
-fi
+bench_publish "alter" "$OUT"

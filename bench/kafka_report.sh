@@ -247,10 +247,5 @@ report() {
 			echo
 		fi
 	} >"$out"
-	if [[ -n ${BENCH_NO_DOC:-} ]]; then
-		cat "$out"
-	else
-		bench_doc_section kafka "$out"
-		bench_log "wrote the kafka section of $BENCH_DOC"
-	fi
+	bench_publish kafka "$out"
 }

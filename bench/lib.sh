@@ -53,6 +53,7 @@
 #   bench_fmt NUMBER [DECIMALS]                printf helper
 #   bench_machine_md                           markdown bullets: date, machine, kernel, load, versions
 #   bench_doc_section NAME FILE                replace (or append) section "## NAME" of docs/benchmarks.md
+#   bench_publish NAME FILE                    print FILE (BENCH_NO_DOC=1) or make it section "## NAME"
 #                                              with the heading "## NAME" + FILE's content (FILE has no
 #                                              "## " lines; use "### " inside); refreshes the header;
 #                                              keeps the other sections intact
@@ -401,6 +402,17 @@ mysql-target|reverse`; method in
 - A run counts only if the target equals the source afterwards; each section says how that was checked.
 
 EOF
+}
+
+# bench_publish NAME FILE: a report's last step: with BENCH_NO_DOC set, FILE is printed and docs/ left
+# alone; else FILE becomes the "## NAME" section of docs/benchmarks.md.
+bench_publish() {
+	if [[ -n ${BENCH_NO_DOC:-} ]]; then
+		cat "$2"
+	else
+		bench_doc_section "$1" "$2"
+		bench_log "wrote the $1 section of $BENCH_DOC"
+	fi
 }
 
 bench_doc_section() {

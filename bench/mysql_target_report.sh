@@ -276,9 +276,4 @@ PY
 	fi
 } >"$OUT"
 
-if [[ -n ${BENCH_NO_DOC:-} ]]; then
-	cat "$OUT"
-else
-	bench_doc_section "mysql target" "$OUT"
-	bench_log "wrote the mysql target section of $BENCH_DOC"
-fi
+bench_publish "mysql target" "$OUT"

@@ -224,9 +224,4 @@ PY
 	fi
 } >"$OUT"
 
-if [[ -n ${BENCH_NO_DOC:-} ]]; then
-	cat "$OUT"
-else
-	bench_doc_section replicate "$OUT"
-	bench_log "wrote the replicate section of $BENCH_DOC"
-fi
+bench_publish replicate "$OUT"

@@ -248,9 +248,4 @@ PY
 	fi
 } >"$OUT"
 
-if [[ -n ${BENCH_NO_DOC:-} ]]; then
-	cat "$OUT"
-else
-	bench_doc_section "reverse" "$OUT"
-	bench_log "wrote the reverse section of $BENCH_DOC"
-fi
+bench_publish "reverse" "$OUT"
