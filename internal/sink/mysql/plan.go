@@ -35,14 +35,13 @@ type plan struct {
 	uniqueCols                     []int
 	updateManyHead, updateManyTail string
 	// upsertMany: the multi-row updates go as INSERT … ON DUPLICATE KEY
-	// UPDATE (upsertTail after the rows; rowAlias: MySQL's "AS new" instead
-	// of MariaDB's VALUES()).
-	upsertMany, rowAlias bool
-	upsertTail           string
+	// UPDATE (upsertTail after the rows).
+	upsertMany bool
+	upsertTail string
 }
 
 func newPlan(t *schema.Table, targetDB string, mysqlJSON, rowAlias bool) (*plan, error) {
-	p := &plan{table: t, qtable: quoteIdent(targetDB) + "." + quoteIdent(t.Name), rowAlias: rowAlias}
+	p := &plan{table: t, qtable: quoteIdent(targetDB) + "." + quoteIdent(t.Name)}
 	byName := map[string]int{}
 	names := make([]string, 0, len(t.Columns))
 	p.enc = make([]encoder, len(t.Columns))
@@ -95,7 +94,7 @@ func newPlan(t *schema.Table, targetDB string, mysqlJSON, rowAlias bool) (*plan,
 		}
 	}
 	if p.uniqueCols, p.updateMany = updateManyOK(t, p); p.updateMany {
-		p.buildUpdateMany()
+		p.buildUpdateMany(rowAlias)
 	}
 	return p, nil
 }

@@ -149,14 +149,15 @@ func upsertMany(ctx context.Context, b *batch, p *plan, run []pipeline.Change, b
 }
 
 // buildUpdateMany prepares the fixed parts of a multi-row UPDATE and, where
-// only the primary key is unique, of the upsert that replaces it.
-func (p *plan) buildUpdateMany() {
+// only the primary key is unique, of the upsert that replaces it (rowAlias:
+// MySQL's "AS new" instead of MariaDB's VALUES()).
+func (p *plan) buildUpdateMany(rowAlias bool) {
 	p.upsertMany = onlyPrimaryUnique(p.table)
 	if p.upsertMany {
 		// MySQL 8.0.20+ deprecates VALUES() here for a row alias, which
 		// MariaDB does not have.
 		tail := " ON DUPLICATE KEY UPDATE "
-		if p.rowAlias {
+		if rowAlias {
 			tail = " AS new ON DUPLICATE KEY UPDATE "
 		}
 		for n, i := range p.setCols {
@@ -164,7 +165,7 @@ func (p *plan) buildUpdateMany() {
 				tail += ","
 			}
 			q := quoteIdent(p.table.Columns[i].Name)
-			if p.rowAlias {
+			if rowAlias {
 				tail += q + "=new." + q
 			} else {
 				tail += q + "=VALUES(" + q + ")"

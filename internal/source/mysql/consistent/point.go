@@ -61,10 +61,11 @@ func ParseMethod(s string) (Method, error) {
 type PointOptions struct {
 	Sessions int
 	Method   Method
-	// LockWaitTimeout bounds how long FLUSH TABLES WITH READ LOCK may wait
-	// for running writes (while it waits, new writes queue behind it).
+	// LockWaitTimeout bounds how long one attempt of the table or global
+	// read lock may wait for running writes (while it waits, new writes
+	// to the locked tables queue behind it).
 	LockWaitTimeout time.Duration
-	// LockAttempts is how often FLUSH TABLES WITH READ LOCK is tried
+	// LockAttempts is how often the lock is tried
 	// (0: 3). Between two attempts the lock is not held for LockRetryPause,
 	// so the writers that queued behind the waiting lock get through.
 	LockAttempts int
@@ -429,7 +430,7 @@ func (s *Source) tableLock(ctx context.Context, p *Point, o PointOptions) error 
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(QuoteMy(t.Database) + "." + QuoteMy(t.Name) + " READ")
+		b.WriteString(QuoteTable(t.TableID) + " READ")
 	}
 	return s.lockedPoint(ctx, p, o, pointLock{method: MethodTableLock, stmt: b.String(),
 		what:     fmt.Sprintf("LOCK TABLES … READ of the %d tables in scope", len(o.Tables)),
