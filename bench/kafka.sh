@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench/kafka.sh: two MySQL shards into Kafka with `sluice stream` (issue 14), side by side with
-# the broker's own limit. Two throwaway MariaDB servers (bench/mysql_target_servers.sh) are the
-# shards, each with the same sysbench database sbtest (so both write the same topics, told apart
-# by source.server_id 1 and 2); the sandbox's Kafka (127.0.0.1:19092, scripts/sandbox) is the
-# target.
+# the broker's own limit and Debezium's MySQL connector. Two throwaway MySQL 9.7 servers
+# (bench/mysql9_servers.sh; BENCH_SHARD_FLAVOR=mariadb: MariaDB 10.11, bench/mysql_target_servers.sh,
+# which Debezium's MySQL connector cannot read) are the shards, each with the same sysbench database
+# sbtest (so both write the same topics, told apart by source.server_id 1 and 2); the sandbox's
+# Kafka (127.0.0.1:19092, scripts/sandbox) is the target.
 #
 #   catchup  per workload (oltp_insert, oltp_write_only) and pass: a new stream is started with
 #            --no-snapshot on the idle shards (it commits its start position and exits), then
@@ -18,7 +19,9 @@
 #            Connect 3.9.1 standalone from the sandbox's jars, one connector per shard), positioned
 #            before the load like sluice and timed from the worker's start until its table topics
 #            hold the backlog's records: sluice / Debezium (goal >= 3). BENCH_NO_DEBEZIUM=1 skips it;
-#            when it cannot be set up or run, the section says why.
+#            when it cannot be set up or run, the section says why. Debezium's rate is given twice:
+#            from the worker's start (JVM and plugin start-up included, as sluice's start-up is) and
+#            from its first backlog record on (streaming only).
 #   live     sluice stream running while sysbench writes both shards at full rate: the delay =
 #            time a read_committed consumer receives a heartbeat row's event - the heartbeat's
 #            value (the source's clock when it was written; one row per shard updated every
@@ -26,11 +29,12 @@
 #
 # Correct: after every run the consumer's count of events per shard, table and op (c/u/d, plus a
 # tombstone per delete) equals the row changes of that shard's binlog from the stream's start
-# position (mariadb-binlog --verbose, counted by table and INSERT/UPDATE/DELETE).
+# position (mysqlbinlog / mariadb-binlog --verbose, counted by table and INSERT/UPDATE/DELETE).
 #
 # Results: the "## kafka" section of docs/benchmarks.md (BENCH_NO_DOC=1: printed only) and
 # docs/benchmarks-kafka.png. BENCH_REPORT_ONLY=1 rebuilds the report from the last work dir.
 # Knobs: BENCH_PARTS ("catchup live"), BENCH_WORKLOADS ("oltp_insert oltp_write_only"),
+# BENCH_SHARD_FLAVOR (mysql: MySQL 9.7 shards; mariadb), BENCH_NO_DEBEZIUM=1, BENCH_DEBEZIUM_VERSION,
 # BENCH_REPS (3 catch-up passes), BENCH_TABLES (8), BENCH_TABLE_SIZE (100000; per shard),
 # BENCH_THREADS (8 per shard), BENCH_SECONDS (60), BENCH_PP_TXN_MS (100: ProducerPerformance's
 # --transaction-duration-ms), BENCH_SLUICE_ARGS (extra `sluice stream` flags, e.g. --workers 2),
@@ -47,6 +51,15 @@ source "$BENCH_DIR/lib.sh"
 source "$BENCH_DIR/mysql_target_servers.sh"
 # The shards need no MyRocks (mt_write_cnf loads it on every server but id 1).
 MT_ROCKSDB_PLUGIN=/nonexistent
+SHARD_FLAVOR="${BENCH_SHARD_FLAVOR:-mysql}"
+case $SHARD_FLAVOR in
+mysql)
+	# shellcheck source=bench/mysql9_servers.sh
+	source "$BENCH_DIR/mysql9_servers.sh"
+	;;
+mariadb) ;;
+*) bench_die "BENCH_SHARD_FLAVOR=$SHARD_FLAVOR: mysql (MySQL 9.7) or mariadb" ;;
+esac
 
 BENCH_REPS="${USER_REPS:-3}"
 PARTS="${BENCH_PARTS:-catchup live}"
@@ -120,7 +133,23 @@ prepare_shards() {
 }
 
 # binlog_pos SHARD: "file pos" of the shard's binlog now.
-binlog_pos() { mt_sql "$1" -e "SHOW MASTER STATUS" | awk '{ print $1, $2 }'; }
+binlog_pos() {
+	if [[ $SHARD_FLAVOR == mysql ]]; then
+		m9_binlog_pos "$1"
+	else
+		mt_sql "$1" -e "SHOW MASTER STATUS" | awk '{ print $1, $2 }'
+	fi
+}
+
+# binlog_verbose SHARD FILE POS: the shard's binlog from FILE:POS to its end, rows decoded.
+binlog_verbose() {
+	if [[ $SHARD_FLAVOR == mysql ]]; then
+		m9_binlog_verbose "$@"
+	else
+		mariadb-binlog --no-defaults -R -h127.0.0.1 -P"$(mt_port "$1")" -uroot -proot --to-last-log \
+			--start-position="$3" -v --base64-output=decode-rows "$2"
+	fi
+}
 
 # binlog_counts SHARD FILE POS: lines "server_id table op rows" of the shard's binlog from FILE:POS
 # to its end, for the tables of $DB but the heartbeat (op c, u, d as the Debezium op of that row
@@ -128,8 +157,7 @@ binlog_pos() { mt_sql "$1" -e "SHOW MASTER STATUS" | awk '{ print $1, $2 }'; }
 binlog_counts() {
 	local s=$1 id
 	id="$(shard_id "$s")"
-	mariadb-binlog --no-defaults -R -h127.0.0.1 -P"$(mt_port "$s")" -uroot -proot --to-last-log \
-		--start-position="$3" -v --base64-output=decode-rows "$2" 2>>"$BENCH_WORK/logs/mariadb-binlog.log" |
+	binlog_verbose "$s" "$2" "$3" 2>>"$BENCH_WORK/logs/binlog-decode.log" |
 		awk -v id="$id" -v db="$DB" '
 			/^### (INSERT INTO|UPDATE|DELETE FROM) `/ {
 				op = ($2 == "INSERT") ? "c" : ($2 == "UPDATE") ? "u" : "d"
@@ -183,7 +211,7 @@ check_run() {
 		rc=1
 	fi
 	[[ -s $want ]] || {
-		bench_log "$prefix: the binlogs have no row changes of $DB (mariadb-binlog failed?)"
+		bench_log "$prefix: the binlogs have no row changes of $DB (binlog decoding failed? see logs/binlog-decode.log)"
 		rc=1
 	}
 	return $rc
@@ -310,6 +338,8 @@ value.converter.schemas.enable=false
 offset.storage.file.filename=$dir/offsets
 offset.flush.interval.ms=1000
 plugin.path=$DBZ_PLUGINS
+plugin.discovery=service_load
+producer.acks=all
 listeners=http://127.0.0.1:$(mt_free_port)
 EOF
 	for s in "${SHARDS[@]}"; do
@@ -393,7 +423,7 @@ dbz_position() {
 # records).
 dbz_catchup() {
 	local prefix=$1 wl=$2 rep=$3 want=$4 posfile=$5 binlog=$6 dir="$BENCH_WORK/dbz/$1" log="$BENCH_WORK/logs/$1.dbz.log"
-	local tf="$BENCH_WORK/logs/$1.dbz.time" counts="$BENCH_WORK/logs/$1.dbz.counts" s s0=() s1=() k0 k1 ts tc='' n ok=yes
+	local tf="$BENCH_WORK/logs/$1.dbz.time" counts="$BENCH_WORK/logs/$1.dbz.counts" s s0=() s1=() k0 k1 ts tc='' t1='' n ok=yes
 	: >"$log"
 	bench_wait_quiet
 	for s in "${SHARDS[@]}"; do s0+=("$(mt_cpu "$s")"); done
@@ -403,6 +433,8 @@ dbz_catchup() {
 	local deadline=$((SECONDS + ${BENCH_DBZ_LIMIT:-1800}))
 	while ((SECONDS < deadline)) && kill -0 "$DBZ_PID" 2>/dev/null; do
 		n="$(kc -prefix "${prefix}_dbz" -match "\\.$DB\\.sbtest[0-9]+\$" ends 2>/dev/null)"
+		# The first backlog record: the connectors are streaming (0.5 s resolution).
+		[[ -z $t1 && -n $n && $n -gt 0 ]] && t1="$(now_us)"
 		if [[ -n $n && $n -ge $want ]]; then
 			tc="$(now_us)"
 			break
@@ -419,12 +451,12 @@ dbz_catchup() {
 	fi
 	kc -prefix "${prefix}_dbz" count >"$counts" 2>>"$BENCH_WORK/logs/kafkacount.log" || bench_log "kafkacount count failed"
 	check_run "${prefix}_dbz" "$counts" "$posfile" "$binlog" || ok=NO
-	# wl rep records wall_s connect_cpu_s rss_mb shard1_cpu shard2_cpu kafka_cpu bytes correct
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "$rep" "$(sum_records "$counts" records)" "$(us_diff "$ts" "$tc")" \
+	# wl rep records wall_s connect_cpu_s rss_mb shard1_cpu shard2_cpu kafka_cpu bytes correct stream_s
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "$rep" "$(sum_records "$counts" records)" "$(us_diff "$ts" "$tc")" \
 		"$(awk '{ printf "%.2f", $3 + $4 }' "$tf")" "$(awk '{ printf "%d", $2 / 1024 }' "$tf")" \
 		"$(sub_s "${s0[0]}" "${s1[0]}")" "$(sub_s "${s0[1]}" "${s1[1]}")" "$(sub_s "$k0" "$k1")" \
-		"$(sum_records "$counts" bytes)" "$ok" >>"$DBZ_TSV"
-	bench_log "Debezium $wl #$rep: $want records in $(us_diff "$ts" "$tc") s (worker start-up included); correct: $ok"
+		"$(sum_records "$counts" bytes)" "$ok" "$(us_diff "${t1:-$ts}" "$tc")" >>"$DBZ_TSV"
+	bench_log "Debezium $wl #$rep: $want records in $(us_diff "$ts" "$tc") s (worker start-up included; $(us_diff "${t1:-$ts}" "$tc") s from the first record); correct: $ok"
 }
 
 # ---------------------------------------------------------------- catch-up
@@ -678,9 +710,13 @@ init() {
 	HB_PIDS=()
 	bench_require_time
 	command -v sysbench >/dev/null || bench_die "sysbench is not installed (Debian package sysbench)"
-	command -v mariadb-binlog >/dev/null || bench_die "mariadb-binlog is not installed (Debian package mariadb-client)"
+	command -v mariadb >/dev/null || bench_die "the mariadb client is not installed (Debian package mariadb-client)"
+	[[ $SHARD_FLAVOR == mysql ]] || command -v mariadb-binlog >/dev/null ||
+		bench_die "mariadb-binlog is not installed (Debian package mariadb-client)"
 	command -v java >/dev/null || bench_die "java is not installed (the sandbox's Kafka needs it too)"
 	bench_sandbox_env
+	[[ $SHARD_FLAVOR != mysql ]] || m9_available ||
+		bench_die "no MySQL 9.7 tree in $M9_TREE (scripts/sandbox start unpacks it unless SLUICE_SANDBOX_MYSQL9=0)"
 	[[ -f $KAFKA_DIR/jars/kafka-tools-3.9.1.jar || -n $(compgen -G "$KAFKA_DIR/jars/kafka-tools-*.jar") ]] ||
 		bench_die "no kafka-tools jar in $KAFKA_DIR/jars (scripts/sandbox start fetches it)"
 	bench_build_sluice || bench_die "cannot build sluice"
@@ -707,7 +743,8 @@ main() {
 	meta LOADAVG "$(cut -d' ' -f1-3 /proc/loadavg)"
 	meta SLUICE_COMMIT "${BENCH_SLUICE_COMMIT:-}"
 	meta SLUICE_VERSION "$("$BENCH_SLUICE" version 2>/dev/null | head -n1)"
-	meta MARIADB_VERSION "$(mt_sql shard1 -e 'SELECT VERSION()')"
+	meta SHARD_FLAVOR "$SHARD_FLAVOR"
+	meta SHARD_VERSION "$(mt_sql shard1 -e 'SELECT VERSION()')"
 	meta KAFKA_VERSION "$(basename "$(compgen -G "$KAFKA_DIR/jars/kafka_2.13-*.jar" | head -n1)" .jar)"
 	meta JAVA_VERSION "$(java -version 2>&1 | head -n1)"
 	meta SYSBENCH_VERSION "$(sysbench --version)"
