@@ -451,9 +451,10 @@ dbz_catchup() {
 	fi
 	kc -prefix "${prefix}_dbz" count >"$counts" 2>>"$BENCH_WORK/logs/kafkacount.log" || bench_log "kafkacount count failed"
 	check_run "${prefix}_dbz" "$counts" "$posfile" "$binlog" || ok=NO
+	# GNU time writes "Command exited with non-zero status 143" first: the worker is stopped by SIGTERM.
 	# wl rep records wall_s connect_cpu_s rss_mb shard1_cpu shard2_cpu kafka_cpu bytes correct stream_s
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "$rep" "$(sum_records "$counts" records)" "$(us_diff "$ts" "$tc")" \
-		"$(awk '{ printf "%.2f", $3 + $4 }' "$tf")" "$(awk '{ printf "%d", $2 / 1024 }' "$tf")" \
+		"$(tail -n1 "$tf" | awk '{ printf "%.2f", $3 + $4 }')" "$(tail -n1 "$tf" | awk '{ printf "%d", $2 / 1024 }')" \
 		"$(sub_s "${s0[0]}" "${s1[0]}")" "$(sub_s "${s0[1]}" "${s1[1]}")" "$(sub_s "$k0" "$k1")" \
 		"$(sum_records "$counts" bytes)" "$ok" "$(us_diff "${t1:-$ts}" "$tc")" >>"$DBZ_TSV"
 	bench_log "Debezium $wl #$rep: $want records in $(us_diff "$ts" "$tc") s (worker start-up included; $(us_diff "${t1:-$ts}" "$tc") s from the first record); correct: $ok"
