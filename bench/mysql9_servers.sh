@@ -15,6 +15,9 @@
 # them), sync_binlog=0, innodb_flush_log_at_trx_commit=2; the buffer pool is BENCH_MT_BUFFER_POOL
 # (1G) as for the MariaDB servers.
 
+# MT_PORTS, MT_PIDS, MT_RUNDIRS and MT_SERVERS are mysql_target_servers.sh's (associative) arrays.
+# shellcheck disable=SC2034,SC2004
+
 M9_CACHE="${SLUICE_MYSQL9_CACHE:-/var/cache/sluice-mysql9}"
 M9_TREE="$M9_CACHE/root"
 
