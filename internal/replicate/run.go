@@ -202,6 +202,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		Translate:     r.translator(),
 		SkipDDL:       skip,
 		SkipLoopback:  true,
+		KeepReplace:   o.Kafka != nil, // events as logged, as Debezium emits them
 		Reload:        r.reload,
 		FragmentBytes: o.MaxTxnMemory / 16,
 		Heartbeat:     o.Heartbeat,

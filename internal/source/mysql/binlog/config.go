@@ -71,6 +71,12 @@ type Config struct {
 	// SkipDDL reports statements to skip knowingly (--skip-ddl, see
 	// ddl.MatchSkip); each skip is logged at WARN.
 	SkipDDL func(stmt string) bool
+	// KeepReplace keeps a MySQL 9 DELETE and re-INSERT of one primary key
+	// as the two changes the binlog logged, which replace.go otherwise folds
+	// into one UPDATE for targets with foreign keys. A change stream (Kafka)
+	// sets it: Debezium's connector emits the delete, its tombstone and the
+	// create, and a consumer counting or replaying events must see them.
+	KeepReplace bool
 	// Reload, when set, reads the current definitions of tables from the
 	// source (a missing table is absent from the map). A statement skipped
 	// with SkipDDL re-reads the tables it names with it.

@@ -21,6 +21,8 @@ import (
 //
 // On MariaDB and MySQL before 9 InnoDB runs the actions (REPLACE's too) and
 // does not log them, so the target's foreign keys must run them: no fold.
+// Nor with Config.KeepReplace (sluice stream): Kafka events are the row
+// changes as logged, a delete and a create, as Debezium emits them.
 
 // foldReplace folds next (the first change of a row event) into last (the
 // last change buffered in the transaction) when last deletes the row next

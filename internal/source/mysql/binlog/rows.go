@@ -179,7 +179,7 @@ func (s *Stream) add(ctx context.Context, changes []model.RowChange, bytes int64
 		bytes = bytes * int64(len(changes)) / int64(len(changes)+drop)
 	}
 	t.seen += len(changes)
-	if s.cfg.Info.SQLForeignKeys && len(changes) > 0 && len(t.changes) > 0 &&
+	if s.cfg.Info.SQLForeignKeys && !s.cfg.KeepReplace && len(changes) > 0 && len(t.changes) > 0 &&
 		foldReplace(&t.changes[len(t.changes)-1], &changes[0]) {
 		// Before a fragment can be emitted: the DELETE is still buffered.
 		changes = changes[1:]
