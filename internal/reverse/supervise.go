@@ -20,7 +20,9 @@ func supervise(ctx context.Context, o Options, applier *pipeline.Applier, stream
 	defer stopStream()
 	applyCtx, stopApply := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopApply()
-	ch := make(chan *model.Txn, 4)
+	// Room for a burst of small transactions, so that the decoder and the
+	// pipeline do not wake each other for every one of them.
+	ch := make(chan *model.Txn, 64)
 	streamDone, applyDone := make(chan error, 1), make(chan error, 1)
 	go func() {
 		err := stream.Run(streamCtx, ch)
