@@ -47,8 +47,8 @@ func parseRow(data []byte, streamed bool, oldBuf, newBuf []tupleCol) (rowMsg, er
 	if streamed {
 		p += 4
 	}
-	if len(data) < p+5 {
-		return m, fmt.Errorf("reverse source: a %q message of %d bytes is too short", data[0], len(data))
+	if !isRowMsg(data) || len(data) < p+5 {
+		return m, fmt.Errorf("reverse source: a row message of %d bytes is too short", len(data))
 	}
 	m.rel = binary.BigEndian.Uint32(data[p:])
 	p += 4
@@ -74,8 +74,6 @@ func parseRow(data []byte, streamed bool, oldBuf, newBuf []tupleCol) (rowMsg, er
 		m.oldType = data[p]
 		m.old, _, err = parseTuple(data[p+1:], oldBuf[:0])
 		return m, err
-	default:
-		return m, fmt.Errorf("reverse source: %q is not a row message", data[0])
 	}
 	if p >= len(data) || data[p] != 'N' {
 		return m, fmt.Errorf("reverse source: an %s message without its new tuple", m.op)
@@ -90,6 +88,9 @@ func parseTuple(src []byte, dst []tupleCol) ([]tupleCol, int, error) {
 		return nil, 0, fmt.Errorf("reverse source: a tuple of %d bytes is too short", len(src))
 	}
 	ncols := int(binary.BigEndian.Uint16(src))
+	if dst == nil {
+		dst = make([]tupleCol, 0, ncols) // present, even without columns
+	}
 	p := 2
 	for range ncols {
 		if p >= len(src) {
