@@ -20,9 +20,9 @@ func supervise(ctx context.Context, o Options, applier *pipeline.Applier, stream
 	defer stopStream()
 	applyCtx, stopApply := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopApply()
-	// Room for a burst of small transactions, so that the decoder and the
-	// pipeline do not wake each other for every one of them.
-	ch := make(chan *model.Txn, 64)
+	// Shallow: a fragment of a large transaction is up to --max-txn-memory/16,
+	// and what waits here is outside the pipeline's memory bound.
+	ch := make(chan *model.Txn, 4)
 	streamDone, applyDone := make(chan error, 1), make(chan error, 1)
 	go func() {
 		err := stream.Run(streamCtx, ch)
