@@ -76,8 +76,9 @@ ab_main() {
 	local wl rep b
 	for ((rep = 1; rep <= BENCH_REPS; rep++)); do
 		for wl in $WORKLOADS; do
-			if part live; then for b in $(builds "$rep"); do as "$b" live_run reverse "$wl" "$rep"; done; fi
-			if part catchup; then for b in $(builds "$rep"); do as "$b" catchup_run reverse "$wl" "$rep"; done; fi
+			# The pass is named with the build, so that each run keeps its own logs.
+			if part live; then for b in $(builds "$rep"); do as "$b" live_run reverse "$wl" "$rep-$b"; done; fi
+			if part catchup; then for b in $(builds "$rep"); do as "$b" catchup_run reverse "$wl" "$rep-$b"; done; fi
 		done
 	done
 	final_check reverse
