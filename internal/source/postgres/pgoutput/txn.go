@@ -95,13 +95,18 @@ func (s *Stream) rowMessage(ctx context.Context, out chan<- *model.Txn, data []b
 	if err != nil {
 		return err
 	}
+	err = s.row(ctx, out, m.rel, m.op, m.oldType, m.old, m.new)
+	// Kept as scratch for the next row, without pointing into this
+	// message's buffer (a large one would stay allocated).
 	if m.old != nil {
+		clear(m.old)
 		s.oldCols = m.old
 	}
 	if m.new != nil {
+		clear(m.new)
 		s.newCols = m.new
 	}
-	return s.row(ctx, out, m.rel, m.op, m.oldType, m.old, m.new)
+	return err
 }
 
 // change refuses a TRUNCATE of the current transaction (and passes over
