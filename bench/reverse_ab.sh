@@ -43,7 +43,7 @@ as() {
 builds() { if (($1 % 2 == 1)); then echo base new; else echo new base; fi; }
 
 # med: the median of the numbers on stdin ("-" without any).
-med() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", v[int((NR + 1) / 2)]; else printf "-" }'; }
+med() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) printf "-"; else printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 report() {
 	local wl b n
