@@ -22,6 +22,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/gctune"
 	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
@@ -87,6 +88,10 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
+// memoryOverhead is the soft memory limit above --max-txn-memory (the
+// forward stream's: internal/replicate).
+const memoryOverhead = 128 << 20
+
 // Run replicates until ctx ends (nil), --until-caught-up is reached (nil),
 // or an error. A lost PostgreSQL connection (a restart, a failover) starts
 // the run again from MySQL's checkpoint, exactly once, for up to Retry.
@@ -95,6 +100,9 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	// The decoder and the apply allocate per value while the live heap
+	// stays small: collect at the forward stream's settings (internal/gctune).
+	defer gctune.Apply(o.MaxTxnMemory + memoryOverhead)()
 	var since time.Time
 	for attempt := 1; ; attempt++ {
 		began := time.Now()

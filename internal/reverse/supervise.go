@@ -20,6 +20,8 @@ func supervise(ctx context.Context, o Options, applier *pipeline.Applier, stream
 	defer stopStream()
 	applyCtx, stopApply := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopApply()
+	// Shallow: a fragment of a large transaction is up to --max-txn-memory/16,
+	// and what waits here is outside the pipeline's memory bound.
 	ch := make(chan *model.Txn, 4)
 	streamDone, applyDone := make(chan error, 1), make(chan error, 1)
 	go func() {

@@ -27,7 +27,7 @@ func (e *RowError) Unwrap() error { return e.Err }
 
 // decode turns one pgoutput row change into a RowChange in the MySQL
 // table's column order, and its approximate size.
-func (s *Stream) decode(r *relation, op model.Op, oldType uint8, oldT, newT *pglogrepl.TupleData) (model.RowChange, int64, error) {
+func (s *Stream) decode(r *relation, op model.Op, oldType uint8, oldT, newT []tupleCol) (model.RowChange, int64, error) {
 	rc := model.RowChange{Op: op, Table: r.table}
 	var size int64
 	var err error
@@ -76,17 +76,17 @@ func (s *Stream) decode(r *relation, op model.Op, oldType uint8, oldT, newT *pgl
 // image converts a tuple. An unchanged TOASTed value ('u') is taken from
 // the old row when the message carries it whole (REPLICA IDENTITY FULL);
 // otherwise the stream stops: writing anything else would change the row.
-func (s *Stream) image(r *relation, t *pglogrepl.TupleData, before []any, size *int64) ([]any, error) {
+func (s *Stream) image(r *relation, t []tupleCol, before []any, size *int64) ([]any, error) {
 	img := make([]any, len(r.table.Columns))
-	for i, col := range t.Columns {
+	for i, col := range t {
 		if i >= len(r.col) {
-			return nil, fmt.Errorf("reverse source: %s.%s: a tuple of %d columns, the relation has %d", r.msg.Namespace, r.msg.RelationName, len(t.Columns), len(r.col))
+			return nil, fmt.Errorf("reverse source: %s.%s: a tuple of %d columns, the relation has %d", r.msg.Namespace, r.msg.RelationName, len(t), len(r.col))
 		}
 		j := r.col[i]
 		if j < 0 {
 			continue
 		}
-		switch col.DataType {
+		switch col.kind {
 		case pglogrepl.TupleDataTypeNull:
 			img[j] = nil
 		case pglogrepl.TupleDataTypeToast:
@@ -97,28 +97,28 @@ func (s *Stream) image(r *relation, t *pglogrepl.TupleData, before []any, size *
 			}
 			img[j] = before[j]
 		case pglogrepl.TupleDataTypeText:
-			v, err := r.convs[i](col.Data)
+			v, err := r.convs[i](col.data)
 			if err != nil {
 				var ve *valueError
 				if errors.As(err, &ve) {
 					return nil, &RowError{Table: r.msg.Namespace + "." + r.msg.RelationName, Key: s.keyText(r, t),
-						Column: r.msg.Columns[i].Name, Value: shorten(string(col.Data)), LSN: s.cur.final, Err: err}
+						Column: r.msg.Columns[i].Name, Value: shorten(string(col.data)), LSN: s.cur.final, Err: err}
 				}
 				return nil, err
 			}
 			img[j] = v
-			*size += int64(len(col.Data)) + 16
+			*size += int64(len(col.data)) + 16
 		default:
-			return nil, fmt.Errorf("reverse source: unexpected tuple data kind %q", col.DataType)
+			return nil, fmt.Errorf("reverse source: unexpected tuple data kind %q", col.kind)
 		}
 	}
 	return img, nil
 }
 
 // keyText prints the primary key of a tuple (or its first columns).
-func (s *Stream) keyText(r *relation, t *pglogrepl.TupleData) string {
+func (s *Stream) keyText(r *relation, t []tupleCol) string {
 	var parts []string
-	for i, col := range t.Columns {
+	for i, col := range t {
 		if i >= len(r.col) || r.col[i] < 0 {
 			continue
 		}
@@ -130,8 +130,8 @@ func (s *Stream) keyText(r *relation, t *pglogrepl.TupleData) string {
 			continue
 		}
 		v := "NULL"
-		if col.DataType == pglogrepl.TupleDataTypeText {
-			v = shorten(string(col.Data))
+		if col.kind == pglogrepl.TupleDataTypeText {
+			v = shorten(string(col.data))
 		}
 		parts = append(parts, r.msg.Columns[i].Name+"="+v)
 	}

@@ -172,16 +172,19 @@ func (s *Stream) streamCommit(ctx context.Context, out chan<- *model.Txn, m *pgl
 		sp.close()
 		delete(s.spools, m.Xid)
 	}()
-	s.cur = &txnState{xid: m.Xid, final: m.CommitLSN, ts: m.CommitTime, skip: sp.skip || m.CommitLSN < s.cfg.Start,
-		origin: sp.origin, txn: &model.Txn{Timestamp: m.CommitTime}}
+	s.begin(m.Xid, m.CommitLSN, m.CommitTime)
+	s.cur.skip, s.cur.origin = s.cur.skip || sp.skip, sp.origin
 	s.cfg.Log.Debug("reverse source: replaying a streamed transaction", "xid", m.Xid, "spooled_bytes", sp.bytes, "lsn", m.TransactionEndLSN.String())
 	if !s.cur.skip {
 		err := sp.each(func(data []byte) error {
+			if isRowMsg(data) {
+				return s.rowMessage(ctx, out, data, true)
+			}
 			msg, err := pglogrepl.ParseV2(data, true)
 			if err != nil {
 				return fmt.Errorf("reverse source: decode spooled pgoutput: %w", err)
 			}
-			return s.change(ctx, out, msg, m.CommitLSN)
+			return s.change(msg, m.CommitLSN)
 		})
 		if err != nil {
 			return err

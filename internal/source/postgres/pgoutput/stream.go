@@ -77,6 +77,12 @@ type Stream struct {
 	badRows  atomic.Uint64 // rows left out by --on-error skip-and-log
 	nextAck  time.Time
 	cur      *txnState
+	// curState holds the transaction cur points to (one per stream, not
+	// one allocation per transaction); oldCols and newCols are the row
+	// decoder's scratch (tuple.go).
+	curState         txnState
+	oldCols, newCols []tupleCol
+	emitTick         *time.Ticker // emit's, while the pipeline is busy
 	// lastData is when the server last sent a change; lastMark when an
 	// idle marker was last written (marker.go) through plain.
 	lastData, lastMark time.Time
@@ -216,7 +222,16 @@ func (s *Stream) checkSlot(ctx context.Context) error {
 }
 
 func (s *Stream) loop(ctx context.Context, out chan<- *model.Txn) error {
+	// The receive waits on the connection's read deadline, set once per
+	// status interval, and ctx's end moves that deadline to now: a context
+	// per message (pgconn watches each one it is given) was a fifth of the
+	// stream's CPU at a backlog's rate.
+	nc := s.conn.Conn()
+	stop := context.AfterFunc(ctx, func() { _ = nc.SetReadDeadline(time.Now()) })
+	defer stop()
+	defer func() { _ = nc.SetReadDeadline(time.Time{}) }()
 	s.nextAck = time.Now()
+	var deadline time.Time
 	for {
 		if time.Now().After(s.nextAck) {
 			if err := s.ack(ctx, false); err != nil {
@@ -226,15 +241,24 @@ func (s *Stream) loop(ctx context.Context, out chan<- *model.Txn) error {
 				return err
 			}
 		}
-		rctx, cancel := context.WithDeadline(ctx, s.nextAck)
-		raw, err := s.conn.ReceiveMessage(rctx)
-		cancel()
-		if err != nil {
-			if pgconn.Timeout(err) && ctx.Err() == nil {
-				continue
+		if !deadline.Equal(s.nextAck) {
+			deadline = s.nextAck
+			if err := nc.SetReadDeadline(deadline); err != nil {
+				return lost(fmt.Errorf("reverse source: receive: %w", err))
 			}
+		}
+		// Checked after the deadline is set: an end of ctx before it would
+		// otherwise wait out the interval.
+		if ctx.Err() != nil {
+			return nil
+		}
+		raw, err := s.conn.ReceiveMessage(context.Background())
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
+			}
+			if pgconn.Timeout(err) {
+				continue
 			}
 			return lost(fmt.Errorf("reverse source: receive: %w", err))
 		}
@@ -321,15 +345,26 @@ func (s *Stream) emit(ctx context.Context, out chan<- *model.Txn, t *model.Txn) 
 	if t.End != nil {
 		s.lastEnd, _ = lsnpos.From(t.End)
 	}
-	tick := time.NewTicker(s.cfg.StatusInterval)
-	defer tick.Stop()
+	select {
+	case out <- t: // the usual case: no timer for it
+		return nil
+	default:
+	}
+	// The pipeline is busy (while catching up, nearly every time): one
+	// ticker for the stream, reset here, keeps the status going.
+	if s.emitTick == nil {
+		s.emitTick = time.NewTicker(s.cfg.StatusInterval)
+	} else {
+		s.emitTick.Reset(s.cfg.StatusInterval)
+	}
+	defer s.emitTick.Stop()
 	for {
 		select {
 		case out <- t:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-tick.C:
+		case <-s.emitTick.C:
 			if err := s.ack(ctx, true); err != nil {
 				return err
 			}

@@ -2,9 +2,12 @@ package pgoutput
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/jackc/pglogrepl"
 
@@ -13,25 +16,53 @@ import (
 )
 
 // message decodes one pgoutput message: stream control and in-progress
-// changes go to spool.go, the rest builds the current transaction.
+// changes go to spool.go, the rest builds the current transaction. Row
+// changes, Begin and Commit, most of what arrives, are read without
+// pglogrepl.ParseV2's allocations (tuple.go).
 func (s *Stream) message(ctx context.Context, x pglogrepl.XLogData, out chan<- *model.Txn) error {
-	m, err := pglogrepl.ParseV2(x.WALData, s.inStream)
+	data := x.WALData
+	if isRowMsg(data) {
+		if s.inStream {
+			if len(data) < 5 {
+				return fmt.Errorf("reverse source: a streamed %q message of %d bytes at %s", data[0], len(data), x.WALStart)
+			}
+			return s.spoolAdd(binary.BigEndian.Uint32(data[1:]), data)
+		}
+		return s.rowMessage(ctx, out, data, false)
+	}
+	if !s.inStream && len(data) > 0 {
+		switch data[0] {
+		case 'B':
+			var m pglogrepl.BeginMessage
+			if err := m.Decode(data[1:]); err != nil {
+				return fmt.Errorf("reverse source: decode pgoutput at %s: %w", x.WALStart, err)
+			}
+			s.begin(m.Xid, m.FinalLSN, m.CommitTime)
+			return nil
+		case 'C':
+			var m pglogrepl.CommitMessage
+			if err := m.Decode(data[1:]); err != nil {
+				return fmt.Errorf("reverse source: decode pgoutput at %s: %w", x.WALStart, err)
+			}
+			return s.commit(ctx, out, &m)
+		}
+	}
+	m, err := pglogrepl.ParseV2(data, s.inStream)
 	if err != nil {
 		return fmt.Errorf("reverse source: decode pgoutput at %s: %w", x.WALStart, err)
 	}
 	switch m.(type) {
 	case *pglogrepl.StreamStartMessageV2, *pglogrepl.StreamStopMessageV2, *pglogrepl.StreamCommitMessageV2, *pglogrepl.StreamAbortMessageV2:
-		return s.streamed(ctx, out, x.WALData, m)
+		return s.streamed(ctx, out, data, m)
 	}
 	if s.inStream {
-		return s.streamed(ctx, out, x.WALData, m)
+		return s.streamed(ctx, out, data, m)
 	}
 	switch m := m.(type) {
 	case *pglogrepl.RelationMessageV2:
 		return s.relation(&m.RelationMessage)
 	case *pglogrepl.BeginMessage:
-		s.cur = &txnState{xid: m.Xid, final: m.FinalLSN, ts: m.CommitTime,
-			skip: m.FinalLSN < s.cfg.Start, txn: &model.Txn{Timestamp: m.CommitTime}}
+		s.begin(m.Xid, m.FinalLSN, m.CommitTime)
 	case *pglogrepl.OriginMessage:
 		if s.cur != nil && strings.HasPrefix(m.Name, OriginPrefix) {
 			s.cur.skip, s.cur.origin = true, m.Name
@@ -39,21 +70,49 @@ func (s *Stream) message(ctx context.Context, x pglogrepl.XLogData, out chan<- *
 	case *pglogrepl.CommitMessage:
 		return s.commit(ctx, out, m)
 	default:
-		return s.change(ctx, out, m, x.WALStart)
+		return s.change(m, x.WALStart)
 	}
 	return nil
 }
 
-// change decodes a row change (or refuses a TRUNCATE) of the current
-// transaction; at is a position for messages.
-func (s *Stream) change(ctx context.Context, out chan<- *model.Txn, m pglogrepl.Message, at pglogrepl.LSN) error {
+// begin starts decoding a transaction.
+func (s *Stream) begin(xid uint32, final pglogrepl.LSN, ts time.Time) {
+	s.curState = txnState{xid: xid, final: final, ts: ts, skip: final < s.cfg.Start, txn: &model.Txn{Timestamp: ts}}
+	s.cur = &s.curState
+}
+
+// rowMessage decodes an Insert, Update or Delete message (streamed: one
+// replayed from a spool) into the current transaction.
+func (s *Stream) rowMessage(ctx context.Context, out chan<- *model.Txn, data []byte, streamed bool) error {
+	c := s.cur
+	if c == nil {
+		return fmt.Errorf("reverse source: a row change outside a transaction")
+	}
+	if c.skip {
+		return nil
+	}
+	m, err := parseRow(data, streamed, s.oldCols, s.newCols)
+	if err != nil {
+		return err
+	}
+	err = s.row(ctx, out, m.rel, m.op, m.oldType, m.old, m.new)
+	// Kept as scratch for the next row, without pointing into this
+	// message's buffer (a large one would stay allocated).
+	if m.old != nil {
+		clear(m.old)
+		s.oldCols = m.old
+	}
+	if m.new != nil {
+		clear(m.new)
+		s.newCols = m.new
+	}
+	return err
+}
+
+// change refuses a TRUNCATE of the current transaction (and passes over
+// the messages the stream does not use); at is a position for messages.
+func (s *Stream) change(m pglogrepl.Message, at pglogrepl.LSN) error {
 	switch m := m.(type) {
-	case *pglogrepl.InsertMessageV2:
-		return s.row(ctx, out, m.RelationID, model.Insert, 0, nil, m.Tuple)
-	case *pglogrepl.UpdateMessageV2:
-		return s.row(ctx, out, m.RelationID, model.Update, m.OldTupleType, m.OldTuple, m.NewTuple)
-	case *pglogrepl.DeleteMessageV2:
-		return s.row(ctx, out, m.RelationID, model.Delete, m.OldTupleType, m.OldTuple, nil)
 	case *pglogrepl.TruncateMessageV2:
 		if s.cur != nil && s.cur.skip {
 			return nil
@@ -100,14 +159,8 @@ func (s *Stream) relation(m *pglogrepl.RelationMessage) error {
 
 // row decodes one row change into the current transaction, handing a
 // fragment to the pipeline when the transaction outgrows FragmentBytes.
-func (s *Stream) row(ctx context.Context, out chan<- *model.Txn, relID uint32, op model.Op, oldType uint8, oldT, newT *pglogrepl.TupleData) error {
+func (s *Stream) row(ctx context.Context, out chan<- *model.Txn, relID uint32, op model.Op, oldType uint8, oldT, newT []tupleCol) error {
 	c := s.cur
-	if c == nil {
-		return fmt.Errorf("reverse source: a row change outside a transaction")
-	}
-	if c.skip {
-		return nil
-	}
 	r := s.rels[relID]
 	if r == nil {
 		return fmt.Errorf("reverse source: a row change of relation %d before its Relation message", relID)
@@ -146,8 +199,10 @@ func (s *Stream) commit(ctx context.Context, out chan<- *model.Txn, m *pglogrepl
 	if c == nil {
 		return fmt.Errorf("reverse source: commit without a transaction")
 	}
-	s.cfg.Log.Debug("reverse source: commit", "xid", c.xid, "lsn", m.TransactionEndLSN.String(), "skip", c.skip,
-		"fragments", c.frags, "rows", len(c.txn.Changes))
+	if s.cfg.Log.Enabled(ctx, slog.LevelDebug) {
+		s.cfg.Log.Debug("reverse source: commit", "xid", c.xid, "lsn", m.TransactionEndLSN.String(), "skip", c.skip,
+			"fragments", c.frags, "rows", len(c.txn.Changes))
+	}
 	end := m.TransactionEndLSN
 	if c.skip && c.frags == 0 {
 		if c.origin != "" {

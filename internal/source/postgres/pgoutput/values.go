@@ -29,7 +29,9 @@ import (
 // MySQL column cannot hold is an error: the sink's session is not strict,
 // and MySQL would otherwise clip or truncate it silently.
 
-// conv converts one pgoutput text value of a column.
+// conv converts one pgoutput text value of a column. text points into the
+// message as received (tuple.go) and is reused once the call returns: a
+// conv that returns bytes returns its own copy.
 type conv func(text []byte) (any, error)
 
 // valueError is a value the MySQL column cannot hold.
@@ -186,7 +188,7 @@ func convOf(c schema.Column) (conv, error) {
 		if c.IsJSON {
 			// MariaDB's JSON is text: jsonb's output is spaced as MySQL
 			// prints JSON (", ", ": "); its key order is jsonb's (docs/reverse.md).
-			return func(b []byte) (any, error) { return b, nil }, nil
+			return func(b []byte) (any, error) { return bytes.Clone(b), nil }, nil
 		}
 		return textConv(c)
 	}
@@ -253,10 +255,11 @@ func textConv(c schema.Column) (conv, error) {
 	if m, ok := textMax[c.DataType]; ok {
 		limit, bytesLimit = m, true
 	}
+	// encode returns the value in the column's charset, in a new slice.
 	var encode func(s []byte) ([]byte, error)
 	switch strings.ToLower(c.Charset) {
 	case "utf8mb4", "":
-		encode = func(s []byte) ([]byte, error) { return s, nil }
+		encode = func(s []byte) ([]byte, error) { return bytes.Clone(s), nil }
 	case "utf8mb3", "utf8":
 		encode = func(s []byte) ([]byte, error) {
 			for i := 0; i < len(s); {
@@ -266,7 +269,7 @@ func textConv(c schema.Column) (conv, error) {
 				}
 				i += n
 			}
-			return s, nil
+			return bytes.Clone(s), nil
 		}
 	case "ascii":
 		encode = func(s []byte) ([]byte, error) {
@@ -275,7 +278,7 @@ func textConv(c schema.Column) (conv, error) {
 					return nil, bad("a non-ASCII character does not fit the ascii column")
 				}
 			}
-			return s, nil
+			return bytes.Clone(s), nil
 		}
 	case "latin1":
 		enc := charmap.Windows1252.NewEncoder() // MySQL's latin1 is cp1252
@@ -287,7 +290,7 @@ func textConv(c schema.Column) (conv, error) {
 			return out, nil
 		}
 	case "binary":
-		encode = func(s []byte) ([]byte, error) { return s, nil }
+		encode = func(s []byte) ([]byte, error) { return bytes.Clone(s), nil }
 	default:
 		return nil, fmt.Errorf("column %s: the reverse stream cannot write charset %s back yet (utf8mb4, utf8mb3, latin1, ascii)", c.Name, c.Charset)
 	}
