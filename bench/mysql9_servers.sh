@@ -86,10 +86,22 @@ EOF
 	for line in "$@"; do printf '%s\n' "$line"; done
 }
 
+# m9_initialize DIR: a new data directory, once (it needs the cnf mt_launch writes).
+m9_initialize() {
+	[[ -d $1/data ]] && return 0
+	m9_run usr/sbin/mysqld --defaults-file="$1/my.cnf" --initialize-insecure >"$1/initialize.log" 2>&1 || {
+		bench_log "mysqld --initialize-insecure in $1 failed (see $1/initialize.log and $1/error.log)"
+		return 1
+	}
+}
+
+# m9_exec_mysqld DIR: mysqld in place of the calling (background) shell.
+m9_exec_mysqld() { exec "$(m9_ld)" --library-path "$(m9_libpath)" "$M9_TREE/usr/sbin/mysqld" --defaults-file="$1/my.cnf"; }
+
 mt_server_start() {
 	local name=$1 id=$2
 	shift 2
-	local dir="$MT_SRV_ROOT/$name" run attempt port pid deadline
+	local dir="$MT_SRV_ROOT/$name" run
 	m9_available || {
 		bench_log "no MySQL 9.7 tree in $M9_TREE (scripts/sandbox start unpacks it; SLUICE_SANDBOX_MYSQL9=0 leaves it out)"
 		return 1
@@ -100,44 +112,7 @@ mt_server_start() {
 	# The socket path must stay under 108 bytes, which $BENCH_WORK may not allow.
 	run="$(mktemp -d /tmp/sluice-mt-XXXXXX)" || return 1
 	MT_RUNDIRS[$name]=$run
-	for attempt in 1 2 3; do
-		port="$(mt_free_port)" || return 1
-		mt_write_cnf "$name" "$id" "$port" "$dir" "$run" "$@" >"$dir/my.cnf"
-		if [[ ! -d $dir/data ]]; then
-			m9_run usr/sbin/mysqld --defaults-file="$dir/my.cnf" --initialize-insecure >"$dir/initialize.log" 2>&1 || {
-				bench_log "mysqld --initialize-insecure for $name failed (see $dir/initialize.log and $dir/error.log)"
-				return 1
-			}
-		fi
-		# Not through m9_run: a function in the background is a subshell, and $! must be mysqld.
-		"$(m9_ld)" --library-path "$(m9_libpath)" "$M9_TREE/usr/sbin/mysqld" --defaults-file="$dir/my.cnf" \
-			</dev/null >>"$dir/mysqld.out" 2>&1 &
-		pid=$!
-		deadline=$((SECONDS + 120))
-		while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do
-			mariadb-admin --no-defaults --socket="$run/mysqld.sock" -uroot --connect-timeout=2 ping >/dev/null 2>&1 && break
-			sleep 0.3
-		done
-		if kill -0 "$pid" 2>/dev/null && mariadb-admin --no-defaults --socket="$run/mysqld.sock" -uroot ping >/dev/null 2>&1; then
-			MT_PORTS[$name]=$port MT_PIDS[$name]=$pid
-			echo "$pid" >"$dir/server.pid"
-			MT_SERVERS+=("$name")
-			break
-		fi
-		if kill -0 "$pid" 2>/dev/null; then
-			kill "$pid" 2>/dev/null
-			wait "$pid" 2>/dev/null
-			bench_log "mysqld $name did not accept connections within 120 s (see $dir/error.log)"
-			return 1
-		fi
-		wait "$pid" 2>/dev/null
-		grep -q 'Address already in use\|Do you already have another' "$dir/error.log" 2>/dev/null || {
-			bench_log "mysqld $name exited during start-up: $(tail -n 5 "$dir/error.log" 2>/dev/null)"
-			return 1
-		}
-		bench_log "port $port was taken before mysqld $name bound it; another port (attempt $attempt)"
-	done
-	[[ -n ${MT_PIDS[$name]:-} ]] || return 1
+	mt_launch "$name" "$id" "$dir" "$run" mysqld m9_initialize m9_exec_mysqld "$@" || return 1
 	# The accounts as on the sandbox's servers; RESET BINARY LOGS AND GTIDS leaves a binlog without
 	# the provisioning's transactions.
 	mariadb --no-defaults --socket="$run/mysqld.sock" -uroot --batch -N >"$dir/provision.log" 2>&1 <<'SQL' || {
@@ -154,7 +129,7 @@ SQL
 		bench_log "provisioning $name failed (see $dir/provision.log)"
 		return 1
 	}
-	bench_log "started throwaway MySQL $(m9_version) $name: 127.0.0.1:$port, pid $pid, data $dir/data"
+	bench_log "started throwaway MySQL $(m9_version) $name: 127.0.0.1:${MT_PORTS[$name]}, pid ${MT_PIDS[$name]}, data $dir/data"
 }
 
 m9_binlog_pos() { mt_sql "$1" -e "SHOW BINARY LOG STATUS" | awk '{ print $1, $2 }'; }

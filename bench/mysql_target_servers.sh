@@ -86,24 +86,20 @@ EOF
 	for line in "$@"; do printf '%s\n' "$line"; done
 }
 
-mt_server_start() {
-	local name=$1 id=$2
-	shift 2
-	local dir="$MT_SRV_ROOT/$name" run attempt port pid deadline
-	mt_stop_leftover "$dir"
-	rm -rf "$dir" && mkdir -p "$dir/data" "$dir/tmp" "$dir/binlog" || return 1
-	# The socket path must stay under 108 bytes, which $BENCH_WORK may not allow.
-	run="$(mktemp -d /tmp/sluice-mt-XXXXXX)" || return 1
-	MT_RUNDIRS[$name]=$run
-	mariadb-install-db --no-defaults --datadir="$dir/data" --user=root --skip-test-db --skip-name-resolve \
-		--auth-root-authentication-method=normal >"$dir/install-db.log" 2>&1 || {
-		bench_log "mariadb-install-db for $name failed (see $dir/install-db.log)"
-		return 1
-	}
+# mt_launch NAME ID DIR RUNDIR LABEL PREPARE EXEC [CNF_LINE...]: writes DIR/my.cnf on a free port,
+# runs PREPARE DIR (e.g. initialize a data directory that needs the cnf), starts EXEC DIR in the
+# background (EXEC must exec the server, so that $! is its pid), waits until it answers on its
+# socket, and retries on another port when the port was taken between the check and the bind.
+# Sets MT_PORTS, MT_PIDS and MT_SERVERS.
+mt_launch() {
+	local name=$1 id=$2 dir=$3 run=$4 label=$5 prepare=$6 exec_fn=$7
+	shift 7
+	local attempt port pid deadline
 	for attempt in 1 2 3; do
 		port="$(mt_free_port)" || return 1
 		mt_write_cnf "$name" "$id" "$port" "$dir" "$run" "$@" >"$dir/my.cnf"
-		"$MT_MARIADBD" --defaults-file="$dir/my.cnf" </dev/null >>"$dir/mariadbd.out" 2>&1 &
+		"$prepare" "$dir" || return 1
+		"$exec_fn" "$dir" </dev/null >>"$dir/$label.out" 2>&1 &
 		pid=$!
 		deadline=$((SECONDS + 120))
 		while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do
@@ -114,22 +110,42 @@ mt_server_start() {
 			MT_PORTS[$name]=$port MT_PIDS[$name]=$pid
 			echo "$pid" >"$dir/server.pid"
 			MT_SERVERS+=("$name")
-			break
+			return 0
 		fi
 		if kill -0 "$pid" 2>/dev/null; then
 			kill "$pid" 2>/dev/null
 			wait "$pid" 2>/dev/null
-			bench_log "mariadbd $name did not accept connections within 120 s (see $dir/error.log)"
+			bench_log "$label $name did not accept connections within 120 s (see $dir/error.log)"
 			return 1
 		fi
 		wait "$pid" 2>/dev/null
 		grep -q 'Address already in use\|Do you already have another' "$dir/error.log" 2>/dev/null || {
-			bench_log "mariadbd $name exited during start-up: $(tail -n 5 "$dir/error.log" 2>/dev/null)"
+			bench_log "$label $name exited during start-up: $(tail -n 5 "$dir/error.log" 2>/dev/null)"
 			return 1
 		}
-		bench_log "port $port was taken before mariadbd $name bound it; another port (attempt $attempt)"
+		bench_log "port $port was taken before $label $name bound it; another port (attempt $attempt)"
 	done
-	[[ -n ${MT_PIDS[$name]:-} ]] || return 1
+	return 1
+}
+
+mt_no_prepare() { :; }
+mt_exec_mariadbd() { exec "$MT_MARIADBD" --defaults-file="$1/my.cnf"; }
+
+mt_server_start() {
+	local name=$1 id=$2
+	shift 2
+	local dir="$MT_SRV_ROOT/$name" run
+	mt_stop_leftover "$dir"
+	rm -rf "$dir" && mkdir -p "$dir/data" "$dir/tmp" "$dir/binlog" || return 1
+	# The socket path must stay under 108 bytes, which $BENCH_WORK may not allow.
+	run="$(mktemp -d /tmp/sluice-mt-XXXXXX)" || return 1
+	MT_RUNDIRS[$name]=$run
+	mariadb-install-db --no-defaults --datadir="$dir/data" --user=root --skip-test-db --skip-name-resolve \
+		--auth-root-authentication-method=normal >"$dir/install-db.log" 2>&1 || {
+		bench_log "mariadb-install-db for $name failed (see $dir/install-db.log)"
+		return 1
+	}
+	mt_launch "$name" "$id" "$dir" "$run" mariadbd mt_no_prepare mt_exec_mariadbd "$@" || return 1
 	# RESET MASTER: the accounts must not leave GTIDs of this server in its binlog, which a
 	# replica's gtid_strict_mode would then find out of order with its primary's.
 	mariadb --no-defaults --socket="$run/mysqld.sock" -uroot --batch -N >"$dir/provision.log" 2>&1 <<'SQL' || {
@@ -147,7 +163,7 @@ SQL
 		bench_log "provisioning $name failed (see $dir/provision.log)"
 		return 1
 	}
-	bench_log "started throwaway MariaDB $name: 127.0.0.1:$port, pid $pid, data $dir/data"
+	bench_log "started throwaway MariaDB $name: 127.0.0.1:${MT_PORTS[$name]}, pid ${MT_PIDS[$name]}, data $dir/data"
 }
 
 # mt_stop_leftover DIR: a server an earlier run left behind (that run was killed with SIGKILL) is
