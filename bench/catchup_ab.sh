@@ -48,15 +48,7 @@ start_tool() {
 }
 with_base() { BENCH_SLUICE="$BENCH_SLUICE_BASE" "$@"; }
 
-build_base() {
-	[[ -n ${BENCH_SLUICE_BASE:-} ]] && return 0
-	local rev="${BENCH_BASE_REV:-HEAD~1}" src="$BENCH_WORK/base-src"
-	rm -rf "$src" && mkdir -p "$src"
-	git -C "$BENCH_ROOT" archive "$rev" | tar -x -C "$src" || bench_die "git archive $rev"
-	(cd "$src" && go build -o "$BENCH_WORK/sluice-base" ./cmd/sluice) || bench_die "build $rev"
-	BENCH_SLUICE_BASE="$BENCH_WORK/sluice-base"
-	BENCH_BASE_COMMIT="$(git -C "$BENCH_ROOT" rev-parse --short "$rev")"
-}
+build_base() { bench_build_base; }
 
 report() {
 	local wl tool

@@ -516,3 +516,16 @@ bench_stop_timed() {
 # GNU time log written with -f "%e %M %U %S".
 tool_cpu() { tail -n1 "$1" 2>/dev/null | awk '{ printf "%.2f", $3 + $4 }'; }
 tool_rss_mb() { tail -n1 "$1" 2>/dev/null | awk '{ printf "%d", $2 / 1024 }'; }
+
+# bench_build_base: the A/B scripts' older build, BENCH_BASE_REV (default HEAD~1) of the repository
+# built into $BENCH_WORK/sluice-base, unless BENCH_SLUICE_BASE names a binary already. Sets
+# BENCH_SLUICE_BASE and BENCH_BASE_COMMIT.
+bench_build_base() {
+	[[ -n ${BENCH_SLUICE_BASE:-} ]] && return 0
+	local rev="${BENCH_BASE_REV:-HEAD~1}" src="$BENCH_WORK/base-src"
+	rm -rf "$src" && mkdir -p "$src"
+	git -C "$BENCH_ROOT" archive "$rev" | tar -x -C "$src" || bench_die "git archive $rev"
+	(cd "$src" && go build -o "$BENCH_WORK/sluice-base" ./cmd/sluice) || bench_die "build $rev"
+	BENCH_SLUICE_BASE="$BENCH_WORK/sluice-base"
+	BENCH_BASE_COMMIT="$(git -C "$BENCH_ROOT" rev-parse --short "$rev")"
+}

@@ -19,15 +19,7 @@ source "$BENCH_DIR/reverse.sh"
 BENCH_REPS="$USER_REPS"
 DIRECTIONS=reverse
 
-build_base() {
-	[[ -n ${BENCH_SLUICE_BASE:-} ]] && return 0
-	local rev="${BENCH_BASE_REV:-HEAD~1}" src="$BENCH_WORK/base-src"
-	rm -rf "$src" && mkdir -p "$src"
-	git -C "$BENCH_ROOT" archive "$rev" | tar -x -C "$src" || bench_die "git archive $rev"
-	(cd "$src" && go build -o "$BENCH_WORK/sluice-base" ./cmd/sluice) || bench_die "build $rev"
-	BENCH_SLUICE_BASE="$BENCH_WORK/sluice-base"
-	BENCH_BASE_COMMIT="$(git -C "$BENCH_ROOT" rev-parse --short "$rev")"
-}
+build_base() { bench_build_base; }
 
 # as BUILD FUNC ARGS...: run a reverse.sh measurement with one build; its line in the TSV gets the
 # build's name in place of the direction.
