@@ -33,6 +33,10 @@ type batch struct {
 	locate bool
 	buf    []byte
 	stmts  []batchStmt
+	// vals and off are updateCase's scratch: the encoded values of its
+	// rows and where each ends.
+	vals []byte
+	off  []int
 }
 
 // batchStmt is one statement of a batch: buf[from:to], the rows it must

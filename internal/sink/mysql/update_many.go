@@ -64,8 +64,8 @@ func updateManyOK(t *schema.Table, p *plan) ([]int, bool) {
 func (s *session) updates(ctx context.Context, b *batch, p *plan, run []pipeline.Change, single bool) error {
 	many := p.updateMany && !single && len(run) >= 2
 	// An upsert counts a row it leaves as it was 1, not 2: such an update
-	// goes alone.
-	upsert := p.upsertMany && !b.locate
+	// goes alone (a CASE UPDATE counts it 1 like every other).
+	upsert := p.upsertMany && !b.locate && !p.updateCase
 	var seen map[uint64]bool
 	if many {
 		seen = make(map[uint64]bool, min(len(run), maxUpdateRows))
@@ -90,6 +90,15 @@ func (s *session) updates(ctx context.Context, b *batch, p *plan, run []pipeline
 				return err
 			}
 			i++
+			continue
+		}
+		if p.updateCase {
+			var n int
+			var err error
+			if buf, n, err = updateCase(ctx, b, p, run[i:j], buf); err != nil {
+				return err
+			}
+			i += n
 			continue
 		}
 		if upsert {
@@ -152,6 +161,9 @@ func upsertMany(ctx context.Context, b *batch, p *plan, run []pipeline.Change, b
 // only the primary key is unique, of the upsert that replaces it (rowAlias:
 // MySQL's "AS new" instead of MariaDB's VALUES()).
 func (p *plan) buildUpdateMany(rowAlias bool) {
+	if len(p.key) == 1 {
+		p.buildUpdateCase()
+	}
 	p.upsertMany = onlyPrimaryUnique(p.table)
 	if p.upsertMany {
 		// MySQL 8.0.20+ deprecates VALUES() here for a row alias, which
