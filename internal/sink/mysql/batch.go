@@ -33,8 +33,10 @@ type batch struct {
 	locate bool
 	buf    []byte
 	stmts  []batchStmt
-	// vals and off are updateCase's scratch: the encoded values of its
-	// rows and where each ends.
+	// stmt is the statement being built (add copies it into buf); vals
+	// and off are updateCase's scratch: the encoded values of its rows and
+	// where each ends. Reused, like buf, by every target transaction.
+	stmt []byte
 	vals []byte
 	off  []int
 }

@@ -70,7 +70,8 @@ func (s *session) updates(ctx context.Context, b *batch, p *plan, run []pipeline
 	if many {
 		seen = make(map[uint64]bool, min(len(run), maxUpdateRows))
 	}
-	buf := make([]byte, 0, 4<<10)
+	buf := b.stmt[:0]
+	defer func() { b.stmt = buf }()
 	for i := 0; i < len(run); {
 		j := i
 		if many {
