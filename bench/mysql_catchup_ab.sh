@@ -35,7 +35,7 @@ done
 STATUS_VARS="'HANDLER_WRITE','HANDLER_UPDATE','HANDLER_DELETE','HANDLER_READ_KEY','HANDLER_READ_RND_NEXT','COM_INSERT','COM_UPDATE','COM_DELETE','COM_UPDATE_MULTI','COM_BEGIN','COM_COMMIT','QUESTIONS','BYTES_RECEIVED','INNODB_DATA_WRITTEN','INNODB_OS_LOG_WRITTEN','BINLOG_BYTES_WRITTEN'"
 status() { mt_sql target -e "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ($STATUS_VARS) ORDER BY 1"; }
 
-# run_one NAME STREAM_DB EXTRA_LOG T_END TXNS REP WL
+# run_one NAME T_END TXNS REP WL: build NAME applies the backlog up to heartbeat T_END into ab_NAME.
 run_one() {
 	local name=$1 tend=$2 n=$3 rep=$4 wl=$5 db="ab_$1" log tf ts tc g0 g1 st0 st1 perf_pid=
 	log="$BENCH_WORK/logs/ab.$name.$wl.$rep.log" tf="$BENCH_WORK/logs/ab.$name.$wl.$rep.time"
