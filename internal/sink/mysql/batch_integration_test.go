@@ -331,3 +331,44 @@ func (f *fixture) wantRows(cols string, want [][]int) {
 		f.t.Errorf("%d rows, want %d", n, len(want))
 	}
 }
+
+// TestCaseUpdateOfUnchangedRows: a run of updates that change no column
+// (e.g. `UPDATE t SET a = a` logged with full images) still goes as one
+// statement that must find every row: rows kept as they are, and a row
+// missing on the target is a divergence naming it.
+func TestCaseUpdateOfUnchangedRows(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.exec("CREATE TABLE `" + f.name + "`.t (id INT PRIMARY KEY, a INT)")
+	f.exec("INSERT INTO `" + f.name + "`.t VALUES (1, 10), (2, 20), (4, 40)")
+	tv := table("id", "a")
+	s := f.sink()
+	if _, _, err := s.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sess, err := s.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	group := func(pos uint32, ids ...int32) *pipeline.Group {
+		txn := &model.Txn{End: binlogpos.Position{File: "bin.000001", Pos: pos}}
+		g := &pipeline.Group{Txns: []*model.Txn{txn}}
+		for _, id := range ids {
+			ch := model.RowChange{Op: model.Update, Table: tv, Before: []any{id, id * 10}, After: []any{id, id * 10}}
+			txn.Changes = append(txn.Changes, ch)
+			g.Changes = append(g.Changes, pipeline.Change{RowChange: ch, Txn: txn, Ident: uint64(id), HasIdent: true})
+		}
+		g.One = func(int) []pipeline.Change { return g.Changes }
+		return g
+	}
+	if _, err := sess.ApplyGroup(ctx, group(100, 1, 2, 4), binlogpos.Position{File: "bin.000001", Pos: 4}); err != nil {
+		t.Fatal(err)
+	}
+	f.wantRows("id, a", [][]int{{1, 10}, {2, 20}, {4, 40}})
+	_, err = sess.ApplyGroup(ctx, group(200, 1, 3), binlogpos.Position{File: "bin.000001", Pos: 4})
+	if err == nil || !strings.Contains(err.Error(), "diverged") || !strings.Contains(err.Error(), "id=3") {
+		t.Fatalf("no-op updates of a missing row: %v; want a divergence naming id=3", err)
+	}
+}
