@@ -52,8 +52,10 @@ func updateManyOK(t *schema.Table, p *plan) ([]int, bool) {
 
 // updates queues a run of updates. Consecutive updates that leave every
 // unique-key column unchanged and change distinct rows go several to a
-// statement, joined by primary key to the derived table of their new
-// values:
+// statement: a CASE UPDATE where the primary key is one integer column
+// (update_case.go), else an upsert where nothing else is unique
+// (upsertMany), else joined by primary key to the derived table of their
+// new values:
 //
 //	UPDATE db.t AS t JOIN (SELECT k AS k0, v AS c0 UNION ALL SELECT …) AS v
 //	ON t.pk = v.k0 SET t.c = v.c0, …
