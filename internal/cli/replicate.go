@@ -66,9 +66,10 @@ or pre-flight error (including no start position and a purged binlog).`,
 	addTypeFlags(cmd)
 	addWorkersFlag(cmd, "apply sessions (target connections writing rows)")
 	// Apply sessions mostly wait on PostgreSQL: more of them than CPUs pay
-	// off, so 0 lets apply choose (2 per CPU, at least 4).
+	// off, so 0 lets apply choose (2 per CPU, at least 4; into a MySQL
+	// target one fewer, at least 3: mysink.DefaultWorkers).
 	w := cmd.Flags().Lookup("workers")
-	w.Usage = "parallel apply sessions (target connections writing rows); 0 = 2 per CPU, at least 4; e.g. --workers 8"
+	w.Usage = "parallel apply sessions (target connections writing rows); 0 = 2 per CPU, at least 4 (into MySQL: 2 per CPU less one, at least 3); e.g. --workers 8"
 	w.DefValue = "0"
 	_ = w.Value.Set("0")
 	addStreamFlag(cmd)

@@ -22,6 +22,7 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
 	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -96,6 +97,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxTxnMemory == 0 {
 		o.MaxTxnMemory = DefaultMaxTxnMemory
+	}
+	if o.Workers <= 0 && o.MySQLTarget != nil {
+		o.Workers = mysink.DefaultWorkers()
 	}
 	if o.StatusEvery <= 0 {
 		o.StatusEvery = 5 * time.Second

@@ -201,7 +201,8 @@ func (s *session) writeRun(ctx context.Context, b *batch, run []pipeline.Change,
 
 // inserts queues a run of inserts as multi-row INSERT statements.
 func (s *session) inserts(ctx context.Context, b *batch, p *plan, run []pipeline.Change, single bool) error {
-	buf := make([]byte, 0, 16<<10)
+	buf := b.stmt[:0]
+	defer func() { b.stmt = buf }()
 	for len(run) > 0 {
 		buf = append(buf[:0], p.insertHead...)
 		n := 0
@@ -227,7 +228,8 @@ func (s *session) inserts(ctx context.Context, b *batch, p *plan, run []pipeline
 // one row per statement (LIMIT 1) for a keyless table.
 func (s *session) deletes(ctx context.Context, b *batch, p *plan, run []pipeline.Change, single bool) error {
 	head := "DELETE FROM " + p.qtable + " WHERE "
-	buf := make([]byte, 0, 16<<10)
+	buf := b.stmt[:0]
+	defer func() { b.stmt = buf }()
 	for len(run) > 0 {
 		buf = append(buf[:0], head...)
 		n := 0

@@ -33,6 +33,14 @@ type batch struct {
 	locate bool
 	buf    []byte
 	stmts  []batchStmt
+	// stmt is the statement being built (add copies it into buf); vals,
+	// off and listed are updateCase's scratch: the encoded values of its
+	// rows, where each ends and whether it is written. Reused, like buf,
+	// by every target transaction.
+	stmt   []byte
+	vals   []byte
+	off    []int
+	listed []bool
 }
 
 // batchStmt is one statement of a batch: buf[from:to], the rows it must

@@ -38,6 +38,15 @@ type plan struct {
 	// UPDATE (upsertTail after the rows).
 	upsertMany bool
 	upsertTail string
+	// updateCase: the multi-row updates go as one UPDATE … SET c = CASE
+	// pk WHEN … END (update_case.go), for a primary key of one integer
+	// column; caseHead is "UPDATE t SET ", caseKey the quoted key column,
+	// setPos[k] the index in setNames of setCols[k], caseElse[k] the
+	// ELSE of its CASE ("" for none: every row lists the column).
+	updateCase        bool
+	caseHead, caseKey string
+	setPos            []int
+	caseElse          []string
 }
 
 func newPlan(t *schema.Table, targetDB string, mysqlJSON, rowAlias bool) (*plan, error) {

@@ -52,8 +52,10 @@ func updateManyOK(t *schema.Table, p *plan) ([]int, bool) {
 
 // updates queues a run of updates. Consecutive updates that leave every
 // unique-key column unchanged and change distinct rows go several to a
-// statement, joined by primary key to the derived table of their new
-// values:
+// statement: a CASE UPDATE where the primary key is one integer column
+// (update_case.go), else an upsert where nothing else is unique
+// (upsertMany), else joined by primary key to the derived table of their
+// new values:
 //
 //	UPDATE db.t AS t JOIN (SELECT k AS k0, v AS c0 UNION ALL SELECT …) AS v
 //	ON t.pk = v.k0 SET t.c = v.c0, …
@@ -64,13 +66,14 @@ func updateManyOK(t *schema.Table, p *plan) ([]int, bool) {
 func (s *session) updates(ctx context.Context, b *batch, p *plan, run []pipeline.Change, single bool) error {
 	many := p.updateMany && !single && len(run) >= 2
 	// An upsert counts a row it leaves as it was 1, not 2: such an update
-	// goes alone.
-	upsert := p.upsertMany && !b.locate
+	// goes alone (a CASE UPDATE counts it 1 like every other).
+	upsert := p.upsertMany && !b.locate && !p.updateCase
 	var seen map[uint64]bool
 	if many {
 		seen = make(map[uint64]bool, min(len(run), maxUpdateRows))
 	}
-	buf := make([]byte, 0, 4<<10)
+	buf := b.stmt[:0]
+	defer func() { b.stmt = buf }()
 	for i := 0; i < len(run); {
 		j := i
 		if many {
@@ -90,6 +93,15 @@ func (s *session) updates(ctx context.Context, b *batch, p *plan, run []pipeline
 				return err
 			}
 			i++
+			continue
+		}
+		if p.updateCase {
+			var n int
+			var err error
+			if buf, n, err = updateCase(ctx, b, p, run[i:j], buf); err != nil {
+				return err
+			}
+			i += n
 			continue
 		}
 		if upsert {
@@ -152,6 +164,9 @@ func upsertMany(ctx context.Context, b *batch, p *plan, run []pipeline.Change, b
 // only the primary key is unique, of the upsert that replaces it (rowAlias:
 // MySQL's "AS new" instead of MariaDB's VALUES()).
 func (p *plan) buildUpdateMany(rowAlias bool) {
+	if len(p.key) == 1 {
+		p.buildUpdateCase()
+	}
 	p.upsertMany = onlyPrimaryUnique(p.table)
 	if p.upsertMany {
 		// MySQL 8.0.20+ deprecates VALUES() here for a row alias, which
