@@ -26,17 +26,7 @@ func TestBatchedUpdateOfAMissingRowIsADivergence(t *testing.T) {
 	upd := func(id, from, to int32) model.RowChange {
 		return model.RowChange{Op: model.Update, Table: tv, Before: []any{id, from}, After: []any{id, to}}
 	}
-	s := f.sink()
-	if _, _, err := s.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ps, err := s.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ps.Close()
-	sess := ps.(*session)
+	sess := f.session(ctx)
 	start := binlogpos.Position{File: "bin.000001", Pos: 4}
 
 	var g pipeline.Group
@@ -46,7 +36,7 @@ func TestBatchedUpdateOfAMissingRowIsADivergence(t *testing.T) {
 		g.Changes = append(g.Changes, pipeline.Change{RowChange: ch, Txn: txn, Ident: uint64(ch.Before[0].(int32)), HasIdent: true})
 	}
 	g.One = func(i int) []pipeline.Change { return g.Changes[i : i+1] }
-	_, err = sess.ApplyGroup(ctx, &g, start)
+	_, err := sess.ApplyGroup(ctx, &g, start)
 	if err == nil || !strings.Contains(err.Error(), "diverged") || !strings.Contains(err.Error(), "id=3") {
 		t.Fatalf("group updating a missing row: %v; want a divergence naming id=3", err)
 	}
@@ -102,16 +92,7 @@ func TestUpdateRunsKeepSourceOrder(t *testing.T) {
 		upd(1, 1, 10, 9, 10), upd(2, 2, 20, 1, 20), upd(1, 9, 10, 2, 10), // the swap, one by one
 		upd(3, 3, 31, 3, 32), upd(4, 4, 41, 4, 42), upd(3, 3, 32, 3, 33), // row 3 twice: two statements
 	}
-	s := f.sink()
-	if _, _, err := s.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	sess, err := s.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	sess := f.session(ctx)
 	txn := &model.Txn{End: binlogpos.Position{File: "bin.000001", Pos: 100}, Changes: changes}
 	g := &pipeline.Group{Txns: []*model.Txn{txn}}
 	for _, ch := range changes {
@@ -145,17 +126,7 @@ func TestUpsertManyUpdatesExactly(t *testing.T) {
 		upd(1, 10, 100, 11, 100), upd(2, 20, 200, 20, 201), upd(3, 30, 300, 30, 300), // 3: a no-op
 		upd(4, 40, 400, 41, 401), upd(5, 50, 500, 51, 500),
 	}
-	s := f.sink()
-	if _, _, err := s.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ps, err := s.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ps.Close()
-	sess := ps.(*session)
+	sess := f.session(ctx)
 	p, err := sess.plan(tv)
 	if err != nil {
 		t.Fatal(err)
@@ -222,17 +193,7 @@ func TestCaseUpdateWritesEveryValueExactly(t *testing.T) {
 		4: {int64(4), int32(41), "ü  ", "0.0001", -0.1, "1999-12-31 23:59:59.999999", []byte{}, int32(4), "s", ts},
 		5: {int64(5), int32(51), "f\xc3\xbcnf", "5.0000", 2.5, "2020-01-05 00:00:00.000000", []byte{4}, int32(5), "t", ts}, // a alone
 	}
-	s := f.sink()
-	if _, _, err := s.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ps, err := s.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ps.Close()
-	sess := ps.(*session)
+	sess := f.session(ctx)
 	if p, err := sess.plan(tv); err != nil || !p.updateCase {
 		t.Fatalf("table with a one-column integer key: updateCase off (%v)", err)
 	}
@@ -342,16 +303,7 @@ func TestCaseUpdateOfUnchangedRows(t *testing.T) {
 	f.exec("CREATE TABLE `" + f.name + "`.t (id INT PRIMARY KEY, a INT)")
 	f.exec("INSERT INTO `" + f.name + "`.t VALUES (1, 10), (2, 20), (4, 40)")
 	tv := table("id", "a")
-	s := f.sink()
-	if _, _, err := s.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	sess, err := s.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	sess := f.session(ctx)
 	group := func(pos uint32, ids ...int32) *pipeline.Group {
 		txn := &model.Txn{End: binlogpos.Position{File: "bin.000001", Pos: pos}}
 		g := &pipeline.Group{Txns: []*model.Txn{txn}}
@@ -367,7 +319,7 @@ func TestCaseUpdateOfUnchangedRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.wantRows("id, a", [][]int{{1, 10}, {2, 20}, {4, 40}})
-	_, err = sess.ApplyGroup(ctx, group(200, 1, 3), binlogpos.Position{File: "bin.000001", Pos: 4})
+	_, err := sess.ApplyGroup(ctx, group(200, 1, 3), binlogpos.Position{File: "bin.000001", Pos: 4})
 	if err == nil || !strings.Contains(err.Error(), "diverged") || !strings.Contains(err.Error(), "id=3") {
 		t.Fatalf("no-op updates of a missing row: %v; want a divergence naming id=3", err)
 	}

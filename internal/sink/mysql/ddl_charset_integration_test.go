@@ -33,16 +33,7 @@ func TestDDLTextInItsClientCharset(t *testing.T) {
 	if err := mysqlstate.Save(ctx, f.admin, f.stream, checkpoint.State{Position: p0, SchemaVersion: 1}); err != nil {
 		t.Fatal(err)
 	}
-	s := f.sink()
-	if _, _, err := s.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	sess, err := s.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	sess := f.session(ctx)
 
 	ddl := func(pos uint32, version int64, collation uint16, q string, cols ...string) error {
 		p := binlogpos.Position{File: "bin.000001", Pos: pos}
@@ -72,7 +63,7 @@ func TestDDLTextInItsClientCharset(t *testing.T) {
 		t.Errorf("latin1 default from a MySQL 8 session: %s, want %s", m, want)
 	}
 	var cs string
-	if err := sess.(*session).conn.QueryRowContext(ctx, "SELECT @@character_set_client").Scan(&cs); err != nil || cs != "binary" {
+	if err := sess.conn.QueryRowContext(ctx, "SELECT @@character_set_client").Scan(&cs); err != nil || cs != "binary" {
 		t.Errorf("apply session after the schema change: character_set_client %q (%v), want binary", cs, err)
 	}
 	// Unknown charset: refused, not guessed.

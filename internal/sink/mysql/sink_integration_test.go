@@ -45,6 +45,21 @@ func newFixture(t testing.TB) *fixture {
 	return f
 }
 
+// session opens a sink and one of its sessions, closed when the test ends.
+func (f *fixture) session(ctx context.Context) *session {
+	s := f.sink()
+	if _, _, err := s.Open(ctx); err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { s.Close() })
+	ps, err := s.Session(ctx)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { ps.Close() })
+	return ps.(*session)
+}
+
 func (f *fixture) sink() *Sink {
 	s, err := New(Config{Stream: f.stream, Decode: binlogpos.Decode, SourceDB: "app", TargetDB: f.name,
 		FenceTimeout: time.Second, Log: testenv.Logger()}, f.db)
