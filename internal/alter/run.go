@@ -27,6 +27,7 @@ type Report struct {
 	Keys        int64    // changed keys applied
 	Chunks      int
 	Resumed     bool
+	Apply       string // how changed keys were applied: applyImages or applyReread
 	CutoverLock time.Duration // how long writes were blocked at the swap
 	// SwapPosition is the binlog file:offset at the swap: every change of the
 	// table before it is in the new table, every change after it was
@@ -49,6 +50,9 @@ type runner struct {
 	kc   *keyCols
 	keys *keySet
 	tr   *tracker
+	// images writes changed keys' row images (images.go); nil: keys are
+	// re-read from the table.
+	images *imageWriter
 
 	hashFn, hashArg string // the checksum's row hash
 	// nowait and busyCode: the appliers' non-waiting lock clause and the
@@ -303,7 +307,14 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	} else {
 		r.keys.wait(func([]any) int { return afterCopy })
 	}
-	r.tr = newTracker(r.id, marker.TableID, r.kc, r.keys)
+	var why string
+	r.images, why = r.imageApply(r.p)
+	rep.Apply = applyImages
+	if r.images == nil {
+		rep.Apply = applyReread
+		r.log.Info("changed keys are re-read from the table, not written from the binlog's row images", "why", why)
+	}
+	r.tr = newTracker(r.id, marker.TableID, r.kc, r.keys, r.images != nil)
 	serverID := r.o.ServerID
 	if serverID == 0 {
 		serverID = binlog.DefaultServerID("alter:"+r.id.String(), r.o.Source.Redacted())
