@@ -1,7 +1,7 @@
 // Package alter changes the definition of a live MySQL or MariaDB table
 // online: INSTANT when the server can, else a shadow table with the new
 // definition filled by a parallel key-range copy while the binlog's changed
-// keys are re-read from the table, checksummed, and swapped in by an atomic
+// rows are written to it (or their keys re-read from the table), checksummed, and swapped in by an atomic
 // rename under a bounded lock (docs/alter.md).
 package alter
 
