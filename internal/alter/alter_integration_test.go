@@ -24,10 +24,11 @@ func TestAlterCopyUnderLoad(t *testing.T) {
 		name, create, clauses string
 		allowDrop             bool
 		reread                bool     // changed keys re-read from the table, not written from row images
+		keep                  float64  // --keep-write-rate (the CLI's default pacing)
 		want                  []string // in SHOW CREATE TABLE after
 		notWant               []string
 	}{
-		{name: "add_column_and_index", create: baseTable, clauses: "ADD COLUMN d VARCHAR(20) NOT NULL DEFAULT 'x', ADD INDEX ia (a)",
+		{name: "add_column_and_index", create: baseTable, clauses: "ADD COLUMN d VARCHAR(20) NOT NULL DEFAULT 'x', ADD INDEX ia (a)", keep: 0.9,
 			want: []string{"`d` varchar(20)", "KEY `ia`"}},
 		{name: "drop_column", create: baseTable, clauses: "DROP COLUMN c", allowDrop: true, notWant: []string{"`c`"}},
 		{name: "modify_type", create: baseTable, clauses: "MODIFY a BIGINT NOT NULL DEFAULT 0, MODIFY b VARCHAR(300)",
@@ -56,6 +57,7 @@ func TestAlterCopyUnderLoad(t *testing.T) {
 				l := startLoad(t, db, rows, 4)
 				o := alterOptions(t, env, name, tc.clauses)
 				o.AllowDropColumn = tc.allowDrop
+				o.KeepWriteRate = tc.keep
 				o.afterChunk = func(int) { time.Sleep(15 * time.Millisecond) } // let the writers overlap the copy
 				rep, err := Run(context.Background(), o)
 				time.Sleep(300 * time.Millisecond) // writes after the swap, through the same prepared statements

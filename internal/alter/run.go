@@ -27,7 +27,7 @@ type Report struct {
 	Keys        int64    // changed keys applied
 	Chunks      int
 	Resumed     bool
-	Apply       string // how changed keys were applied: applyImages or applyReread
+	Apply       string        // how changed keys were applied: applyImages or applyReread
 	CutoverLock time.Duration // how long writes were blocked at the swap
 	// SwapPosition is the binlog file:offset at the swap: every change of the
 	// table before it is in the new table, every change after it was
@@ -50,6 +50,8 @@ type runner struct {
 	kc   *keyCols
 	keys *keySet
 	tr   *tracker
+	// pacer paces the copy (nil: not paced).
+	pacer *writePacer
 	// images writes changed keys' row images (images.go); nil: keys are
 	// re-read from the table.
 	images *imageWriter
@@ -92,6 +94,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, refuse("--max-lag %s: want a positive duration", o.MaxLag)
 	case o.MaxLag > 0 && len(o.Replicas) == 0:
 		return nil, refuse("--max-lag needs --replica mysql://user:pass@host:port (repeatable): the replicas whose lag to watch")
+	case o.KeepWriteRate < 0 || o.KeepWriteRate >= 1:
+		return nil, refuse("--keep-write-rate %g: want a share of the table's write rate below 1 (0.9), or 0 for no pacing", o.KeepWriteRate)
 	case o.MaxLag == 0 && len(o.Replicas) > 0:
 		return nil, refuse("--replica needs --max-lag (the lag above which the copy pauses, e.g. --max-lag 1500ms)")
 	}
@@ -315,6 +319,9 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		r.log.Info("changed keys are re-read from the table, not written from the binlog's row images", "why", why)
 	}
 	r.tr = newTracker(r.id, marker.TableID, r.kc, r.keys, r.images != nil)
+	if r.o.KeepWriteRate > 0 {
+		r.pacer = newWritePacer(r.o.KeepWriteRate, r.tr.changes, r.log)
+	}
 	serverID := r.o.ServerID
 	if serverID == 0 {
 		serverID = binlog.DefaultServerID("alter:"+r.id.String(), r.o.Source.Redacted())
@@ -342,7 +349,15 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	// applied during the copy; other keys wait for the whole copy (memory:
 	// one entry per distinct changed key).
 	stopEarly := r.startAppliers(ctx)
+	stopPacer := func() {}
+	if r.pacer != nil {
+		pctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); r.pacer.run(pctx) }()
+		stopPacer = func() { cancel(); <-done }
+	}
 	err = r.copyChunks(ctx, st.Chunks, cr)
+	stopPacer()
 	r.keys.releaseAll()
 	if serr := stopEarly(); err == nil {
 		err = serr

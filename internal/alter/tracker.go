@@ -43,6 +43,15 @@ type tracker struct {
 	// the table are the new table's.
 	renamed atomic.Bool
 	events  atomic.Int64
+	// lastAt is the commit time (Unix seconds) of the last transaction
+	// that changed the table, for the pacer.
+	lastAt atomic.Int64
+}
+
+// changes returns the table's row changes read so far and the commit time
+// of the last.
+func (t *tracker) changes() (int64, time.Time) {
+	return t.events.Load(), time.Unix(t.lastAt.Load(), 0)
 }
 
 func newTracker(table, marker schema.TableID, kc *keyCols, keys *keySet, images bool) *tracker {
@@ -84,6 +93,7 @@ func (t *tracker) txn(txn *model.Txn) error {
 				continue
 			}
 			t.events.Add(1)
+			t.lastAt.Store(txn.Timestamp.Unix())
 			if t.sealed.Load() {
 				t.slipped.Add(1)
 			}
