@@ -51,11 +51,11 @@ func TestAlterRowImagesEveryType(t *testing.T) {
 				ti TINYINT UNSIGNED, bu BIGINT UNSIGNED, de DECIMAL(30,10), fl FLOAT, db DOUBLE, bi BIT(64),
 				da DATE, dt DATETIME(6), ts TIMESTAMP(3) NULL, tm TIME(6), yr YEAR,
 				cl CHAR(10) CHARACTER SET latin1, vc VARCHAR(40) CHARACTER SET utf8mb4, tx TEXT CHARACTER SET utf8mb4,
-				bn BINARY(8), vb VARBINARY(20), bl BLOB, en ENUM('a','b','c'), st SET('x','y','z')` + json + `) ENGINE=InnoDB`)
+				bn BINARY(8), vb VARBINARY(20), bl BLOB, en ENUM('a','b','c'), st SET('x','y','z'), `+"`prénom ☃`"+` VARCHAR(10)` + json + `) ENGINE=InnoDB`)
 			var vals []string
 			for i := 1; i <= 300; i++ {
-				vals = append(vals, fmt.Sprintf("(%d, %d, %d, %d.5, %d.25, %d.125, %d, '2020-01-02', '2021-03-04 05:06:07.%06d', '2022-01-01 00:00:%02d.5', '12:34:56', 2000, 'r%d', 'row %d', 'text %d', 'b%d', 'vb%d', 'blob %d', 'b', 'y'%s)",
-					i, i%256, i, i, i, i, i, i, i%60, i, i, i, i, i, i, map[bool]string{true: fmt.Sprintf(", '{\"n\": %d}'", i), false: ""}[json != ""]))
+				vals = append(vals, fmt.Sprintf("(%d, %d, %d, %d.5, %d.25, %d.125, %d, '2020-01-02', '2021-03-04 05:06:07.%06d', '2022-01-01 00:00:%02d.5', '12:34:56', 2000, 'r%d', 'row %d', 'text %d', 'b%d', 'vb%d', 'blob %d', 'b', 'y', 'p%d'%s)",
+					i, i%256, i, i, i, i, i, i, i%60, i, i, i, i, i, i, i, map[bool]string{true: fmt.Sprintf(", '{\"n\": %d}'", i), false: ""}[json != ""]))
 			}
 			exec("INSERT INTO " + tbl + " VALUES " + strings.Join(vals, ", "))
 		}
@@ -72,10 +72,10 @@ func TestAlterRowImagesEveryType(t *testing.T) {
 			}
 			exec("INSERT INTO "+tbl+" VALUES (1000, 255, 18446744073709551615, -12345678901234567890.0123456789, 0.1, -1.7976931348623157e308, b'1000000000000000000000000000000000000000000000000000000000000001', "+
 				"'0000-00-00', '0000-00-00 00:00:00.000000', '2038-01-18 20:14:07.999', '-838:59:59.000000', 2155, "+
-				"?, ?, ?, UNHEX('005C27000A0D1A00'), UNHEX('FF005C27FE'), UNHEX(REPEAT('AB005C', 700)), 'c', 'x,z'"+js(`'{"a": [1, 2.5, "é\\\\u00e9"], "b": null}'`)+")",
+				"?, ?, ?, UNHEX('005C27000A0D1A00'), UNHEX('FF005C27FE'), UNHEX(REPEAT('AB005C', 700)), 'c', 'x,z', 'ü'"+js(`'{"a": [1, 2.5, "é\\\\u00e9"], "b": null}'`)+")",
 				"Ünïcødé", "😀 emoji \\ quote' end", "multi\nline\x00nul\r\n")
 			exec("INSERT INTO " + tbl + " VALUES (1001, 0, 0, 0, -0.0, 5e-324, b'0', '1000-01-01', '9999-12-31 23:59:59.999999', '1970-01-01 07:00:01.000', '838:59:59.999999', 0, " +
-				"'', '', '', '', '', '', '', ''" + js("'[]'") + ")")
+				"'', '', '', '', '', '', '', '', ''" + js("'[]'") + ")")
 			exec("INSERT INTO " + tbl + " (id) VALUES (1002)") // NULLs
 			// Updates in copied and not yet copied chunks, to special values.
 			exec("UPDATE "+tbl+" SET cl = ?, vc = ?, da = '2020-00-00', ts = '2001-02-03 04:05:06.789', bi = b'1111111111111111111111111111111111111111111111111111111111111111' WHERE id IN (3, 150, 299)",
@@ -87,7 +87,7 @@ func TestAlterRowImagesEveryType(t *testing.T) {
 			exec("UPDATE " + tbl + " SET id = 7 WHERE id = 8")            // and another onto its old key
 			exec("INSERT INTO " + tbl + " (id, vc) VALUES (200, 'back')") // a deleted key inserted again
 			exec("UPDATE " + tbl + " SET tm = '-00:00:00.000001', dt = '2024-02-29 23:59:59.999999' WHERE id BETWEEN 100 AND 120")
-			exec("UPDATE " + tbl + " SET vb = NULL WHERE id = 1000")
+			exec("UPDATE " + tbl + " SET vb = NULL, `prénom ☃` = 'é☃' WHERE id = 1000")
 			exec("UPDATE " + tbl + " SET vb = UNHEX('5C5C00') WHERE id = 1000")
 		}
 		clauses := "ADD COLUMN z INT NOT NULL DEFAULT 7, MODIFY cl VARCHAR(20) CHARACTER SET utf8mb4, MODIFY ti INT UNSIGNED, ADD INDEX idt (dt)"
