@@ -51,7 +51,7 @@ func TestAlterRowImagesEveryType(t *testing.T) {
 				ti TINYINT UNSIGNED, bu BIGINT UNSIGNED, de DECIMAL(30,10), fl FLOAT, db DOUBLE, bi BIT(64),
 				da DATE, dt DATETIME(6), ts TIMESTAMP(3) NULL, tm TIME(6), yr YEAR,
 				cl CHAR(10) CHARACTER SET latin1, vc VARCHAR(40) CHARACTER SET utf8mb4, tx TEXT CHARACTER SET utf8mb4,
-				bn BINARY(8), vb VARBINARY(20), bl BLOB, en ENUM('a','b','c'), st SET('x','y','z'), `+"`prénom ☃`"+` VARCHAR(10)` + json + `) ENGINE=InnoDB`)
+				bn BINARY(8), vb VARBINARY(20), bl BLOB, en ENUM('a','b','c'), st SET('x','y','z'), ` + "`prénom ☃`" + ` VARCHAR(10)` + json + `) ENGINE=InnoDB`)
 			var vals []string
 			for i := 1; i <= 300; i++ {
 				vals = append(vals, fmt.Sprintf("(%d, %d, %d, %d.5, %d.25, %d.125, %d, '2020-01-02', '2021-03-04 05:06:07.%06d', '2022-01-01 00:00:%02d.5', '12:34:56', 2000, 'r%d', 'row %d', 'text %d', 'b%d', 'vb%d', 'blob %d', 'b', 'y', 'p%d'%s)",

@@ -16,13 +16,16 @@ import (
 // (--max-load) does not say how much the application lost, its own
 // rate does. The copy workers pause after each chunk; the pause doubles
 // while the rate is below the target and shrinks while it is above. The
-// baseline is measured with the copy stopped before it starts, and again
-// when the pause has sat at its longest for a while (the application's load
-// may have fallen for reasons of its own). The appliers are not paced: they
-// must keep up with the writes for the run to finish.
+// baseline is measured with the copy and the appliers stopped before the
+// copy starts, and again when the pause has sat at its longest for a while
+// (the application's load may have fallen for reasons of its own; the
+// appliers are stopped then too, or the backlog they work on would lower
+// the baseline and with it the target). Otherwise the appliers are not
+// paced: they must keep up with the writes for the run to finish.
 type writePacer struct {
 	keep     float64                          // target share of the baseline; 0: off
 	count    func() (n int64, last time.Time) // table changes read so far, commit time of the last
+	hold     func() (release func())          // stops the appliers (nil: none)
 	log      *slog.Logger
 	window   time.Duration // of each measurement
 	maxPause time.Duration // the longest pause after a chunk
@@ -37,8 +40,8 @@ type writePacer struct {
 	why      string        // the progress line's note
 }
 
-func newWritePacer(keep float64, count func() (int64, time.Time), log *slog.Logger) *writePacer {
-	p := &writePacer{keep: keep, count: count, log: log, window: 3 * time.Second, maxPause: 5 * time.Second}
+func newWritePacer(keep float64, count func() (int64, time.Time), hold func() func(), log *slog.Logger) *writePacer {
+	p := &writePacer{keep: keep, count: count, hold: hold, log: log, window: 2 * time.Second, maxPause: 5 * time.Second}
 	p.cond = sync.NewCond(&p.mu)
 	return p
 }
@@ -107,6 +110,10 @@ func (p *writePacer) probe(ctx context.Context) error {
 		p.mu.Lock()
 	}
 	p.mu.Unlock()
+	if p.hold != nil {
+		release := p.hold()
+		defer release()
+	}
 	n0, _ := p.count()
 	start := time.Now()
 	if err := sleep(ctx, p.window); err != nil {
@@ -185,5 +192,5 @@ func (p *writePacer) step(rate float64, last, now time.Time) (reprobe bool) {
 	if p.atMax.IsZero() {
 		p.atMax = now
 	}
-	return now.Sub(p.atMax) >= 10*p.window
+	return now.Sub(p.atMax) >= 15*p.window
 }

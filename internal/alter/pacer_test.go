@@ -9,7 +9,7 @@ import (
 )
 
 func TestWritePacerSteps(t *testing.T) {
-	p := newWritePacer(0.9, nil, slog.New(slog.DiscardHandler))
+	p := newWritePacer(0.9, nil, nil, slog.New(slog.DiscardHandler))
 	p.baseline = 1000
 	now := time.Now()
 	steps := []struct {
@@ -38,7 +38,7 @@ func TestWritePacerSteps(t *testing.T) {
 	if p.note() != "" {
 		t.Errorf("note %q without a pause", p.note())
 	}
-	// At the longest pause for ten windows: measure the baseline again.
+	// At the longest pause for 15 windows: measure the baseline again.
 	for i := 0; i < 20 && p.pause < p.maxPause; i++ {
 		if p.step(1, now, now) {
 			t.Fatal("re-probe before the pause sat at its longest")
@@ -48,11 +48,11 @@ func TestWritePacerSteps(t *testing.T) {
 		t.Fatalf("pause %s (want %s), note %q", p.pause, p.maxPause, p.note())
 	}
 	reprobe := false
-	for i := 0; i <= 10; i++ {
+	for i := 0; i <= 15; i++ {
 		reprobe = p.step(1, now.Add(time.Duration(i)*p.window), now.Add(time.Duration(i)*p.window))
 	}
 	if !reprobe {
-		t.Error("no re-probe after ten windows at the longest pause")
+		t.Error("no re-probe after 15 windows at the longest pause")
 	}
 }
 
@@ -60,7 +60,7 @@ func TestWritePacerSteps(t *testing.T) {
 // and workers wait while it is.
 func TestWritePacerProbe(t *testing.T) {
 	var n atomic.Int64
-	p := newWritePacer(0.9, func() (int64, time.Time) { return n.Load(), time.Now() }, slog.New(slog.DiscardHandler))
+	p := newWritePacer(0.9, func() (int64, time.Time) { return n.Load(), time.Now() }, nil, slog.New(slog.DiscardHandler))
 	p.window = 100 * time.Millisecond
 	ctx := context.Background()
 	if err := p.begin(ctx); err != nil { // a chunk in flight

@@ -320,7 +320,7 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	}
 	r.tr = newTracker(r.id, marker.TableID, r.kc, r.keys, r.images != nil)
 	if r.o.KeepWriteRate > 0 {
-		r.pacer = newWritePacer(r.o.KeepWriteRate, r.tr.changes, r.log)
+		r.pacer = newWritePacer(r.o.KeepWriteRate, r.tr.changes, func() func() { r.hold.Lock(); return r.hold.Unlock }, r.log)
 	}
 	serverID := r.o.ServerID
 	if serverID == 0 {
