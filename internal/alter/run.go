@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/gctune"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
@@ -194,8 +195,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, err
 }
 
+// alterMemory is the soft memory limit of a copy run (gctune): the key set
+// with its row images is the only large structure.
+const alterMemory = 1 << 30
+
 // copyRun is the shadow-table method, fresh (st nil) or resumed.
 func (r *runner) copyRun(ctx context.Context, st *runState) (*Report, error) {
+	// The binlog reader allocates a value per column of every change of
+	// the table while the live heap stays small: collect less often.
+	defer gctune.Apply(alterMemory)()
 	if err := checkBinlog(ctx, r.db); err != nil {
 		return nil, err
 	}
