@@ -106,6 +106,11 @@ func (r *runner) consistentPoint(ctx context.Context) ([]*sql.Conn, error) {
 		if attempt > 2 {
 			mode = "WRITE"
 		}
+		// The set grew while an earlier attempt waited: drained under the
+		// lock, it would hold the writers back that much longer.
+		if err := r.catchUp(ctx); err != nil {
+			return nil, err
+		}
 		snaps, err := r.tryConsistentPoint(ctx, mode)
 		if err == nil {
 			return snaps, nil
