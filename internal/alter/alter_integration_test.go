@@ -23,17 +23,19 @@ func TestAlterCopyUnderLoad(t *testing.T) {
 	cases := []struct {
 		name, create, clauses string
 		allowDrop             bool
+		reread                bool     // changed keys re-read from the table, not written from row images
+		keep                  float64  // --keep-write-rate (the CLI's default pacing)
 		want                  []string // in SHOW CREATE TABLE after
 		notWant               []string
 	}{
-		{name: "add_column_and_index", create: baseTable, clauses: "ADD COLUMN d VARCHAR(20) NOT NULL DEFAULT 'x', ADD INDEX ia (a)",
+		{name: "add_column_and_index", create: baseTable, clauses: "ADD COLUMN d VARCHAR(20) NOT NULL DEFAULT 'x', ADD INDEX ia (a)", keep: 0.9,
 			want: []string{"`d` varchar(20)", "KEY `ia`"}},
 		{name: "drop_column", create: baseTable, clauses: "DROP COLUMN c", allowDrop: true, notWant: []string{"`c`"}},
 		{name: "modify_type", create: baseTable, clauses: "MODIFY a BIGINT NOT NULL DEFAULT 0, MODIFY b VARCHAR(300)",
 			want: []string{"`a` bigint", "`b` varchar(300)"}},
 		// Widened types whose text differs (5 → 5.000): the checksum
 		// compares values.
-		{name: "int_to_decimal", create: baseTable, clauses: "MODIFY c DECIMAL(12,3) NULL", want: []string{"`c` decimal(12,3)"}},
+		{name: "int_to_decimal", create: baseTable, clauses: "MODIFY c DECIMAL(12,3) NULL", reread: true, want: []string{"`c` decimal(12,3)"}},
 		{name: "drop_index", create: strings.Replace(baseTable, "c INT NULL)", "c INT NULL, KEY ib (b))", 1), clauses: "DROP INDEX ib",
 			notWant: []string{"KEY `ib`"}},
 		{name: "charset", create: baseTable + " DEFAULT CHARSET=latin1", clauses: "CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
@@ -41,7 +43,7 @@ func TestAlterCopyUnderLoad(t *testing.T) {
 		// A composite key with a string part: changed keys wait for the
 		// whole copy and are matched by their bytes in the column's charset.
 		{name: "composite_string_key", create: "CREATE TABLE t (id BIGINT NOT NULL, s VARCHAR(10) NOT NULL DEFAULT 'é-X', " +
-			"a INT NOT NULL DEFAULT 0, b VARCHAR(100), c INT NULL, PRIMARY KEY (id, s)) ENGINE=InnoDB", clauses: "ADD INDEX ia (a)",
+			"a INT NOT NULL DEFAULT 0, b VARCHAR(100), c INT NULL, PRIMARY KEY (id, s)) ENGINE=InnoDB", clauses: "ADD INDEX ia (a)", reread: true,
 			want: []string{"KEY `ia`"}},
 		{name: "primary_key", create: baseTable, clauses: "DROP PRIMARY KEY, ADD PRIMARY KEY (id, a), ADD UNIQUE KEY uid (id)",
 			want: []string{"PRIMARY KEY (`id`,`a`)", "UNIQUE KEY `uid`"}},
@@ -55,6 +57,7 @@ func TestAlterCopyUnderLoad(t *testing.T) {
 				l := startLoad(t, db, rows, 4)
 				o := alterOptions(t, env, name, tc.clauses)
 				o.AllowDropColumn = tc.allowDrop
+				o.KeepWriteRate = tc.keep
 				o.afterChunk = func(int) { time.Sleep(15 * time.Millisecond) } // let the writers overlap the copy
 				rep, err := Run(context.Background(), o)
 				time.Sleep(300 * time.Millisecond) // writes after the swap, through the same prepared statements
@@ -65,6 +68,9 @@ func TestAlterCopyUnderLoad(t *testing.T) {
 				t.Logf("report: %+v", *rep)
 				if rep.Method != MethodCopy || rep.CutoverLock > 2*time.Second {
 					t.Errorf("report %+v", *rep)
+				}
+				if want := map[bool]string{false: applyImages, true: applyReread}[tc.reread]; rep.Apply != want {
+					t.Errorf("changed keys applied by %q, want %q", rep.Apply, want)
 				}
 				l.compare(db)
 				var tn, ddl string

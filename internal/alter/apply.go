@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	mysqlsink "github.com/sluice-db/sluice/internal/sink/mysql"
 )
 
 const applyBatch = 500
@@ -105,11 +107,11 @@ func (r *runner) appliers(ctx context.Context) error {
 				return ignoreCancel(err)
 			}
 			defer conn.Close()
-			if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"); err != nil {
+			if err := r.applySession(ctx, conn); err != nil {
 				return ignoreCancel(err)
 			}
 			for {
-				ids, vals := r.keys.take(applyBatch)
+				ids, vals, imgs := r.keys.take(applyBatch)
 				if len(ids) == 0 {
 					if err := sleep(ctx, 10*time.Millisecond); err != nil {
 						return nil
@@ -125,7 +127,12 @@ func (r *runner) appliers(ctx context.Context) error {
 				// is never left half-applied in flight. The checksum's
 				// table lock waits for no batch to be in flight (hold).
 				r.hold.RLock()
-				err := r.applyBusy(context.WithoutCancel(ctx), conn, vals)
+				var err error
+				if r.images != nil {
+					err = r.applyImages(context.WithoutCancel(ctx), conn, vals, imgs)
+				} else {
+					err = r.applyBusy(context.WithoutCancel(ctx), conn, vals)
+				}
 				r.hold.RUnlock()
 				r.keys.done(ids, err != nil)
 				if err != nil {
@@ -137,23 +144,63 @@ func (r *runner) appliers(ctx context.Context) error {
 	return g.Wait()
 }
 
+// applySession prepares an applier's session: READ COMMITTED (fewer gap
+// locks); with row images, the session their literals are written for
+// (binary connection charset, UTC, no strict mode: the values are the
+// table's own, zero dates included).
+func (r *runner) applySession(ctx context.Context, q querier) error {
+	setup := []string{"SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"}
+	if r.images != nil {
+		setup = append(setup, mysqlsink.SessionSetup()...)
+	}
+	for _, s := range setup {
+		if _, err := q.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("alter: prepare an applier session (%s): %w", s, err)
+		}
+	}
+	return nil
+}
+
 // drain applies every key of the set on one session (under the lock).
+// Row images are written in the appliers' session settings, set for the
+// drain and restored after it.
 func (r *runner) drain(ctx context.Context, q querier) error {
+	if r.images != nil {
+		if _, err := q.ExecContext(ctx, saveSession); err != nil {
+			return fmt.Errorf("alter: save the session settings: %w", err)
+		}
+		if err := r.applySession(ctx, q); err != nil {
+			return err
+		}
+		defer q.ExecContext(context.WithoutCancel(ctx), restoreSession) //nolint:errcheck
+	}
 	for {
-		ids, vals := r.keys.take(applyBatch)
+		ids, vals, imgs := r.keys.take(applyBatch)
 		if len(ids) == 0 {
 			if r.keys.size() == 0 {
 				return nil
 			}
 			return fmt.Errorf("alter: keys still in flight during the drain")
 		}
-		err := r.applyKeys(ctx, q, vals, lockWait)
+		var err error
+		if r.images != nil {
+			err = r.applyImages(ctx, q, vals, imgs)
+		} else {
+			err = r.applyKeys(ctx, q, vals, lockWait)
+		}
 		r.keys.done(ids, err != nil)
 		if err != nil {
 			return err
 		}
 	}
 }
+
+const (
+	saveSession = "SET @sluice_cs = @@SESSION.character_set_client, @sluice_coll = @@SESSION.collation_connection, " +
+		"@sluice_res = @@SESSION.character_set_results, @sluice_mode = @@SESSION.sql_mode, @sluice_tz = @@SESSION.time_zone"
+	restoreSession = "SET SESSION character_set_client = @sluice_cs, SESSION collation_connection = @sluice_coll, " +
+		"SESSION character_set_results = @sluice_res, SESSION sql_mode = @sluice_mode, SESSION time_zone = @sluice_tz"
+)
 
 func ignoreCancel(err error) error {
 	if errors.Is(err, context.Canceled) {

@@ -84,6 +84,9 @@ func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRange
 				if err := r.ctl.gate(ctx); err != nil {
 					return err
 				}
+				if err := r.pacer.begin(ctx); err != nil {
+					return err
+				}
 				where, args, err := r.key.RangeWhere(c.Lo, c.Hi)
 				if err != nil {
 					return err
@@ -95,6 +98,9 @@ func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRange
 				}
 				start := time.Now()
 				res, err := execRetry(ctx, conn, q, args...)
+				if err := r.pacer.end(ctx); err != nil {
+					return err
+				}
 				if err != nil {
 					return fmt.Errorf("alter: copy chunk %d of %s: %w", c.Seq, r.id, err)
 				}

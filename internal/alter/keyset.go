@@ -10,9 +10,10 @@ import (
 )
 
 // keySet is the de-duplicating set of keys changed in the table since the
-// copy's start position. Applying a key re-reads its current row, so a key
-// changed a hundred times is applied once, and applying it twice is
-// harmless. A key being applied is "in flight": it is not handed to another
+// copy's start position, each with the row image of its last change (or
+// none, when its rows are re-read: images.go). Applying a key writes its
+// last image or re-reads its current row, so a key changed a hundred times
+// is applied once, and applying it twice is harmless. A key being applied is "in flight": it is not handed to another
 // applier (two reads of one key applied out of order would leave the older
 // one), and a change seen meanwhile marks it dirty so that it is applied
 // again afterwards.
@@ -30,7 +31,10 @@ type keySet struct {
 }
 
 type keyEntry struct {
-	vals     []any
+	vals []any
+	// img is the after image of the key's last change, nil when that change
+	// removed the key (row images apply mode; nil throughout otherwise).
+	img      []any
 	inFlight bool
 	dirty    bool
 }
@@ -39,17 +43,21 @@ func newKeySet() *keySet {
 	return &keySet{m: map[string]*keyEntry{}, ready: map[string]*keyEntry{}, parked: map[int]map[string]*keyEntry{}}
 }
 
-func (s *keySet) add(id string, vals []any) {
+// add records a change of key id; img is the row the change left (nil: the
+// key is gone, or keys are re-read).
+func (s *keySet) add(id string, vals []any, img []any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.m[id]
 	switch {
 	case e == nil:
-		e = &keyEntry{vals: vals}
+		e = &keyEntry{vals: vals, img: img}
 		s.m[id] = e
 		s.place(id, e)
 	case e.inFlight:
-		e.dirty = true
+		e.img, e.dirty = img, true
+	default:
+		e.img = img
 	}
 }
 
@@ -105,8 +113,9 @@ func (s *keySet) releaseAll() {
 	clear(s.parked)
 }
 
-// take hands out up to n ready keys and marks them in flight.
-func (s *keySet) take(n int) (ids []string, vals [][]any) {
+// take hands out up to n ready keys, with the images of their last
+// changes, and marks them in flight.
+func (s *keySet) take(n int) (ids []string, vals, imgs [][]any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for id, e := range s.ready {
@@ -115,9 +124,9 @@ func (s *keySet) take(n int) (ids []string, vals [][]any) {
 		}
 		e.inFlight, e.dirty = true, false
 		delete(s.ready, id)
-		ids, vals = append(ids, id), append(vals, e.vals)
+		ids, vals, imgs = append(ids, id), append(vals, e.vals), append(imgs, e.img)
 	}
-	return ids, vals
+	return ids, vals, imgs
 }
 
 // done ends the flight of ids: applied keys leave the set, dirty ones (and

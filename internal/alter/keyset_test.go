@@ -1,7 +1,6 @@
 package alter
 
 import (
-	"sort"
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/schema"
@@ -18,30 +17,36 @@ func TestKeySetParkingAndFlight(t *testing.T) {
 		}
 		return -1
 	})
-	s.add("a", []any{1})
-	s.add("b", []any{20})
-	s.add("a", []any{1})
-	ids, _ := s.take(10)
+	s.add("a", []any{1}, nil)
+	s.add("b", []any{20}, nil)
+	s.add("a", []any{1}, nil)
+	ids, _, _ := s.take(10)
 	if len(ids) != 1 || ids[0] != "b" {
 		t.Fatalf("take before the release: %v", ids)
 	}
-	s.add("b", []any{20}) // changed in flight: dirty
+	s.add("b", []any{20}, []any{20, "v1"}) // changed in flight: dirty, with its new image
+	s.add("b", []any{20}, []any{20, "v2"}) // the last change's image is kept
+	s.add("a", []any{1}, []any{1, "x"})    // parked: its image is replaced
+	s.add("a", []any{1}, nil)              // ... by "gone"
 	s.done(ids, false)
 	s.release(0, func() { done0 = true })
-	ids, _ = s.take(10)
-	sort.Strings(ids)
-	if len(ids) != 2 || ids[0] != "a" || ids[1] != "b" {
-		t.Fatalf("take after the release: %v", ids)
+	ids, _, imgs := s.take(10)
+	got := map[string][]any{}
+	for i, id := range ids {
+		got[id] = imgs[i]
+	}
+	if len(ids) != 2 || got["a"] != nil || len(got["b"]) != 2 || got["b"][1] != "v2" {
+		t.Fatalf("take after the release: %v %v", ids, imgs)
 	}
 	s.done(ids, false)
 	if s.size() != 0 {
 		t.Fatalf("size %d after applying everything", s.size())
 	}
 	// A failed apply puts keys back.
-	s.add("c", []any{30})
-	ids, _ = s.take(10)
+	s.add("c", []any{30}, nil)
+	ids, _, _ = s.take(10)
 	s.done(ids, true)
-	if ids2, _ := s.take(10); len(ids2) != 1 {
+	if ids2, _, _ := s.take(10); len(ids2) != 1 {
 		t.Fatalf("failed key not back: %v", ids2)
 	}
 }

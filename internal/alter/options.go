@@ -1,7 +1,7 @@
 // Package alter changes the definition of a live MySQL or MariaDB table
 // online: INSTANT when the server can, else a shadow table with the new
 // definition filled by a parallel key-range copy while the binlog's changed
-// keys are re-read from the table, checksummed, and swapped in by an atomic
+// rows are written to it (or their keys re-read from the table), checksummed, and swapped in by an atomic
 // rename under a bounded lock (docs/alter.md).
 package alter
 
@@ -44,9 +44,13 @@ type Options struct {
 	// MaxLag pauses the copy and the appliers, and holds the swap, while a
 	// replica in Replicas is further behind than this (or not
 	// replicating). Both or neither.
-	MaxLag          time.Duration
-	Replicas        []config.MySQL
-	NiceRatio       float64
+	MaxLag    time.Duration
+	Replicas  []config.MySQL
+	NiceRatio float64
+	// KeepWriteRate paces the copy so that the application's write rate
+	// to the table stays at or above this share of its rate without the
+	// copy (pacer.go); 0 does not pace. The CLI's default is 0.9.
+	KeepWriteRate   float64
 	ControlFile     string
 	PostponeCutover bool
 	KeepOldTable    bool

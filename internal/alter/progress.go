@@ -27,6 +27,9 @@ func (r *runner) progress(ctx context.Context, chunks int) (stop func()) {
 		if why := r.ctl.pausedWhy(); why != "" {
 			s += ", paused (" + why + ")"
 		}
+		if note := r.pacer.note(); note != "" {
+			s += ", " + note
+		}
 		return s
 	}
 	if r.o.Progress != nil && r.o.Terminal {

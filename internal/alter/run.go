@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/gctune"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
@@ -27,6 +28,7 @@ type Report struct {
 	Keys        int64    // changed keys applied
 	Chunks      int
 	Resumed     bool
+	Apply       string        // how changed keys were applied: applyImages or applyReread
 	CutoverLock time.Duration // how long writes were blocked at the swap
 	// SwapPosition is the binlog file:offset at the swap: every change of the
 	// table before it is in the new table, every change after it was
@@ -49,6 +51,11 @@ type runner struct {
 	kc   *keyCols
 	keys *keySet
 	tr   *tracker
+	// pacer paces the copy (nil: not paced).
+	pacer *writePacer
+	// images writes changed keys' row images (images.go); nil: keys are
+	// re-read from the table.
+	images *imageWriter
 
 	hashFn, hashArg string // the checksum's row hash
 	// nowait and busyCode: the appliers' non-waiting lock clause and the
@@ -88,6 +95,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, refuse("--max-lag %s: want a positive duration", o.MaxLag)
 	case o.MaxLag > 0 && len(o.Replicas) == 0:
 		return nil, refuse("--max-lag needs --replica mysql://user:pass@host:port (repeatable): the replicas whose lag to watch")
+	case o.KeepWriteRate < 0 || o.KeepWriteRate >= 1:
+		return nil, refuse("--keep-write-rate %g: want a share of the table's write rate below 1 (0.9), or 0 for no pacing", o.KeepWriteRate)
 	case o.MaxLag == 0 && len(o.Replicas) > 0:
 		return nil, refuse("--replica needs --max-lag (the lag above which the copy pauses, e.g. --max-lag 1500ms)")
 	}
@@ -186,8 +195,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, err
 }
 
+// alterMemory is the soft memory limit of a copy run (gctune): the key set
+// with its row images is the only large structure.
+const alterMemory = 1 << 30
+
 // copyRun is the shadow-table method, fresh (st nil) or resumed.
 func (r *runner) copyRun(ctx context.Context, st *runState) (*Report, error) {
+	// The binlog reader allocates a value per column of every change of
+	// the table while the live heap stays small: collect less often.
+	defer gctune.Apply(alterMemory)()
 	if err := checkBinlog(ctx, r.db); err != nil {
 		return nil, err
 	}
@@ -303,7 +319,17 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	} else {
 		r.keys.wait(func([]any) int { return afterCopy })
 	}
-	r.tr = newTracker(r.id, marker.TableID, r.kc, r.keys)
+	var why string
+	r.images, why = r.imageApply(r.p)
+	rep.Apply = applyImages
+	if r.images == nil {
+		rep.Apply = applyReread
+		r.log.Info("changed keys are re-read from the table, not written from the binlog's row images", "why", why)
+	}
+	r.tr = newTracker(r.id, marker.TableID, r.kc, r.keys, r.images != nil)
+	if r.o.KeepWriteRate > 0 {
+		r.pacer = newWritePacer(r.o.KeepWriteRate, r.tr.changes, func() func() { r.hold.Lock(); return r.hold.Unlock }, r.log)
+	}
 	serverID := r.o.ServerID
 	if serverID == 0 {
 		serverID = binlog.DefaultServerID("alter:"+r.id.String(), r.o.Source.Redacted())
@@ -331,7 +357,15 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	// applied during the copy; other keys wait for the whole copy (memory:
 	// one entry per distinct changed key).
 	stopEarly := r.startAppliers(ctx)
+	stopPacer := func() {}
+	if r.pacer != nil {
+		pctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); r.pacer.run(pctx) }()
+		stopPacer = func() { cancel(); <-done }
+	}
 	err = r.copyChunks(ctx, st.Chunks, cr)
+	stopPacer()
 	r.keys.releaseAll()
 	if serr := stopEarly(); err == nil {
 		err = serr

@@ -26,6 +26,8 @@ type tracker struct {
 	marker schema.TableID
 	kc     *keyCols
 	keys   *keySet
+	// images: keep the after image of each key's last change (images.go).
+	images bool
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -41,10 +43,19 @@ type tracker struct {
 	// the table are the new table's.
 	renamed atomic.Bool
 	events  atomic.Int64
+	// lastAt is the commit time (Unix seconds) of the last transaction
+	// that changed the table, for the pacer.
+	lastAt atomic.Int64
 }
 
-func newTracker(table, marker schema.TableID, kc *keyCols, keys *keySet) *tracker {
-	t := &tracker{table: table, marker: marker, kc: kc, keys: keys}
+// changes returns the table's row changes read so far and the commit time
+// of the last.
+func (t *tracker) changes() (int64, time.Time) {
+	return t.events.Load(), time.Unix(t.lastAt.Load(), 0)
+}
+
+func newTracker(table, marker schema.TableID, kc *keyCols, keys *keySet, images bool) *tracker {
+	t := &tracker{table: table, marker: marker, kc: kc, keys: keys, images: images}
 	t.cond = sync.NewCond(&t.mu)
 	return t
 }
@@ -82,10 +93,14 @@ func (t *tracker) txn(txn *model.Txn) error {
 				continue
 			}
 			t.events.Add(1)
+			t.lastAt.Store(txn.Timestamp.Unix())
 			if t.sealed.Load() {
 				t.slipped.Add(1)
 			}
-			for _, img := range [][]any{rc.Before, rc.After} {
+			// The before image's key first: an update that keeps its key
+			// leaves the after image as the key's last; one that moves it
+			// leaves the old key gone.
+			for i, img := range [2][]any{rc.Before, rc.After} {
 				if img == nil {
 					continue
 				}
@@ -93,7 +108,11 @@ func (t *tracker) txn(txn *model.Txn) error {
 				if err != nil {
 					return fmt.Errorf("binlog change of %s: %w", t.table, err)
 				}
-				t.keys.add(id, vals)
+				var last []any // nil: gone (the before image), or keys are re-read
+				if t.images && i == 1 {
+					last = img
+				}
+				t.keys.add(id, vals, last)
 			}
 		case t.marker:
 			if rc.After == nil {

@@ -27,6 +27,9 @@ re-read from the table into the copy, a chunked checksum of copy vs table on
 the shared columns, and an atomic RENAME under a table lock held for
 milliseconds (waited for at most --cutover-lock-timeout, with retries).
 
+The copy is paced by default so that the application's write rate to the
+table stays at 0.9 of its rate without the copy (--keep-write-rate).
+
 Operator controls: --dry-run, --max-load / --critical-load (status variables),
 --max-lag with --replica (pause while a replica lags; the swap waits too),
 --nice-ratio, and a control file (--control-file) whose last word is pause,
@@ -58,6 +61,7 @@ binlog settings, disk, a --replica unreachable or without the privilege).`,
 	f.Duration("max-lag", 0, "pause the copy, and hold the swap, while a --replica is further behind than this (or not replicating), e.g. 1500ms")
 	f.StringArray("replica", nil, "a replica whose lag --max-lag watches: mysql://user:password@host:port (repeatable; the user needs SLAVE MONITOR on MariaDB, REPLICATION CLIENT on MySQL)")
 	f.Float64("nice-ratio", 0, "sleep this fraction of each chunk's copy time after it (0.5: the copy runs 2/3 of the time)")
+	f.Float64("keep-write-rate", 0.9, "pace the copy so that the application's write rate to the table (its row changes in the binlog) stays at or above this share of its rate without the copy; 0: copy at full speed")
 	f.String("control-file", "", "file whose last word steers the run: pause, resume, abort, cutover")
 	f.Bool("postpone-cutover", false, `keep the copy in sync and wait for "cutover" in the control file before the swap`)
 	f.Bool("keep-old-table", false, "keep the old table as _<table>_old after the swap")
@@ -108,7 +112,8 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 		CutoverLockTimeout: k.Duration("cutover-lock-timeout"), CutoverRetries: k.Int("cutover-retries"),
 		DryRun: k.Bool("dry-run"), MaxLoad: maxLoad, CriticalLoad: critical,
 		MaxLag: k.Duration("max-lag"), Replicas: replicas, NiceRatio: k.Float64("nice-ratio"),
-		ControlFile: k.String("control-file"), PostponeCutover: k.Bool("postpone-cutover"),
+		KeepWriteRate: k.Float64("keep-write-rate"),
+		ControlFile:   k.String("control-file"), PostponeCutover: k.Bool("postpone-cutover"),
 		KeepOldTable: k.Bool("keep-old-table"), AllowDropColumn: k.Bool("allow-drop-column"), Cleanup: k.Bool("cleanup"),
 		Log: s.Log, Progress: cmd.ErrOrStderr(),
 	}

@@ -65,6 +65,9 @@ var sessionSetup = []string{
 	"SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION', time_zone = '+00:00'",
 }
 
+// SessionSetup is the session the literals of ColumnLiteral are written for.
+func SessionSetup() []string { return append([]string(nil), sessionSetup...) }
+
 const readCommitted = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"
 
 func (a *Sink) setupSession(ctx context.Context, conn *sql.Conn) error {

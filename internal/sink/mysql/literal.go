@@ -22,6 +22,13 @@ type encoder func(buf []byte, v any) ([]byte, error)
 
 var intBits = map[string]int{"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer": 32, "bigint": 64}
 
+// ColumnLiteral returns the function that appends the literal of a value of
+// column c, for a session prepared with SessionSetup (sluice alter writes
+// binlog row images with it too).
+func ColumnLiteral(c schema.Column, mysqlJSON bool) func(buf []byte, v any) ([]byte, error) {
+	return encoderOf(c, mysqlJSON)
+}
+
 // encoderOf returns the encoder of a column. mysqlJSON is true for a MySQL
 // (not MariaDB) target, whose JSON type refuses binary strings.
 func encoderOf(c schema.Column, mysqlJSON bool) encoder {
