@@ -154,6 +154,9 @@ func TestStreamTwoShardsKill9(t *testing.T) {
 	for _, s := range shards {
 		compareRows(t, "shard "+s.name, rebuild(t, evs, name+"."+name+".t", s.serverID), sourceRows(t, s.db, "t"))
 	}
+	if n := checkStates(t, brokers, name); n < 10 {
+		t.Errorf("%d state records in %s.sluice.offsets, want one per Kafka transaction", n, name)
+	}
 }
 
 func seedRows(n int) string {
