@@ -228,13 +228,29 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 			}
 		}
 	}
+	var pre [][]*kgo.Record
+	if g.Checkpoint == nil {
+		// Several workers: each encodes its group before it takes the
+		// producer, while another worker's transaction commits.
+		pre = make([][]*kgo.Record, len(g.Txns))
+		for i, t := range g.Txns {
+			recs, err := s.txnRecords(t, g.One(i))
+			if err != nil {
+				return false, err
+			}
+			pre[i] = recs
+		}
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var next *stateRecord
 	err := st.transactStream(ctx, func(send func(...*kgo.Record)) error {
 		for i, t := range g.Txns {
-			recs, err := s.txnRecords(t, g.One(i))
-			if err != nil {
+			var recs []*kgo.Record
+			var err error
+			if pre != nil {
+				recs = pre[i]
+			} else if recs, err = s.txnRecords(t, g.One(i)); err != nil {
 				return err
 			}
 			if err := s.checkRecords(ctx, recs); err != nil {
