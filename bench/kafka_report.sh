@@ -142,7 +142,8 @@ report_live() {
 	echo "\`${LIVE_CMD:-}\` runs while sysbench writes both shards at once (${THREADS:-8} threads each, ${SECONDS_LOAD:-60} s)."
 	echo "Each shard has a heartbeat row updated every 0.1 s with the shard's clock (epoch µs); a read_committed"
 	echo "consumer (\`bench/kafkacount tail\`) stamps each heartbeat event when it receives it: delay = receive time -"
-	echo "heartbeat value, so it includes the binlog, sluice, the Kafka transaction's commit and the consumer's fetch."
+	echo "heartbeat value, so it includes the binlog, sluice, the Kafka transaction's commit and the consumer's fetch"
+	echo "(franz-go, fetch max wait 100 ms: a fetch returns as soon as a committed record is there, so the wait bounds only empty polls)."
 	echo "Samples from the load's start until both shards' last heartbeat arrived."
 	echo
 	echo "| workload | source tps (shard1 + shard2) | events | shard1 delay p50 / p99 / max s | shard2 delay p50 / p99 / max s | caught up s after the load | sluice CPU s (whole run) | shards' server CPU s | Kafka CPU s | correct |"

@@ -96,6 +96,14 @@ type Group struct {
 	Changes []Change
 	// One returns the changes of Txns[i] alone, uncompacted, in source order.
 	One func(i int) []Change
+	// Checkpoint, when set, is a low watermark at the group's end: with one
+	// worker every source transaction before the group's is committed when
+	// it is applied (groups, schema changes and large transactions commit
+	// one at a time, in source order). A sink may commit it with the group
+	// in place of the applied record (the Kafka sink does, so its state
+	// record stays small); one that does must still keep every checkpoint
+	// it saves from moving back.
+	Checkpoint *checkpoint.State
 }
 
 // Change is one row change on its way into a target transaction, in the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
 )
 
@@ -159,6 +160,10 @@ func (w *worker) applyGroup(ctx context.Context, group []*item) error {
 		One: func(i int) []Change { return groupChanges(group[i : i+1]) }}
 	for i, it := range group {
 		g.Txns[i] = it.txn
+	}
+	if w.a.cfg.Workers == 1 {
+		last := group[len(group)-1]
+		g.Checkpoint = &checkpoint.State{Position: last.txn.End, SchemaVersion: last.e.schemaVersion, SourceTime: last.txn.Timestamp}
 	}
 	retried, err := w.sess.ApplyGroup(ctx, g, w.a.runStart)
 	if err != nil {

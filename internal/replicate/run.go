@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
+	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -171,8 +172,11 @@ func (r *runner) prepare(ctx context.Context) error {
 		return err
 	}
 	r.policies = newPolicyWatch(r.mapper.Changes(), earlier)
-	r.applier, err = pipeline.New(pipeline.Config{Stream: o.Stream, Workers: o.Workers,
-		MaxInflightBytes: o.MaxTxnMemory / 2, Log: r.log}, sink)
+	pcfg := pipeline.Config{Stream: o.Stream, Workers: o.Workers, MaxInflightBytes: o.MaxTxnMemory / 2, Log: r.log}
+	if o.Kafka != nil {
+		kafkasink.TunePipeline(&pcfg)
+	}
+	r.applier, err = pipeline.New(pcfg, sink)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/stream"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
@@ -211,3 +213,57 @@ func keepLogs() bool { return os.Getenv("SLUICE_TEST_VERBOSE") != "" }
 func normalString(v any) string { return fmt.Sprint(normal(v)) }
 
 func sprint(v any) string { return fmt.Sprint(v) }
+
+// checkStates reads the stream states of the offsets topic (read_committed,
+// franz-go) and checks what one worker's commits promise
+// (pipeline.Group.Checkpoint): every Kafka transaction carries its
+// checkpoint, so no state record lists applied transactions, and a stream's
+// position never moves back. It returns the number of state records.
+func checkStates(t *testing.T, brokers []string, prefix string) int {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(prefix+".sluice.offsets"),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	last := map[string]model.Position{}
+	n := 0
+	for idle := 0; idle < 3; {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		fs := cl.PollFetches(ctx)
+		cancel()
+		got := 0
+		fs.EachRecord(func(r *kgo.Record) {
+			got++
+			if r.Value == nil || strings.Contains(string(r.Key), "\x00") {
+				return // a fence marker
+			}
+			var st struct {
+				Position string            `json:"position"`
+				Applied  []json.RawMessage `json:"applied"`
+			}
+			if err := json.Unmarshal(r.Value, &st); err != nil {
+				t.Fatalf("state at offset %d: %v", r.Offset, err)
+			}
+			n++
+			if len(st.Applied) > 0 {
+				t.Errorf("state of %s at offset %d lists %d applied records: %s", r.Key, r.Offset, len(st.Applied), tail(string(r.Value), 300))
+			}
+			p, err := binlogpos.Decode(st.Position)
+			if err != nil || p == nil {
+				return // the start of a stream before its snapshot
+			}
+			if prev := last[string(r.Key)]; prev != nil && p.Compare(prev) < 0 {
+				t.Errorf("state of %s at offset %d: position %s before %s", r.Key, r.Offset, p, prev)
+			}
+			last[string(r.Key)] = p
+		})
+		if got == 0 {
+			idle++
+		} else {
+			idle = 0
+		}
+	}
+	return n
+}

@@ -23,6 +23,7 @@ import (
 // the encoder then turns typemap's value into what Debezium emits.
 type field struct {
 	col      schema.Column
+	name     []byte // the column name as a JSON string
 	conv     *typemap.ColumnConv
 	utf8Text bool // a text column in a UTF-8 charset: its bytes pass unchanged (NULs too)
 	// rawJSON: a JSON document typemap refuses (a \u0000 escape, which
@@ -107,8 +108,8 @@ func (tc *tableCodec) object(vals []any, only []int, fromText bool) (json.RawMes
 	if vals == nil {
 		return json.RawMessage("null"), nil
 	}
-	var b strings.Builder
-	b.WriteByte('{')
+	b := make([]byte, 0, 64+16*len(tc.fields))
+	b = append(b, '{')
 	write := func(n int, i int) error {
 		if i >= len(vals) {
 			return fmt.Errorf("table %s: row image has %d values, column %s is number %d", tc.table.TableID, len(vals), tc.fields[i].col.Name, i+1)
@@ -118,17 +119,13 @@ func (tc *tableCodec) object(vals []any, only []int, fromText bool) (json.RawMes
 		if err != nil {
 			return err
 		}
-		enc, err := json.Marshal(v)
-		if err != nil {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(b, f.name...), ':')
+		if b, err = appendJSON(b, v); err != nil {
 			return fmt.Errorf("table %s column %s: %w", tc.table.TableID, f.col.Name, err)
 		}
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		name, _ := json.Marshal(f.col.Name)
-		b.Write(name)
-		b.WriteByte(':')
-		b.Write(enc)
 		return nil
 	}
 	if only != nil {
@@ -144,8 +141,51 @@ func (tc *tableCodec) object(vals []any, only []int, fromText bool) (json.RawMes
 			}
 		}
 	}
-	b.WriteByte('}')
-	return json.RawMessage(b.String()), nil
+	return append(b, '}'), nil
+}
+
+// appendJSON appends json.Marshal(v) to b: integers and plain ASCII strings
+// (the bulk of most rows) directly, every other value through
+// encoding/json, so the bytes are always those json.Marshal would write.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case uint64:
+		return strconv.AppendUint(b, x, 10), nil
+	case uint32:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case string:
+		if plainASCII(x) {
+			return append(append(append(b, '"'), x...), '"'), nil
+		}
+	}
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, enc...), nil
+}
+
+// plainASCII reports whether json.Marshal writes s unchanged between quotes:
+// printable ASCII without the characters it escapes (quote, backslash, and
+// the HTML-sensitive <, >, &).
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // value converts one source value (a binlog value, or the text protocol's
@@ -199,7 +239,8 @@ func newField(m *typemap.Mapper, id schema.TableID, c schema.Column) (*field, er
 	if err != nil {
 		return nil, err
 	}
-	f := &field{col: c, conv: conv}
+	name, _ := json.Marshal(c.Name)
+	f := &field{col: c, conv: conv, name: name}
 	prim := func(t string) map[string]any { return map[string]any{"type": t} }
 	named := func(t, name string, params map[string]string) map[string]any {
 		s := map[string]any{"type": t, "name": name, "version": 1}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -32,6 +33,8 @@ type sourceInfo struct {
 	Query     *string `json:"query"`
 }
 
+// envelope is the Debezium change event value. appendEnvelope writes its
+// JSON by hand; this type is the reference it is tested against.
 type envelope struct {
 	Before      json.RawMessage  `json:"before"`
 	After       json.RawMessage  `json:"after"`
@@ -39,6 +42,25 @@ type envelope struct {
 	Op          string           `json:"op"`
 	TsMs        int64            `json:"ts_ms"`
 	Transaction *json.RawMessage `json:"transaction"`
+}
+
+// appendEnvelope appends the envelope's JSON, the bytes json.Marshal writes
+// for an envelope value (its fields in that order; the parts are compact
+// JSON from json.Marshal, which re-compacting would leave as they are), without
+// encoding/json scanning the row images a second time.
+func appendEnvelope(dst []byte, before, after, source json.RawMessage, op string, tsMs int64, tx json.RawMessage) []byte {
+	dst = append(append(dst, `{"before":`...), before...)
+	dst = append(append(dst, `,"after":`...), after...)
+	dst = append(append(dst, `,"source":`...), source...)
+	dst = append(append(append(dst, `,"op":"`...), op...), `","ts_ms":`...)
+	dst = strconv.AppendInt(dst, tsMs, 10)
+	dst = append(dst, `,"transaction":`...)
+	if tx == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, tx...)
+	}
+	return append(dst, '}')
 }
 
 // origin is where a row event comes from: a binlog transaction, or the snapshot.
@@ -81,7 +103,10 @@ func (s *Sink) rowRecords(rc *model.RowChange, o origin, row int, fromText bool)
 		return nil, err
 	}
 	topic := s.cfg.TableTopic(rc.Table.TableID)
-	src := s.source(o, rc.Table.TableID, row)
+	srcJSON, err := json.Marshal(s.source(o, rc.Table.TableID, row))
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", rc.Table.TableID, err)
+	}
 	now := time.Now().UnixMilli()
 	var out []*kgo.Record
 	emit := func(op string, before, after []any) error {
@@ -93,20 +118,19 @@ func (s *Sink) rowRecords(rc *model.RowChange, o origin, row int, fromText bool)
 		if err != nil {
 			return err
 		}
-		env := envelope{Source: src, Op: op, TsMs: now}
+		var tx json.RawMessage
 		if o.tx != nil {
-			env.Transaction = o.tx.next(rc.Table.Database + "." + rc.Table.Name)
+			tx = *o.tx.next(rc.Table.Database + "." + rc.Table.Name)
 		}
-		if env.Before, err = tc.object(before, nil, fromText); err != nil {
-			return err
-		}
-		if env.After, err = tc.object(after, nil, fromText); err != nil {
-			return err
-		}
-		val, err := json.Marshal(env)
+		b, err := tc.object(before, nil, fromText)
 		if err != nil {
-			return fmt.Errorf("table %s: %w", rc.Table.TableID, err)
+			return err
 		}
+		a, err := tc.object(after, nil, fromText)
+		if err != nil {
+			return err
+		}
+		val := appendEnvelope(make([]byte, 0, len(b)+len(a)+len(srcJSON)+len(tx)+80), b, a, srcJSON, op, now, tx)
 		out = append(out, &kgo.Record{Topic: topic, Key: s.wrapKey(tc, key), Value: s.wrapValue(tc, val)})
 		if op == "d" && !s.cfg.NoTombstones {
 			out = append(out, &kgo.Record{Topic: topic, Key: s.wrapKey(tc, key)})

@@ -79,12 +79,19 @@ func (s *Sink) Session(context.Context) (pipeline.Session, error) { return &sess
 // could deadlock) it leaves st to the next transaction, which carries it in
 // its state record: a checkpoint written later is as exact, the applied
 // records cover what it does not.
+//
+// With one worker each group's transaction already carries its checkpoint
+// (pipeline.Group.Checkpoint), so the pipeline's periodic save usually finds
+// nothing newer to write and costs no Kafka transaction.
 func (s *Sink) SaveCheckpoint(ctx context.Context, st checkpoint.State, _ []model.Position, _ bool) error {
 	if !s.store.mu.TryLock() {
 		s.store.deferCheckpoint(st)
 		return nil
 	}
 	defer s.store.mu.Unlock()
+	if !s.store.newer(s.store.state, st) {
+		return nil
+	}
 	return s.commitLocked(ctx, nil, nil, func(r *stateRecord) { s.store.withState(r, st) })
 }
 
@@ -192,46 +199,107 @@ func nextPow2(n int) int {
 type session struct{ s *Sink }
 
 // ApplyGroup writes every source transaction of the group, uncompacted
-// (each change is an event), and the state with their applied record in one
-// Kafka transaction.
+// (each change is an event), and the state with their applied record (or,
+// with one worker, their checkpoint) in one Kafka transaction. Records are
+// sent as each source transaction is encoded (Store.transactStream).
 func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart model.Position) (bool, error) {
 	s := se.s
-	var recs []*kgo.Record
+	st := s.store
 	ends := make([]string, len(g.Txns))
 	for i, t := range g.Txns {
 		ends[i] = t.End.Key()
-		first := len(recs)
-		o := txnOrigin(t)
-		if s.cfg.TxnMetadata {
-			o.tx = newTxnMeta(t)
-			recs = append(recs, s.txnRecord(o.tx, false))
-		}
-		for row, c := range g.One(i) {
-			rs, err := s.rowRecords(&c.RowChange, o, row, false)
-			if err != nil {
-				return false, err
-			}
-			recs = append(recs, rs...)
-		}
-		if o.tx != nil {
-			recs = append(recs, s.txnRecord(o.tx, true))
-		}
-		if j := s.cfg.Journal; j != nil {
-			recs = append(recs, j.journalRows(recs[first:], t.Timestamp, s.cfg.Prefix+".transaction")...)
-			recs = append(recs, j.journalEnd(t.Timestamp, t.End))
-		}
 	}
 	var start string
 	if runStart != nil {
 		start = runStart.Key()
 	}
 	a := appliedJSON{Last: ends[len(ends)-1], Ends: ends, Start: start}
-	if err := s.commit(ctx, recs, func(r *stateRecord) { r.Applied = append(r.Applied, a) }); err != nil {
+	change := func(r *stateRecord) { r.Applied = append(r.Applied, a) }
+	if cp := g.Checkpoint; cp != nil {
+		// Everything before the group is committed: its end is the
+		// checkpoint, and the state record needs no list of its
+		// transactions (which, rewritten in every transaction, would grow
+		// with the rate until the next periodic checkpoint).
+		change = func(r *stateRecord) {
+			if st.newer(r, *cp) {
+				st.withState(r, *cp)
+			} else {
+				r.Applied = append(r.Applied, a)
+			}
+		}
+	}
+	var pre [][]*kgo.Record
+	if g.Checkpoint == nil {
+		// Several workers: each encodes its group before it takes the
+		// producer, while another worker's transaction commits.
+		pre = make([][]*kgo.Record, len(g.Txns))
+		for i, t := range g.Txns {
+			recs, err := s.txnRecords(t, g.One(i))
+			if err != nil {
+				return false, err
+			}
+			pre[i] = recs
+		}
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var next *stateRecord
+	err := st.transactStream(ctx, func(send func(...*kgo.Record)) error {
+		for i, t := range g.Txns {
+			var recs []*kgo.Record
+			var err error
+			if pre != nil {
+				recs = pre[i]
+			} else if recs, err = s.txnRecords(t, g.One(i)); err != nil {
+				return err
+			}
+			if err := s.checkRecords(ctx, recs); err != nil {
+				return err
+			}
+			send(recs...)
+		}
+		next = st.next(change)
+		rec, err := st.stateRec(next)
+		if err != nil {
+			return err
+		}
+		send(rec)
+		return nil
+	})
+	if err != nil {
 		return false, err
 	}
+	st.state = next
 	// One worker (required with a journal): every earlier transaction is committed too.
 	s.cfg.Journal.note(g.Txns[len(g.Txns)-1].End)
 	return false, nil
+}
+
+// txnRecords encodes one source transaction: its change events (and
+// tombstones), the BEGIN/END records of --transaction-metadata, and with
+// --merged-topic its journal records.
+func (s *Sink) txnRecords(t *model.Txn, changes []pipeline.Change) ([]*kgo.Record, error) {
+	var recs []*kgo.Record
+	o := txnOrigin(t)
+	if s.cfg.TxnMetadata {
+		o.tx = newTxnMeta(t)
+		recs = append(recs, s.txnRecord(o.tx, false))
+	}
+	for row, c := range changes {
+		rs, err := s.rowRecords(&c.RowChange, o, row, false)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rs...)
+	}
+	if o.tx != nil {
+		recs = append(recs, s.txnRecord(o.tx, true))
+	}
+	if j := s.cfg.Journal; j != nil {
+		recs = append(recs, j.journalRows(recs, t.Timestamp, s.cfg.Prefix+".transaction")...)
+		recs = append(recs, j.journalEnd(t.Timestamp, t.End))
+	}
+	return recs, nil
 }
 
 // ApplyDDL writes the DDL event on the topic <prefix>, the new schema

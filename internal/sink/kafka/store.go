@@ -352,18 +352,67 @@ func (s *Store) transact(ctx context.Context, build func() ([]*kgo.Record, error
 		err = s.cl.ProduceSync(ctx, recs...).FirstErr()
 	}
 	if err != nil {
-		abortCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		_ = s.cl.AbortBufferedRecords(abortCtx)
-		if aerr := s.cl.EndTransaction(abortCtx, kgo.TryAbort); aerr != nil {
-			s.cfg.Log.Warn("kafka: abort transaction", "error", aerr)
-		}
+		s.abort(ctx)
 		return nil, err
 	}
 	if err := s.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		return nil, fmt.Errorf("kafka: commit transaction: %w", err)
 	}
 	return recs, nil
+}
+
+// transactStream runs one Kafka transaction whose records fill sends while
+// it builds them: the producer sends the first batches while the later
+// records are still being encoded, so a large group's commit waits on the
+// slower of the two rather than on their sum. After fill, every record is
+// flushed and the transaction committed; on any error it aborts.
+func (s *Store) transactStream(ctx context.Context, fill func(send func(...*kgo.Record)) error) error {
+	if err := s.cl.BeginTransaction(); err != nil {
+		return fmt.Errorf("kafka: begin transaction: %w", err)
+	}
+	var emu sync.Mutex
+	var perr error
+	done := func(_ *kgo.Record, err error) {
+		if err != nil {
+			emu.Lock()
+			if perr == nil {
+				perr = err
+			}
+			emu.Unlock()
+		}
+	}
+	send := func(recs ...*kgo.Record) {
+		for _, r := range recs {
+			s.cl.Produce(ctx, r, done)
+		}
+	}
+	err := fill(send)
+	if err == nil {
+		err = s.cl.Flush(ctx)
+	}
+	emu.Lock()
+	if err == nil {
+		err = perr
+	}
+	emu.Unlock()
+	if err != nil {
+		s.abort(ctx)
+		return err
+	}
+	if err := s.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return fmt.Errorf("kafka: commit transaction: %w", err)
+	}
+	return nil
+}
+
+// abort aborts the open transaction and drops its buffered records.
+func (s *Store) abort(ctx context.Context) {
+	abortCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	_ = s.cl.AbortBufferedRecords(abortCtx)
+	if aerr := s.cl.EndTransaction(abortCtx, kgo.TryAbort); aerr != nil {
+		s.cfg.Log.Warn("kafka: abort transaction", "error", aerr)
+	}
 }
 
 // State returns the committed checkpoint and applied records (nil state:
@@ -443,11 +492,8 @@ func (s *Store) next(f func(st *stateRecord)) *stateRecord {
 	cp := s.pending
 	s.pending = nil
 	s.pmu.Unlock()
-	if cp != nil {
-		cur, err := s.cfg.Decode(st.Position)
-		if err != nil || cur == nil || cur.Compare(cp.Position) < 0 || (cur.Compare(cp.Position) == 0 && cp.SchemaVersion > st.SchemaVersion) {
-			s.withState(&st, *cp)
-		}
+	if cp != nil && s.newer(&st, *cp) {
+		s.withState(&st, *cp)
 	}
 	f(&st)
 	st.Merged = ""
@@ -473,6 +519,21 @@ func (s *Store) schemaRec(sr schemaRecord) (*kgo.Record, error) {
 		return nil, err
 	}
 	return &kgo.Record{Topic: s.cfg.SchemaTopic(), Key: []byte(s.cfg.Stream + "\x00v" + strconv.FormatInt(sr.Version, 10)), Value: b}, nil
+}
+
+// newer reports whether checkpoint cp is ahead of the one in st (a later
+// position, or the same one with a later schema version): a checkpoint
+// never moves back, and one already in st needs no transaction.
+func (s *Store) newer(st *stateRecord, cp checkpoint.State) bool {
+	if st == nil || st.Position == "" {
+		return true
+	}
+	cur, err := s.cfg.Decode(st.Position)
+	if err != nil || cur == nil {
+		return true
+	}
+	c := cur.Compare(cp.Position)
+	return c < 0 || (c == 0 && cp.SchemaVersion > st.SchemaVersion)
 }
 
 // withState sets the checkpoint fields of st from cp and drops the applied
