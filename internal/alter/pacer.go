@@ -35,9 +35,16 @@ type writePacer struct {
 	baseline float64       // changes/s without the copy
 	pause    time.Duration // after each chunk
 	atMax    time.Time     // since when pause == maxPause
+	atMaxSum float64       // the rates seen since, for their mean
+	atMaxN   int
 	probing  bool          // copy held while the baseline is measured
 	inFlight int           // chunks being copied
 	why      string        // the progress line's note
+	// futile: at the longest pause the rate stayed below the target of a
+	// fresh baseline, so the copy is not what costs the application its
+	// rate (the binlog apply is, which must go on): pacing would only make
+	// the change last longer. The copy runs at full speed from then on.
+	futile bool
 }
 
 func newWritePacer(keep float64, count func() (int64, time.Time), hold func() func(), log *slog.Logger) *writePacer {
@@ -125,6 +132,8 @@ func (p *writePacer) probe(ctx context.Context) error {
 	p.mu.Lock()
 	p.baseline, p.atMax = rate, time.Time{}
 	p.mu.Unlock()
+	// (atMaxSum/atMaxN stay for judge; the next window at the longest
+	// pause starts them again.)
 	p.release()
 	p.log.Info("write rate of the table without the copy", "changes_per_s", fmt.Sprintf("%.0f", rate),
 		"keep", fmt.Sprintf("%.0f%%", 100*p.keep))
@@ -154,10 +163,38 @@ func (p *writePacer) run(ctx context.Context) {
 			if err := p.probe(ctx); err != nil {
 				return
 			}
+			if p.judge(p.meanAtMax()) {
+				return
+			}
 			n0, _ = p.count()
 			t0 = time.Now()
 		}
 	}
+}
+
+// meanAtMax is the mean rate of the windows at the longest pause.
+func (p *writePacer) meanAtMax() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.atMaxN == 0 {
+		return 0
+	}
+	return p.atMaxSum / float64(p.atMaxN)
+}
+
+// judge compares the rate seen at the longest pause with the target of the
+// baseline just measured: below it, pacing is futile and ends (true).
+func (p *writePacer) judge(rateAtMax float64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if rateAtMax >= p.keep*p.baseline {
+		return false // the application's load fell on its own: pace on against the new baseline
+	}
+	p.futile, p.pause, p.why = true, 0, ""
+	p.log.Info("pacing the copy does not keep the table's write rate (at the longest pause it stayed below the target): "+
+		"the cost is the binlog apply, which must go on; the copy runs at full speed to finish sooner",
+		"changes_per_s", fmt.Sprintf("%.0f", rateAtMax), "target", fmt.Sprintf("%.0f", p.keep*p.baseline))
+	return true
 }
 
 // step adjusts the pause to the rate of the last window and says whether
@@ -165,6 +202,9 @@ func (p *writePacer) run(ctx context.Context) {
 func (p *writePacer) step(rate float64, last, now time.Time) (reprobe bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.futile {
+		return false
+	}
 	// No change read lately: the application is idle or the reader is
 	// behind (a resumed run replays); neither says what the copy costs.
 	if p.baseline <= 0 || now.Sub(last) > 2*p.window {
@@ -186,11 +226,12 @@ func (p *writePacer) step(rate float64, last, now time.Time) (reprobe bool) {
 			rate, target, 100*p.keep, p.baseline, p.pause.Round(time.Millisecond))
 	}
 	if p.pause < p.maxPause {
-		p.atMax = time.Time{}
+		p.atMax, p.atMaxSum, p.atMaxN = time.Time{}, 0, 0
 		return false
 	}
 	if p.atMax.IsZero() {
-		p.atMax = now
+		p.atMax, p.atMaxSum, p.atMaxN = now, 0, 0
 	}
+	p.atMaxSum, p.atMaxN = p.atMaxSum+rate, p.atMaxN+1
 	return now.Sub(p.atMax) >= 15*p.window
 }

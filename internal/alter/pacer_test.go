@@ -93,3 +93,21 @@ func TestWritePacerProbe(t *testing.T) {
 		t.Errorf("baseline %.0f changes/s, want about 2000", p.baseline)
 	}
 }
+
+// TestWritePacerFutile: a rate at the longest pause below the target of a
+// fresh baseline ends the pacing; above it, pacing goes on.
+func TestWritePacerFutile(t *testing.T) {
+	p := newWritePacer(0.9, nil, nil, slog.New(slog.DiscardHandler))
+	p.baseline, p.pause = 1000, p.maxPause
+	if p.judge(950) || p.futile || p.pause != p.maxPause {
+		t.Fatalf("rate 950 against 900: pacing must go on (futile %v, pause %s)", p.futile, p.pause)
+	}
+	if !p.judge(850) || !p.futile || p.pause != 0 {
+		t.Fatalf("rate 850 against 900: pacing must end (futile %v, pause %s)", p.futile, p.pause)
+	}
+	now := time.Now()
+	p.step(1, now, now)
+	if p.pause != 0 || p.note() != "" {
+		t.Errorf("paced again after it ended: %s %q", p.pause, p.note())
+	}
+}
