@@ -37,9 +37,9 @@ type writePacer struct {
 	atMax    time.Time     // since when pause == maxPause
 	atMaxSum float64       // the rates seen since, for their mean
 	atMaxN   int
-	probing  bool          // copy held while the baseline is measured
-	inFlight int           // chunks being copied
-	why      string        // the progress line's note
+	probing  bool   // copy held while the baseline is measured
+	inFlight int    // chunks being copied
+	why      string // the progress line's note
 	// futile: at the longest pause the rate stayed below the target of a
 	// fresh baseline, so the copy is not what costs the application its
 	// rate (the binlog apply is, which must go on): pacing would only make
