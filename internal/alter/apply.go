@@ -97,6 +97,19 @@ func (r *runner) applyBusy(ctx context.Context, q querier, vals [][]any) error {
 	return r.applyBusy(ctx, q, vals[h:])
 }
 
+// applyBatch applies a batch of keys: their row images, or a re-read of
+// the table — waiting for row locks under the drain's table lock (no
+// application writes then), else without waiting (applyBusy).
+func (r *runner) applyBatch(ctx context.Context, q querier, vals, imgs [][]any, locked bool) error {
+	switch {
+	case r.images != nil:
+		return r.applyImages(ctx, q, vals, imgs)
+	case locked:
+		return r.applyKeys(ctx, q, vals, lockWait)
+	}
+	return r.applyBusy(ctx, q, vals)
+}
+
 // appliers applies the key set with --workers sessions until ctx ends.
 func (r *runner) appliers(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
@@ -127,12 +140,7 @@ func (r *runner) appliers(ctx context.Context) error {
 				// is never left half-applied in flight. The checksum's
 				// table lock waits for no batch to be in flight (hold).
 				r.hold.RLock()
-				var err error
-				if r.images != nil {
-					err = r.applyImages(context.WithoutCancel(ctx), conn, vals, imgs)
-				} else {
-					err = r.applyBusy(context.WithoutCancel(ctx), conn, vals)
-				}
+				err := r.applyBatch(context.WithoutCancel(ctx), conn, vals, imgs, false)
 				r.hold.RUnlock()
 				r.keys.done(ids, err != nil)
 				if err != nil {
@@ -182,12 +190,7 @@ func (r *runner) drain(ctx context.Context, q querier) error {
 			}
 			return fmt.Errorf("alter: keys still in flight during the drain")
 		}
-		var err error
-		if r.images != nil {
-			err = r.applyImages(ctx, q, vals, imgs)
-		} else {
-			err = r.applyKeys(ctx, q, vals, lockWait)
-		}
+		err := r.applyBatch(ctx, q, vals, imgs, true)
 		r.keys.done(ids, err != nil)
 		if err != nil {
 			return err

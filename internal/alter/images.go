@@ -130,11 +130,12 @@ func literalOf(c schema.Column, o, n *colDef, mysqlJSON bool) (func([]byte, any)
 			return nil, "a SET whose definition changes (its bit mask would name other members)"
 		}
 		// The bit mask, unsigned: a 64th member sets the sign bit.
+		other := mysqlsink.ColumnLiteral(c, mysqlJSON)
 		return func(buf []byte, v any) ([]byte, error) {
 			if x, ok := v.(int64); ok {
 				return strconv.AppendUint(buf, uint64(x), 10), nil
 			}
-			return mysqlsink.ColumnLiteral(c, mysqlJSON)(buf, v)
+			return other(buf, v)
 		}, ""
 	case dt == "json" && mysqlJSON:
 		return nil, "MySQL's JSON is re-read (its binlog form is binary)"

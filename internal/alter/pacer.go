@@ -107,37 +107,37 @@ func (p *writePacer) note() string {
 func (p *writePacer) probe(ctx context.Context) error {
 	p.mu.Lock()
 	p.probing = true
-	deadline := time.Now().Add(30 * time.Second)
-	for p.inFlight > 0 && time.Now().Before(deadline) {
-		p.mu.Unlock()
+	p.mu.Unlock()
+	defer p.release()
+	for deadline := time.Now().Add(30 * time.Second); p.chunksInFlight() > 0 && time.Now().Before(deadline); {
 		if err := sleep(ctx, 20*time.Millisecond); err != nil {
-			p.release()
 			return err
 		}
-		p.mu.Lock()
 	}
-	p.mu.Unlock()
 	if p.hold != nil {
-		release := p.hold()
-		defer release()
+		defer p.hold()()
 	}
 	n0, _ := p.count()
 	start := time.Now()
 	if err := sleep(ctx, p.window); err != nil {
-		p.release()
 		return err
 	}
 	n1, _ := p.count()
 	rate := float64(n1-n0) / time.Since(start).Seconds()
 	p.mu.Lock()
-	p.baseline, p.atMax = rate, time.Time{}
-	p.mu.Unlock()
 	// (atMaxSum/atMaxN stay for judge; the next window at the longest
 	// pause starts them again.)
-	p.release()
+	p.baseline, p.atMax = rate, time.Time{}
+	p.mu.Unlock()
 	p.log.Info("write rate of the table without the copy", "changes_per_s", fmt.Sprintf("%.0f", rate),
 		"keep", fmt.Sprintf("%.0f%%", 100*p.keep))
 	return nil
+}
+
+func (p *writePacer) chunksInFlight() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.inFlight
 }
 
 func (p *writePacer) release() {
