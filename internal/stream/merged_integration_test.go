@@ -347,14 +347,24 @@ func TestStreamMergedShardStalled(t *testing.T) {
 	bad := source(t, "mysql://sluice:sluice@127.0.0.1:1/"+name)
 	o := stream.Options{Sources: []config.MySQL{good, bad}, Brokers: brokers, Prefix: name, Stream: name,
 		MergedTopic: name + "-merged", Log: testenv.Logger()}
-	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second)
+	// Conditions, not a fixed window (a busy box makes the snapshot slow):
+	// the insert goes in once the snapshot's rows are in the topic, and the
+	// stream is stopped once the insert is there and status names the shard.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	go func() {
-		time.Sleep(4 * time.Second)
-		_, _ = db.Exec("INSERT INTO t VALUES (1000, 1, 'while stalled')")
-	}()
-	err := stream.Run(ctx, o)
-	if err == nil || !strings.Contains(err.Error(), "shard 127.0.0.1:1") {
+	done := make(chan error, 1)
+	go func() { done <- stream.Run(ctx, o) }()
+	waitRecords(t, brokers, name+"."+name+".t", 20)
+	mustExec(t, db, "INSERT INTO t VALUES (1000, 1, 'while stalled')")
+	waitRecords(t, brokers, name+"."+name+".t", 21)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		st, err := kafkasink.ReadAllStatus(context.Background(), brokers, name)
+		if err == nil && len(st.Merged) == 1 && st.Merged[0].HeldBy != "" {
+			break
+		}
+	}
+	cancel()
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "shard 127.0.0.1:1") {
 		t.Fatalf("want the unreachable shard's error, got %v", err)
 	}
 	if evs := consume(t, brokers, name+"."+name+".t"); len(evs) != 21 {
@@ -377,6 +387,28 @@ func TestStreamMergedShardStalled(t *testing.T) {
 // the shard's watermark has passed that time is merged at the watermark's
 // time, after what was already released: the merge time never decreases
 // and nothing is lost.
+// waitRecords waits (up to 2 minutes) until topic holds at least n committed
+// records.
+func waitRecords(t *testing.T, brokers []string, topic string, n int) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchMaxWait(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	got := 0
+	for deadline := time.Now().Add(2 * time.Minute); got < n; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d records after 2 minutes, want %d", topic, got, n)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		got += cl.PollFetches(ctx).NumRecords()
+		cancel()
+	}
+}
+
 func TestStreamMergedClockBehind(t *testing.T) {
 	env := testenv.Get(t)
 	brokers := env.Kafka(t)
