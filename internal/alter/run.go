@@ -21,15 +21,18 @@ import (
 
 // Report is what a run did.
 type Report struct {
-	Method      string // "instant", "copy", or "" for a dry run
-	Why         string
-	Plan        []string // the dry run's plan, one line each
-	Rows        int64    // rows copied
-	Keys        int64    // changed keys applied
-	Chunks      int
-	Resumed     bool
-	Apply       string        // how changed keys were applied: applyImages or applyReread
-	CutoverLock time.Duration // how long writes were blocked at the swap
+	Method string // "instant", "copy", or "" for a dry run
+	Why    string
+	Plan   []string // the dry run's plan, one line each
+	Rows   int64    // rows copied
+	Keys   int64    // changed keys applied
+	// KeysReadByCopy: changed keys not applied because their chunk's copy
+	// read them after their last change (copyChunks).
+	KeysReadByCopy int64
+	Chunks         int
+	Resumed        bool
+	Apply          string        // how changed keys were applied: applyImages or applyReread
+	CutoverLock    time.Duration // how long writes were blocked at the swap
 	// SwapPosition is the binlog file:offset at the swap: every change of the
 	// table before it is in the new table, every change after it was
 	// written to the new table.
@@ -66,6 +69,11 @@ type runner struct {
 	// takes it to stop them while it waits for its table lock.
 	hold    sync.RWMutex
 	swapPos string // binlog position of the table at the swap
+
+	// skipSeen: the copy leaves out keys whose last change it read
+	// (copyChunks); seen counts them.
+	skipSeen bool
+	seen     atomic.Int64
 
 	copied     atomic.Int64
 	applied    atomic.Int64
@@ -289,7 +297,7 @@ func (r *runner) copyRun(ctx context.Context, st *runState) (*Report, error) {
 	}
 	rep.Chunks = len(st.Chunks)
 	err = r.copyAndSwap(ctx, st, pos, marker, rep)
-	rep.Rows, rep.Keys = r.copied.Load(), r.applied.Load()
+	rep.Rows, rep.Keys, rep.KeysReadByCopy = r.copied.Load(), r.applied.Load(), r.seen.Load()
 	switch {
 	case err == nil:
 		return rep, nil
@@ -320,6 +328,7 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		r.keys.wait(func([]any) int { return afterCopy })
 	}
 	var why string
+	var err error
 	r.images, why = r.imageApply(r.p)
 	rep.Apply = applyImages
 	if r.images == nil {
@@ -327,6 +336,11 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		r.log.Info("changed keys are re-read from the table, not written from the binlog's row images", "why", why)
 	}
 	r.tr = newTracker(r.id, marker.TableID, r.kc, r.keys, r.images != nil)
+	if cr != nil && !rep.Resumed {
+		if r.skipSeen, err = r.commitsInBinlogOrder(ctx); err != nil {
+			return err
+		}
+	}
 	if r.o.KeepWriteRate > 0 {
 		r.pacer = newWritePacer(r.o.KeepWriteRate, r.tr.changes, func() func() { r.hold.Lock(); return r.hold.Unlock }, r.log)
 	}
@@ -356,6 +370,17 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	// key its chunk is known (copiedRanges) and keys of copied chunks are
 	// applied during the copy; other keys wait for the whole copy (memory:
 	// one entry per distinct changed key).
+	switch r.o.Parts {
+	case "track":
+		<-ctx.Done()
+		return ctx.Err()
+	case "apply":
+		r.keys.releaseAll()
+		stop := r.startAppliers(ctx)
+		<-ctx.Done()
+		stop()
+		return ctx.Err()
+	}
 	stopEarly := r.startAppliers(ctx)
 	stopPacer := func() {}
 	if r.pacer != nil {
@@ -376,7 +401,8 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	if err := r.tr.failed(); err != nil {
 		return err
 	}
-	r.log.Info("copy done; applying the changed keys", "rows", r.copied.Load(), "changed_keys", r.keys.size())
+	r.log.Info("copy done; applying the changed keys", "rows", r.copied.Load(), "changed_keys", r.keys.size(),
+		"left_to_the_copy", r.seen.Load())
 	stop := r.startAppliers(ctx)
 	if err := r.catchUp(ctx); err != nil {
 		stop()
@@ -409,6 +435,21 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		return err
 	}
 	return nil
+}
+
+// commitsInBinlogOrder: whether every transaction before a committed one
+// in the binlog is committed too (copyChunks' markers rely on it). MariaDB
+// commits in binlog order (its group commit's commit_ordered); MySQL when
+// binlog_order_commits is on (the default).
+func (r *runner) commitsInBinlogOrder(ctx context.Context) (bool, error) {
+	if r.info.Flavor == binlog.FlavorMariaDB {
+		return true, nil
+	}
+	var on int
+	if err := r.db.QueryRowContext(ctx, "SELECT @@GLOBAL.binlog_order_commits").Scan(&on); err != nil {
+		return false, fmt.Errorf("alter: read binlog_order_commits: %w", err)
+	}
+	return on == 1, nil
 }
 
 // startAppliers runs the background appliers; stop ends them and returns
