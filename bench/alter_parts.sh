@@ -15,7 +15,7 @@
 #
 # The parts need a sluice built with the SLUICE_ALTER_PARTS hook (BENCH_SLUICE). Knobs:
 # BENCH_PARTS ("none track apply copy copy0"), BENCH_PART_SECONDS (40), BENCH_THREADS (4),
-# BENCH_BEFORE (20), BENCH_TABLE_SIZE (1000000), BENCH_SLUICE_B (a second binary: each copy part
+# BENCH_BEFORE (20), BENCH_TABLE_SIZE (1000000), BENCH_SLUICE_B (a second binary: each part but none
 # runs with both, one after the other, labelled a/b), SLUICE_CPUPROFILE_DIR (a CPU profile of each sluice run).
 # Results: $BENCH_WORK/parts.tsv and the log.
 set -uo pipefail
@@ -95,7 +95,7 @@ parts_main() {
 	local p
 	for p in $PARTS; do
 		part_one "$p" a "$BENCH_SLUICE"
-		[[ -n ${BENCH_SLUICE_B:-} && $p == *copy* ]] && part_one "$p" b "$BENCH_SLUICE_B"
+		[[ -n ${BENCH_SLUICE_B:-} && $p != none ]] && part_one "$p" b "$BENCH_SLUICE_B"
 	done
 	bench_log "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	column -t -s $'\t' "$BENCH_WORK/parts.tsv"

@@ -203,6 +203,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, err
 }
 
+// readCoalesce is the binlog reader's wait after a short read: a few
+// milliseconds of latency (markers, the swap's drain) for a reader woken
+// once per burst of events instead of once per event.
+const readCoalesce = 5 * time.Millisecond
+
 // alterMemory is the soft memory limit of a copy run (gctune): the key set
 // with its row images is the only large structure.
 const alterMemory = 1 << 30
@@ -355,7 +360,10 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		InScope:       func(id schema.TableID) bool { return id == r.id || id == marker.TableID },
 		Translate:     r.tr.translator(),
 		Heartbeat:     200 * time.Millisecond,
-		Log:           r.log.With("component", "binlog"),
+		// Read in bursts: the reader shares the source's CPU with the
+		// application (docs/alter.md).
+		ReadCoalesce: readCoalesce,
+		Log:          r.log.With("component", "binlog"),
 	})
 	if err != nil {
 		return err
@@ -376,12 +384,12 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		return ctx.Err()
 	case "apply":
 		r.keys.releaseAll()
-		stop := r.startAppliers(ctx)
+		stop := r.startAppliers(ctx, true)
 		<-ctx.Done()
 		stop()
 		return ctx.Err()
 	}
-	stopEarly := r.startAppliers(ctx)
+	stopEarly := r.startAppliers(ctx, true)
 	stopPacer := func() {}
 	if r.pacer != nil {
 		pctx, cancel := context.WithCancel(ctx)
@@ -403,7 +411,7 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	}
 	r.log.Info("copy done; applying the changed keys", "rows", r.copied.Load(), "changed_keys", r.keys.size(),
 		"left_to_the_copy", r.seen.Load())
-	stop := r.startAppliers(ctx)
+	stop := r.startAppliers(ctx, false)
 	if err := r.catchUp(ctx); err != nil {
 		stop()
 		return err
@@ -454,10 +462,10 @@ func (r *runner) commitsInBinlogOrder(ctx context.Context) (bool, error) {
 
 // startAppliers runs the background appliers; stop ends them and returns
 // their error.
-func (r *runner) startAppliers(ctx context.Context) (stop func() error) {
+func (r *runner) startAppliers(ctx context.Context, gather bool) (stop func() error) {
 	actx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
-	go func() { errc <- r.appliers(actx) }()
+	go func() { errc <- r.appliers(actx, gather) }()
 	var stopped bool
 	var err error
 	return func() error {
