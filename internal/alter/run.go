@@ -98,6 +98,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	default:
 		return nil, refuse("--method %q: want auto, instant or copy", o.Method)
 	}
+	switch o.Parts {
+	case "", "track", "apply":
+	default:
+		return nil, refuse("SLUICE_ALTER_PARTS %q: want track or apply (a measurement), or nothing", o.Parts)
+	}
 	switch {
 	case o.MaxLag < 0:
 		return nil, refuse("--max-lag %s: want a positive duration", o.MaxLag)
