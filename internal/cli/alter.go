@@ -121,12 +121,19 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 	if file, ok := cmd.ErrOrStderr().(*os.File); ok && isatty.IsTerminal(file.Fd()) {
 		o.Terminal = true
 	}
+	// Measurement hooks (bench/alter_parts.sh): one part of the work only,
+	// and a CPU profile of the run.
 	o.Parts = os.Getenv("SLUICE_ALTER_PARTS")
 	if f := os.Getenv("SLUICE_CPUPROFILE"); f != "" {
-		pf, perr := os.Create(f)
-		if perr == nil && pprof.StartCPUProfile(pf) == nil {
-			defer pprof.StopCPUProfile()
+		pf, err := os.Create(f)
+		if err != nil {
+			return exitcode.ConfigError(fmt.Errorf("SLUICE_CPUPROFILE: %w", err))
 		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("SLUICE_CPUPROFILE: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	rep, err := alter.Run(cmd.Context(), o)
 	if err != nil {
