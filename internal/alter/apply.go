@@ -15,6 +15,9 @@ import (
 
 const applyBatch = 500
 
+// gatherPause is an applier's pause after a batch shorter than applyBatch.
+const gatherPause = 100 * time.Millisecond
+
 // Lock clauses of the appliers' reads of the table. A background applier
 // never waits for a row lock (nowait): waiting, it could hold the shared
 // locks of other rows of its batch that an application transaction then
@@ -110,8 +113,10 @@ func (r *runner) applyBatch(ctx context.Context, q querier, vals, imgs [][]any, 
 	return r.applyBusy(ctx, q, vals)
 }
 
-// appliers applies the key set with --workers sessions until ctx ends.
-func (r *runner) appliers(ctx context.Context) error {
+// appliers applies the key set with --workers sessions until ctx ends;
+// gather: pause after a short batch (during the copy; after it the set is
+// to be kept small for the checksum and the swap).
+func (r *runner) appliers(ctx context.Context, gather bool) error {
 	g, ctx := errgroup.WithContext(ctx)
 	for w := 0; w < r.o.Workers; w++ {
 		g.Go(func() error {
@@ -145,6 +150,15 @@ func (r *runner) appliers(ctx context.Context) error {
 				r.keys.done(ids, err != nil)
 				if err != nil {
 					return err
+				}
+				// A short batch: the set is nearly empty. Let keys gather
+				// for the next one: per-statement work (a transaction, its
+				// binlog events) is spread over more rows, and a key
+				// changed again meanwhile is written once.
+				if gather && len(ids) < applyBatch {
+					if err := sleep(ctx, gatherPause); err != nil {
+						return nil
+					}
 				}
 			}
 		})

@@ -43,9 +43,31 @@ func (r *runner) columnList() string {
 	return strings.Join(q, ", ")
 }
 
+// copySQLMode is the copy sessions' sql_mode, the one the appliers' row
+// images are written in (internal/sink/mysql's session).
+const copySQLMode = "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'"
+
+// seenWait bounds the wait for the binlog reader to reach a chunk's marker;
+// past it the chunk's parked keys are all applied.
+const seenWait = 10 * time.Second
+
 // copyChunks copies the chunks not yet done, --workers at a time, each
 // as one server-side INSERT IGNORE ... SELECT: a row the binlog apply
 // already wrote is newer and stays.
+//
+// Keys changed in a chunk before it is copied wait in the set (parked) and
+// are applied once it is; with skipSeen, those whose last change the copy
+// read are not. Before the chunk's read a marker row is written and
+// committed; a server that commits transactions in binlog order (MariaDB
+// always, MySQL with binlog_order_commits) has then committed every
+// transaction before the marker in the binlog, so the read, which starts
+// after, sees them: a key whose last change the binlog reader saw before
+// the marker is in the chunk's copy as that change left it (or not, if it
+// removed the key), and applying it would write the same row again. A key
+// changed after the marker is applied (its change may be newer than the
+// read), and one changed again after the release comes back into the set.
+// Not for a resumed run: a chunk's earlier, interrupted copy may have left
+// older rows that INSERT IGNORE keeps.
 func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRanges) error {
 	todo := make(chan chunk)
 	g, ctx := errgroup.WithContext(ctx)
@@ -76,9 +98,15 @@ func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRange
 			}
 			defer conn.Close()
 			// A consistent non-locking read of the table: the copy takes no
-			// row locks the application would wait for.
-			if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"); err != nil {
-				return err
+			// row locks the application would wait for. The appliers'
+			// sql_mode: values are copied as the table holds them (a zero
+			// in a date stays, as the appliers write it, instead of the
+			// zero date a strict mode's INSERT IGNORE makes of it; a 0 in
+			// an AUTO_INCREMENT column stays 0).
+			for _, q := range []string{"SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", copySQLMode} {
+				if _, err := conn.ExecContext(ctx, q); err != nil {
+					return fmt.Errorf("alter: prepare a copy session (%s): %w", q, err)
+				}
 			}
 			for c := range todo {
 				if err := r.ctl.gate(ctx); err != nil {
@@ -90,6 +118,14 @@ func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRange
 				where, args, err := r.key.RangeWhere(c.Lo, c.Hi)
 				if err != nil {
 					return err
+				}
+				// A marker committed before the chunk's read: every change
+				// before it in the binlog is committed, so the read sees it.
+				var marker int64
+				if r.skipSeen {
+					if marker, err = writeMarker(ctx, r.db, r.id.Database, r.id.Name); err != nil {
+						return err
+					}
 				}
 				q := "INSERT IGNORE INTO " + r.quoted(shadowName(r.id.Name)) + " (" + cols + ") SELECT " + cols +
 					" FROM " + r.quoted(r.id.Name) + force
@@ -111,8 +147,12 @@ func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRange
 				}
 				r.chunksDone.Add(1)
 				if cr != nil {
+					var seen int64
+					if marker > 0 {
+						seen = r.tr.seqAt(ctx, marker, seenWait)
+					}
 					i := c.Seq - 1
-					r.keys.release(i, func() { cr.done[i].Store(true) })
+					r.seen.Add(int64(r.keys.release(i, func() { cr.done[i].Store(true) }, seen)))
 				}
 				if r.o.afterChunk != nil {
 					r.o.afterChunk(c.Seq)

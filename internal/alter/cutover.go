@@ -41,7 +41,7 @@ func (r *runner) cutover(ctx context.Context) (time.Duration, error) {
 		}
 		r.log.Warn("cut-over: retrying", "attempt", attempt, "reason", err, "in", backoff)
 		// Catch up again before the next try.
-		stop := r.startAppliers(ctx)
+		stop := r.startAppliers(ctx, false)
 		if err := sleep(ctx, backoff); err != nil {
 			stop()
 			return 0, err

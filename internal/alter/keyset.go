@@ -34,7 +34,10 @@ type keyEntry struct {
 	vals []any
 	// img is the after image of the key's last change, nil when that change
 	// removed the key (row images apply mode; nil throughout otherwise).
-	img      []any
+	img []any
+	// seq is the tracker's count of the table's row changes at the key's
+	// last change: its place in binlog order (tracker.seqAt).
+	seq      int64
 	inFlight bool
 	dirty    bool
 }
@@ -43,21 +46,21 @@ func newKeySet() *keySet {
 	return &keySet{m: map[string]*keyEntry{}, ready: map[string]*keyEntry{}, parked: map[int]map[string]*keyEntry{}}
 }
 
-// add records a change of key id; img is the row the change left (nil: the
-// key is gone, or keys are re-read).
-func (s *keySet) add(id string, vals []any, img []any) {
+// add records a change of key id, the seq-th row change of the table; img
+// is the row the change left (nil: the key is gone, or keys are re-read).
+func (s *keySet) add(id string, vals []any, img []any, seq int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.m[id]
 	switch {
 	case e == nil:
-		e = &keyEntry{vals: vals, img: img}
+		e = &keyEntry{vals: vals, img: img, seq: seq}
 		s.m[id] = e
 		s.place(id, e)
 	case e.inFlight:
-		e.img, e.dirty = img, true
+		e.img, e.dirty, e.seq = img, true, seq
 	default:
-		e.img = img
+		e.img, e.seq = img, seq
 	}
 }
 
@@ -87,17 +90,26 @@ func (s *keySet) wait(chunkOf func(vals []any) int) {
 
 // release makes the keys parked under chunk c ready; mark, called under the
 // set's lock, records that the chunk is done, so that no key is parked
-// under it afterwards.
-func (s *keySet) release(c int, mark func()) {
+// under it afterwards. Keys whose last change is one of the table's first
+// seen row changes were read by the chunk's copy as they are (the caller
+// knows, see copyChunks): they leave the set unapplied; seen 0 keeps every
+// key. It returns how many left.
+func (s *keySet) release(c int, mark func(), seen int64) (dropped int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if mark != nil {
 		mark()
 	}
 	for id, e := range s.parked[c] {
+		if e.seq <= seen {
+			delete(s.m, id)
+			dropped++
+			continue
+		}
 		s.ready[id] = e
 	}
 	delete(s.parked, c)
+	return dropped
 }
 
 // releaseAll ends the parking: every key is ready.

@@ -17,19 +17,19 @@ func TestKeySetParkingAndFlight(t *testing.T) {
 		}
 		return -1
 	})
-	s.add("a", []any{1}, nil)
-	s.add("b", []any{20}, nil)
-	s.add("a", []any{1}, nil)
+	s.add("a", []any{1}, nil, 1)
+	s.add("b", []any{20}, nil, 1)
+	s.add("a", []any{1}, nil, 1)
 	ids, _, _ := s.take(10)
 	if len(ids) != 1 || ids[0] != "b" {
 		t.Fatalf("take before the release: %v", ids)
 	}
-	s.add("b", []any{20}, []any{20, "v1"}) // changed in flight: dirty, with its new image
-	s.add("b", []any{20}, []any{20, "v2"}) // the last change's image is kept
-	s.add("a", []any{1}, []any{1, "x"})    // parked: its image is replaced
-	s.add("a", []any{1}, nil)              // ... by "gone"
+	s.add("b", []any{20}, []any{20, "v1"}, 1) // changed in flight: dirty, with its new image
+	s.add("b", []any{20}, []any{20, "v2"}, 1) // the last change's image is kept
+	s.add("a", []any{1}, []any{1, "x"}, 1)    // parked: its image is replaced
+	s.add("a", []any{1}, nil, 1)              // ... by "gone"
 	s.done(ids, false)
-	s.release(0, func() { done0 = true })
+	s.release(0, func() { done0 = true }, 0)
 	ids, _, imgs := s.take(10)
 	got := map[string][]any{}
 	for i, id := range ids {
@@ -43,7 +43,7 @@ func TestKeySetParkingAndFlight(t *testing.T) {
 		t.Fatalf("size %d after applying everything", s.size())
 	}
 	// A failed apply puts keys back.
-	s.add("c", []any{30}, nil)
+	s.add("c", []any{30}, nil, 1)
 	ids, _, _ = s.take(10)
 	s.done(ids, true)
 	if ids2, _, _ := s.take(10); len(ids2) != 1 {
@@ -67,5 +67,31 @@ func TestCopiedRangesChunkOf(t *testing.T) {
 	cr.done[0].Store(true)
 	if got := cr.chunkOf([]any{int64(-100)}); got != -1 {
 		t.Errorf("after chunk 1 is done: %d", got)
+	}
+}
+
+// Keys of a chunk whose last change came before its copy's marker leave
+// the set when the chunk is released; later ones are applied.
+func TestKeySetReleaseSeen(t *testing.T) {
+	s := newKeySet()
+	s.wait(func([]any) int { return 0 })
+	s.add("a", []any{1}, []any{1, "x"}, 1)
+	s.add("b", []any{2}, nil, 2)
+	s.add("c", []any{3}, []any{3, "y"}, 3)
+	s.add("a", []any{1}, []any{1, "z"}, 5) // changed again after the marker
+	if n := s.release(0, nil, 3); n != 2 {
+		t.Fatalf("dropped %d, want 2 (b, c)", n)
+	}
+	ids, _, _ := s.take(10)
+	got := map[string]bool{}
+	for _, id := range ids {
+		got[id] = true
+	}
+	if len(ids) != 1 || !got["a"] {
+		t.Fatalf("ready after the release: %v", ids)
+	}
+	s.done(ids, false)
+	if s.size() != 0 {
+		t.Fatalf("size %d", s.size())
 	}
 }

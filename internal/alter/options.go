@@ -68,6 +68,13 @@ type Options struct {
 	Progress io.Writer
 	Terminal bool
 
+	// Parts (measurements only, the CLI's SLUICE_ALTER_PARTS,
+	// bench/alter_parts.sh): "track" reads the binlog and fills the key
+	// set, nothing else; "apply" also applies every changed key at once,
+	// without a copy. Either runs until interrupted and leaves the run
+	// resumable (--cleanup removes it).
+	Parts string
+
 	// afterChunk, when set (tests), runs after each copied chunk.
 	afterChunk func(seq int)
 }

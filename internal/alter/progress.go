@@ -20,6 +20,9 @@ func (r *runner) progress(ctx context.Context, chunks int) (stop func()) {
 		rows, cd := r.copied.Load(), r.chunksDone.Load()
 		el := time.Since(start).Seconds()
 		s := fmt.Sprintf("%d rows, %.0f rows/s, %d changed keys pending, %d applied", rows, float64(rows-startRows)/el, r.keys.size(), r.applied.Load())
+		if n := r.seen.Load(); n > 0 {
+			s += fmt.Sprintf(", %d read by the copy", n)
+		}
 		if cd > startChunks && cd < int64(chunks) {
 			left := time.Duration(float64(int64(chunks)-cd) * el / float64(cd-startChunks) * float64(time.Second))
 			s += ", ETA " + left.Round(time.Second).String()

@@ -21,15 +21,18 @@ import (
 
 // Report is what a run did.
 type Report struct {
-	Method      string // "instant", "copy", or "" for a dry run
-	Why         string
-	Plan        []string // the dry run's plan, one line each
-	Rows        int64    // rows copied
-	Keys        int64    // changed keys applied
-	Chunks      int
-	Resumed     bool
-	Apply       string        // how changed keys were applied: applyImages or applyReread
-	CutoverLock time.Duration // how long writes were blocked at the swap
+	Method string // "instant", "copy", or "" for a dry run
+	Why    string
+	Plan   []string // the dry run's plan, one line each
+	Rows   int64    // rows copied
+	Keys   int64    // changed keys applied
+	// KeysReadByCopy: changed keys not applied because their chunk's copy
+	// read them after their last change (copyChunks).
+	KeysReadByCopy int64
+	Chunks         int
+	Resumed        bool
+	Apply          string        // how changed keys were applied: applyImages or applyReread
+	CutoverLock    time.Duration // how long writes were blocked at the swap
 	// SwapPosition is the binlog file:offset at the swap: every change of the
 	// table before it is in the new table, every change after it was
 	// written to the new table.
@@ -67,6 +70,11 @@ type runner struct {
 	hold    sync.RWMutex
 	swapPos string // binlog position of the table at the swap
 
+	// skipSeen: the copy leaves out keys whose last change it read
+	// (copyChunks); seen counts them.
+	skipSeen bool
+	seen     atomic.Int64
+
 	copied     atomic.Int64
 	applied    atomic.Int64
 	chunksDone atomic.Int64
@@ -89,6 +97,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	case MethodAuto, MethodInstant, MethodCopy:
 	default:
 		return nil, refuse("--method %q: want auto, instant or copy", o.Method)
+	}
+	switch o.Parts {
+	case "", "track", "apply":
+	default:
+		return nil, refuse("SLUICE_ALTER_PARTS %q: want track or apply (a measurement), or nothing", o.Parts)
 	}
 	switch {
 	case o.MaxLag < 0:
@@ -195,6 +208,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, err
 }
 
+// readCoalesce is the binlog reader's wait after a short read: a few
+// milliseconds of latency (markers, the swap's drain) for a reader woken
+// once per burst of events instead of once per event.
+const readCoalesce = 5 * time.Millisecond
+
 // alterMemory is the soft memory limit of a copy run (gctune): the key set
 // with its row images is the only large structure.
 const alterMemory = 1 << 30
@@ -289,7 +307,7 @@ func (r *runner) copyRun(ctx context.Context, st *runState) (*Report, error) {
 	}
 	rep.Chunks = len(st.Chunks)
 	err = r.copyAndSwap(ctx, st, pos, marker, rep)
-	rep.Rows, rep.Keys = r.copied.Load(), r.applied.Load()
+	rep.Rows, rep.Keys, rep.KeysReadByCopy = r.copied.Load(), r.applied.Load(), r.seen.Load()
 	switch {
 	case err == nil:
 		return rep, nil
@@ -320,6 +338,7 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		r.keys.wait(func([]any) int { return afterCopy })
 	}
 	var why string
+	var err error
 	r.images, why = r.imageApply(r.p)
 	rep.Apply = applyImages
 	if r.images == nil {
@@ -327,6 +346,11 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		r.log.Info("changed keys are re-read from the table, not written from the binlog's row images", "why", why)
 	}
 	r.tr = newTracker(r.id, marker.TableID, r.kc, r.keys, r.images != nil)
+	if cr != nil && !rep.Resumed {
+		if r.skipSeen, err = r.commitsInBinlogOrder(ctx); err != nil {
+			return err
+		}
+	}
 	if r.o.KeepWriteRate > 0 {
 		r.pacer = newWritePacer(r.o.KeepWriteRate, r.tr.changes, func() func() { r.hold.Lock(); return r.hold.Unlock }, r.log)
 	}
@@ -341,7 +365,10 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		InScope:       func(id schema.TableID) bool { return id == r.id || id == marker.TableID },
 		Translate:     r.tr.translator(),
 		Heartbeat:     200 * time.Millisecond,
-		Log:           r.log.With("component", "binlog"),
+		// Read in bursts: the reader shares the source's CPU with the
+		// application (docs/alter.md).
+		ReadCoalesce: readCoalesce,
+		Log:          r.log.With("component", "binlog"),
 	})
 	if err != nil {
 		return err
@@ -356,7 +383,18 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	// key its chunk is known (copiedRanges) and keys of copied chunks are
 	// applied during the copy; other keys wait for the whole copy (memory:
 	// one entry per distinct changed key).
-	stopEarly := r.startAppliers(ctx)
+	switch r.o.Parts {
+	case "track":
+		<-ctx.Done()
+		return ctx.Err()
+	case "apply":
+		r.keys.releaseAll()
+		stop := r.startAppliers(ctx, true)
+		<-ctx.Done()
+		stop()
+		return ctx.Err()
+	}
+	stopEarly := r.startAppliers(ctx, true)
 	stopPacer := func() {}
 	if r.pacer != nil {
 		pctx, cancel := context.WithCancel(ctx)
@@ -376,8 +414,9 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	if err := r.tr.failed(); err != nil {
 		return err
 	}
-	r.log.Info("copy done; applying the changed keys", "rows", r.copied.Load(), "changed_keys", r.keys.size())
-	stop := r.startAppliers(ctx)
+	r.log.Info("copy done; applying the changed keys", "rows", r.copied.Load(), "changed_keys", r.keys.size(),
+		"left_to_the_copy", r.seen.Load())
+	stop := r.startAppliers(ctx, false)
 	if err := r.catchUp(ctx); err != nil {
 		stop()
 		return err
@@ -411,12 +450,27 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	return nil
 }
 
+// commitsInBinlogOrder: whether every transaction before a committed one
+// in the binlog is committed too (copyChunks' markers rely on it). MariaDB
+// commits in binlog order (its group commit's commit_ordered); MySQL when
+// binlog_order_commits is on (the default).
+func (r *runner) commitsInBinlogOrder(ctx context.Context) (bool, error) {
+	if r.info.Flavor == binlog.FlavorMariaDB {
+		return true, nil
+	}
+	var on int
+	if err := r.db.QueryRowContext(ctx, "SELECT @@GLOBAL.binlog_order_commits").Scan(&on); err != nil {
+		return false, fmt.Errorf("alter: read binlog_order_commits: %w", err)
+	}
+	return on == 1, nil
+}
+
 // startAppliers runs the background appliers; stop ends them and returns
 // their error.
-func (r *runner) startAppliers(ctx context.Context) (stop func() error) {
+func (r *runner) startAppliers(ctx context.Context, gather bool) (stop func() error) {
 	actx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
-	go func() { errc <- r.appliers(actx) }()
+	go func() { errc <- r.appliers(actx, gather) }()
 	var stopped bool
 	var err error
 	return func() error {

@@ -32,7 +32,11 @@ type tracker struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	markers int64 // highest marker id seen
-	err     error
+	// markerSeq: for each marker read and not yet asked for (seqAt), the
+	// count of the table's row changes read before it (one per chunk
+	// copied, and a few of the checksum's and the cut-over's).
+	markerSeq map[int64]int64
+	err       error
 
 	// sealed is set once the cut-over drained the set under the lock:
 	// from then on a change of the table was written to the old table
@@ -55,7 +59,7 @@ func (t *tracker) changes() (int64, time.Time) {
 }
 
 func newTracker(table, marker schema.TableID, kc *keyCols, keys *keySet, images bool) *tracker {
-	t := &tracker{table: table, marker: marker, kc: kc, keys: keys, images: images}
+	t := &tracker{table: table, marker: marker, kc: kc, keys: keys, images: images, markerSeq: map[int64]int64{}}
 	t.cond = sync.NewCond(&t.mu)
 	return t
 }
@@ -92,7 +96,7 @@ func (t *tracker) txn(txn *model.Txn) error {
 			if t.renamed.Load() {
 				continue
 			}
-			t.events.Add(1)
+			seq := t.events.Add(1)
 			t.lastAt.Store(txn.Timestamp.Unix())
 			if t.sealed.Load() {
 				t.slipped.Add(1)
@@ -112,7 +116,7 @@ func (t *tracker) txn(txn *model.Txn) error {
 				if t.images && i == 1 {
 					last = img
 				}
-				t.keys.add(id, vals, last)
+				t.keys.add(id, vals, last, seq)
 			}
 		case t.marker:
 			if rc.After == nil {
@@ -124,11 +128,43 @@ func (t *tracker) txn(txn *model.Txn) error {
 			}
 			t.mu.Lock()
 			t.markers = max(t.markers, id)
+			t.markerSeq[id] = t.events.Load()
 			t.cond.Broadcast()
 			t.mu.Unlock()
 		}
 	}
 	return nil
+}
+
+// seqAt waits until the tracker has read marker id and returns the count of the table's row changes read before it: the
+// changes up to that count are before the marker in binlog order. Zero
+// when the marker is not read within timeout.
+func (t *tracker) seqAt(ctx context.Context, id int64, timeout time.Duration) int64 {
+	stop := context.AfterFunc(ctx, func() {
+		t.mu.Lock()
+		t.cond.Broadcast()
+		t.mu.Unlock()
+	})
+	defer stop()
+	timer := time.AfterFunc(timeout, func() {
+		t.mu.Lock()
+		t.cond.Broadcast()
+		t.mu.Unlock()
+	})
+	defer timer.Stop()
+	deadline := time.Now().Add(timeout)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	defer delete(t.markerSeq, id)
+	for {
+		if n, ok := t.markerSeq[id]; ok {
+			return n
+		}
+		if t.err != nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return 0
+		}
+		t.cond.Wait()
+	}
 }
 
 func (t *tracker) fail(err error) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -120,6 +121,20 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 	if file, ok := cmd.ErrOrStderr().(*os.File); ok && isatty.IsTerminal(file.Fd()) {
 		o.Terminal = true
 	}
+	// Measurement hooks (bench/alter_parts.sh): one part of the work only,
+	// and a CPU profile of the run.
+	o.Parts = os.Getenv("SLUICE_ALTER_PARTS")
+	if f := os.Getenv("SLUICE_CPUPROFILE"); f != "" {
+		pf, err := os.Create(f)
+		if err != nil {
+			return exitcode.ConfigError(fmt.Errorf("SLUICE_CPUPROFILE: %w", err))
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("SLUICE_CPUPROFILE: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	rep, err := alter.Run(cmd.Context(), o)
 	if err != nil {
 		return err
@@ -136,7 +151,7 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 	default:
 		fmt.Fprintf(out, "altered %s by %s (%s) in %s", o.Table, rep.Method, rep.Why, rep.Took.Round(time.Millisecond))
 		if rep.Method == alter.MethodCopy {
-			fmt.Fprintf(out, ": %d rows copied, %d changed keys applied, writes blocked %s at the swap (binlog %s)", rep.Rows, rep.Keys, rep.CutoverLock.Round(time.Millisecond), rep.SwapPosition)
+			fmt.Fprintf(out, ": %d rows copied, %d changed keys applied (%d more read by the copy), writes blocked %s at the swap (binlog %s)", rep.Rows, rep.Keys, rep.KeysReadByCopy, rep.CutoverLock.Round(time.Millisecond), rep.SwapPosition)
 			if rep.Resumed {
 				fmt.Fprint(out, ", resumed")
 			}

@@ -85,6 +85,14 @@ type Config struct {
 	// emitted in fragments (Partial=true) so that memory stays bounded.
 	// Default 32 MiB.
 	FragmentBytes int64
+	// ReadCoalesce, when set, makes the reader wait this long before reading
+	// the connection again after a read that found little data (a stream
+	// that keeps up with the source), so that events are read in bursts:
+	// a reader woken for every small event spends more CPU on being woken
+	// (syscalls, the runtime's scheduler) than on decoding. It adds at most
+	// that much latency; a backlog is read without waiting. sluice alter
+	// sets it: its reader shares the source's CPU with the application.
+	ReadCoalesce time.Duration
 	// Heartbeat is the source's heartbeat period while idle (default 1s): it
 	// lets an idle stream report its position and zero lag.
 	Heartbeat time.Duration

@@ -177,6 +177,7 @@ func (s *Stream) session(ctx context.Context, src *Source) (bool, error) {
 		return false, err
 	}
 	wd := newWatchdog(s.cfg.deadAfter, s.cfg.Log)
+	wd.coalesce = s.cfg.ReadCoalesce
 	wdCtx, stopWatchdog := context.WithCancel(ctx)
 	defer stopWatchdog()
 	go wd.run(wdCtx)

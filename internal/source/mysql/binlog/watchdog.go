@@ -24,6 +24,10 @@ type watchedConn struct {
 	net.Conn
 	reads  atomic.Uint64
 	closed atomic.Bool
+	// coalesce: Config.ReadCoalesce; short: the last read filled less than
+	// a quarter of its buffer (only go-mysql's reader goroutine reads).
+	coalesce time.Duration
+	short    bool
 }
 
 func (c *watchedConn) Close() error {
@@ -32,10 +36,14 @@ func (c *watchedConn) Close() error {
 }
 
 func (c *watchedConn) Read(p []byte) (int, error) {
+	if c.coalesce > 0 && c.short {
+		time.Sleep(c.coalesce)
+	}
 	n, err := c.Conn.Read(p)
 	if n > 0 {
 		c.reads.Add(1)
 	}
+	c.short = n < len(p)/4
 	return n, err
 }
 
@@ -46,6 +54,7 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 // takes seconds on a large file.
 type watchdog struct {
 	deadAfter time.Duration
+	coalesce  time.Duration // of the connections' reads (Config.ReadCoalesce)
 	log       *slog.Logger
 	streaming atomic.Bool // the session has received its first event
 
@@ -76,7 +85,7 @@ func (w *watchdog) dial(ctx context.Context, network, address string) (net.Conn,
 	if err != nil {
 		return nil, err
 	}
-	wc := &watchedConn{Conn: c}
+	wc := &watchedConn{Conn: c, coalesce: w.coalesce}
 	w.mu.Lock()
 	w.conns[wc] = &silence{since: time.Now()}
 	w.mu.Unlock()
