@@ -1,6 +1,8 @@
 package binlog
 
 import (
+	"bytes"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strconv"
@@ -48,10 +50,63 @@ func (g *gtidTracker) String() string {
 	if g.set == nil {
 		return ""
 	}
-	if m, ok := g.set.(*mysql.MariadbGTIDSet); ok {
+	switch m := g.set.(type) {
+	case *mysql.MariadbGTIDSet:
 		return formatMariaDBSet(m)
+	case *mysql.MysqlGTIDSet:
+		return formatMySQLSet(m)
 	}
 	return g.set.String()
+}
+
+// formatMySQLSet is MysqlGTIDSet.String without fmt and strings.Builder
+// growth: UUIDs sorted by their bytes, each with its tags sorted (the empty
+// tag first, unnamed), each tag's intervals as start or start-end.
+func formatMySQLSet(m *mysql.MysqlGTIDSet) string {
+	sids := make([]uuid.UUID, 0, len(*m))
+	for sid := range *m {
+		sids = append(sids, sid)
+	}
+	if len(sids) > 1 {
+		slices.SortFunc(sids, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	}
+	b := make([]byte, 0, 64*len(sids))
+	for i, sid := range sids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var text [36]byte
+		hex.Encode(text[0:8], sid[0:4])
+		text[8] = '-'
+		hex.Encode(text[9:13], sid[4:6])
+		text[13] = '-'
+		hex.Encode(text[14:18], sid[6:8])
+		text[18] = '-'
+		hex.Encode(text[19:23], sid[8:10])
+		text[23] = '-'
+		hex.Encode(text[24:], sid[10:])
+		b = append(b, text[:]...)
+		byTag := (*m)[sid]
+		tags := make([]mysql.Tag, 0, len(byTag))
+		for tag := range byTag {
+			tags = append(tags, tag)
+		}
+		if len(tags) > 1 {
+			slices.SortFunc(tags, func(a, b mysql.Tag) int { return strings.Compare(a.String(), b.String()) })
+		}
+		for _, tag := range tags {
+			if tag != (mysql.Tag{}) {
+				b = append(append(b, ':'), tag.String()...)
+			}
+			for _, iv := range byTag[tag] {
+				b = strconv.AppendInt(append(b, ':'), iv.Start, 10)
+				if iv.Stop != iv.Start+1 {
+					b = strconv.AppendInt(append(b, '-'), iv.Stop-1, 10)
+				}
+			}
+		}
+	}
+	return string(b)
 }
 
 // formatMariaDBSet is MariadbGTIDSet.String: "domain-server-seq" per domain,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-mysql-org/go-mysql/mysql"
 	"github.com/go-mysql-org/go-mysql/replication"
+	"github.com/google/uuid"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
@@ -122,6 +123,33 @@ func TestMariaDBSetFormatMatchesGoMySQL(t *testing.T) {
 		}
 		if got, want := formatMariaDBSet(set), set.String(); got != want {
 			t.Fatalf("formatMariaDBSet = %q, go-mysql says %q", got, want)
+		}
+	}
+}
+
+// TestMySQLSetFormatMatchesGoMySQL: as for MariaDB, for MySQL sets with
+// several UUIDs, tags and intervals.
+func TestMySQLSetFormatMatchesGoMySQL(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tags := []string{"", "", "alpha", "b_2", "zz"}
+	for round := 0; round < 500; round++ {
+		set := mysql.NewMysqlGTIDSet()
+		for n := rng.IntN(4); n >= 0; n-- {
+			var sid uuid.UUID
+			sid[rng.IntN(16)] = byte(rng.IntN(256))
+			sid[15] = byte(rng.IntN(3))
+			for k := rng.IntN(6); k >= 0; k-- {
+				tag, gno := mysql.NewTag(tags[rng.IntN(len(tags))]), 1+rng.Int64N(40)<<rng.IntN(40)
+				for r := rng.IntN(3); r >= 0; r-- {
+					set.AddGTIDWithTag(sid, tag, gno+int64(r))
+				}
+			}
+		}
+		if round == 0 {
+			set = mysql.NewMysqlGTIDSet()
+		}
+		if got, want := formatMySQLSet(&set), set.String(); got != want {
+			t.Fatalf("formatMySQLSet = %q, go-mysql says %q", got, want)
 		}
 	}
 }
