@@ -63,31 +63,24 @@ func (g *gtidTracker) String() string {
 // growth: UUIDs sorted by their bytes, each with its tags sorted (the empty
 // tag first, unnamed), each tag's intervals as start or start-end.
 func formatMySQLSet(m *mysql.MysqlGTIDSet) string {
-	sids := make([]uuid.UUID, 0, len(*m))
+	var sidBuf [4]uuid.UUID
+	sids := sidBuf[:0]
 	for sid := range *m {
 		sids = append(sids, sid)
 	}
 	if len(sids) > 1 {
 		slices.SortFunc(sids, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
 	}
-	b := make([]byte, 0, 64*len(sids))
+	var buf [128]byte
+	b := buf[:0]
 	for i, sid := range sids {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		var text [36]byte
-		hex.Encode(text[0:8], sid[0:4])
-		text[8] = '-'
-		hex.Encode(text[9:13], sid[4:6])
-		text[13] = '-'
-		hex.Encode(text[14:18], sid[6:8])
-		text[18] = '-'
-		hex.Encode(text[19:23], sid[8:10])
-		text[23] = '-'
-		hex.Encode(text[24:], sid[10:])
-		b = append(b, text[:]...)
+		b = appendUUID(b, sid)
 		byTag := (*m)[sid]
-		tags := make([]mysql.Tag, 0, len(byTag))
+		var tagBuf [2]mysql.Tag
+		tags := tagBuf[:0]
 		for tag := range byTag {
 			tags = append(tags, tag)
 		}
@@ -170,10 +163,27 @@ func (g *gtidTracker) beginMySQL(e *replication.GTIDEvent) string {
 		return "" // ANONYMOUS_GTID_EVENT: gtid_mode is OFF
 	}
 	g.pendingSID, g.pendingGNO, g.pendingTag, g.hasPending = sid, e.GNO, e.Tag, true
+	var buf [96]byte
+	b := appendUUID(buf[:0], sid)
 	if tag := e.Tag.String(); tag != "" {
-		return fmt.Sprintf("%s:%s:%d", sid, tag, e.GNO)
+		b = append(append(b, ':'), tag...)
 	}
-	return fmt.Sprintf("%s:%d", sid, e.GNO)
+	return string(strconv.AppendInt(append(b, ':'), e.GNO, 10))
+}
+
+// appendUUID appends uuid.UUID.String's text.
+func appendUUID(b []byte, u uuid.UUID) []byte {
+	var text [36]byte
+	hex.Encode(text[0:8], u[0:4])
+	text[8] = '-'
+	hex.Encode(text[9:13], u[4:6])
+	text[13] = '-'
+	hex.Encode(text[14:18], u[6:8])
+	text[18] = '-'
+	hex.Encode(text[19:23], u[8:10])
+	text[23] = '-'
+	hex.Encode(text[24:], u[10:])
+	return append(b, text[:]...)
 }
 
 // commit adds the pending GTID to the executed set.
@@ -189,6 +199,13 @@ func (g *gtidTracker) commit() error {
 			return fmt.Errorf("GTID %s: %w", g.pendingMaria, err)
 		}
 	case *mysql.MysqlGTIDSet:
+		// The next GTID of the last interval (nearly every commit) extends
+		// it in place: what AddGTIDWithTag's append, sort and merge give,
+		// without their allocations.
+		if ivs := (*s)[g.pendingSID][g.pendingTag]; len(ivs) > 0 && ivs[len(ivs)-1].Stop == g.pendingGNO {
+			ivs[len(ivs)-1].Stop++
+			return nil
+		}
 		s.AddGTIDWithTag(g.pendingSID, g.pendingTag, g.pendingGNO)
 	}
 	return nil
