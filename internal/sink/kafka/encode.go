@@ -37,7 +37,8 @@ type field struct {
 type tableCodec struct {
 	table  *schema.Table
 	fields []*field
-	key    []int // positions of the key columns (nil: keyless table, null key)
+	key    []int  // positions of the key columns (nil: keyless table, null key)
+	topic  string // Config.TableTopic of the table, built once
 	// keySchema and valueSchema are the JsonConverter schema blocks.
 	keySchema, rowSchema map[string]any
 }
@@ -61,6 +62,7 @@ func newTableCodec(m *typemap.Mapper, t *schema.Table, prefix string) (*tableCod
 		tc.key = append(tc.key, i)
 	}
 	base := prefix + "." + t.Database + "." + t.Name
+	tc.topic = base
 	tc.rowSchema = structSchema(base+".Value", tc.fields, nil, true)
 	if tc.key != nil {
 		tc.keySchema = structSchema(base+".Key", tc.fields, tc.key, false)
@@ -108,40 +110,42 @@ func (tc *tableCodec) object(vals []any, only []int, fromText bool) (json.RawMes
 	if vals == nil {
 		return json.RawMessage("null"), nil
 	}
-	b := make([]byte, 0, 64+16*len(tc.fields))
-	b = append(b, '{')
-	write := func(n int, i int) error {
+	return tc.appendObject(make([]byte, 0, 64+16*len(tc.fields)), vals, only, fromText)
+}
+
+// appendObject appends what object returns to dst: the caller's buffer
+// takes the row image directly (one allocation per event, not one per part).
+func (tc *tableCodec) appendObject(dst []byte, vals []any, only []int, fromText bool) ([]byte, error) {
+	if vals == nil {
+		return append(dst, "null"...), nil
+	}
+	dst = append(dst, '{')
+	n := len(tc.fields)
+	if only != nil {
+		n = len(only)
+	}
+	for k := 0; k < n; k++ {
+		i := k
+		if only != nil {
+			i = only[k]
+		}
 		if i >= len(vals) {
-			return fmt.Errorf("table %s: row image has %d values, column %s is number %d", tc.table.TableID, len(vals), tc.fields[i].col.Name, i+1)
+			return dst, fmt.Errorf("table %s: row image has %d values, column %s is number %d", tc.table.TableID, len(vals), tc.fields[i].col.Name, i+1)
 		}
 		f := tc.fields[i]
 		v, err := f.value(vals[i], fromText)
 		if err != nil {
-			return err
+			return dst, err
 		}
-		if n > 0 {
-			b = append(b, ',')
+		if k > 0 {
+			dst = append(dst, ',')
 		}
-		b = append(append(b, f.name...), ':')
-		if b, err = appendJSON(b, v); err != nil {
-			return fmt.Errorf("table %s column %s: %w", tc.table.TableID, f.col.Name, err)
-		}
-		return nil
-	}
-	if only != nil {
-		for n, i := range only {
-			if err := write(n, i); err != nil {
-				return nil, err
-			}
-		}
-	} else {
-		for i := range tc.fields {
-			if err := write(i, i); err != nil {
-				return nil, err
-			}
+		dst = append(append(dst, f.name...), ':')
+		if dst, err = appendJSON(dst, v); err != nil {
+			return dst, fmt.Errorf("table %s column %s: %w", tc.table.TableID, f.col.Name, err)
 		}
 	}
-	return append(b, '}'), nil
+	return append(dst, '}'), nil
 }
 
 // appendJSON appends json.Marshal(v) to b: integers and plain ASCII strings
@@ -164,15 +168,22 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case string:
-		if plainASCII(x) {
-			return append(append(append(b, '"'), x...), '"'), nil
-		}
+		return appendJSONString(b, x), nil
 	}
 	enc, err := json.Marshal(v)
 	if err != nil {
 		return b, err
 	}
 	return append(b, enc...), nil
+}
+
+// appendJSONString appends json.Marshal(s).
+func appendJSONString(b []byte, s string) []byte {
+	if plainASCII(s) {
+		return append(append(append(b, '"'), s...), '"')
+	}
+	enc, _ := json.Marshal(s) // a string always marshals
+	return append(b, enc...)
 }
 
 // plainASCII reports whether json.Marshal writes s unchanged between quotes:

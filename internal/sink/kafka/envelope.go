@@ -3,7 +3,6 @@ package kafka
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -33,7 +32,7 @@ type sourceInfo struct {
 	Query     *string `json:"query"`
 }
 
-// envelope is the Debezium change event value. appendEnvelope writes its
+// envelope is the Debezium change event value. appendEvent writes its
 // JSON by hand; this type is the reference it is tested against.
 type envelope struct {
 	Before      json.RawMessage  `json:"before"`
@@ -44,13 +43,11 @@ type envelope struct {
 	Transaction *json.RawMessage `json:"transaction"`
 }
 
-// appendEnvelope appends the envelope's JSON, the bytes json.Marshal writes
-// for an envelope value (its fields in that order; the parts are compact
-// JSON from json.Marshal, which re-compacting would leave as they are), without
-// encoding/json scanning the row images a second time.
-func appendEnvelope(dst []byte, before, after, source json.RawMessage, op string, tsMs int64, tx json.RawMessage) []byte {
-	dst = append(append(dst, `{"before":`...), before...)
-	dst = append(append(dst, `,"after":`...), after...)
+// appendEnvelopeTail appends the envelope's JSON after its after image: the
+// bytes json.Marshal writes for an envelope value (its fields in that order;
+// the parts are compact JSON from json.Marshal, which re-compacting would
+// leave as they are), without encoding/json scanning the row images again.
+func appendEnvelopeTail(dst []byte, source json.RawMessage, op string, tsMs int64, tx json.RawMessage) []byte {
 	dst = append(append(dst, `,"source":`...), source...)
 	dst = append(append(append(dst, `,"op":"`...), op...), `","ts_ms":`...)
 	dst = strconv.AppendInt(dst, tsMs, 10)
@@ -94,74 +91,128 @@ func (s *Sink) source(o origin, id schema.TableID, row int) sourceInfo {
 	return si
 }
 
+// appendSource appends json.Marshal(si) (the source block of every event)
+// without reflection: it is written once per row change.
+func appendSource(dst []byte, si *sourceInfo) []byte {
+	optString := func(dst []byte, p *string) []byte {
+		if p == nil {
+			return append(dst, "null"...)
+		}
+		return appendJSONString(dst, *p)
+	}
+	dst = appendJSONString(append(dst, `{"version":`...), si.Version)
+	dst = appendJSONString(append(dst, `,"connector":`...), si.Connector)
+	dst = appendJSONString(append(dst, `,"name":`...), si.Name)
+	dst = strconv.AppendInt(append(dst, `,"ts_ms":`...), si.TsMs, 10)
+	dst = appendJSONString(append(dst, `,"snapshot":`...), si.Snapshot)
+	dst = appendJSONString(append(dst, `,"db":`...), si.DB)
+	dst = optString(append(dst, `,"sequence":`...), si.Sequence)
+	dst = optString(append(dst, `,"table":`...), si.Table)
+	dst = strconv.AppendUint(append(dst, `,"server_id":`...), uint64(si.ServerID), 10)
+	dst = optString(append(dst, `,"gtid":`...), si.GTID)
+	dst = appendJSONString(append(dst, `,"file":`...), si.File)
+	dst = strconv.AppendUint(append(dst, `,"pos":`...), uint64(si.Pos), 10)
+	dst = strconv.AppendInt(append(dst, `,"row":`...), int64(si.Row), 10)
+	dst = append(dst, `,"thread":`...)
+	if si.Thread == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = strconv.AppendInt(dst, *si.Thread, 10)
+	}
+	dst = optString(append(dst, `,"query":`...), si.Query)
+	return append(dst, '}')
+}
+
 // rowRecords turns one row change into its Kafka records: c/u/d (r in the
 // snapshot), a tombstone after a delete, and for an update that changes
 // the key, a delete of the old key and a create of the new one (as Debezium).
 func (s *Sink) rowRecords(rc *model.RowChange, o origin, row int, fromText bool) ([]*kgo.Record, error) {
+	return s.appendRowRecords(nil, rc, o, row, fromText)
+}
+
+// appendRowRecords appends rowRecords' records to out.
+func (s *Sink) appendRowRecords(out []*kgo.Record, rc *model.RowChange, o origin, row int, fromText bool) ([]*kgo.Record, error) {
 	tc, err := s.codec(rc.Table)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
-	topic := s.cfg.TableTopic(rc.Table.TableID)
-	srcJSON, err := json.Marshal(s.source(o, rc.Table.TableID, row))
-	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", rc.Table.TableID, err)
+	si := s.source(o, rc.Table.TableID, row)
+	var srcBuf [320]byte
+	now := time.Now().UnixMilli
+	if s.nowMs != nil {
+		now = s.nowMs
 	}
-	now := time.Now().UnixMilli()
-	var out []*kgo.Record
-	emit := func(op string, before, after []any) error {
-		img := after
-		if img == nil {
-			img = before
-		}
-		key, err := tc.keyOf(img, fromText)
-		if err != nil {
-			return err
-		}
-		var tx json.RawMessage
-		if o.tx != nil {
-			tx = *o.tx.next(rc.Table.Database + "." + rc.Table.Name)
-		}
-		b, err := tc.object(before, nil, fromText)
-		if err != nil {
-			return err
-		}
-		a, err := tc.object(after, nil, fromText)
-		if err != nil {
-			return err
-		}
-		val := appendEnvelope(make([]byte, 0, len(b)+len(a)+len(srcJSON)+len(tx)+80), b, a, srcJSON, op, now, tx)
-		out = append(out, &kgo.Record{Topic: topic, Key: s.wrapKey(tc, key), Value: s.wrapValue(tc, val)})
-		if op == "d" && !s.cfg.NoTombstones {
-			out = append(out, &kgo.Record{Topic: topic, Key: s.wrapKey(tc, key)})
-		}
-		return nil
-	}
+	ev := event{tc: tc, src: appendSource(srcBuf[:0], &si), now: now(), fromText: fromText, tx: o.tx}
 	switch {
 	case o.snapshot != "false":
-		err = emit("r", nil, rc.After)
+		return s.appendEvent(out, &ev, "r", nil, rc.After)
 	case rc.Op == model.Insert:
-		err = emit("c", nil, rc.After)
+		return s.appendEvent(out, &ev, "c", nil, rc.After)
 	case rc.Op == model.Delete:
-		err = emit("d", rc.Before, nil)
-	default:
-		var kb, ka json.RawMessage
-		if kb, err = tc.keyOf(rc.Before, fromText); err != nil {
-			return nil, err
-		}
-		if ka, err = tc.keyOf(rc.After, fromText); err != nil {
-			return nil, err
-		}
-		if !bytes.Equal(kb, ka) {
-			if err = emit("d", rc.Before, nil); err == nil {
-				err = emit("c", nil, rc.After)
-			}
-		} else {
-			err = emit("u", rc.Before, rc.After)
-		}
+		return s.appendEvent(out, &ev, "d", rc.Before, nil)
 	}
+	kb, err := tc.keyOf(rc.Before, fromText)
 	if err != nil {
-		return nil, err
+		return out, err
+	}
+	ka, err := tc.keyOf(rc.After, fromText)
+	if err != nil {
+		return out, err
+	}
+	if bytes.Equal(kb, ka) {
+		return s.appendEvent(out, &ev, "u", rc.Before, rc.After)
+	}
+	if out, err = s.appendEvent(out, &ev, "d", rc.Before, nil); err != nil {
+		return out, err
+	}
+	return s.appendEvent(out, &ev, "c", nil, rc.After)
+}
+
+// event is what the events of one row change share.
+type event struct {
+	tc       *tableCodec
+	src      []byte // the source block's JSON
+	now      int64  // the envelope's ts_ms
+	fromText bool
+	tx       *txnMeta
+}
+
+// appendEvent appends the record of one change event (and a delete's
+// tombstone): key and value are encoded into one buffer, the key first.
+func (s *Sink) appendEvent(out []*kgo.Record, ev *event, op string, before, after []any) ([]*kgo.Record, error) {
+	tc := ev.tc
+	img := after
+	if img == nil {
+		img = before
+	}
+	var tx json.RawMessage
+	if ev.tx != nil {
+		tx = *ev.tx.next(tc.table.Database + "." + tc.table.Name)
+	}
+	per := 64 + 16*len(tc.fields)
+	buf := make([]byte, 0, per+2*per+len(ev.src)+len(tx)+96)
+	var key []byte
+	if tc.key != nil {
+		var err error
+		if buf, err = tc.appendObject(buf, img, tc.key, ev.fromText); err != nil {
+			return out, err
+		}
+		key = buf[:len(buf):len(buf)]
+	}
+	k := len(buf)
+	buf = append(buf, `{"before":`...)
+	buf, err := tc.appendObject(buf, before, nil, ev.fromText)
+	if err != nil {
+		return out, err
+	}
+	buf = append(buf, `,"after":`...)
+	if buf, err = tc.appendObject(buf, after, nil, ev.fromText); err != nil {
+		return out, err
+	}
+	buf = appendEnvelopeTail(buf, ev.src, op, ev.now, tx)
+	out = append(out, &kgo.Record{Topic: tc.topic, Key: s.wrapKey(tc, key), Value: s.wrapValue(tc, buf[k:])})
+	if op == "d" && !s.cfg.NoTombstones {
+		out = append(out, &kgo.Record{Topic: tc.topic, Key: s.wrapKey(tc, key)})
 	}
 	return out, nil
 }

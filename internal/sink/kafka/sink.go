@@ -32,6 +32,8 @@ type Sink struct {
 
 	cmu    sync.Mutex
 	codecs map[*schema.Table]*tableCodec
+	// nowMs is the envelope's ts_ms (the time the event is written); nil: the clock.
+	nowMs func() int64
 }
 
 var _ pipeline.Sink = (*Sink)(nil)
@@ -279,18 +281,17 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 // tombstones), the BEGIN/END records of --transaction-metadata, and with
 // --merged-topic its journal records.
 func (s *Sink) txnRecords(t *model.Txn, changes []pipeline.Change) ([]*kgo.Record, error) {
-	var recs []*kgo.Record
+	recs := make([]*kgo.Record, 0, len(changes)+2)
 	o := txnOrigin(t)
 	if s.cfg.TxnMetadata {
 		o.tx = newTxnMeta(t)
 		recs = append(recs, s.txnRecord(o.tx, false))
 	}
-	for row, c := range changes {
-		rs, err := s.rowRecords(&c.RowChange, o, row, false)
-		if err != nil {
+	for row := range changes {
+		var err error
+		if recs, err = s.appendRowRecords(recs, &changes[row].RowChange, o, row, false); err != nil {
 			return nil, err
 		}
-		recs = append(recs, rs...)
 	}
 	if o.tx != nil {
 		recs = append(recs, s.txnRecord(o.tx, true))

@@ -110,10 +110,6 @@ type Config struct {
 	// no heartbeat) before it is taken for dead and replaced; default
 	// 3 heartbeats + 10s. Tests shorten it.
 	deadAfter time.Duration
-
-	// eventCache is go-mysql's event queue length (default 1024); tests
-	// shrink it to provoke reconnects in the middle of a transaction.
-	eventCache int
 }
 
 func (c *Config) withDefaults() (Config, error) {
@@ -141,9 +137,6 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if out.deadAfter <= 0 {
 		out.deadAfter = 3*out.Heartbeat + 10*time.Second
-	}
-	if out.eventCache <= 0 {
-		out.eventCache = 1024
 	}
 	if out.Log == nil {
 		out.Log = slog.New(slog.DiscardHandler)

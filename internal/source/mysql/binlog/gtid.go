@@ -1,6 +1,8 @@
 package binlog
 
 import (
+	"bytes"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strconv"
@@ -48,10 +50,56 @@ func (g *gtidTracker) String() string {
 	if g.set == nil {
 		return ""
 	}
-	if m, ok := g.set.(*mysql.MariadbGTIDSet); ok {
+	switch m := g.set.(type) {
+	case *mysql.MariadbGTIDSet:
 		return formatMariaDBSet(m)
+	case *mysql.MysqlGTIDSet:
+		return formatMySQLSet(m)
 	}
 	return g.set.String()
+}
+
+// formatMySQLSet is MysqlGTIDSet.String without fmt and strings.Builder
+// growth: UUIDs sorted by their bytes, each with its tags sorted (the empty
+// tag first, unnamed), each tag's intervals as start or start-end.
+func formatMySQLSet(m *mysql.MysqlGTIDSet) string {
+	var sidBuf [4]uuid.UUID
+	sids := sidBuf[:0]
+	for sid := range *m {
+		sids = append(sids, sid)
+	}
+	if len(sids) > 1 {
+		slices.SortFunc(sids, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	}
+	var buf [128]byte
+	b := buf[:0]
+	for i, sid := range sids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendUUID(b, sid)
+		byTag := (*m)[sid]
+		var tagBuf [2]mysql.Tag
+		tags := tagBuf[:0]
+		for tag := range byTag {
+			tags = append(tags, tag)
+		}
+		if len(tags) > 1 {
+			slices.SortFunc(tags, func(a, b mysql.Tag) int { return strings.Compare(a.String(), b.String()) })
+		}
+		for _, tag := range tags {
+			if tag != (mysql.Tag{}) {
+				b = append(append(b, ':'), tag.String()...)
+			}
+			for _, iv := range byTag[tag] {
+				b = strconv.AppendInt(append(b, ':'), iv.Start, 10)
+				if iv.Stop != iv.Start+1 {
+					b = strconv.AppendInt(append(b, '-'), iv.Stop-1, 10)
+				}
+			}
+		}
+	}
+	return string(b)
 }
 
 // formatMariaDBSet is MariadbGTIDSet.String: "domain-server-seq" per domain,
@@ -115,10 +163,27 @@ func (g *gtidTracker) beginMySQL(e *replication.GTIDEvent) string {
 		return "" // ANONYMOUS_GTID_EVENT: gtid_mode is OFF
 	}
 	g.pendingSID, g.pendingGNO, g.pendingTag, g.hasPending = sid, e.GNO, e.Tag, true
+	var buf [96]byte
+	b := appendUUID(buf[:0], sid)
 	if tag := e.Tag.String(); tag != "" {
-		return fmt.Sprintf("%s:%s:%d", sid, tag, e.GNO)
+		b = append(append(b, ':'), tag...)
 	}
-	return fmt.Sprintf("%s:%d", sid, e.GNO)
+	return string(strconv.AppendInt(append(b, ':'), e.GNO, 10))
+}
+
+// appendUUID appends uuid.UUID.String's text.
+func appendUUID(b []byte, u uuid.UUID) []byte {
+	var text [36]byte
+	hex.Encode(text[0:8], u[0:4])
+	text[8] = '-'
+	hex.Encode(text[9:13], u[4:6])
+	text[13] = '-'
+	hex.Encode(text[14:18], u[6:8])
+	text[18] = '-'
+	hex.Encode(text[19:23], u[8:10])
+	text[23] = '-'
+	hex.Encode(text[24:], u[10:])
+	return append(b, text[:]...)
 }
 
 // commit adds the pending GTID to the executed set.
@@ -134,6 +199,13 @@ func (g *gtidTracker) commit() error {
 			return fmt.Errorf("GTID %s: %w", g.pendingMaria, err)
 		}
 	case *mysql.MysqlGTIDSet:
+		// The next GTID of the last interval (nearly every commit) extends
+		// it in place: what AddGTIDWithTag's append, sort and merge give,
+		// without their allocations.
+		if ivs := (*s)[g.pendingSID][g.pendingTag]; len(ivs) > 0 && ivs[len(ivs)-1].Stop == g.pendingGNO {
+			ivs[len(ivs)-1].Stop++
+			return nil
+		}
 		s.AddGTIDWithTag(g.pendingSID, g.pendingTag, g.pendingGNO)
 	}
 	return nil

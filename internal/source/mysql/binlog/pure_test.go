@@ -1,11 +1,13 @@
 package binlog
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/go-mysql-org/go-mysql/mysql"
 	"github.com/go-mysql-org/go-mysql/replication"
+	"github.com/google/uuid"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
@@ -126,6 +128,33 @@ func TestMariaDBSetFormatMatchesGoMySQL(t *testing.T) {
 	}
 }
 
+// TestMySQLSetFormatMatchesGoMySQL: as for MariaDB, for MySQL sets with
+// several UUIDs, tags and intervals.
+func TestMySQLSetFormatMatchesGoMySQL(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tags := []string{"", "", "alpha", "b_2", "zz"}
+	for round := 0; round < 500; round++ {
+		set := mysql.NewMysqlGTIDSet()
+		for n := rng.IntN(4); n >= 0; n-- {
+			var sid uuid.UUID
+			sid[rng.IntN(16)] = byte(rng.IntN(256))
+			sid[15] = byte(rng.IntN(3))
+			for k := rng.IntN(6); k >= 0; k-- {
+				tag, gno := mysql.NewTag(tags[rng.IntN(len(tags))]), 1+rng.Int64N(40)<<rng.IntN(40)
+				for r := rng.IntN(3); r >= 0; r-- {
+					set.AddGTIDWithTag(sid, tag, gno+int64(r))
+				}
+			}
+		}
+		if round == 0 {
+			set = mysql.NewMysqlGTIDSet()
+		}
+		if got, want := formatMySQLSet(&set), set.String(); got != want {
+			t.Fatalf("formatMySQLSet = %q, go-mysql says %q", got, want)
+		}
+	}
+}
+
 // toPG converts a transaction's images in place from the source's values
 // into PostgreSQL values, as the PostgreSQL sink does when it writes them.
 func toPG(t *testing.T, m *typemap.Mapper, txn *model.Txn) {
@@ -150,4 +179,42 @@ func toPG(t *testing.T, m *typemap.Mapper, txn *model.Txn) {
 func endOf(t *model.Txn) binlogpos.Position {
 	p, _ := binlogpos.From(t.End)
 	return p
+}
+
+// TestMySQLGTIDTracking: the tracker's GTID texts and executed set, with the
+// in-place extension of the last interval, equal go-mysql's own for GTIDs
+// in order, with gaps, filling gaps, of a second server and tagged.
+func TestMySQLGTIDTracking(t *testing.T) {
+	a, b := uuid.MustParse("3e11fa47-71ca-11e1-9e33-c80aa9429562"), uuid.MustParse("0e11fa47-71ca-11e1-9e33-c80aa9429500")
+	g, err := newGTIDTracker(FlavorMySQL, a.String()+":1-5", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := mysql.NewMysqlGTIDSet()
+	for n := int64(1); n <= 5; n++ {
+		ref.AddGTID(a, n)
+	}
+	tag := mysql.NewTag("Blue")
+	for _, c := range []struct {
+		sid uuid.UUID
+		tag mysql.Tag
+		gno int64
+	}{{a, mysql.Tag{}, 6}, {a, mysql.Tag{}, 7}, {a, mysql.Tag{}, 10}, {a, mysql.Tag{}, 11}, {a, mysql.Tag{}, 8},
+		{a, mysql.Tag{}, 9}, {b, mysql.Tag{}, 1}, {b, mysql.Tag{}, 2}, {a, tag, 1}, {a, tag, 2}, {a, mysql.Tag{}, 12}} {
+		ev := &replication.GTIDEvent{SID: c.sid[:], GNO: c.gno, Tag: c.tag}
+		want := fmt.Sprintf("%s:%d", c.sid, c.gno)
+		if c.tag != (mysql.Tag{}) {
+			want = fmt.Sprintf("%s:%s:%d", c.sid, c.tag, c.gno)
+		}
+		if got := g.begin(ev); got != want {
+			t.Errorf("begin: %q, want %q", got, want)
+		}
+		if err := g.commit(); err != nil {
+			t.Fatal(err)
+		}
+		ref.AddGTIDWithTag(c.sid, c.tag, c.gno)
+		if got, want := g.String(), ref.String(); got != want {
+			t.Errorf("after %s:%d: set %q, go-mysql says %q", c.sid, c.gno, got, want)
+		}
+	}
 }

@@ -34,7 +34,6 @@ func testReconnects(t *testing.T, env *testenv.Env, byGTID bool) {
 	cfg := f.config(start, ignoreOthers(f.db))
 	cfg.Source.Port = proxy.port()
 	cfg.FragmentBytes = 64 << 10
-	cfg.eventCache = 2
 	cfg.Info.GTIDStrict = byGTID // MariaDB positions by GTID only in strict mode
 	if st, err := New(cfg); err != nil || st.byGTID() != byGTID {
 		t.Fatalf("positioning by GTID: %v (%v)", st.byGTID(), err)

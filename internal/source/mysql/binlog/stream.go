@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -181,32 +182,73 @@ func (s *Stream) session(ctx context.Context, src *Source) (bool, error) {
 	wdCtx, stopWatchdog := context.WithCancel(ctx)
 	defer stopWatchdog()
 	go wd.run(wdCtx)
-	syncer := replication.NewBinlogSyncer(s.syncerConfig(wd))
-	defer syncer.Close()
+	h := &eventHandler{s: s, ctx: ctx, wd: wd}
+	syncer := replication.NewBinlogSyncer(s.syncerConfig(wd, h))
+	defer syncer.Close() // waits for go-mysql's reader, and so for h
+	// From the dump's start on, h owns the Stream's state: read it before.
+	from, by, version, boundary := s.boundary.String(), s.positioning(), s.tables.version, s.boundary
 	streamer, err := s.startDump(syncer)
 	if err != nil {
-		return false, classify(err, s.boundary)
+		return false, classify(err, boundary)
 	}
 	s.stats.Sessions.Add(1)
-	s.cfg.Log.Info("reading the binlog", "from", s.boundary.String(), "by", s.positioning(),
-		"server_id", s.cfg.ServerID, "schema_version", s.tables.version)
-	progressed := false
-	for {
-		ev, err := streamer.GetEvent(ctx)
-		if err != nil {
-			return progressed, classify(err, s.boundary)
-		}
-		if !progressed {
-			wd.started()
-		}
-		progressed = true
-		if err := s.handle(ctx, ev, ev.Header.LogPos); err != nil {
-			if ctx.Err() != nil {
-				return progressed, ctx.Err()
-			}
-			return progressed, stop(err)
-		}
+	s.cfg.Log.Info("reading the binlog", "from", from, "by", by, "server_id", s.cfg.ServerID, "schema_version", version)
+	// go-mysql's reader calls h for every event; the streamer only reports
+	// how the session ended.
+	_, err = streamer.GetEvent(ctx)
+	if ctx.Err() != nil {
+		return h.progressed.Load(), ctx.Err()
 	}
+	if herr := h.failed(); herr != nil {
+		return true, stop(herr)
+	}
+	if err == nil {
+		err = errors.New("binlog: go-mysql delivered an event to the stream of a synchronous handler")
+	}
+	return h.progressed.Load(), classify(err, s.boundary)
+}
+
+// eventHandler handles the events of one session on go-mysql's reader
+// goroutine (BinlogSyncerConfig.SynchronousEventHandler): no channel hop
+// between reading an event and handling it, which for a backlog of small
+// transactions (five events each) cost more CPU than handling them. The
+// reader blocks while the stream hands a transaction on, as it did on a
+// full event queue. The session reads the Stream's state again only once
+// the syncer is closed (its reader stopped).
+type eventHandler struct {
+	s          *Stream
+	ctx        context.Context
+	wd         *watchdog
+	progressed atomic.Bool
+
+	mu  sync.Mutex
+	err error // the first error of Stream.handle: it ends the session for good
+}
+
+// HandleEvent is replication.EventHandler. A panic of the stream stops it
+// with an error: go-mysql would report it as a lost connection.
+func (h *eventHandler) HandleEvent(ev *replication.BinlogEvent) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("binlog: panic handling a %s event: %v\n%s", ev.Header.EventType, r, debug.Stack())
+		}
+		if err != nil {
+			h.mu.Lock()
+			h.err = err
+			h.mu.Unlock()
+		}
+	}()
+	if !h.progressed.Load() {
+		h.wd.started()
+		h.progressed.Store(true)
+	}
+	return h.s.handle(h.ctx, ev, ev.Header.LogPos)
+}
+
+func (h *eventHandler) failed() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
 }
 
 // prepareResume drops a half-read transaction before a (re)connect. Its
@@ -257,7 +299,7 @@ func (s *Stream) checkAvailable(ctx context.Context, src *Source) error {
 	return nil
 }
 
-func (s *Stream) syncerConfig(wd *watchdog) replication.BinlogSyncerConfig {
+func (s *Stream) syncerConfig(wd *watchdog, h replication.EventHandler) replication.BinlogSyncerConfig {
 	m := s.cfg.Source
 	// The URL's TLS settings, as for every other connection (config/tls.go);
 	// an invalid setting was reported when the first connection opened.
@@ -288,13 +330,11 @@ func (s *Stream) syncerConfig(wd *watchdog) replication.BinlogSyncerConfig {
 		DisableRetrySync: true, // reconnects resume from our own boundary, see Stream
 		// The GTID set is tracked by gtidTracker; go-mysql's copy of it
 		// on every commit event would only be garbage.
-		DiscardGTIDSet:  true,
-		DumpCommandFlag: dumpFlags(s.cfg.Info.Flavor),
-		// The event queue between go-mysql's reader and the stream; rows
-		// events are ~8 KB, so this bounds read-ahead to a few MB.
-		EventCacheCount:     s.cfg.eventCache,
-		RowsEventDecodeFunc: s.decodeRows,
-		Logger:              libraryLogger(s.cfg.Log),
+		DiscardGTIDSet:          true,
+		DumpCommandFlag:         dumpFlags(s.cfg.Info.Flavor),
+		SynchronousEventHandler: h,
+		RowsEventDecodeFunc:     s.decodeRows,
+		Logger:                  libraryLogger(s.cfg.Log),
 	}
 }
 
