@@ -1,12 +1,16 @@
 package stream_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -135,6 +139,61 @@ func TestStreamRowTooLarge(t *testing.T) {
 	rows := rebuild(t, consume(t, brokers, name+"."+name+".t"), name+"."+name+".t", 0)
 	if len(rows) != 1 {
 		t.Errorf("%d rows in Kafka, want only the first (the stream must stop at the large row)", len(rows))
+	}
+}
+
+// TestStreamIncompressibleRows: one transaction of rows that compression
+// cannot shrink (random bytes), 3 MB in one partition: the producer's
+// batches stay within the topic's max.message.bytes (1 MB by default), so
+// the broker takes them. With a batch cap above the topic's limit it
+// refused them with MESSAGE_TOO_LARGE.
+func TestStreamIncompressibleRows(t *testing.T) {
+	env := testenv.Get(t)
+	brokers := env.Kafka(t)
+	name := env.NewDatabase(t, "krand")
+	db := env.MySQL(t, name)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, b BLOB NOT NULL)")
+	o := stream.Options{Sources: []config.MySQL{source(t, env.SourceURL(name))}, Brokers: brokers, Prefix: name}
+	if err := runStream(t, o); err != nil {
+		t.Fatal(err)
+	}
+	rnd := rand.New(rand.NewPCG(14, 400))
+	want := map[string][]byte{}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := 1; id <= 400; id++ {
+		b := make([]byte, 6000)
+		for i := range b {
+			b[i] = byte(rnd.Uint32())
+		}
+		want[strconv.Itoa(id)] = b
+		if _, err := tx.Exec("INSERT INTO t VALUES (?, ?)", id, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := runStream(t, o); err != nil {
+		t.Fatal(err)
+	}
+	evs := consume(t, brokers, name+"."+name+".t")
+	if len(evs) != len(want) {
+		t.Fatalf("%d events, want %d", len(evs), len(want))
+	}
+	for _, e := range evs {
+		after := e.image("after")
+		id := sprint(after["id"])
+		got, err := base64.StdEncoding.DecodeString(sprint(after["b"]))
+		if err != nil || !bytes.Equal(got, want[id]) {
+			t.Fatalf("row %s: the event's bytes differ from the row's (%v)", id, err)
+		}
+		delete(want, id)
+	}
+	if len(want) != 0 {
+		t.Fatalf("%d rows missing", len(want))
 	}
 }
 

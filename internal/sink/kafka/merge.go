@@ -115,11 +115,12 @@ func RunMerger(ctx context.Context, cfg MergeConfig) error {
 	if cfg.Topic == "" || len(cfg.Shards) == 0 {
 		return exitcode.ConfigError(errors.New("merge: a merged topic and at least one shard are needed"))
 	}
+	limits := newTopicLimits()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(cfg.Brokers...),
 		kgo.TransactionalID(MergedTransactionalID(cfg.Prefix, cfg.Topic)),
 		kgo.TransactionTimeout(10*time.Minute),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerBatchMaxBytes(16<<20),
+		kgo.ProducerBatchMaxBytesFn(limits.batchMax),
 		kgo.MaxBufferedRecords(20000),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()))
@@ -127,7 +128,7 @@ func RunMerger(ctx context.Context, cfg MergeConfig) error {
 		return exitcode.ConfigError(fmt.Errorf("kafka: %w", err))
 	}
 	m := &merger{cfg: cfg, perr: make(chan error, 1),
-		store: &Store{cfg: Config{Brokers: cfg.Brokers, Prefix: cfg.Prefix, Partitions: 1, Log: cfg.Log}, cl: cl, adm: kadm.NewClient(cl), topics: map[string]int32{}}}
+		store: &Store{cfg: Config{Brokers: cfg.Brokers, Prefix: cfg.Prefix, Partitions: 1, Log: cfg.Log}, cl: cl, adm: kadm.NewClient(cl), topics: limits}}
 	defer func() {
 		for _, in := range m.ins {
 			in.cl.Close()

@@ -168,7 +168,7 @@ func (s *Sink) checkRecords(ctx context.Context, recs []*kgo.Record) error {
 		if err := s.store.ensureTopic(ctx, r.Topic, false); err != nil {
 			return err
 		}
-		limit := s.store.topics[r.Topic]
+		limit, _ := s.store.topics.get(r.Topic)
 		size := len(r.Key) + len(r.Value) + 128 // + record and batch overhead
 		if size > int(limit) {
 			return fmt.Errorf("kafka: a change event of table %s of %d bytes for topic %s (key %s) is larger than the topic's max.message.bytes=%d: "+

@@ -106,7 +106,7 @@ type Store struct {
 	mu      sync.Mutex // one Kafka transaction at a time
 	state   *stateRecord
 	schemas []schemaRecord
-	topics  map[string]int32 // topics known to exist → max.message.bytes
+	topics  *topicLimits // topics known to exist → max.message.bytes
 
 	pmu     sync.Mutex
 	pending *checkpoint.State // a checkpoint for the next transaction (SaveCheckpoint while busy)
@@ -134,12 +134,13 @@ func Connect(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, exitcode.ConfigError(errors.New("kafka: --kafka and --topic-prefix are required"))
 	}
 	txnID := "sluice." + cfg.Prefix + "." + cfg.Stream
+	limits := newTopicLimits()
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(cfg.Brokers...),
 		kgo.TransactionalID(txnID),
 		kgo.TransactionTimeout(10*time.Minute),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerBatchMaxBytes(16<<20),
+		kgo.ProducerBatchMaxBytesFn(limits.batchMax),
 		kgo.MaxBufferedRecords(20000),
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
@@ -148,7 +149,7 @@ func Connect(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, exitcode.ConfigError(fmt.Errorf("kafka %s: %w", strings.Join(cfg.Brokers, ","), err))
 	}
-	s := &Store{cfg: cfg, cl: cl, adm: kadm.NewClient(cl), topics: map[string]int32{}}
+	s := &Store{cfg: cfg, cl: cl, adm: kadm.NewClient(cl), topics: limits}
 	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	err = cl.Ping(pingCtx)
 	cancel()
@@ -297,7 +298,7 @@ func readRange(ctx context.Context, brokers []string, topic string, from, end in
 // Data topics get Config.Partitions; state topics (compact) and the DDL
 // topic (one order of schema changes) get one partition.
 func (s *Store) ensureTopic(ctx context.Context, topic string, compact bool) error {
-	if _, ok := s.topics[topic]; ok {
+	if _, ok := s.topics.get(topic); ok {
 		return nil
 	}
 	configs := map[string]*string{}
@@ -323,7 +324,7 @@ func (s *Store) ensureTopic(ctx context.Context, topic string, compact bool) err
 	if resp.Err != nil && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
 		return fmt.Errorf("kafka: create topic %s: %w", topic, resp.Err)
 	}
-	limit := int32(1048588) // the broker's default message.max.bytes
+	limit := int32(brokerMessageMax)
 	rcs, err := s.adm.DescribeTopicConfigs(ctx, topic)
 	if err == nil {
 		for _, rc := range rcs {
@@ -336,7 +337,7 @@ func (s *Store) ensureTopic(ctx context.Context, topic string, compact bool) err
 			}
 		}
 	}
-	s.topics[topic] = limit
+	s.topics.set(topic, limit)
 	return nil
 }
 
