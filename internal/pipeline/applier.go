@@ -28,7 +28,7 @@ type Applier struct {
 	foldReinsert func(*schema.Table) bool
 	// limiter is the sink's GroupLimiter, or nil.
 	limiter GroupLimiter
-	seed         maphash.Seed
+	seed    maphash.Seed
 
 	tr      *tracker
 	caus    *causality
