@@ -45,15 +45,17 @@ func main() {
 	gap := flag.Duration("gap", 0, "pause between a producer's transactions")
 	probeLast := flag.Bool("probe-last", false, "send the probe after the data records (default: first)")
 	hold := flag.Duration("hold", 0, "producers but the first keep each transaction open this long before committing (a slow shard)")
+	minAge := flag.Duration("metadata-min-age", 5*time.Second, "franz-go's MetadataMinAge of the producers")
+	cold := flag.Bool("cold", false, "producers start right after the topics are created (default: once the consumer saw a record)")
 	backoff := flag.Duration("txn-backoff", 20*time.Millisecond, "franz-go's ConcurrentTransactionsBackoff")
 	flag.Parse()
-	if err := run(strings.Split(*brokers, ","), *producers, *events, *size, *parts, *txns, *gap, *hold, *probeLast, *backoff); err != nil {
+	if err := run(strings.Split(*brokers, ","), *producers, *events, *size, *parts, *txns, *gap, *hold, *probeLast, *backoff, *minAge, *cold); err != nil {
 		fmt.Fprintln(os.Stderr, "kafkavis:", err)
 		os.Exit(1)
 	}
 }
 
-func run(brokers []string, producers, events, size, parts, txns int, gap, hold time.Duration, probeLast bool, backoff time.Duration) error {
+func run(brokers []string, producers, events, size, parts, txns int, gap, hold time.Duration, probeLast bool, backoff, minAge time.Duration, cold bool) error {
 	ctx := context.Background()
 	prefix := fmt.Sprintf("kvis%d", time.Now().UnixNano()%1e9)
 	admCl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
@@ -93,7 +95,9 @@ func run(brokers []string, producers, events, size, parts, txns int, gap, hold t
 			now := time.Now()
 			fs.EachRecord(func(r *kgo.Record) {
 				if len(r.Value) != 8 {
-					close(ready) // the warm-up record
+					if !cold {
+						close(ready) // the warm-up record
+					}
 					return
 				}
 				k := [2]int{int(binary.BigEndian.Uint32(r.Value)), int(binary.BigEndian.Uint32(r.Value[4:]))}
@@ -105,13 +109,16 @@ func run(brokers []string, producers, events, size, parts, txns int, gap, hold t
 	}()
 	// Measure only once the consumer fetches the probe topic: a new topic's
 	// metadata takes seconds to reach a consumer, which is no commit's delay.
-	if err := admCl.ProduceSync(ctx, &kgo.Record{Topic: probe, Value: []byte("warm")}).FirstErr(); err != nil {
+	// -cold measures the producers' first transaction on new topics instead.
+	if cold {
+		close(ready)
+	} else if err := admCl.ProduceSync(ctx, &kgo.Record{Topic: probe, Value: []byte("warm")}).FirstErr(); err != nil {
 		stop()
 		return fmt.Errorf("warm-up record: %w", err)
 	}
 	select {
 	case <-ready:
-	case <-time.After(30 * time.Second):
+	case <-time.After(60 * time.Second):
 		stop()
 		return fmt.Errorf("the consumer saw no warm-up record in 30 s")
 	}
@@ -127,7 +134,7 @@ func run(brokers []string, producers, events, size, parts, txns int, gap, hold t
 				kgo.TransactionalID(fmt.Sprintf("%s.p%d", prefix, p)),
 				kgo.TransactionTimeout(time.Minute), kgo.RequiredAcks(kgo.AllISRAcks()),
 				kgo.ProducerBatchMaxBytes(16<<20), kgo.MaxBufferedRecords(20000),
-				kgo.ProducerLinger(2*time.Millisecond), kgo.ConcurrentTransactionsBackoff(backoff))
+				kgo.ProducerLinger(2*time.Millisecond), kgo.ConcurrentTransactionsBackoff(backoff), kgo.MetadataMinAge(minAge))
 			if err != nil {
 				errs[p] = err
 				return
@@ -186,8 +193,8 @@ func run(brokers []string, producers, events, size, parts, txns int, gap, hold t
 	stop()
 	<-consumed
 
-	fmt.Printf("producers=%d events=%d size=%d partitions=%d txns=%d gap=%s hold=%s probe-last=%v txn-backoff=%s\n",
-		producers, events, size, parts, txns, gap, hold, probeLast, backoff)
+	fmt.Printf("producers=%d events=%d size=%d partitions=%d txns=%d gap=%s hold=%s probe-last=%v txn-backoff=%s metadata-min-age=%s cold=%v\n",
+		producers, events, size, parts, txns, gap, hold, probeLast, backoff, minAge, cold)
 	for p := 0; p < producers; p++ {
 		var after, since, commit, span []float64
 		missing := 0

@@ -154,6 +154,12 @@ func Connect(ctx context.Context, cfg Config) (*Store, error) {
 		// sooner visible for it. franz-go lengthens the backoff itself when
 		// the state lasts (200 ms after 1 s).
 		kgo.ConcurrentTransactionsBackoff(2*time.Millisecond),
+		// The first event of a table goes to a topic ensureTopic has just
+		// created, which the broker's metadata may not show for a moment;
+		// franz-go asks again no sooner than this (default 5 s, which held
+		// the transaction, and on the shared partitions the other shards'
+		// events, for 5-6 s at every new table: bench/kafkavis -cold).
+		kgo.MetadataMinAge(250*time.Millisecond),
 	)
 	if err != nil {
 		return nil, exitcode.ConfigError(fmt.Errorf("kafka %s: %w", strings.Join(cfg.Brokers, ","), err))
