@@ -26,7 +26,9 @@ type Applier struct {
 	sink Sink
 	// foldReinsert is the sink's ReinsertFolder, or nil.
 	foldReinsert func(*schema.Table) bool
-	seed         maphash.Seed
+	// limiter is the sink's GroupLimiter, or nil.
+	limiter GroupLimiter
+	seed    maphash.Seed
 
 	tr      *tracker
 	caus    *causality
@@ -72,6 +74,9 @@ func New(cfg Config, sink Sink) (*Applier, error) {
 		caus: newCausality(), tr: newTracker(mark{})}
 	if f, ok := sink.(ReinsertFolder); ok {
 		a.foldReinsert = f.FoldsReinsert
+	}
+	if l, ok := sink.(GroupLimiter); ok {
+		a.limiter = l
 	}
 	return a, nil
 }

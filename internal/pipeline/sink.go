@@ -26,6 +26,15 @@ type ReinsertFolder interface {
 	FoldsReinsert(t *schema.Table) bool
 }
 
+// GroupLimiter is a Sink that bounds each group below Config's GroupRows
+// and GroupBytes, from the group's first source transaction. The Kafka sink
+// keeps a live stream's transactions short in time (an open Kafka
+// transaction holds back what every other producer wrote after it on the
+// same partitions) and lifts the bound in a backlog.
+type GroupLimiter interface {
+	GroupLimit(first *model.Txn) (rows int, bytes int64)
+}
+
 type Sink interface {
 	// Open fences off every session of an earlier run of the stream (a killed
 	// run's last commit may still be in flight) and loads the stream's state:

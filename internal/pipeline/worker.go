@@ -51,7 +51,8 @@ func (w *worker) run(ctx context.Context) error {
 }
 
 // collect returns the next group: the first queued transaction plus those
-// already waiting behind it, within the group bounds. It never waits for
+// already waiting behind it, within the group bounds (the sink's
+// GroupLimiter may lower them). It never waits for
 // more to arrive, so grouping adds no latency.
 func (w *worker) collect(ctx context.Context) ([]*item, bool) {
 	first := w.carry
@@ -68,14 +69,19 @@ func (w *worker) collect(ctx context.Context) ([]*item, bool) {
 		}
 	}
 	group := []*item{first}
+	maxRows, maxBytes := w.a.cfg.GroupRows, w.a.cfg.GroupBytes
+	if w.a.limiter != nil {
+		r, b := w.a.limiter.GroupLimit(first.txn)
+		maxRows, maxBytes = max(1, min(maxRows, r)), max(1, min(maxBytes, b))
+	}
 	rows, bytes := len(first.txn.Changes), first.txn.Bytes
-	for rows < w.a.cfg.GroupRows && bytes < w.a.cfg.GroupBytes {
+	for rows < maxRows && bytes < maxBytes {
 		select {
 		case it, ok := <-w.queue:
 			if !ok {
 				return group, true
 			}
-			if rows+len(it.txn.Changes) > w.a.cfg.GroupRows || bytes+it.txn.Bytes > w.a.cfg.GroupBytes {
+			if rows+len(it.txn.Changes) > maxRows || bytes+it.txn.Bytes > maxBytes {
 				w.carry = it
 				return group, true
 			}

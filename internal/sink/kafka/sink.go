@@ -34,9 +34,15 @@ type Sink struct {
 	codecs map[*schema.Table]*tableCodec
 	// nowMs is the envelope's ts_ms (the time the event is written); nil: the clock.
 	nowMs func() int64
+
+
+	cad cadence // bounds live groups (cadence.go)
 }
 
-var _ pipeline.Sink = (*Sink)(nil)
+var (
+	_ pipeline.Sink         = (*Sink)(nil)
+	_ pipeline.GroupLimiter = (*Sink)(nil)
+)
 
 // New returns a sink on an open store. Values go through typemap with
 // charsets (the source's, for text in 8-bit charsets); zero dates become
@@ -65,6 +71,11 @@ func (s *Sink) codec(t *schema.Table) (*tableCodec, error) {
 	s.codecs[t] = tc
 	return tc, nil
 }
+
+// GroupLimit bounds a group by how long its Kafka transaction may stay
+// open: short while the stream is live, the full bounds in a backlog
+// (cadence.go).
+func (s *Sink) GroupLimit(first *model.Txn) (int, int64) { return s.cad.limit(first, time.Now()) }
 
 // Open returns the state the store read after fencing earlier producers.
 func (s *Sink) Open(context.Context) (*checkpoint.State, []checkpoint.AppliedRow, error) {
@@ -246,6 +257,7 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var next *stateRecord
+	began := time.Now()
 	err := st.transactStream(ctx, func(send func(...*kgo.Record)) error {
 		for i, t := range g.Txns {
 			var recs []*kgo.Record
@@ -271,6 +283,13 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 	if err != nil {
 		return false, err
 	}
+	var rows int
+	var bytes int64
+	for _, t := range g.Txns {
+		rows += len(t.Changes)
+		bytes += t.Bytes
+	}
+	s.cad.observe(rows, bytes, time.Since(began))
 	st.state = next
 	// One worker (required with a journal): every earlier transaction is committed too.
 	s.cfg.Journal.note(g.Txns[len(g.Txns)-1].End)

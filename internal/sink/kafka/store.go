@@ -145,6 +145,22 @@ func Connect(ctx context.Context, cfg Config) (*Store, error) {
 		kgo.ProducerLinger(2*time.Millisecond),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		// A shard begins its next Kafka transaction as soon as the last
+		// one's EndTxn returned, while the coordinator still writes that
+		// one's commit markers: the first AddPartitionsToTxn gets
+		// CONCURRENT_TRANSACTIONS and is retried after this backoff.
+		// franz-go's default of 20 ms made every back-to-back commit cost
+		// 23-25 ms; with 2 ms it costs 4-5 ms (bench/kafkavis, 1-500
+		// records per transaction), and the live groups are smaller and
+		// sooner visible for it. franz-go lengthens the backoff itself when
+		// the state lasts (200 ms after 1 s).
+		kgo.ConcurrentTransactionsBackoff(2*time.Millisecond),
+		// The first event of a table goes to a topic ensureTopic has just
+		// created, which the broker's metadata may not show for a moment;
+		// franz-go asks again no sooner than this (default 5 s, which held
+		// the transaction, and on the shared partitions the other shards'
+		// events, for 5-6 s at every new table: bench/kafkavis -cold).
+		kgo.MetadataMinAge(250*time.Millisecond),
 	)
 	if err != nil {
 		return nil, exitcode.ConfigError(fmt.Errorf("kafka %s: %w", strings.Join(cfg.Brokers, ","), err))
