@@ -35,7 +35,6 @@ type Sink struct {
 	// nowMs is the envelope's ts_ms (the time the event is written); nil: the clock.
 	nowMs func() int64
 
-
 	cad cadence // bounds live groups (cadence.go)
 }
 
