@@ -16,7 +16,8 @@
 #   pg_url DB [USER]                 postgres://USER:USER@127.0.0.1:PORT/DB (default sluice)
 #
 # Variables: PG_SRV_ROOT (default $BENCH_WORK/servers), BENCH_PG_SHARED_BUFFERS (default 1GB, as
-# in the sandbox).
+# in the sandbox), BENCH_PG_SYNCHRONOUS_COMMIT (default off, as in the sandbox; with off a logical
+# walsender sees a commit only once the WAL writer has flushed it, up to wal_writer_delay later).
 
 PG_SRV_BIN="${PG_SRV_BIN:-$(find /usr/lib/postgresql/*/bin -maxdepth 0 2>/dev/null | sort -V | tail -n1)}"
 PG_SRV_PORT='' PG_SRV_DIR='' PG_SRV_RUN=''
@@ -66,7 +67,7 @@ wal_level = logical
 max_connections = 300
 shared_buffers = ${BENCH_PG_SHARED_BUFFERS:-1GB}
 max_wal_size = 4GB
-synchronous_commit = off
+synchronous_commit = ${BENCH_PG_SYNCHRONOUS_COMMIT:-off}
 EOF
 		chown postgres:postgres "$dir/data/pg_hba.conf" "$dir/data/postgresql.auto.conf"
 		if _pg_as setsid "$PG_SRV_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 120 start \
