@@ -227,7 +227,7 @@ PY
 	echo "- servers: a throwaway MariaDB ${MARIADB_VERSION:-?} and a throwaway PostgreSQL ${PG_VERSION:-?} started by the script on"
 	echo "  this machine (not the sandbox's), with the sandbox's settings: MariaDB binlog ROW/FULL, sync_binlog=0,"
 	echo "  innodb_flush_log_at_trx_commit=2, 1 GB buffer pool; PostgreSQL wal_level=logical, synchronous_commit=${PG_SYNCHRONOUS_COMMIT:-off},"
-	echo "  shared_buffers=1GB. sluice, sysbench and both servers share the $(nproc) cores."
+	echo "  shared_buffers=1GB${PG_CGROUP:+, PostgreSQL in one cpu cgroup (BENCH_PG_CGROUP=1)}. sluice, sysbench and both servers share the $(nproc) cores."
 	echo "- tools: ${SYSBENCH_VERSION:-sysbench ?}; ${SLUICE_VERSION:-sluice ?}, built from commit ${SLUICE_COMMIT:-?}"
 	echo "- data: sysbench oltp_common, ${TABLES:-8} tables x ${TABLE_SIZE:-100000} rows ($(awk -v b="${DATA_BYTES:-0}" 'BEGIN { printf "%.0f", b / 1048576 }') MB in MariaDB), prepared in MariaDB"
 	echo "  database rev and copied to database fwd, plus a heartbeat table hb in each; both copied into PostgreSQL by"
