@@ -38,7 +38,7 @@ _pg_in_cgroup() {
 	fi
 	PG_SRV_CGROUP=/sys/fs/cgroup/cpu/sluice-bench-pg-$$
 	mkdir -p "$PG_SRV_CGROUP" || return 1
-	(echo "$BASHPID" >"$PG_SRV_CGROUP/cgroup.procs" && exec "$@")
+	(echo "$BASHPID" >"$PG_SRV_CGROUP/cgroup.procs" && "$@")
 }
 
 pg_server_start() {
