@@ -16,7 +16,8 @@
 #   pg_url DB [USER]                 postgres://USER:USER@127.0.0.1:PORT/DB (default sluice)
 #
 # Variables: PG_SRV_ROOT (default $BENCH_WORK/servers), BENCH_PG_SHARED_BUFFERS (default 1GB, as
-# in the sandbox).
+# in the sandbox), BENCH_PG_SYNCHRONOUS_COMMIT (default off, as in the sandbox; with off a logical
+# walsender sees a commit only once the WAL writer has flushed it, up to wal_writer_delay later).
 
 PG_SRV_BIN="${PG_SRV_BIN:-$(find /usr/lib/postgresql/*/bin -maxdepth 0 2>/dev/null | sort -V | tail -n1)}"
 PG_SRV_PORT='' PG_SRV_DIR='' PG_SRV_RUN=''
@@ -24,6 +25,21 @@ PG_SRV_PORT='' PG_SRV_DIR='' PG_SRV_RUN=''
 pg_url() { echo "postgres://${2:-sluice}:${2:-sluice}@127.0.0.1:$PG_SRV_PORT/$1"; }
 
 _pg_as() { runuser -u postgres -- "$@"; }
+
+# _pg_in_cgroup CMD...: CMD, and so the server it starts, in a cpu cgroup of its own when
+# BENCH_PG_CGROUP=1. Every PostgreSQL backend calls setsid(), and with the kernel's autogroup
+# scheduling (sched_autogroup_enabled=1, as on this box) each then weighs as much as the whole
+# mariadbd or the whole sluice: eight busy backends take the CPU from the MariaDB the reverse stream
+# applies into. In one cgroup the server weighs as one service, as under systemd.
+_pg_in_cgroup() {
+	if [[ ${BENCH_PG_CGROUP:-} != 1 ]]; then
+		"$@"
+		return
+	fi
+	PG_SRV_CGROUP=/sys/fs/cgroup/cpu/sluice-bench-pg-$$
+	mkdir -p "$PG_SRV_CGROUP" || return 1
+	(echo "$BASHPID" >"$PG_SRV_CGROUP/cgroup.procs" && "$@")
+}
 
 pg_server_start() {
 	local dir="${PG_SRV_ROOT:?}/pg" attempt port
@@ -66,10 +82,10 @@ wal_level = logical
 max_connections = 300
 shared_buffers = ${BENCH_PG_SHARED_BUFFERS:-1GB}
 max_wal_size = 4GB
-synchronous_commit = off
+synchronous_commit = ${BENCH_PG_SYNCHRONOUS_COMMIT:-off}
 EOF
 		chown postgres:postgres "$dir/data/pg_hba.conf" "$dir/data/postgresql.auto.conf"
-		if _pg_as setsid "$PG_SRV_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 120 start \
+		if _pg_in_cgroup _pg_as setsid "$PG_SRV_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 120 start \
 			</dev/null >"$dir/pg_ctl.out" 2>&1; then
 			PG_SRV_PORT=$port
 			break
@@ -109,6 +125,7 @@ pg_server_stop() {
 	[[ -n $PG_SRV_DIR && -f $PG_SRV_DIR/data/postmaster.pid ]] || return 0
 	_pg_as "$PG_SRV_BIN/pg_ctl" -D "$PG_SRV_DIR/data" -m fast -w -t 120 stop >/dev/null 2>&1 ||
 		bench_log "pg_ctl stop of $PG_SRV_DIR/data failed (see $PG_SRV_DIR/postgres.log)"
+	[[ -n ${PG_SRV_CGROUP:-} ]] && rmdir "$PG_SRV_CGROUP" 2>/dev/null
 	rm -rf "$PG_SRV_RUN"
 	[[ -n ${BENCH_KEEP_SERVERS:-} ]] || rm -rf "$PG_SRV_DIR"
 	PG_SRV_DIR=''

@@ -36,7 +36,7 @@
 # ("oltp_insert oltp_write_only"), BENCH_REPS (1 pass of live + catch-up per workload),
 # BENCH_SLUICE_ARGS (extra flags for both streams), BENCH_WORK (/tmp/sluice-bench/reverse),
 # BENCH_NO_DOC=1 (print the section, leave docs/ alone), BENCH_KEEP_SERVERS=1,
-# BENCH_PG_SHARED_BUFFERS (1GB), BENCH_MT_BUFFER_POOL (1G), and lib.sh's BENCH_SLUICE,
+# BENCH_PG_SHARED_BUFFERS (1GB), BENCH_PG_SYNCHRONOUS_COMMIT (off), BENCH_PG_CGROUP (1: PostgreSQL in one cpu cgroup), BENCH_MT_BUFFER_POOL (1G), and lib.sh's BENCH_SLUICE,
 # BENCH_SLUICE_FROM, BENCH_QUIET_MAX, BENCH_QUIET_IDLE.
 # A short trial: BENCH_SECONDS=10 BENCH_TABLES=2 BENCH_TABLE_SIZE=10000 BENCH_NO_DOC=1 BENCH_QUIET_MAX=5.
 set -uo pipefail
@@ -512,6 +512,8 @@ main() {
 	meta SLUICE_VERSION "$("$BENCH_SLUICE" version 2>/dev/null | head -n1)"
 	meta MARIADB_VERSION "$(mt_sql mysql -e 'SELECT VERSION()')"
 	meta PG_VERSION "$(bench_psql postgres -At -c 'SHOW server_version')"
+	meta PG_SYNCHRONOUS_COMMIT "$(bench_psql postgres -At -c 'SHOW synchronous_commit')"
+	meta PG_CGROUP "${BENCH_PG_CGROUP:-}"
 	meta SYSBENCH_VERSION "$(sysbench --version)"
 	meta TABLES "$TABLES"
 	meta TABLE_SIZE "$TABLE_SIZE"

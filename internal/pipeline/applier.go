@@ -44,6 +44,11 @@ type Applier struct {
 	// never store an older position over a newer one.
 	ckMu  sync.Mutex
 	saved mark // last checkpoint written (under ckMu)
+	// savedPos is saved.pos for readers outside ckMu (SavedPosition): a
+	// PostgreSQL source reports it to its slot from its receive loop, which
+	// must not wait out a checkpoint write or a large commit holding ckMu
+	// (meanwhile the walsender's socket fills and it stops sending).
+	savedPos atomic.Pointer[model.Position]
 
 	// rowsMu guards applied: keys of sluice.applied rows not yet covered
 	// by a saved checkpoint.
@@ -213,7 +218,7 @@ func (a *Applier) load(ctx context.Context, st *checkpoint.State, rows []checkpo
 		a.runStart = st.Position
 	}
 	a.tr = newTracker(start)
-	a.saved = start
+	a.setSaved(start)
 	a.state = st
 	a.cfg.Log.Info("apply: resuming", "stream", a.cfg.Stream, "checkpoint", model.PositionString(start.pos),
 		"schema_version", start.schemaVersion, "applied_above_checkpoint", len(a.skip), "workers", a.cfg.Workers)
@@ -250,11 +255,20 @@ func (a *Applier) QueueDepth() int {
 	return n
 }
 
-// SavedPosition returns the position last written to sluice.checkpoint.
+// SavedPosition returns the position last written to sluice.checkpoint,
+// without waiting for a checkpoint write in progress.
 func (a *Applier) SavedPosition() model.Position {
-	a.ckMu.Lock()
-	defer a.ckMu.Unlock()
-	return a.saved.pos
+	if p := a.savedPos.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// setSaved records the checkpoint just written; the caller holds ckMu.
+func (a *Applier) setSaved(m mark) {
+	a.saved = m
+	pos := m.pos
+	a.savedPos.Store(&pos)
 }
 
 // noteApplied remembers the key of a committed sluice.applied row.

@@ -66,7 +66,7 @@ func (a *Applier) saveCheckpoint(ctx context.Context, durable bool) error {
 		a.restoreCovered(covered)
 		return a.errorf("save checkpoint: %w", err)
 	}
-	a.saved = wm
+	a.setSaved(wm)
 	return nil
 }
 

@@ -40,7 +40,7 @@ func (d *dispatcher) applyDDL(ctx context.Context, t *model.Txn) error {
 	a.takeCovered(t.End)
 	d.version = ddl.Version
 	a.tr.add(d.entry(t, true))
-	a.saved = a.tr.watermark()
+	a.setSaved(a.tr.watermark())
 	a.gen.Add(1)
 	d.tables = map[*schema.Table]*tableKeys{}
 	if d.cascades, err = a.sink.Cascades(ctx); err != nil {

@@ -72,7 +72,7 @@ func (d *dispatcher) applyLarge(ctx context.Context, first *model.Txn, in <-chan
 	e := d.entry(end, true)
 	e.rows = rows
 	a.tr.add(e)
-	a.saved = a.tr.watermark()
+	a.setSaved(a.tr.watermark())
 	a.stats.large.Add(1)
 	a.stats.txns.Add(1)
 	a.stats.changes.Add(int64(rows))
