@@ -140,17 +140,9 @@ func (t *tracker) txn(txn *model.Txn) error {
 // changes up to that count are before the marker in binlog order. Zero
 // when the marker is not read within timeout.
 func (t *tracker) seqAt(ctx context.Context, id int64, timeout time.Duration) int64 {
-	stop := context.AfterFunc(ctx, func() {
-		t.mu.Lock()
-		t.cond.Broadcast()
-		t.mu.Unlock()
-	})
+	stop := context.AfterFunc(ctx, t.wake)
 	defer stop()
-	timer := time.AfterFunc(timeout, func() {
-		t.mu.Lock()
-		t.cond.Broadcast()
-		t.mu.Unlock()
-	})
+	timer := time.AfterFunc(timeout, t.wake)
 	defer timer.Stop()
 	deadline := time.Now().Add(timeout)
 	t.mu.Lock()
@@ -165,6 +157,13 @@ func (t *tracker) seqAt(ctx context.Context, id int64, timeout time.Duration) in
 		}
 		t.cond.Wait()
 	}
+}
+
+// wake makes every waiter look again (a deadline passed, a context ended).
+func (t *tracker) wake() {
+	t.mu.Lock()
+	t.cond.Broadcast()
+	t.mu.Unlock()
 }
 
 func (t *tracker) fail(err error) {
@@ -188,11 +187,7 @@ func (t *tracker) failed() error {
 func (t *tracker) waitMarker(ctx context.Context, id int64, timeout time.Duration) error {
 	stop := context.AfterFunc(ctx, func() { t.fail(ctx.Err()) })
 	defer stop()
-	timer := time.AfterFunc(timeout, func() {
-		t.mu.Lock()
-		t.cond.Broadcast()
-		t.mu.Unlock()
-	})
+	timer := time.AfterFunc(timeout, t.wake)
 	defer timer.Stop()
 	deadline := time.Now().Add(timeout)
 	t.mu.Lock()

@@ -69,12 +69,7 @@ func binlogOrder(a, b mergedEvent) int {
 // arrives for idle.
 func consumeMerged(t *testing.T, brokers []string, topic string, idle time.Duration, stop func([]mergedEvent) bool) []mergedEvent {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxWait(200*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl := committedReader(t, brokers, topic)
 	defer cl.Close()
 	var out []mergedEvent
 	idleSince := time.Now()
@@ -382,14 +377,8 @@ func TestStreamMergedShardStalled(t *testing.T) {
 	}
 }
 
-// TestStreamMergedClockBehind: a transaction whose binlog time lies (a
-// session's SET TIMESTAMP a minute back, as a clock far behind would) after
-// the shard's watermark has passed that time is merged at the watermark's
-// time, after what was already released: the merge time never decreases
-// and nothing is lost.
-// waitRecords waits (up to 2 minutes) until topic holds at least n committed
-// records.
-func waitRecords(t *testing.T, brokers []string, topic string, n int) {
+// committedReader reads topic from its start, committed records only.
+func committedReader(t *testing.T, brokers []string, topic string) *kgo.Client {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
@@ -397,6 +386,14 @@ func waitRecords(t *testing.T, brokers []string, topic string, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cl
+}
+
+// waitRecords waits (up to 2 minutes) until topic holds at least n committed
+// records.
+func waitRecords(t *testing.T, brokers []string, topic string, n int) {
+	t.Helper()
+	cl := committedReader(t, brokers, topic)
 	defer cl.Close()
 	got := 0
 	for deadline := time.Now().Add(2 * time.Minute); got < n; {
@@ -409,6 +406,11 @@ func waitRecords(t *testing.T, brokers []string, topic string, n int) {
 	}
 }
 
+// TestStreamMergedClockBehind: a transaction whose binlog time lies (a
+// session's SET TIMESTAMP a minute back, as a clock far behind would) after
+// the shard's watermark has passed that time is merged at the watermark's
+// time, after what was already released: the merge time never decreases
+// and nothing is lost.
 func TestStreamMergedClockBehind(t *testing.T) {
 	env := testenv.Get(t)
 	brokers := env.Kafka(t)
