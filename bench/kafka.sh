@@ -748,6 +748,8 @@ main() {
 	meta SHARD_VERSION "$(mt_sql shard1 -e 'SELECT VERSION()')"
 	meta KAFKA_VERSION "$(basename "$(compgen -G "$KAFKA_DIR/jars/kafka_2.13-*.jar" | head -n1)" .jar)"
 	meta JAVA_VERSION "$(java -version 2>&1 | head -n1)"
+	# The broker's heap as it runs (scripts/sandbox sets it).
+	meta KAFKA_HEAP "$(pgrep -af 'kafka\.Kafka' | grep -o -- '-Xmx[0-9]*[kmgKMG]' | head -n1 | sed 's/^-Xmx//')"
 	meta SYSBENCH_VERSION "$(sysbench --version)"
 	meta TABLES "$TABLES"
 	meta TABLE_SIZE "$TABLE_SIZE"

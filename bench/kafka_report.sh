@@ -253,7 +253,7 @@ report() {
 			echo "  ROW/FULL, sync_binlog=0, innodb_flush_log_at_trx_commit=2, 1 GB buffer pool), each with sysbench's"
 		fi
 		echo "  ${TABLES:-8} tables x ${TABLE_SIZE:-100000} rows (${DATA_ROWS:-?} rows, $(awk -v b="${DATA_BYTES:-0}" 'BEGIN { printf "%.0f", b / 1048576 }') MB per shard) in database sbtest, plus a heartbeat table"
-		echo "- Kafka: the sandbox's single node (${KAFKA_VERSION:-?}, KRaft, ${KAFKA:-?}, heap 512 MB, ${JAVA_VERSION:-java ?}),"
+		echo "- Kafka: the sandbox's single node (${KAFKA_VERSION:-?}, KRaft, ${KAFKA:-?}, heap ${KAFKA_HEAP:-?}, ${JAVA_VERSION:-java ?}),"
 		echo "  replication factor 1; everything on the same 2 cores"
 		echo "- tools: ${SYSBENCH_VERSION:-sysbench ?}; ${SLUICE_VERSION:-sluice ?}, built from commit ${SLUICE_COMMIT:-?}"
 		[[ -n ${BENCH_REPORT_NOTE:-} ]] && echo "- note: $BENCH_REPORT_NOTE"
