@@ -10,7 +10,7 @@
 // count prints one TSV line per (topic, server_id, op): "topic server_id op records bytes",
 // bytes = key + value lengths; tombstones have op "tombstone" and server_id "-"; records
 // of the state topics have op "state". It stops when no record arrived for -idle.
-// tail prints "receive_us server_id after.ts" per change event of T (the heartbeat
+// tail prints "receive_us server_id after.ts commit_us" per change event of T (the heartbeat
 // table), flushed per line, until SIGTERM/SIGINT.
 package main
 
@@ -66,6 +66,7 @@ type envelope struct {
 	Op     string `json:"op"`
 	Source struct {
 		ServerID json.Number `json:"server_id"`
+		TsMs     int64       `json:"ts_ms"` // the source transaction's commit time
 	} `json:"source"`
 	After json.RawMessage `json:"after"`
 }
@@ -180,7 +181,10 @@ func tail(ctx context.Context, brokers, topic string) error {
 			if r.Value == nil || json.Unmarshal(r.Value, &e) != nil || json.Unmarshal(e.After, &hb) != nil || hb.TS == "" {
 				return
 			}
-			fmt.Printf("%d\t%s\t%s\n", now, e.Source.ServerID, hb.TS)
+			// The fourth column: the source's commit time in µs (from
+			// source.ts_ms: MySQL's immediate_commit_timestamp; whole seconds
+			// on MariaDB).
+			fmt.Printf("%d\t%s\t%s\t%d\n", now, e.Source.ServerID, hb.TS, e.Source.TsMs*1000)
 		})
 	}
 }
