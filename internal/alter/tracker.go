@@ -2,6 +2,7 @@ package alter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -136,27 +137,44 @@ func (t *tracker) txn(txn *model.Txn) error {
 	return nil
 }
 
-// seqAt waits until the tracker has read marker id and returns the count of the table's row changes read before it: the
-// changes up to that count are before the marker in binlog order. Zero
-// when the marker is not read within timeout.
+// seqAt waits until the tracker has read marker id and returns the count
+// of the table's row changes read before it: the changes up to that count
+// are before the marker in binlog order. Zero when the marker is not read
+// within timeout.
 func (t *tracker) seqAt(ctx context.Context, id int64, timeout time.Duration) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	defer delete(t.markerSeq, id)
+	var n int64
+	if t.await(ctx, timeout, func() (ok bool) { n, ok = t.markerSeq[id]; return ok }) != nil {
+		return 0
+	}
+	return n
+}
+
+// errAwaitTimeout: await's condition did not hold within its timeout.
+var errAwaitTimeout = errors.New("timed out")
+
+// await waits, with t.mu held, until ready holds (nil), the tracker failed
+// (its error), ctx ended (ctx.Err()) or timeout passed (errAwaitTimeout).
+func (t *tracker) await(ctx context.Context, timeout time.Duration, ready func() bool) error {
 	stop := context.AfterFunc(ctx, t.wake)
 	defer stop()
 	timer := time.AfterFunc(timeout, t.wake)
 	defer timer.Stop()
 	deadline := time.Now().Add(timeout)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	defer delete(t.markerSeq, id)
-	for {
-		if n, ok := t.markerSeq[id]; ok {
-			return n
-		}
-		if t.err != nil || ctx.Err() != nil || time.Now().After(deadline) {
-			return 0
+	for !ready() {
+		switch {
+		case t.err != nil:
+			return t.err
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case time.Now().After(deadline):
+			return errAwaitTimeout
 		}
 		t.cond.Wait()
 	}
+	return nil
 }
 
 // wake makes every waiter look again (a deadline passed, a context ended).
@@ -183,25 +201,18 @@ func (t *tracker) failed() error {
 }
 
 // waitMarker waits until the tracker has read marker id (every change of
-// the table before it is in the key set).
+// the table before it is in the key set). The context's end fails the
+// tracker.
 func (t *tracker) waitMarker(ctx context.Context, id int64, timeout time.Duration) error {
 	stop := context.AfterFunc(ctx, func() { t.fail(ctx.Err()) })
 	defer stop()
-	timer := time.AfterFunc(timeout, t.wake)
-	defer timer.Stop()
-	deadline := time.Now().Add(timeout)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for t.markers < id {
-		if t.err != nil {
-			return t.err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the binlog reader did not reach marker %d within %s", id, timeout)
-		}
-		t.cond.Wait()
+	err := t.await(ctx, timeout, func() bool { return t.markers >= id })
+	if errors.Is(err, errAwaitTimeout) {
+		return fmt.Errorf("the binlog reader did not reach marker %d within %s", id, timeout)
 	}
-	return nil
+	return err
 }
 
 // translator passes over every statement but a schema change of the table
