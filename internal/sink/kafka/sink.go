@@ -175,10 +175,13 @@ func (s *Sink) commitLocked(ctx context.Context, recs []*kgo.Record, extra []*kg
 // topic's max.message.bytes, naming the table, key, size and the setting.
 func (s *Sink) checkRecords(ctx context.Context, recs []*kgo.Record) error {
 	for _, r := range recs {
-		if err := s.store.ensureTopic(ctx, r.Topic, false); err != nil {
-			return err
+		limit, known := s.store.topics.get(r.Topic)
+		if !known {
+			if err := s.store.ensureTopic(ctx, r.Topic, false); err != nil {
+				return err
+			}
+			limit, _ = s.store.topics.get(r.Topic)
 		}
-		limit, _ := s.store.topics.get(r.Topic)
 		size := len(r.Key) + len(r.Value) + 128 // + record and batch overhead
 		if size > int(limit) {
 			return fmt.Errorf("kafka: a change event of table %s of %d bytes for topic %s (key %s) is larger than the topic's max.message.bytes=%d: "+
