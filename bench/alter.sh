@@ -33,6 +33,9 @@
 # (all), BENCH_SLUICE_ARGS / BENCH_PTOSC_ARGS (extra flags), BENCH_WORK (/tmp/sluice-bench/alter),
 # BENCH_NO_DOC=1 (print the section, leave docs/ alone), BENCH_KEEP_SERVERS=1, and lib.sh's
 # BENCH_SLUICE, BENCH_SLUICE_FROM, BENCH_QUIET_MAX, BENCH_QUIET_IDLE.
+# BENCH_RATE (empty: as fast as the clients can; N: sysbench --rate=N transactions/s in all, a load
+# that leaves the server headroom as production traffic does; each run then also logs the clients'
+# 95th-percentile latency before and during the ALTER, samples/<run>.lat).
 # A short trial: BENCH_TABLE_SIZE=10000 BENCH_SECONDS=10 BENCH_REPS=1 BENCH_NO_DOC=1.
 set -uo pipefail
 
@@ -55,6 +58,7 @@ AL_AFTER="${BENCH_AFTER:-${BENCH_SECONDS:-20}}"
 AL_ALTER="${BENCH_ALTER:-ADD COLUMN x INT NOT NULL DEFAULT 0, ADD INDEX k_x (k, x)}"
 AL_LIMIT="${BENCH_ALTER_LIMIT:-1800}"
 AL_IGNORE="${BENCH_SB_IGNORE_ERRORS:-all}"
+AL_RATE="${BENCH_RATE:-}"
 AL_WARMUP=3    # first seconds of sysbench not counted in "before"
 AL_PROBE_ID=1  # the row the probe client updates
 AL_PROBE_SLEEP=0.02
@@ -218,7 +222,26 @@ al_check() {
 sb_cmd() {
 	echo sysbench oltp_write_only --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$(mt_port "$SRV")" \
 		--mysql-user=root --mysql-password=root --mysql-db="$DB" --tables=1 --table-size="$AL_SIZE" \
-		--threads="$1" --time="$2" --report-interval=1 --rand-type=uniform --mysql-ignore-errors="$AL_IGNORE" run
+		--threads="$1" --time="$2" --report-interval=1 --rand-type=uniform --mysql-ignore-errors="$AL_IGNORE" \
+		${AL_RATE:+--rate=$AL_RATE} run
+}
+
+# latencies SBLOG T_SB T_A T_B: "lat95_before_ms lat95_during_ms worst_lat95_during_ms": the mean
+# and the worst of sysbench's per-second 95th-percentile latency in each window (see windows).
+latencies() {
+	awk -v s="$2" -v ta="$3" -v tb="$4" -v warm="$AL_WARMUP" '
+		/ tps: / && match($0, /^\[ *[0-9]+s \]/) {
+			i = substr($0, 2, RLENGTH - 3) + 0
+			l = $0; sub(/.*lat \(ms,95%\): /, "", l); l += 0
+			e = s + i * 1e6; b = e - 1e6
+			if (e <= ta) { if (i > warm) { w = "b" } else next }
+			else if (b < tb) w = "d"
+			else next
+			t[w] += l; n[w]++
+			if (w == "d" && l > mx) mx = l
+		}
+		function avg(w) { return n[w] ? sprintf("%.2f", t[w] / n[w]) : "-" }
+		END { printf "%s %s %.2f\n", avg("b"), avg("d"), mx }' "$1"
 }
 
 # start_load THREADS LOG: sysbench in the background (line-buffered, so every 1-s report is in LOG
@@ -290,7 +313,7 @@ tool_version() {
 # (T_SB + i-1 s, T_SB + i s]; during = the intervals overlapping the ALTER.
 windows() {
 	awk -v s="$2" -v ta="$3" -v tb="$4" -v warm="$AL_WARMUP" '
-		match($0, /^\[ *[0-9]+s \]/) {
+		/ tps: / && match($0, /^\[ *[0-9]+s \]/) {
 			i = substr($0, 2, RLENGTH - 3) + 0
 			tps = $0; sub(/.* tps: /, "", tps); tps += 0
 			err = $0; sub(/.* err\/s: /, "", err); err += 0
@@ -380,6 +403,10 @@ run_one() {
 	printf '%s\t' "$tool" "$thr" "$rep" "$rc" "$(us_diff "$ta" "$tb")" $win $stalls "$(grep -c '^ERROR' "$perr")" "$cut" \
 		"${cpu:--}" "$(sub_s "$my0" "$my1")" "$(sub_s "$sc0" "$sc1")" "$equal" "$tsb" "$ta" >>"$RUNS"
 	printf '%s\n' "$tb" >>"$RUNS"
+	if [[ -n $AL_RATE ]]; then
+		latencies "$sb" "$tsb" "$ta" "$tb" >"$BENCH_WORK/samples/$tag.lat"
+		bench_log "$tag: --rate $AL_RATE: clients' p95 latency ms before / during / worst second during: $(cat "$BENCH_WORK/samples/$tag.lat")"
+	fi
 	bench_log "$tag: tps before/during/after $(cut -d' ' -f1-3 <<<"$win"), errors $(cut -d' ' -f5-7 <<<"$win"), probe stall ms before/during $stalls, equal: $equal"
 }
 
@@ -429,6 +456,7 @@ main() {
 	meta MARIADB_VERSION "$(mt_sql "$SRV" -e 'SELECT VERSION()')"
 	meta SYSBENCH_VERSION "$(sysbench --version)"
 	meta ALTER "$AL_ALTER"
+	meta RATE "$AL_RATE"
 	meta INSTANT_REASON "$(instant_reason)"
 	meta SIZE "$AL_SIZE"
 	meta BEFORE "$AL_BEFORE"
