@@ -231,7 +231,7 @@ var intWidth = regexp.MustCompile(`^(tinyint|smallint|mediumint|int|bigint)\([0-
 // crossFlavorColumns reduces compareBytes's column definitions to what a
 // MySQL source and a MariaDB target print alike: name, type (integer display
 // widths dropped unless ZEROFILL, YEAR(4) as YEAR, JSON as MariaDB's LONGTEXT), nullability
-// and collation (the source's mapped as snapshot and replication map it,
+// and collation (the source's mapped as snapshot and replication map it, binary as none,
 // when has lists the target's collations). Defaults, EXTRA and generation
 // expressions are printed in each server's own dialect.
 func crossFlavorColumns(cols []string, has map[string]bool) []string {
@@ -250,6 +250,11 @@ func crossFlavorColumns(cols []string, has map[string]bool) []string {
 			typ = "year"
 		}
 		coll := f[4]
+		if coll == "binary" {
+			// An ENUM or SET of a binary charset: MariaDB names the
+			// collation, MySQL prints NULL (as both do for VARBINARY).
+			coll = "-"
+		}
 		if typ == "json" {
 			typ, coll = "longtext", "utf8mb4_bin"
 		}

@@ -260,6 +260,7 @@ type dialect struct {
 	length        func(x string) string // characters (the texts here are ASCII)
 	ifThen        func(cond, a, b string) string
 	bytes         func(x string) string // a string as bytes (MySQL: binary, so no collation applies)
+	absFloatText  func(x string) string // |x| of a double as its shortest round-trip decimal
 }
 
 var mysqlDialect = dialect{
@@ -277,6 +278,7 @@ var mysqlDialect = dialect{
 	length:        func(x string) string { return "LENGTH(" + x + ")" },
 	ifThen:        func(c, a, b string) string { return "IF(" + c + ", " + a + ", " + b + ")" },
 	bytes:         func(x string) string { return "CAST(" + x + " AS BINARY)" },
+	absFloatText:  func(x string) string { return "CAST(ABS(" + x + ") AS CHAR)" },
 }
 
 var pgDialect = dialect{
@@ -294,11 +296,31 @@ var pgDialect = dialect{
 	length:        func(x string) string { return "length(" + x + ")" },
 	ifThen:        func(c, a, b string) string { return "(CASE WHEN " + c + " THEN " + a + " ELSE " + b + " END)" },
 	bytes:         func(x string) string { return x },
+	absFloatText:  pgAbsFloatText,
 }
 
 // lengthPrefixed is "<octet length>:<value>".
 func lengthPrefixed(d dialect, x string) string {
 	return d.concat(d.octetLength(x), "':'", x)
+}
+
+// pgAbsFloatText is |x| as PostgreSQL's shortest round-trip decimal, or
+// where that has 17 significant digits and a 16-digit decimal on the
+// rounding boundary also reads back as the same double, that one. MariaDB and
+// MySQL (like Go) accept a decimal exactly half-way to the next double when
+// round-half-even reads it back as this one; PostgreSQL's Ryu output does
+// not: 503389274179757568 prints as 5.0338927417975757e+17 there and as
+// 5.033892741797576e17 in MySQL, the same double. Only 17-digit outputs can
+// have a shorter boundary form PostgreSQL skipped; to_char's %.15e is the
+// correctly rounded 16-digit decimal. Values from 1e308 up are left alone
+// (rounding up could leave the double range).
+func pgAbsFloatText(x string) string {
+	a := "abs(" + x + ")"
+	t := "(" + a + ")::text"
+	digits := "length(rtrim(ltrim(replace(split_part(" + t + ", 'e', 1), '.', ''), '0'), '0'))"
+	c := "ltrim(to_char(" + a + ", '9.999999999999999EEEE'))"
+	return "(CASE WHEN " + digits + " = 17 AND " + a + " < 1e308::float8 THEN (CASE WHEN " + c + "::float8 = " + a +
+		" THEN " + c + " ELSE " + t + " END) ELSE " + t + " END)"
 }
 
 // floatCanon prints a double as "[-]0.<digits>e<exponent>": the digits of
@@ -312,7 +334,7 @@ func lengthPrefixed(d dialect, x string) string {
 //	digits   = m without '.', leading and trailing zeros
 //	exponent = (digits before '.' in m) - (leading zeros) + e
 func floatCanon(d dialect, x string) string {
-	s := d.text("ABS(" + x + ")")
+	s := d.absFloatText(x)
 	m := d.splitBefore(s, "e")
 	e := d.ifThen(d.contains(s, "e"), d.toInt(d.splitAfter(s, "e")), "0")
 	raw := d.replace(m, "'.'", "''")
