@@ -295,4 +295,3 @@ func execArgs(tx *sql.Tx, stmtsAndArgs ...any) error {
 	}
 	return nil
 }
-

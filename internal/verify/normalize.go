@@ -112,8 +112,15 @@ func mysqlNorm(cc *typemap.ColumnConv, q string, opts typemap.Options) (string, 
 	case typemap.KindYear:
 		return "(" + q + "+0)", nil // YEAR prints 0 as '0000'
 	case typemap.KindFloat32, typemap.KindFloat64:
+		if cc.Kind == typemap.KindFloat64 && c.Precision == 0 {
+			// The column itself: MySQL 9 prints a double expression (ABS,
+			// CAST) in at most 22 characters, so 1.9581298886825216e-177
+			// lost its last digit; a DOUBLE column's own text is exact.
+			return floatCanonText(mysqlDialect, q, "TRIM(LEADING '-' FROM CAST("+q+" AS CHAR))"), nil
+		}
 		// CAST AS DOUBLE prints the stored value exactly (FLOAT and DOUBLE(M,D)
-		// otherwise print rounded), as the shortest round-trip decimal.
+		// otherwise print rounded), as the shortest round-trip decimal; a
+		// widened FLOAT fits MySQL's 22 characters without its sign.
 		return floatCanon(mysqlDialect, "CAST("+q+" AS DOUBLE)"), nil
 	case typemap.KindBit:
 		return "LPAD(BIN(" + q + "+0), " + strconv.Itoa(bitWidth(c.Precision)) + ", '0')", nil
@@ -304,22 +311,23 @@ func lengthPrefixed(d dialect, x string) string {
 	return d.concat(d.octetLength(x), "':'", x)
 }
 
-// pgAbsFloatText is |x| as PostgreSQL's shortest round-trip decimal, or
-// where that has 17 significant digits and a 16-digit decimal on the
-// rounding boundary also reads back as the same double, that one. MariaDB and
-// MySQL (like Go) accept a decimal exactly half-way to the next double when
-// round-half-even reads it back as this one; PostgreSQL's Ryu output does
-// not: 503389274179757568 prints as 5.0338927417975757e+17 there and as
-// 5.033892741797576e17 in MySQL, the same double. Only 17-digit outputs can
-// have a shorter boundary form PostgreSQL skipped; to_char's %.15e is the
-// correctly rounded 16-digit decimal. Values from 1e308 up are left alone
-// (rounding up could leave the double range).
+// pgAbsFloatText is |x| as PostgreSQL's shortest round-trip decimal, or,
+// where a decimal one digit shorter also reads back as the same double, that
+// one. MariaDB and MySQL (like Go) accept a decimal exactly half-way to the
+// next double when round-half-even reads it back as this one; PostgreSQL's
+// Ryu output does not: 503389274179757568 prints as 5.0338927417975757e+17
+// there and as 5.033892741797576e17 in MySQL, the same double. When such a
+// boundary decimal of k digits exists, no decimal of fewer than n digits (n:
+// PostgreSQL's) lies strictly between the boundaries, so the correctly
+// rounded (n-1)-digit decimal (to_char's %.*e) is that boundary decimal
+// padded with zeros, which floatCanon trims. Values from 1e308 up are left
+// alone (rounding up could leave the double range).
 func pgAbsFloatText(x string) string {
 	a := "abs(" + x + ")"
 	t := "(" + a + ")::text"
-	digits := "length(rtrim(ltrim(replace(split_part(" + t + ", 'e', 1), '.', ''), '0'), '0'))"
-	c := "ltrim(to_char(" + a + ", '9.999999999999999EEEE'))"
-	return "(CASE WHEN " + digits + " = 17 AND " + a + " < 1e308::float8 THEN (CASE WHEN " + c + "::float8 = " + a +
+	n := "length(rtrim(ltrim(replace(split_part(" + t + ", 'e', 1), '.', ''), '0'), '0'))"
+	c := "ltrim(to_char(" + a + ", rpad('9.', " + n + ", '9') || 'EEEE'))"
+	return "(CASE WHEN " + n + " >= 2 AND " + a + " < 1e308::float8 THEN (CASE WHEN " + c + "::float8 = " + a +
 		" THEN " + c + " ELSE " + t + " END) ELSE " + t + " END)"
 }
 
@@ -334,7 +342,11 @@ func pgAbsFloatText(x string) string {
 //	digits   = m without '.', leading and trailing zeros
 //	exponent = (digits before '.' in m) - (leading zeros) + e
 func floatCanon(d dialect, x string) string {
-	s := d.absFloatText(x)
+	return floatCanonText(d, x, d.absFloatText(x))
+}
+
+// floatCanonText is floatCanon with s, the text of |x|, given.
+func floatCanonText(d dialect, x, s string) string {
 	m := d.splitBefore(s, "e")
 	e := d.ifThen(d.contains(s, "e"), d.toInt(d.splitAfter(s, "e")), "0")
 	raw := d.replace(m, "'.'", "''")
