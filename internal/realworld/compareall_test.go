@@ -1,6 +1,7 @@
 package realworld
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -59,5 +60,29 @@ func colFor(typ, name string) col {
 		return jsonCol(name)
 	default:
 		return plain(name)
+	}
+}
+
+// requireNoWarningsAbout logs migrate's snapshot warnings and fails on any
+// that mentions one of words (a dropped default, an untranslated
+// expression...): what a scenario expects to arrive whole.
+func requireNoWarningsAbout(t *testing.T, m migrated, words ...string) {
+	t.Helper()
+	var rep struct {
+		Snapshot struct {
+			Warnings    []string `json:"warnings"`
+			NotMigrated []string `json:"not_migrated"`
+		} `json:"snapshot"`
+	}
+	if err := json.Unmarshal([]byte(m.report), &rep); err != nil {
+		t.Fatalf("migrate's report: %v\n%s", err, m.report)
+	}
+	for _, w := range append(rep.Snapshot.Warnings, rep.Snapshot.NotMigrated...) {
+		t.Logf("snapshot report: %s", w)
+		for _, word := range words {
+			if strings.Contains(strings.ToLower(w), word) {
+				t.Errorf("snapshot warning about %q: %s", word, w)
+			}
+		}
 	}
 }

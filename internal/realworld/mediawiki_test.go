@@ -24,6 +24,7 @@ func TestMediaWiki(t *testing.T) {
 	t.Parallel()
 	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
 		m := mediawikiScenario(env).run(t)
+		requireNoWarningsAbout(t, m, "default", "generated column expression", "not created")
 		compareMediaWiki(t, m)
 		if t.Failed() {
 			return

@@ -29,6 +29,7 @@ func TestNextcloud(t *testing.T) {
 	t.Parallel()
 	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
 		m := nextcloudScenario(env).run(t)
+		requireNoWarningsAbout(t, m, "default", "generated column expression", "not created")
 		compareNextcloud(t, m)
 		if t.Failed() {
 			return
@@ -46,7 +47,8 @@ func TestNextcloud(t *testing.T) {
 			`INSERT INTO `+q("oc_filecache")+` (storage, path, path_hash) VALUES (1, 'files/after', 'x')`)
 		var n int
 		if err := m.pg.QueryRow(t.Context(), `SELECT count(*) FROM `+q("Window")+` WHERE "Select" = 'cut-over'
-			AND "Limit" = 100 AND "Total" = 2.5 AND "state" = '' AND length("token") = 36 AND "from" = current_date`).Scan(&n); err != nil || n != 1 {
+			AND "Limit" = 100 AND "Total" = 2.5 AND "state" = '' AND "Group" = 'all' AND "Label" = 'cut-over/'
+			AND "expires" > LOCALTIMESTAMP + interval '23 hours' AND length("token") = 36 AND "from" = current_date`).Scan(&n); err != nil || n != 1 {
 			t.Errorf("the target's defaults and generated columns after a cut-over: %d rows (%v)", n, err)
 		}
 	})
@@ -69,6 +71,12 @@ func TestNextcloudIntoMySQL(t *testing.T) {
 		}, "oc_filecache", "Window")
 		compareBytes(t, m)
 		requireCutover(t, m, "INSERT INTO "+m.q("Window")+" (`Select`, `Price`) VALUES ('cut-over', 2.5)")
+		var n int
+		if err := m.tgt.QueryRow("SELECT count(*) FROM "+m.q("Window")+" WHERE `Select` = 'cut-over' AND `Limit` = 100 AND `Total` = 2.5"+
+			" AND `state` = '' AND `Group` = 'all' AND `Label` = 'cut-over/' AND `expires` > NOW() + INTERVAL 23 HOUR"+
+			" AND LENGTH(`token`) = 36 AND `from` = CURDATE()").Scan(&n); err != nil || n != 1 {
+			t.Errorf("the target's defaults and generated columns after a cut-over: %d rows (%v)", n, err)
+		}
 	})
 }
 

@@ -27,6 +27,7 @@ func TestZabbix(t *testing.T) {
 	t.Parallel()
 	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
 		m := zabbixScenario(env).run(t)
+		requireNoWarningsAbout(t, m, "default", "generated column expression", "not created")
 		compareZabbix(t, m)
 		if t.Failed() {
 			return
