@@ -72,8 +72,8 @@ func TestNextcloudIntoMySQL(t *testing.T) {
 		compareBytes(t, m)
 		requireCutover(t, m, "INSERT INTO "+m.q("Window")+" (`Select`, `Price`) VALUES ('cut-over', 2.5)")
 		var n int
-		if err := m.tgt.QueryRow("SELECT count(*) FROM "+m.q("Window")+" WHERE `Select` = 'cut-over' AND `Limit` = 100 AND `Total` = 2.5"+
-			" AND `state` = '' AND `Group` = 'all' AND `Label` = 'cut-over/' AND `expires` > NOW() + INTERVAL 23 HOUR"+
+		if err := m.tgt.QueryRow("SELECT count(*) FROM " + m.q("Window") + " WHERE `Select` = 'cut-over' AND `Limit` = 100 AND `Total` = 2.5" +
+			" AND `state` = '' AND `Group` = 'all' AND `Label` = 'cut-over/' AND `expires` > NOW() + INTERVAL 23 HOUR" +
 			" AND LENGTH(`token`) = 36 AND `from` = CURDATE()").Scan(&n); err != nil || n != 1 {
 			t.Errorf("the target's defaults and generated columns after a cut-over: %d rows (%v)", n, err)
 		}

@@ -1,4 +1,4 @@
--- Modelled on MediaWiki 1.41's maintenance/tables-generated.sql for MySQL,
+-- Modelled on MediaWiki 1.37–1.41's maintenance/tables-generated.sql for MySQL,
 -- with the installer's default $wgDBTableOptions ("ENGINE=InnoDB, DEFAULT
 -- CHARSET=binary"): every string is bytes (VARCHAR becomes VARBINARY,
 -- TINYTEXT becomes TINYBLOB), timestamps are BINARY(14) '20240101120000'
