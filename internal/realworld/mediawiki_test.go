@@ -64,6 +64,17 @@ func TestMediaWikiIntoMySQL(t *testing.T) {
 	})
 }
 
+// TestMediaWikiIntoMyRocks runs it with every table on ROCKSDB (MediaWiki
+// has no foreign keys or generated columns).
+func TestMediaWikiIntoMyRocks(t *testing.T) {
+	t.Parallel()
+	s := mediawikiScenario(testenv.GetFlavor(t, testenv.MariaDB))
+	s.into = intoMySQL("ROCKSDB")
+	m := s.run(t)
+	compareBytes(t, m)
+	requireEngine(t, m, "ROCKSDB")
+}
+
 func mediawikiScenario(env *testenv.Env) scenario {
 	return scenario{
 		env:        env,
