@@ -51,6 +51,13 @@ func TestNextcloud(t *testing.T) {
 			AND "expires" > LOCALTIMESTAMP + interval '23 hours' AND length("token") = 36 AND "from" = current_date`).Scan(&n); err != nil || n != 1 {
 			t.Errorf("the target's defaults and generated columns after a cut-over: %d rows (%v)", n, err)
 		}
+		// ON UPDATE CURRENT_TIMESTAMP (a trigger on PostgreSQL) for the application's updates.
+		requireCutover(t, m, `UPDATE `+q("Window")+` SET "updatedAt" = '2000-01-01', "touched" = NULL WHERE "Select" = 'cut-over'`,
+			`UPDATE `+q("Window")+` SET "qty" = 7 WHERE "Select" = 'cut-over'`)
+		if err := m.pg.QueryRow(t.Context(), `SELECT count(*) FROM `+q("Window")+` WHERE "Select" = 'cut-over' AND "Total" = 17.5
+			AND "updatedAt" > now() - interval '1 hour' AND "touched" > LOCALTIMESTAMP - interval '1 hour'`).Scan(&n); err != nil || n != 1 {
+			t.Errorf("ON UPDATE CURRENT_TIMESTAMP after a cut-over: %d rows (%v)", n, err)
+		}
 	})
 }
 
