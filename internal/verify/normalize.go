@@ -119,8 +119,10 @@ func mysqlNorm(cc *typemap.ColumnConv, q string, opts typemap.Options) (string, 
 			return floatCanonText(mysqlDialect, q, "TRIM(LEADING '-' FROM CAST("+q+" AS CHAR))"), nil
 		}
 		// CAST AS DOUBLE prints the stored value exactly (FLOAT and DOUBLE(M,D)
-		// otherwise print rounded), as the shortest round-trip decimal; a
-		// widened FLOAT fits MySQL's 22 characters without its sign.
+		// otherwise print rounded), as the shortest round-trip decimal. Without
+		// its sign it fits MySQL's 22 characters: only 17 digits with a
+		// negative 3-digit exponent need 23, below FLOAT's range and below
+		// DOUBLE(M,D)'s at most 30 decimals.
 		return floatCanon(mysqlDialect, "CAST("+q+" AS DOUBLE)"), nil
 	case typemap.KindBit:
 		return "LPAD(BIN(" + q + "+0), " + strconv.Itoa(bitWidth(c.Precision)) + ", '0')", nil
