@@ -108,7 +108,7 @@ func mediawikiScenario(env *testenv.Env) scenario {
 func compareMediaWiki(t *testing.T, m migrated) {
 	t.Helper()
 	n := compareAllPG(t, m, map[string]int{"page": 250, "revision": 600, "text": 600, "comment": 100,
-		"actor": 50, "user": 40, "categorylinks": 300, "pagelinks": 200, "page_props": 100,
+		"actor": 50, "user": 40, "categorylinks": 300, "pagelinks": 100, "page_props": 100,
 		"recentchanges": 100, "objectcache": 20, "watchlist": 100, "linktarget": 100})
 	if n != 13 {
 		t.Errorf("%d tables compared, want 13", n)

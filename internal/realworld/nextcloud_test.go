@@ -121,7 +121,7 @@ func compareNextcloud(t *testing.T, m migrated) {
 	t.Helper()
 	n := compareAllPG(t, m, map[string]int{"oc_filecache": 800, "oc_filecache_extended": 300, "oc_mimetypes": 10,
 		"oc_storages": 10, "oc_users": 10, "oc_preferences": 150, "oc_appconfig": 100, "oc_file_locks": 10,
-		"oc_authtoken": 20, "oc_jobs": 30, "oc_activity": 300, "oc_calendarobjects": 80, "Window": 40})
+		"oc_authtoken": 10, "oc_jobs": 30, "oc_activity": 300, "oc_calendarobjects": 80, "Window": 40})
 	if n != 13 {
 		t.Errorf("%d tables compared, want 13", n)
 	}
