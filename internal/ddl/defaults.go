@@ -185,6 +185,9 @@ func exprDefault(t *schema.Table, d string, c *schema.Column, kind typemap.Kind,
 	if pg, ok := knownDefault(d, kind); ok {
 		return pg, ""
 	}
+	if pg, ok := intervalDefault(d, kind); ok {
+		return pg, ""
+	}
 	x := &exprTranslator{t: &schema.Table{TableID: t.TableID}, m: m, purpose: forDefault}
 	e, err := x.translateText(d)
 	if err != nil {

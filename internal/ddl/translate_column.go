@@ -70,7 +70,7 @@ func (a *alteration) emitAddColumn(c *schema.Column) error {
 	if err := checkName("column", n.Column(a.t.TableID, c.Name), a.t.TableID.String()+"."+c.Name); err != nil {
 		return a.x.unsupported("%v", err)
 	}
-	pgType, _, err := m.PGType(*c)
+	pgType, kind, err := m.PGType(*c)
 	if err != nil {
 		return a.x.unsupported("%v", err)
 	}
@@ -89,7 +89,8 @@ func (a *alteration) emitAddColumn(c *schema.Column) error {
 		}
 	}
 	if c.Default != nil {
-		if _, ok := schema.IsCurrentTimestamp(*c.Default); ok {
+		_, now := schema.IsCurrentTimestamp(*c.Default)
+		if _, expiry := intervalDefault(*c.Default, kind); now || expiry {
 			a.x.warn("%s.%s: rows that exist get the target's current time, not the source's", a.t, c.Name)
 		}
 	}

@@ -1,6 +1,7 @@
 // Package realworld holds end-to-end tests of the sluice binary on schemas
-// modelled on well-known public sample databases (Sakila, WordPress, an
-// e-commerce shop, Employees): `sluice migrate` under a realistic write load,
+// modelled on well-known public sample databases and applications (Sakila,
+// WordPress, an e-commerce shop, Employees, MediaWiki, Zabbix, Nextcloud,
+// Matomo): `sluice migrate` under a realistic write load,
 // then `sluice verify`, then a value-by-value comparison written in the test.
 // The package has no non-test code.
 package realworld

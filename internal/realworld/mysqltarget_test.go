@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -103,15 +104,23 @@ func compareBytes(t *testing.T, m migrated) {
 			t.Errorf("%s: columns: source %v, target %v", table, cols, tc)
 			continue
 		}
-		names := textColumn(t, ctx, src, `SELECT COLUMN_NAME FROM information_schema.COLUMNS
+		names := textColumn(t, ctx, src, `SELECT CONCAT(DATA_TYPE, ' ', COLUMN_NAME) FROM information_schema.COLUMNS
 			WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, m.db, table)
 		exprs := make([]string, len(names))
+		floats := make([]bool, len(names))
 		for i, n := range names {
-			exprs[i] = "HEX(CAST(`" + strings.ReplaceAll(n, "`", "``") + "` AS BINARY))"
+			typ, name, _ := strings.Cut(n, " ")
+			q := "`" + strings.ReplaceAll(name, "`", "``") + "`"
+			exprs[i] = "HEX(CAST(" + q + " AS BINARY))"
+			if cross && (typ == "double" || typ == "float") {
+				// MySQL prints 1.4e-15 where MariaDB prints
+				// 0.0000000000000014: compared as the double.
+				exprs[i], floats[i] = "CAST("+q+" AS DOUBLE)", true
+			}
 		}
 		list := strings.Join(exprs, ", ")
-		sr := hexRows(t, ctx, src, fmt.Sprintf("SELECT %s FROM `%s`.`%s`", list, m.db, table))
-		dr := hexRows(t, ctx, dst, fmt.Sprintf("SELECT %s FROM %s", list, m.q(table)))
+		sr := hexRows(t, ctx, src, fmt.Sprintf("SELECT %s FROM `%s`.`%s`", list, m.db, table), floats)
+		dr := hexRows(t, ctx, dst, fmt.Sprintf("SELECT %s FROM %s", list, m.q(table)), floats)
 		total += len(sr)
 		if len(sr) != len(dr) {
 			t.Errorf("%s: %d source rows, %d target rows", table, len(sr), len(dr))
@@ -166,8 +175,9 @@ func textColumn(t *testing.T, ctx context.Context, c *sql.Conn, q string, args .
 	return out
 }
 
-// hexRows returns the rows of q (hex or NULL values) as sorted lines.
-func hexRows(t *testing.T, ctx context.Context, c *sql.Conn, q string) []string {
+// hexRows returns the rows of q (hex or NULL values) as sorted lines; the
+// columns floats marks are doubles, printed as Go's shortest form.
+func hexRows(t *testing.T, ctx context.Context, c *sql.Conn, q string, floats []bool) []string {
 	t.Helper()
 	rows, err := c.QueryContext(ctx, q)
 	if err != nil {
@@ -193,6 +203,13 @@ func hexRows(t *testing.T, ctx context.Context, c *sql.Conn, q string) []string 
 			parts[i] = "NULL"
 			if v.Valid {
 				parts[i] = "x" + v.String
+				if floats[i] {
+					f, err := strconv.ParseFloat(v.String, 64)
+					if err != nil {
+						t.Fatalf("%s: column %d: %v", q, i, err)
+					}
+					parts[i] = "f" + strconv.FormatFloat(f, 'g', -1, 64)
+				}
 			}
 		}
 		out = append(out, strings.Join(parts, ","))
@@ -231,7 +248,7 @@ var intWidth = regexp.MustCompile(`^(tinyint|smallint|mediumint|int|bigint)\([0-
 // crossFlavorColumns reduces compareBytes's column definitions to what a
 // MySQL source and a MariaDB target print alike: name, type (integer display
 // widths dropped unless ZEROFILL, YEAR(4) as YEAR, JSON as MariaDB's LONGTEXT), nullability
-// and collation (the source's mapped as snapshot and replication map it,
+// and collation (the source's mapped as snapshot and replication map it, binary as none,
 // when has lists the target's collations). Defaults, EXTRA and generation
 // expressions are printed in each server's own dialect.
 func crossFlavorColumns(cols []string, has map[string]bool) []string {
@@ -250,6 +267,11 @@ func crossFlavorColumns(cols []string, has map[string]bool) []string {
 			typ = "year"
 		}
 		coll := f[4]
+		if coll == "binary" {
+			// An ENUM or SET of a binary charset: MariaDB names the
+			// collation, MySQL prints NULL (as both do for VARBINARY).
+			coll = "-"
+		}
 		if typ == "json" {
 			typ, coll = "longtext", "utf8mb4_bin"
 		}

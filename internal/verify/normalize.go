@@ -112,8 +112,17 @@ func mysqlNorm(cc *typemap.ColumnConv, q string, opts typemap.Options) (string, 
 	case typemap.KindYear:
 		return "(" + q + "+0)", nil // YEAR prints 0 as '0000'
 	case typemap.KindFloat32, typemap.KindFloat64:
+		if cc.Kind == typemap.KindFloat64 && c.Precision == 0 {
+			// The column itself: MySQL 9 prints a double expression (ABS,
+			// CAST) in at most 22 characters, so 1.9581298886825216e-177
+			// lost its last digit; a DOUBLE column's own text is exact.
+			return floatCanonText(mysqlDialect, q, "TRIM(LEADING '-' FROM CAST("+q+" AS CHAR))"), nil
+		}
 		// CAST AS DOUBLE prints the stored value exactly (FLOAT and DOUBLE(M,D)
-		// otherwise print rounded), as the shortest round-trip decimal.
+		// otherwise print rounded), as the shortest round-trip decimal. Without
+		// its sign it fits MySQL's 22 characters: only 17 digits with a
+		// negative 3-digit exponent need 23, below FLOAT's range and below
+		// DOUBLE(M,D)'s at most 30 decimals.
 		return floatCanon(mysqlDialect, "CAST("+q+" AS DOUBLE)"), nil
 	case typemap.KindBit:
 		return "LPAD(BIN(" + q + "+0), " + strconv.Itoa(bitWidth(c.Precision)) + ", '0')", nil
@@ -260,6 +269,7 @@ type dialect struct {
 	length        func(x string) string // characters (the texts here are ASCII)
 	ifThen        func(cond, a, b string) string
 	bytes         func(x string) string // a string as bytes (MySQL: binary, so no collation applies)
+	absFloatText  func(x string) string // |x| of a double as its shortest round-trip decimal
 }
 
 var mysqlDialect = dialect{
@@ -277,6 +287,7 @@ var mysqlDialect = dialect{
 	length:        func(x string) string { return "LENGTH(" + x + ")" },
 	ifThen:        func(c, a, b string) string { return "IF(" + c + ", " + a + ", " + b + ")" },
 	bytes:         func(x string) string { return "CAST(" + x + " AS BINARY)" },
+	absFloatText:  func(x string) string { return "CAST(ABS(" + x + ") AS CHAR)" },
 }
 
 var pgDialect = dialect{
@@ -294,11 +305,32 @@ var pgDialect = dialect{
 	length:        func(x string) string { return "length(" + x + ")" },
 	ifThen:        func(c, a, b string) string { return "(CASE WHEN " + c + " THEN " + a + " ELSE " + b + " END)" },
 	bytes:         func(x string) string { return x },
+	absFloatText:  pgAbsFloatText,
 }
 
 // lengthPrefixed is "<octet length>:<value>".
 func lengthPrefixed(d dialect, x string) string {
 	return d.concat(d.octetLength(x), "':'", x)
+}
+
+// pgAbsFloatText is |x| as PostgreSQL's shortest round-trip decimal, or,
+// where a decimal one digit shorter also reads back as the same double, that
+// one. MariaDB and MySQL (like Go) accept a decimal exactly half-way to the
+// next double when round-half-even reads it back as this one; PostgreSQL's
+// Ryu output does not: 503389274179757568 prints as 5.0338927417975757e+17
+// there and as 5.033892741797576e17 in MySQL, the same double. When such a
+// boundary decimal of k digits exists, no decimal of fewer than n digits (n:
+// PostgreSQL's) lies strictly between the boundaries, so the correctly
+// rounded (n-1)-digit decimal (to_char's %.*e) is that boundary decimal
+// padded with zeros, which floatCanon trims. Values from 1e308 up are left
+// alone (rounding up could leave the double range).
+func pgAbsFloatText(x string) string {
+	a := "abs(" + x + ")"
+	t := "(" + a + ")::text"
+	n := "length(rtrim(ltrim(replace(split_part(" + t + ", 'e', 1), '.', ''), '0'), '0'))"
+	c := "ltrim(to_char(" + a + ", rpad('9.', " + n + ", '9') || 'EEEE'))"
+	return "(CASE WHEN " + n + " >= 2 AND " + a + " < 1e308::float8 THEN (CASE WHEN " + c + "::float8 = " + a +
+		" THEN " + c + " ELSE " + t + " END) ELSE " + t + " END)"
 }
 
 // floatCanon prints a double as "[-]0.<digits>e<exponent>": the digits of
@@ -312,7 +344,11 @@ func lengthPrefixed(d dialect, x string) string {
 //	digits   = m without '.', leading and trailing zeros
 //	exponent = (digits before '.' in m) - (leading zeros) + e
 func floatCanon(d dialect, x string) string {
-	s := d.text("ABS(" + x + ")")
+	return floatCanonText(d, x, d.absFloatText(x))
+}
+
+// floatCanonText is floatCanon with s, the text of |x|, given.
+func floatCanonText(d dialect, x, s string) string {
 	m := d.splitBefore(s, "e")
 	e := d.ifThen(d.contains(s, "e"), d.toInt(d.splitAfter(s, "e")), "0")
 	raw := d.replace(m, "'.'", "''")

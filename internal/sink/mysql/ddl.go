@@ -144,8 +144,7 @@ func (s *session) runStatements(ctx context.Context, t *model.Txn, stmts []strin
 	if err != nil {
 		return fail("", err)
 	}
-	if cs != "" {
-		q := "SET NAMES " + cs // a name the target listed
+	if q := "SET NAMES " + cs; true { // a name the target listed
 		if _, err := s.conn.ExecContext(ctx, q); err != nil {
 			return fail(q, err)
 		}
@@ -160,10 +159,8 @@ func (s *session) runStatements(ctx context.Context, t *model.Txn, stmts []strin
 			return fail(q, err)
 		}
 	}
-	if cs != "" {
-		if _, err := s.conn.ExecContext(ctx, sessionSetup[0]); err != nil {
-			return fail(sessionSetup[0], err)
-		}
+	if _, err := s.conn.ExecContext(ctx, sessionSetup[0]); err != nil {
+		return fail(sessionSetup[0], err)
 	}
 	return nil
 }
@@ -173,8 +170,12 @@ func (s *session) runStatements(ctx context.Context, t *model.Txn, stmts []strin
 // character_set_client: a string literal in it (a DEFAULT, a comment, an
 // ENUM member) is read in that charset and converted to the column's. Apply
 // sessions are binary, which would store a utf8mb4 literal's bytes as
-// latin1 characters. "" keeps the binary session: an ASCII statement reads
-// alike in every client charset.
+// latin1 characters, and make every literal of an expression a binary
+// string even in ASCII: ADD COLUMN ... DEFAULT (LOWER('ALL')) filled the
+// existing rows with 'ALL' (LOWER of a binary string changes nothing). So
+// the statement always runs in its client charset; when the binlog does not
+// give it, an ASCII statement runs in utf8mb4 (the same text in any ASCII-
+// compatible charset).
 func (a *Sink) statementCharset(d *model.DDL, stmts []string) (string, error) {
 	ascii := true
 	for _, q := range stmts {
@@ -182,8 +183,8 @@ func (a *Sink) statementCharset(d *model.DDL, stmts []string) (string, error) {
 			ascii = q[i] < 0x80
 		}
 	}
-	if ascii {
-		return "", nil
+	if ascii && d.ClientCollation == 0 {
+		return "utf8mb4", nil
 	}
 	if d.ClientCollation == 0 {
 		return "", fmt.Errorf("the binlog does not say which character set the schema change's text is in, and it is not ASCII: " +

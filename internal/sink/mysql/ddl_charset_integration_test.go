@@ -62,12 +62,26 @@ func TestDDLTextInItsClientCharset(t *testing.T) {
 	if want := "53747261DF65"; m != want {
 		t.Errorf("latin1 default from a MySQL 8 session: %s, want %s", m, want)
 	}
+	// ASCII expressions run as text too (found by the Nextcloud scenario's
+	// quirks table): in the binary session a table copy filled the existing
+	// rows with LOWER('ALL') = 'ALL'. Without the source's charset, ASCII
+	// runs in utf8mb4.
+	if err := ddl(350, 4, 45, "ALTER TABLE t ADD COLUMN g VARCHAR(20) NOT NULL DEFAULT (LOWER('ALL')), ALGORITHM=COPY", "id", "l", "u", "m", "g"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ddl(360, 5, 0, "ALTER TABLE t ADD COLUMN h VARCHAR(20) NOT NULL DEFAULT (CONCAT(LOWER('AB'), 'c')), ALGORITHM=COPY", "id", "l", "u", "m", "g", "h"); err != nil {
+		t.Fatal(err)
+	}
+	var g, h string
+	if err := f.admin.QueryRow("SELECT g, h FROM `"+f.name+"`.t WHERE id = 1").Scan(&g, &h); err != nil || g != "all" || h != "abc" {
+		t.Errorf("expression defaults of the existing row: %q, %q (%v), want \"all\", \"abc\"", g, h, err)
+	}
 	var cs string
 	if err := sess.conn.QueryRowContext(ctx, "SELECT @@character_set_client").Scan(&cs); err != nil || cs != "binary" {
 		t.Errorf("apply session after the schema change: character_set_client %q (%v), want binary", cs, err)
 	}
 	// Unknown charset: refused, not guessed.
-	if err := ddl(400, 4, 0, "ALTER TABLE t ADD COLUMN n VARCHAR(20) DEFAULT 'é'", "id", "l", "u", "m", "n"); err == nil ||
+	if err := ddl(400, 6, 0, "ALTER TABLE t ADD COLUMN n VARCHAR(20) DEFAULT 'é'", "id", "l", "u", "m", "g", "h", "n"); err == nil ||
 		!strings.Contains(err.Error(), "--skip-ddl") {
 		t.Errorf("a non-ASCII schema change without its charset: %v, want a refusal naming --skip-ddl", err)
 	}

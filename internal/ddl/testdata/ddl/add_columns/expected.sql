@@ -102,6 +102,29 @@ CREATE OR REPLACE TRIGGER "sluice_on_update" BEFORE UPDATE ON "src"."t" FOR EACH
 --   PRIMARY KEY (id)
 --   UNIQUE BTREE code (code)
 
+-- ALTER TABLE t ADD COLUMN expires DATETIME NOT NULL DEFAULT (CURRENT_TIMESTAMP + INTERVAL 1 DAY)
+ALTER TABLE "src"."t" ADD COLUMN "expires" timestamp(0) without time zone DEFAULT (LOCALTIMESTAMP + interval '1 days') NOT NULL;
+-- warning: src.t.expires: rows that exist get the target's current time, not the source's
+-- table src.t
+--   1 first_col varchar(5) utf8mb4_general_ci
+--   2 id int(11) NOT NULL
+--   3 price decimal(8,2) NOT NULL DEFAULT 1.50
+--   4 name varchar(20) utf8mb4_general_ci
+--   5 qty int(11) NOT NULL
+--   6 doc longtext utf8mb4_bin JSON
+--   7 st enum('a','b') NOT NULL utf8mb4_general_ci
+--   8 qty2 bigint(20) unsigned DEFAULT 7
+--   9 d1 date NOT NULL
+--   10 b1 binary(2) NOT NULL
+--   11 bits bit(4) NOT NULL
+--   12 tm time NOT NULL
+--   13 u uuid NOT NULL
+--   14 code varchar(10) utf8mb4_general_ci
+--   15 changed timestamp NOT NULL DEFAULT current_timestamp() ON UPDATE
+--   16 expires datetime NOT NULL DEFAULT current_timestamp() + interval 1 day
+--   PRIMARY KEY (id)
+--   UNIQUE BTREE code (code)
+
 -- ALTER TABLE t ADD COLUMN tot DECIMAL(12,2) AS (qty * price) VIRTUAL, ADD COLUMN crc INT AS (crc32(name)) STORED
 -- unsupported: generated column crc AS (crc32(`name`)): cannot translate function crc32(), and the values MySQL computed for existing rows are not in the binlog
 
