@@ -58,6 +58,7 @@ type migrated struct {
 	writes int64
 	// sourceURL, targetURL and stream let a test run sluice again.
 	sourceURL, targetURL, stream string
+	env                          *testenv.Env // the source server's
 }
 
 // run creates the scenario's database, starts the load, runs `sluice migrate
@@ -163,7 +164,7 @@ func (s scenario) run(t *testing.T) migrated {
 	}
 	t.Logf("verify done at %s", time.Since(began).Round(time.Millisecond))
 	return migrated{db: db, my: my, pg: side.pg, tdb: side.tdb, tgt: side.tgt, report: stdout.String(), writes: writes,
-		sourceURL: env.SourceURL(db), targetURL: side.url, stream: stream}
+		sourceURL: env.SourceURL(db), targetURL: side.url, stream: stream, env: env}
 }
 
 // targetSide is where a scenario run writes: the URL --target takes, what

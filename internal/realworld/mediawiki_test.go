@@ -1,7 +1,10 @@
 package realworld
 
 import (
+	"bytes"
+	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -37,6 +40,7 @@ func TestMediaWiki(t *testing.T) {
 			`UPDATE ` + q("user") + ` SET user_token = '\x00'::bytea WHERE user_id = 1`,
 		}, "page", "text", "categorylinks", "user")
 		compareMediaWiki(t, m)
+		wayBack(t, m, mediawikiPGWrite, 100, "SELECT count(*) FROM text WHERE old_text LIKE '== PG edit%'")
 		requireCutover(t, m, `INSERT INTO `+q("page")+` (page_namespace, page_title, page_random, page_touched, page_latest, page_len)
 			VALUES (0, 'After/cut-over', 0.5, '20260101000000', 0, 0)`,
 			`INSERT INTO `+q("linktarget")+` (lt_namespace, lt_title) VALUES (0, 'After/cut-over')`)
@@ -306,4 +310,66 @@ func execArgs(tx *sql.Tx, stmtsAndArgs ...any) error {
 		i += 1 + n
 	}
 	return nil
+}
+
+// mediawikiPGWrite is one transaction of the wiki writing to PostgreSQL after
+// the cut-over: edits with ids from the identity sequences, bytes no charset
+// holds and 4-byte UTF-8 in blobs, page moves, categories replaced (ENUM
+// cl_type, TIMESTAMP), object cache upserts, page props (FLOAT sort keys),
+// deletions.
+func mediawikiPGWrite(ctx context.Context, tx pgx.Tx, q func(string) string, rng *rand.Rand) error {
+	page := 1 + rng.IntN(320)
+	now := []byte(mwTS(time.Now()))
+	switch rng.IntN(7) {
+	case 0, 1: // an edit
+		var cid, tid, rev int64
+		body := []byte(fmt.Sprintf("== PG edit %d ==\n😀 ünï \x00\xff\xfe%s", rng.IntN(1e6), strings.Repeat("y", rng.IntN(2000))))
+		if err := tx.QueryRow(ctx, "INSERT INTO "+q("comment")+" (comment_hash, comment_text, comment_data) VALUES ($1, $2, $3) RETURNING comment_id",
+			rng.Int32(), []byte("summary 🚀 "+string(now)), []byte(`{"_message":"pg"}`)).Scan(&cid); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, "INSERT INTO "+q("text")+" (old_text, old_flags) VALUES ($1, 'utf-8') RETURNING old_id", body).Scan(&tid); err != nil {
+			return err
+		}
+		err := tx.QueryRow(ctx, "INSERT INTO "+q("revision")+` (rev_page, rev_comment_id, rev_actor, rev_timestamp, rev_len, rev_parent_id, rev_sha1)
+			SELECT page_id, $1, $2, $3, $4, page_latest, $5 FROM `+q("page")+" WHERE page_id = $6 RETURNING rev_id",
+			cid, 1+rng.IntN(50), now, len(body), []byte(fmt.Sprintf("%031x", rng.Uint64())), page).Scan(&rev)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return pgExecs(ctx, tx,
+			"UPDATE "+q("page")+" SET page_latest = $1, page_len = $2, page_touched = $3, page_is_new = 0, page_random = $4 WHERE page_id = $5",
+			[]any{rev, len(body), now, rng.Float64(), page},
+			"INSERT INTO "+q("recentchanges")+` (rc_timestamp, rc_actor, rc_namespace, rc_title, rc_comment_id, rc_cur_id, rc_this_oldid, rc_source, rc_ip, rc_new_len, rc_params)
+				SELECT $1, 1, page_namespace, page_title, $2, page_id, $3, 'mw.edit'::bytea, '2001:db8::7'::bytea, $4, $5 FROM `+q("page")+" WHERE page_id = $6",
+			[]any{now, cid, rev, len(body), []byte("a:0:{}\x00\xff"), page},
+			"UPDATE "+q("user")+" SET user_editcount = user_editcount + 1, user_touched = $1, user_token = $2 WHERE user_id = $3",
+			[]any{now, bytes.Repeat([]byte{0xff, 0x00, byte(rng.IntN(256)), 'a'}, 8), 1 + rng.IntN(40)})
+	case 2: // a page move
+		return pgExecs(ctx, tx, "UPDATE "+q("page")+" SET page_title = $1, page_touched = $2, page_lang = NULL WHERE page_id = $3",
+			[]any{[]byte(fmt.Sprintf("PG/Moved/%d/Ü/😀_%d", page, rng.IntN(1e6))), now, page})
+	case 3: // categories replaced
+		return pgExecs(ctx, tx,
+			"DELETE FROM "+q("categorylinks")+" WHERE cl_from = $1", []any{page},
+			"INSERT INTO "+q("categorylinks")+` (cl_from, cl_to, cl_sortkey, cl_sortkey_prefix, cl_collation, cl_type, cl_timestamp)
+				SELECT page_id, $2, $3, '', 'uppercase', $4, '2038-01-19 03:14:07+00' FROM `+q("page")+" WHERE page_id = $1",
+			[]any{page, []byte(fmt.Sprintf("Category_%d/Sub", rng.IntN(37))), []byte(fmt.Sprintf("SORT %d\n\xff", page)),
+				[]string{"page", "subcat", "file"}[rng.IntN(3)]})
+	case 4: // the object cache
+		return pgExecs(ctx, tx, "INSERT INTO "+q("objectcache")+` (keyname, value, exptime, modtoken, flags) VALUES ($1, $2, $3, '00000000000009999', 4294967295)
+			ON CONFLICT (keyname) DO UPDATE SET value = EXCLUDED.value, exptime = EXCLUDED.exptime, flags = NULL`,
+			[]any{[]byte(fmt.Sprintf("wikidb:pgcache:%d", rng.IntN(100))), []byte(fmt.Sprintf("\x00\x01pg %d \xff", rng.IntN(1e6))), now})
+	case 5: // page props
+		return pgExecs(ctx, tx,
+			"DELETE FROM "+q("page_props")+" WHERE pp_page = $1 AND pp_propname = 'defaultsort'", []any{page},
+			"INSERT INTO "+q("page_props")+" (pp_page, pp_propname, pp_value, pp_sortkey) VALUES ($1, 'defaultsort', $2, $3)",
+			[]any{page, []byte("Sört/😀"), float32(rng.Float64() * 1000)})
+	default: // a deletion
+		return pgExecs(ctx, tx,
+			"DELETE FROM "+q("pagelinks")+" WHERE pl_from = $1", []any{page},
+			"DELETE FROM "+q("watchlist")+" WHERE wl_user = $1 AND wl_namespace = 1", []any{1 + rng.IntN(40)})
+	}
 }

@@ -1,0 +1,161 @@
+package realworld
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
+	"github.com/sluice-db/sluice/internal/cutover"
+	"github.com/sluice-db/sluice/internal/source/postgres/logical"
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+// pgWrite is one transaction of the application writing to PostgreSQL after
+// the cut-over; q names a table of the migrated schema.
+type pgWrite func(ctx context.Context, tx pgx.Tx, q func(table string) string, rng *rand.Rand) error
+
+// wayBack runs the rest of the path a DBA relies on for a rollback, on a
+// scenario after run (its load stopped, verify equal): `sluice cutover`,
+// then the application's write load on PostgreSQL while `sluice replicate
+// --source postgres://… --target mysql://…` carries it into the source
+// database, then `--until-caught-up`; every column of every table must then
+// be equal on both sides, and the forward `sluice verify` must report equal
+// (after a fallback the source is the truth again). minWrites is the least
+// number of PostgreSQL transactions the load must commit; proof is a count
+// query on the source that is 0 unless the load's writes came back.
+func wayBack(t *testing.T, m migrated, write pgWrite, minWrites int64, proof string) {
+	t.Helper()
+	bin := testenv.SluiceBinary(t)
+	logPath := filepath.Join(t.TempDir(), "wayback.log")
+	rev := cutover.DefaultReverseStream(m.stream)
+	forgetWayBack(t, m, rev)
+
+	if code := runSluice(t, bin, logPath, "cutover", "--source", m.sourceURL, "--target", m.targetURL,
+		"--include", m.db, "--stream", m.stream, "--quiet-for", "1s", "--log-level", "warn"); code != 0 {
+		t.Fatalf("cutover: exit %d\n%s", code, tailFile(logPath, 80))
+	}
+	back := []string{"replicate", "--source", m.targetURL, "--target", m.sourceURL, "--stream", rev,
+		"--workers", "2", "--log-level", "warn"}
+	live := testenv.SluiceCommand(bin, back...)
+	f := appendFile(t, logPath)
+	live.Stdout, live.Stderr = f, f
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	liveDone := make(chan error, 1)
+	go func() { liveDone <- live.Wait() }()
+	t.Cleanup(func() {
+		if live.ProcessState == nil {
+			_ = live.Process.Kill()
+			<-liveDone
+		}
+	})
+
+	writes, err := pgLoad(m, write, 4*time.Second, liveDone)
+	if err != nil {
+		t.Fatalf("write load on PostgreSQL: %v\n%s", err, tailFile(logPath, 60))
+	}
+	t.Logf("%d application transactions on PostgreSQL after the cut-over", writes)
+	if writes < minWrites {
+		t.Errorf("%d PostgreSQL transactions, want at least %d", writes, minWrites)
+	}
+	select {
+	case err := <-liveDone:
+		t.Fatalf("the reverse stream ended under the load: %v\n%s", err, tailFile(logPath, 80))
+	default:
+	}
+	_ = live.Process.Signal(os.Interrupt)
+	select {
+	case <-liveDone:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the reverse stream did not stop on SIGINT\n%s", tailFile(logPath, 60))
+	}
+	if code := runSluice(t, bin, logPath, append(back, "--until-caught-up")...); code != 0 {
+		t.Fatalf("reverse replicate --until-caught-up: exit %d\n%s", code, tailFile(logPath, 80))
+	}
+	var came int
+	if err := m.my.QueryRow(proof).Scan(&came); err != nil || came == 0 {
+		t.Errorf("%s: %d, %v: the PostgreSQL writes did not come back", proof, came, err)
+	}
+	compareAllPG(t, m, nil)
+	if code := runSluice(t, bin, logPath, "verify", "--online=off", "--log-level", "warn", "--source", m.sourceURL,
+		"--target", m.targetURL, "--include", m.db, "--stream", m.stream); code != 0 {
+		t.Errorf("verify after the way back: exit %d\n%s", code, tailFile(logPath, 80))
+	}
+}
+
+// pgLoad runs write in transactions on the target for d (serialization
+// failures and deadlocks retried) and returns how many committed; it stops
+// early when the reverse stream ends.
+func pgLoad(m migrated, write pgWrite, d time.Duration, liveDone chan error) (int64, error) {
+	ctx := context.Background()
+	q := func(table string) string { return pgx.Identifier{m.db, table}.Sanitize() }
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	deadline := time.Now().Add(d)
+	for w := range 2 { // two application sessions
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w)+7, 11))
+			for time.Now().Before(deadline) && len(liveDone) == 0 {
+				err := pgx.BeginFunc(ctx, m.pg, func(tx pgx.Tx) error { return write(ctx, tx, q, rng) })
+				var pe *pgconn.PgError
+				if errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01") {
+					continue
+				}
+				if err != nil {
+					mu.Lock()
+					first = errors.Join(first, err)
+					mu.Unlock()
+					return
+				}
+				n.Add(1)
+				time.Sleep(2 * time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	return n.Load(), first
+}
+
+// forgetWayBack removes, when the test ends, what the cut-over and the
+// reverse stream leave: the slot and publication, the boundary records on
+// both sides, the reverse stream's state in the source's database sluice.
+func forgetWayBack(t *testing.T, m migrated, rev string) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if c, err := pgx.Connect(ctx, m.env.PGAdminURL()); err == nil {
+			_ = logical.Disarm(ctx, c, rev)
+			_, _ = c.Exec(ctx, "DELETE FROM sluice.cutover WHERE stream = $1", m.stream)
+			_ = c.Close(ctx)
+		}
+		_, _ = m.my.Exec("DELETE FROM sluice.cutover WHERE stream = ?", m.stream)
+		_ = mysqlstate.Delete(ctx, m.my, rev)
+	})
+}
+
+// pgExecs runs statements in order, each followed by its arguments, stopping
+// at the first error.
+func pgExecs(ctx context.Context, tx pgx.Tx, stmtsAndArgs ...any) error {
+	for i := 0; i+1 < len(stmtsAndArgs); i += 2 {
+		stmt := stmtsAndArgs[i].(string)
+		if _, err := tx.Exec(ctx, stmt, stmtsAndArgs[i+1].([]any)...); err != nil {
+			return fmt.Errorf("%s: %w", stmt, err)
+		}
+	}
+	return nil
+}
