@@ -1,6 +1,7 @@
 package realworld
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math"
@@ -40,6 +41,9 @@ func TestZabbix(t *testing.T) {
 			`UPDATE ` + q("trends") + ` SET value_avg = value_avg + 0.0001 WHERE (itemid, clock) = (SELECT itemid, clock FROM ` + q("trends") + ` ORDER BY 1, 2 LIMIT 1)`,
 		}, "history_log", "history_text", "history_uint", "trends")
 		compareZabbix(t, m)
+		var ids atomic.Int64
+		ids.Store(5_000_000)
+		wayBack(t, m, zabbixPGWrite(&ids), 100, "SELECT count(*) FROM history_log WHERE source = 'pg'")
 	})
 }
 
@@ -265,5 +269,88 @@ func zabbixWrite(my *sql.DB, rng *rand.Rand, ids *atomic.Int64) error {
 		_, err := my.Exec(`INSERT INTO sessions (sessionid, userid, lastaccess, status, secret) VALUES (?, 1, ?, 0, ?)
 			ON DUPLICATE KEY UPDATE lastaccess = VALUES(lastaccess)`, sid, clock, fmt.Sprintf("%032x", rng.Uint64()))
 		return err
+	}
+}
+
+// zabbixPGWrite is one transaction of the Zabbix server writing to
+// PostgreSQL after the cut-over: multi-row history (BIGINT UNSIGNED up to
+// 2^64−1, doubles across magnitudes), keyless history_log rows inserted twice
+// and then one of the twins updated or deleted by ctid, events and problems
+// with ids from `ids`, recoveries, trend upserts, the housekeeper's deletes
+// (events cascading to problems and alerts on both sides), sessions.
+func zabbixPGWrite(ids *atomic.Int64) pgWrite {
+	return func(ctx context.Context, tx pgx.Tx, q func(string) string, rng *rand.Rand) error {
+		item := 20001 + rng.IntN(250)
+		clock := time.Now().Unix() + 86400 // ahead of the migration's rows: no key collides
+		switch rng.IntN(7) {
+		case 0: // the history syncer
+			var vals, uvals []string
+			for range 10 {
+				ns := rng.IntN(1e9)
+				vals = append(vals, fmt.Sprintf("(%d, %d, %d, %v)", 20001+rng.IntN(250), clock, ns, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(40)-20))))
+				uvals = append(uvals, fmt.Sprintf("(%d, %d, %d, %d)", 20001+rng.IntN(250), clock, ns, rng.Uint64()))
+			}
+			uvals = append(uvals, fmt.Sprintf("(%d, %d, %d, 18446744073709551615)", item, clock, 1e9+rng.IntN(1e9)))
+			return pgExecs(ctx, tx,
+				"INSERT INTO "+q("history")+" (itemid, clock, ns, value) VALUES "+strings.Join(vals, ", ")+" ON CONFLICT DO NOTHING", []any{},
+				"INSERT INTO "+q("history_uint")+" (itemid, clock, ns, value) VALUES "+strings.Join(uvals, ", ")+" ON CONFLICT DO NOTHING", []any{},
+				"INSERT INTO "+q("history_str")+" (itemid, clock, ns, value) VALUES ($1, $2, $3, $4)",
+				[]any{item, clock, rng.IntN(1e9), fmt.Sprintf("OK ✓ 😀 %d", rng.IntN(100))})
+		case 1: // keyless log rows: twins, then one of them changed or removed
+			v := strings.Repeat(fmt.Sprintf("pg line %d: ERROR ✗ 🔥 \"quoted\" \\ back\n", rng.IntN(100)), 1+rng.IntN(300))
+			err := pgExecs(ctx, tx, "INSERT INTO "+q("history_log")+` (itemid, clock, timestamp, source, severity, value, logeventid, ns)
+				VALUES ($1, $2, $2, 'pg', 2, $3, 0, 0), ($1, $2, $2, 'pg', 2, $3, 0, 0)`, []any{item, clock, v})
+			if err != nil || rng.IntN(2) == 0 {
+				return err
+			}
+			return pgExecs(ctx, tx,
+				"UPDATE "+q("history_log")+" SET severity = 5, value = value || '✓' WHERE ctid = (SELECT ctid FROM "+q("history_log")+
+					" WHERE source = 'pg' AND severity = 2 LIMIT 1)", []any{},
+				"DELETE FROM "+q("history_log")+" WHERE ctid = (SELECT ctid FROM "+q("history_log")+
+					" WHERE source = 'pg' AND severity = 2 AND itemid = $1 LIMIT 1)", []any{item})
+		case 2: // a problem event, or a recovery
+			id := ids.Add(1)
+			if err := pgExecs(ctx, tx,
+				"UPDATE "+q("ids")+" SET nextid = GREATEST(nextid, $1) WHERE table_name = 'events' AND field_name = 'eventid'", []any{id},
+				"INSERT INTO "+q("events")+` (eventid, source, object, objectid, clock, value, ns, name, severity)
+					VALUES ($1, 0, 0, $2, $3, 1, $4, $5, 4)`,
+				[]any{id, 30000 + rng.IntN(40), clock, rng.IntN(1e9), fmt.Sprintf("Disk space is low on \"/var/lib/pg\" 💾 %d", rng.IntN(100))}); err != nil {
+				return err
+			}
+			if rng.IntN(2) == 0 {
+				return pgExecs(ctx, tx, "UPDATE "+q("problem")+` SET r_eventid = $1, r_clock = $2, r_ns = 5
+					WHERE eventid = (SELECT min(eventid) FROM `+q("problem")+" WHERE r_eventid IS NULL)", []any{id, clock})
+			}
+			return pgExecs(ctx, tx, "INSERT INTO "+q("problem")+` (eventid, source, object, objectid, clock, ns, name, severity)
+				SELECT eventid, source, object, objectid, clock, ns, name, severity FROM `+q("events")+" WHERE eventid = $1", []any{id},
+				"INSERT INTO "+q("alerts")+` (alertid, actionid, eventid, clock, sendto, subject, message, parameters)
+					VALUES ($1, 3, $1, $2, 'ops@example.org', 'Problem ✗', $3, '{"a":"😀"}')`,
+				[]any{id, clock, strings.Repeat("Problem details — ", 1+rng.IntN(200))})
+		case 3: // the housekeeper (events cascade to problems and alerts)
+			return pgExecs(ctx, tx,
+				"DELETE FROM "+q("history")+" WHERE (itemid, clock, ns) IN (SELECT itemid, clock, ns FROM "+q("history")+" WHERE itemid = $1 ORDER BY clock LIMIT 5)", []any{item},
+				"DELETE FROM "+q("history_log")+" WHERE itemid = $1 AND clock < $2", []any{item, 1700000000 + rng.IntN(1200)},
+				"DELETE FROM "+q("events")+" WHERE eventid IN (SELECT eventid FROM "+q("events")+" ORDER BY eventid LIMIT 2)", []any{})
+		case 4: // trends
+			hour := clock - clock%3600
+			v := rng.Float64() * 1000
+			return pgExecs(ctx, tx,
+				"INSERT INTO "+q("trends")+` AS t (itemid, clock, num, value_min, value_avg, value_max) VALUES ($1, $2, 1, $3, $3, $3)
+					ON CONFLICT (itemid, clock) DO UPDATE SET num = t.num + 1, value_min = LEAST(t.value_min, EXCLUDED.value_min),
+					value_max = GREATEST(t.value_max, EXCLUDED.value_max)`, []any{item, hour, v},
+				"INSERT INTO "+q("trends_uint")+` AS t (itemid, clock, num, value_min, value_avg, value_max) VALUES ($1, $2, 1, 0, $3::numeric, 18446744073709551615)
+					ON CONFLICT (itemid, clock) DO UPDATE SET num = t.num + 1, value_avg = EXCLUDED.value_avg`,
+				[]any{item, hour, fmt.Sprint(rng.Uint64())})
+		case 5: // alert delivery
+			return pgExecs(ctx, tx, "UPDATE "+q("alerts")+" SET status = 1, retries = retries + 1, error = $1 WHERE alertid = $2",
+				[]any{fmt.Sprintf("Connection timed out ✗ 🕑 %d", rng.IntN(100)), 1 + rng.IntN(300)})
+		default: // sessions
+			sid := fmt.Sprintf("%032x", 1000+rng.IntN(80))
+			if rng.IntN(4) == 0 {
+				return pgExecs(ctx, tx, "DELETE FROM "+q("sessions")+" WHERE sessionid = $1", []any{sid})
+			}
+			return pgExecs(ctx, tx, "INSERT INTO "+q("sessions")+` (sessionid, userid, lastaccess, status, secret) VALUES ($1, 1, $2, 0, $3)
+				ON CONFLICT (sessionid) DO UPDATE SET lastaccess = EXCLUDED.lastaccess`, []any{sid, clock, fmt.Sprintf("%032x", rng.Uint64())})
+		}
 	}
 }

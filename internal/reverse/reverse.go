@@ -188,8 +188,13 @@ func runOnce(ctx context.Context, o Options) error {
 
 // run streams and applies until stopped.
 func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.Table, until pglogrepl.LSN) error {
+	// PostgreSQL's foreign key actions are row changes of its own (RI
+	// triggers) that logical decoding carries like any other: MySQL must
+	// not run its actions on top (a cascaded delete would arrive for a row
+	// MySQL's own cascade had already removed), so the sink writes with
+	// foreign_key_checks off, as for a MySQL 9 source.
 	sink, err := mysink.New(mysink.Config{Stream: o.Stream, Decode: lsnpos.Decode, SourceDB: o.Target.Database,
-		TargetDB: o.Target.Database, AppliedFirst: true, Log: o.Log}, db)
+		TargetDB: o.Target.Database, AppliedFirst: true, SourceLogsFKActions: true, Log: o.Log}, db)
 	if err != nil {
 		return err
 	}

@@ -141,3 +141,39 @@ func TestReversePreflightReplicationRole(t *testing.T) {
 		t.Fatalf("want a pre-flight error with the fix and exit code 2, got %v", err)
 	}
 }
+
+// TestReverseForeignKeyActions: PostgreSQL's ON DELETE CASCADE, ON DELETE
+// SET NULL and ON UPDATE CASCADE change the children in its own WAL; MySQL
+// applies exactly those rows without running its own actions on top (a
+// cascaded delete used to stop the stream: "the target does not hold the
+// row the source changed").
+func TestReverseForeignKeyActions(t *testing.T) {
+	g := newRig(t, "rvfk",
+		"CREATE TABLE p (id INT PRIMARY KEY, code VARCHAR(10) NOT NULL UNIQUE)",
+		"CREATE TABLE c (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES p (id) ON DELETE CASCADE)",
+		"CREATE TABLE n (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES p (id) ON DELETE SET NULL)",
+		"CREATE TABLE u (id INT PRIMARY KEY, code VARCHAR(10), FOREIGN KEY (code) REFERENCES p (code) ON UPDATE CASCADE)",
+		"INSERT INTO p VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+		"INSERT INTO c VALUES (10, 1), (11, 1), (12, 2)",
+		"INSERT INTO n VALUES (20, 1), (21, 2)",
+		"INSERT INTO u VALUES (30, 'c'), (31, 'b')")
+	g.snapshot()
+	g.catchUp()
+	g.postgres("DELETE FROM p WHERE id = 1", "UPDATE p SET code = 'cc' WHERE id = 3",
+		"BEGIN; INSERT INTO p VALUES (4, 'd'); INSERT INTO c VALUES (13, 4); DELETE FROM p WHERE id = 4; COMMIT")
+	g.catchUp()
+	for table, want := range map[string]string{ // hex of id|p or id|code
+		"p": "32|62 33|6363",     // (2,b) (3,cc)
+		"c": "3132|32",           // (12,2)
+		"n": "3230|NULL 3231|32", // (20,NULL) (21,2)
+		"u": "3330|6363 3331|62", // (30,cc) (31,b)
+	} {
+		cols := []string{"id", "p"}
+		if table == "p" || table == "u" {
+			cols = []string{"id", "code"}
+		}
+		if got := strings.Join(g.rows(table, cols, "id"), " "); got != want {
+			t.Errorf("%s: got %s, want %s", table, got, want)
+		}
+	}
+}
