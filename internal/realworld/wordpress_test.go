@@ -52,12 +52,14 @@ func testWordPress(t *testing.T, env *testenv.Env) {
 		AND tablename = 'wp_postmeta' AND indexname = 'wp_postmeta_post_id_meta_key'`, m.db).Scan(&idx); err != nil || idx != 1 {
 		t.Errorf("the index pt-online-schema-change added is not on the target's wp_postmeta (%d, %v)", idx, err)
 	}
-	requireCutover(t, m, `INSERT INTO `+pgx.Identifier{m.db, "wp_options"}.Sanitize()+` (option_name, option_value) VALUES ('cutover', 'x')`,
-		`INSERT INTO `+pgx.Identifier{m.db, "wp_comments"}.Sanitize()+` (comment_author, comment_content, comment_date, comment_date_gmt) VALUES ('a', 'b', now(), now())`)
 	var nuls int
 	if err := m.my.QueryRow("SELECT count(*) FROM wp_options WHERE LOCATE(CHAR(0), option_value) > 0").Scan(&nuls); err != nil || nuls < 2 {
 		t.Errorf("the source has %d options with NUL bytes (%v): the test lost its point", nuls, err)
 	}
+	// The application's writes on PostgreSQL rewrite widget_cache without NUL.
+	wayBack(t, m, wordpressPGWrite, 100, "SELECT count(*) FROM wp_posts WHERE post_content LIKE 'PG draft %'")
+	requireCutover(t, m, `INSERT INTO `+pgx.Identifier{m.db, "wp_options"}.Sanitize()+` (option_name, option_value) VALUES ('cutover', 'x')`,
+		`INSERT INTO `+pgx.Identifier{m.db, "wp_comments"}.Sanitize()+` (comment_author, comment_content, comment_date, comment_date_gmt) VALUES ('a', 'b', now(), now())`)
 	var zeros int
 	if err := m.my.QueryRow("SELECT count(*) FROM wp_posts WHERE post_date_gmt = 0").Scan(&zeros); err != nil || zeros == 0 {
 		t.Errorf("the source has %d zero post_date_gmt (%v): the test lost its point", zeros, err)
@@ -292,5 +294,64 @@ func wordpressWrite(my *sql.DB, rng *rand.Rand) error {
 		_, err := my.Exec(`UPDATE wp_posts SET post_content = CONCAT(post_content, ' edit'), post_modified = NOW(),
 			post_modified_gmt = IF(post_status = 'draft', '0000-00-00 00:00:00', UTC_TIMESTAMP()) WHERE ID = ?`, post)
 		return err
+	}
+}
+
+// wordpressPGWrite is one transaction of the blog writing to PostgreSQL
+// after the cut-over: drafts with meta (ids from the identity sequences,
+// post_date_gmt -infinity: MySQL's zero date, as wp_insert_post writes it),
+// drafts published, option upserts by the unique option_name, the cache
+// object rewritten, terms replaced, posts deleted with their meta and
+// comments, comments with 4-byte UTF-8.
+func wordpressPGWrite(ctx context.Context, tx pgx.Tx, q func(string) string, rng *rand.Rand) error {
+	post := 1 + rng.IntN(700)
+	switch rng.IntN(7) {
+	case 0: // a new draft with meta
+		var id int64
+		if err := tx.QueryRow(ctx, "INSERT INTO "+q("wp_posts")+` (post_author, post_date, post_date_gmt, post_content, post_title,
+			post_excerpt, post_status, to_ping, pinged, post_modified, post_modified_gmt, post_content_filtered, guid, post_type, post_views)
+			VALUES (1, localtimestamp(0), '-infinity', $1, $2, '', 'draft', '', '', localtimestamp(0), '-infinity', '', '', 'post', 18446744073709551615)
+			RETURNING "ID"`, fmt.Sprintf("PG draft %d — 😀 naïve café 🎉", rng.IntN(1e6)), fmt.Sprint("Draft ", rng.IntN(1e6))).Scan(&id); err != nil {
+			return err
+		}
+		return pgExecs(ctx, tx,
+			"INSERT INTO "+q("wp_postmeta")+" (post_id, meta_key, meta_value) VALUES ($1, '_edit_lock', $2), ($1, '_edit_last', '1'), ($1, '_pg_😀', NULL)",
+			[]any{id, fmt.Sprint(1700000000+rng.IntN(1e6), ":1")},
+			"UPDATE "+q("wp_posts")+` SET guid = 'http://example.org/?p=' || "ID" WHERE "ID" = $1`, []any{id})
+	case 1: // publish a draft: the zero GMT date gets a value
+		return pgExecs(ctx, tx, "UPDATE "+q("wp_posts")+` SET post_status = 'publish', post_date_gmt = post_date - interval '1 hour',
+			post_modified_gmt = '1970-01-01 00:00:01', post_name = 'published-pg-' || "ID"
+			WHERE "ID" = (SELECT min("ID") FROM `+q("wp_posts")+` WHERE post_status = 'draft' AND "ID" >= $1)`, []any{post})
+	case 2: // update_option
+		return pgExecs(ctx, tx, "INSERT INTO "+q("wp_options")+` (option_name, option_value, autoload) VALUES ($1, $2, 'no')
+			ON CONFLICT (option_name) DO UPDATE SET option_value = EXCLUDED.option_value, autoload = 'yes'`,
+			[]any{fmt.Sprint("_pg_transient_", rng.IntN(300)), fmt.Sprintf("a:1:{s:4:\"😀\";i:%d;}", rng.IntN(1e9))})
+	case 3: // the cache object, or expired transients
+		if rng.IntN(2) == 0 {
+			return pgExecs(ctx, tx, "UPDATE "+q("wp_options")+" SET option_value = $1 WHERE option_name = 'widget_cache'",
+				[]any{fmt.Sprintf("O:8:\"WP_Cache\":1:{s:7:\"*data\";i:%d;} \\ 'quoted'", rng.IntN(1e6))})
+		}
+		return pgExecs(ctx, tx, "DELETE FROM "+q("wp_options")+` WHERE option_name LIKE '\_pg\_transient\_%' AND option_id % 20 = $1`, []any{rng.IntN(20)})
+	case 4: // terms replaced
+		return pgExecs(ctx, tx,
+			"DELETE FROM "+q("wp_term_relationships")+" WHERE object_id = $1", []any{post},
+			"INSERT INTO "+q("wp_term_relationships")+" (object_id, term_taxonomy_id, term_order) VALUES ($1, $2, 1), ($1, $3, 2)",
+			[]any{post, 1 + rng.IntN(20), 21 + rng.IntN(20)},
+			"UPDATE "+q("wp_term_taxonomy")+" tt SET count = (SELECT count(*) FROM "+q("wp_term_relationships")+
+				" tr WHERE tr.term_taxonomy_id = tt.term_taxonomy_id) WHERE term_taxonomy_id IN ($1, $2)",
+			[]any{1 + rng.IntN(20), 21 + rng.IntN(20)})
+	case 5: // wp_delete_post
+		return pgExecs(ctx, tx,
+			"DELETE FROM "+q("wp_postmeta")+" WHERE post_id = $1", []any{post},
+			"DELETE FROM "+q("wp_comments")+` WHERE "comment_post_ID" = $1`, []any{post},
+			"DELETE FROM "+q("wp_term_relationships")+" WHERE object_id = $1", []any{post},
+			"DELETE FROM "+q("wp_posts")+` WHERE "ID" = $1`, []any{post})
+	default: // a comment and the post's count
+		return pgExecs(ctx, tx,
+			"INSERT INTO "+q("wp_comments")+` ("comment_post_ID", comment_author, comment_date, comment_date_gmt, comment_content, "comment_author_IP")
+				VALUES ($1, 'Zoë 👩‍💻', localtimestamp(0), '-infinity', $2, '2001:db8::1')`,
+			[]any{post, fmt.Sprintf("Nice post! 👍🏽 %d", rng.IntN(1e6))},
+			"UPDATE "+q("wp_posts")+` SET comment_count = comment_count + 1, post_views = post_views + 1 WHERE "ID" = $1
+				AND post_views < 18446744073709551615`, []any{post})
 	}
 }
