@@ -1,6 +1,7 @@
 package realworld
 
 import (
+	"context"
 	"crypto/md5"
 	"database/sql"
 	"encoding/hex"
@@ -42,6 +43,7 @@ func TestNextcloud(t *testing.T) {
 			`DELETE FROM ` + q("oc_calendarobjects") + ` WHERE id = (SELECT min(id) FROM ` + q("oc_calendarobjects") + `)`,
 		}, "oc_filecache", "oc_preferences", "Window", "oc_calendarobjects")
 		compareNextcloud(t, m)
+		wayBack(t, m, nextcloudPGWrite, 100, "SELECT count(*) FROM oc_filecache WHERE path LIKE 'files/PG/%'")
 		// After a cut-over the application inserts with its defaults.
 		requireCutover(t, m, `INSERT INTO `+q("Window")+` ("Select", "Price") VALUES ('cut-over', 2.5)`,
 			`INSERT INTO `+q("oc_filecache")+` (storage, path, path_hash) VALUES (1, 'files/after', 'x')`)
@@ -296,6 +298,84 @@ func nextcloudWrite(my *sql.DB, rng *rand.Rand) error {
 		default:
 			_, err := my.Exec("DELETE FROM `Window` WHERE `ID` = ? AND `ID` > 40", 1+rng.IntN(120))
 			return err
+		}
+	}
+}
+
+// nextcloudPGWrite is one transaction of Nextcloud writing to PostgreSQL
+// after the cut-over: uploads (ids from the identity sequences, upserts by
+// the unique path hash), moves, deletes, file locks, preferences with 4-byte
+// UTF-8 (the table is utf8mb4 since the mid-stream conversion), app tokens
+// (TINYINT(1)), calendar objects (LONGBLOB), and the quirks table: inserts
+// relying on its defaults (uuid(), CURRENT_DATE, an expression), ENUM members
+// with a quote, a comma and non-ASCII letters, DECIMAL prices, and updates
+// that touch ON UPDATE CURRENT_TIMESTAMP columns (a trigger on PostgreSQL).
+func nextcloudPGWrite(ctx context.Context, tx pgx.Tx, q func(string) string, rng *rand.Rand) error {
+	now := time.Now().Unix()
+	file := 1 + rng.IntN(1200)
+	switch rng.IntN(8) {
+	case 0, 1: // an upload
+		path := fmt.Sprintf("files/PG/Ünïcode 😀/%d/report-%d.odt", rng.IntN(20), rng.IntN(300))
+		sum := md5.Sum([]byte(path))
+		var id int64
+		if err := tx.QueryRow(ctx, "INSERT INTO "+q("oc_filecache")+` AS f (storage, path, path_hash, parent, name, mimetype, mimepart, size, mtime,
+			storage_mtime, etag, permissions) VALUES ($1, $2, $3, 1, $4, 11, 9, $5, $6, $6, $7, 27)
+			ON CONFLICT (storage, path_hash) DO UPDATE SET size = EXCLUDED.size, mtime = EXCLUDED.mtime, etag = EXCLUDED.etag RETURNING fileid`,
+			1+rng.IntN(12), path, hex.EncodeToString(sum[:]), path[strings.LastIndexByte(path, '/')+1:], rng.Int64N(1<<40), now,
+			fmt.Sprintf("%013x", rng.Uint64()>>12)).Scan(&id); err != nil {
+			return err
+		}
+		return pgExecs(ctx, tx, "INSERT INTO "+q("oc_filecache_extended")+` (fileid, upload_time) VALUES ($1, $2)
+			ON CONFLICT (fileid) DO UPDATE SET upload_time = EXCLUDED.upload_time`, []any{id, now})
+	case 2: // a move, or a delete
+		if rng.IntN(2) == 0 {
+			path := fmt.Sprintf("files/PG/Moved/%d-%d/Ärchiv «alt» 🗂.txt", file, rng.IntN(1e6))
+			sum := md5.Sum([]byte(path))
+			return pgExecs(ctx, tx, "UPDATE "+q("oc_filecache")+" SET path = $1, path_hash = $2, name = 'Ärchiv «alt» 🗂.txt', parent = 2 WHERE fileid = $3",
+				[]any{path, hex.EncodeToString(sum[:]), file})
+		}
+		return pgExecs(ctx, tx, "DELETE FROM "+q("oc_filecache")+" WHERE fileid = $1", []any{file},
+			"DELETE FROM "+q("oc_filecache_extended")+" WHERE fileid = $1", []any{file})
+	case 3: // file locks
+		key := fmt.Sprintf("files/pg/%032x", rng.IntN(80))
+		if rng.IntN(3) == 0 {
+			return pgExecs(ctx, tx, "DELETE FROM "+q("oc_file_locks")+` WHERE "key" = $1`, []any{key})
+		}
+		return pgExecs(ctx, tx, "INSERT INTO "+q("oc_file_locks")+` AS l ("key", "lock", ttl) VALUES ($1, 1, $2)
+			ON CONFLICT ("key") DO UPDATE SET "lock" = l."lock" + 1, ttl = EXCLUDED.ttl`, []any{key, now + 3600})
+	case 4: // preferences and app config
+		return pgExecs(ctx, tx,
+			"INSERT INTO "+q("oc_preferences")+` (userid, appid, configkey, configvalue) VALUES ($1, 'files', 'quota', $2)
+				ON CONFLICT (userid, appid, configkey) DO UPDATE SET configvalue = EXCLUDED.configvalue`,
+			[]any{fmt.Sprint("alice", rng.IntN(12)), fmt.Sprintf("%d GB — € 😀", rng.IntN(100))},
+			"UPDATE "+q("oc_appconfig")+" SET configvalue = $1, lazy = 65535, type = 4294967295 WHERE appid = 'core' AND configkey = 'config_5'",
+			[]any{fmt.Sprint(now)})
+	case 5: // app tokens
+		if rng.IntN(2) == 0 {
+			return pgExecs(ctx, tx, "UPDATE "+q("oc_authtoken")+" SET last_activity = $1, last_check = $1, password_invalid = $2 WHERE id = $3",
+				[]any{now, rng.IntN(2), 1 + rng.IntN(40)})
+		}
+		return pgExecs(ctx, tx, "INSERT INTO "+q("oc_authtoken")+` (uid, login_name, name, token, type, last_activity, last_check, private_key, public_key, expires)
+			VALUES ('alice1', 'alice1', 'Nextcloud-ios 📱', $1, 0, $2, $2, $3, 'pub', 4294967295)`,
+			[]any{fmt.Sprintf("pg%0126x", rng.Uint64()), now, strings.Repeat("k", 1000+rng.IntN(2000))})
+	case 6: // calendar
+		uri := fmt.Sprintf("PG%d.ics", rng.IntN(60))
+		data := []byte(fmt.Sprintf("BEGIN:VCALENDAR\r\nSUMMARY:Sprint 🏃 %d\r\n\x00\xff\r\nEND:VCALENDAR\r\n", rng.IntN(1e6)))
+		return pgExecs(ctx, tx, "INSERT INTO "+q("oc_calendarobjects")+` (calendardata, uri, calendarid, lastmodified, etag, size, componenttype, uid, calendartype)
+			VALUES ($1, $2, 1, $3, $4, $5, 'VEVENT', $2, 0) ON CONFLICT (calendarid, calendartype, uri) DO UPDATE SET calendardata = EXCLUDED.calendardata,
+			lastmodified = EXCLUDED.lastmodified, etag = EXCLUDED.etag, size = EXCLUDED.size, deleted_at = NULL`,
+			[]any{data, uri, now, fmt.Sprintf("%032x", rng.Uint64()), len(data)})
+	default: // the quirks table
+		switch rng.IntN(3) {
+		case 0:
+			return pgExecs(ctx, tx, "INSERT INTO "+q("Window")+` ("Select", "Price", qty, state) VALUES ($1, $2, $3, $4)`,
+				[]any{fmt.Sprintf("PG Sél 😀 %d", rng.IntN(100)), fmt.Sprintf("%d.%02d", rng.IntN(1e8), rng.IntN(100)), rng.IntN(9),
+					[]string{"", "new", "it's done", "a,b", "Ünï'code"}[rng.IntN(5)]})
+		case 1:
+			return pgExecs(ctx, tx, "UPDATE "+q("Window")+` SET qty = qty + 1, "Price" = round("Price" * 1.1, 2) WHERE "ID" = $1 AND "Price" < 9000000`,
+				[]any{1 + rng.IntN(80)})
+		default:
+			return pgExecs(ctx, tx, "DELETE FROM "+q("Window")+` WHERE "ID" = $1 AND "ID" > 40`, []any{1 + rng.IntN(120)})
 		}
 	}
 }
