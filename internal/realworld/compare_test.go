@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,6 +60,18 @@ func datetime(name string) col {
 // hexed compares bytes: BLOB, BINARY, geometry (bytea holds MySQL's SRID+WKB).
 func hexed(name string) col {
 	return col{my: "HEX(`" + name + "`)", pg: "upper(encode(" + pgx.Identifier{name}.Sanitize() + ", 'hex'))"}
+}
+
+// timeCol compares TIME as [-]HH:MM:SS.ffffff with the hours beyond 24:
+// PostgreSQL's interval may hold them as days ('1 day 01:00:00').
+func timeCol(name string) col {
+	q := pgx.Identifier{name}.Sanitize()
+	return col{
+		my: fmt.Sprintf("TIME_FORMAT(`%s`, '%%H:%%i:%%s.%%f')", name),
+		pg: fmt.Sprintf(`(SELECT CASE WHEN e < 0 THEN '-' ELSE '' END || CASE WHEN h < 10 THEN '0' ELSE '' END || h ||
+			to_char(make_interval(secs => (abs(e) - h * 3600)::float8), ':MI:SS.US')
+			FROM (SELECT extract(epoch FROM %s) AS e) s, LATERAL (SELECT floor(abs(e) / 3600)::bigint AS h) t)`, q),
+	}
 }
 
 // bit compares BIT(n) as a number.
@@ -162,11 +175,32 @@ func renderText(t *testing.T, s string, valid bool, c col) string {
 		t.Errorf("invalid JSON %q: %v", s, err)
 		return s
 	}
+	v = canonicalNumbers(v)
 	var b bytes.Buffer
 	e := json.NewEncoder(&b)
 	e.SetEscapeHTML(false)
 	_ = e.Encode(v)
 	return strings.TrimSpace(b.String())
+}
+
+// canonicalNumbers replaces every number of a decoded JSON document by its
+// exact value as a fraction (1.5e300 and jsonb's 15000…0 are one number).
+func canonicalNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if r, ok := new(big.Rat).SetString(string(x)); ok {
+			return "number:" + r.RatString()
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = canonicalNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = canonicalNumbers(e)
+		}
+	}
+	return v
 }
 
 // count returns SELECT count(*) of a source table.

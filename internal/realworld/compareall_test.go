@@ -20,10 +20,19 @@ func compareAllPG(t *testing.T, m migrated, minRows map[string]int) int {
 	tables := testenv.MySQLRows(t, m.my, `SELECT TABLE_NAME FROM information_schema.TABLES
 		WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME`, m.db)
 	for _, table := range tables {
+		// MariaDB's JSON is a LONGTEXT with a check: jsonb on PostgreSQL.
+		jsonb := map[string]bool{}
+		for _, r := range testenv.PGTexts(t, m.pg, `SELECT column_name FROM information_schema.columns
+			WHERE table_schema = $1 AND table_name = $2 AND data_type = 'jsonb'`, m.db, table) {
+			jsonb[*r[0]] = true
+		}
 		var cols []col
 		for _, r := range testenv.MySQLRows(t, m.my, `SELECT CONCAT(DATA_TYPE, ' ', COLUMN_NAME) FROM information_schema.COLUMNS
 			WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, m.db, table) {
 			typ, name, _ := strings.Cut(r, " ")
+			if jsonb[name] {
+				typ = "json"
+			}
 			cols = append(cols, colFor(typ, name))
 		}
 		compareTable(t, m, table, minRows[table], cols...)
@@ -56,6 +65,8 @@ func colFor(typ, name string) col {
 		return ts(name)
 	case "bit":
 		return bit(name)
+	case "time":
+		return timeCol(name)
 	case "json":
 		return jsonCol(name)
 	default:

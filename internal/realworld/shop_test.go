@@ -1,14 +1,17 @@
 package realworld
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
-	"github.com/sluice-db/sluice/internal/testenv"
+	"math"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // TestShop migrates an e-commerce schema under an order load: orders with
@@ -36,6 +39,7 @@ func testShop(t *testing.T, env *testenv.Env) {
 	repairShop(t, m)
 	compareShop(t, m)
 
+	wayBack(t, m, shopPGWrite, 100, "SELECT count(*) FROM `order` WHERE customer_email LIKE 'pg%'")
 	requireCutover(t, m, `INSERT INTO `+pgx.Identifier{m.db, "order"}.Sanitize()+` DEFAULT VALUES`,
 		`INSERT INTO `+pgx.Identifier{m.db, "category"}.Sanitize()+` (name) VALUES ('after cut-over')`)
 	var dups int
@@ -349,4 +353,79 @@ func errorsFirst(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// shopPGWrite is one transaction of the shop writing to PostgreSQL after the
+// cut-over: orders with items (identity ids, latin1 text, JSON, BIT,
+// DECIMAL), state changes and JSON edits, cancellations cascading to items,
+// order key changes cascading (ON UPDATE CASCADE), product rows at the
+// unsigned and signed extremes, BIT patterns, categories with TIME beyond
+// 24 h (written as days), YEAR and ENUM, keyless duplicates changed one at a
+// time, binary keys, coupons at DATETIME's ends, group key renames
+// cascading to products.
+func shopPGWrite(ctx context.Context, tx pgx.Tx, q func(string) string, rng *rand.Rand) error {
+	product := 1 + rng.IntN(1000)
+	switch rng.IntN(9) {
+	case 0, 1: // an order with items
+		var id int64
+		if err := tx.QueryRow(ctx, "INSERT INTO "+q("order")+` (customer_email, state, grand_total, currency, "desc", payload, is_gift, coupon)
+			VALUES ($1, 'new', $2, 'EUR', 'Livraison à domicile, 5 € — Œuvre', $3, B'1', 'SOLDÉ') RETURNING order_id`,
+			fmt.Sprintf("pg%d@example.com", rng.IntN(1000)), fmt.Sprintf("%d.%06d", rng.IntN(1e9), rng.IntN(1e6)),
+			fmt.Sprintf(`{"ip": "2001:db8::%x", "note": "🎁 \"gift\" \\ wrap", "n": %d, "f": 1.5e300, "nested": {"a": [true, null]}}`, rng.IntN(1e4), rng.IntN(1e6))).Scan(&id); err != nil {
+			return err
+		}
+		return pgExecs(ctx, tx, "INSERT INTO "+q("OrderItems")+` (order_id, line_no, "SKU", product_id, qty, price, discount_pct)
+			SELECT $1, l, "SKU", product_id, l + 0.1234, price, 101 - l FROM `+q("product")+`, generate_series(1, 3) l
+			WHERE product_id = $2`, []any{id, product})
+	case 2: // the order moves on; its payload edited; or cancelled (items cascade)
+		if rng.IntN(3) == 0 {
+			return pgExecs(ctx, tx, "DELETE FROM "+q("order")+" WHERE order_id = (SELECT min(order_id) FROM "+q("order")+" WHERE state = 'canceled')", []any{})
+		}
+		return pgExecs(ctx, tx, "UPDATE "+q("order")+` SET state = $1, payload = jsonb_set(COALESCE(payload, '{}'), '{status}', to_jsonb($2::text)),
+			is_gift = NULL, increment_id = NULL WHERE order_id = (SELECT max(order_id) - $3 FROM `+q("order")+")",
+			[]any{[]string{"processing", "complete", "canceled", "closed"}[rng.IntN(4)], fmt.Sprintf("état ✓ 😀 %d", rng.IntN(100)), rng.IntN(50)})
+	case 3: // an order renumbered: its items follow (ON UPDATE CASCADE)
+		return pgExecs(ctx, tx, "UPDATE "+q("order")+" SET order_id = order_id + 10000000 WHERE order_id = (SELECT min(order_id) FROM "+q("order")+
+			" WHERE order_id < 10000000 AND state = 'closed')", []any{})
+	case 4: // a product at the extremes
+		return pgExecs(ctx, tx, "UPDATE "+q("product")+` SET flags = $1::bit(8), is_active = $2::bit(1), attributes = $3,
+			views = 18446744073709551615, qty_tiny = 255, qty_small = 65535, qty_medium = 16777215, qty = 4294967295,
+			balance = $4, price = 9999999999999.999999, "Größe" = '42½', updated_at = '2038-01-19 03:14:07.999+00', meta_title = 'Prix spécial €'
+			WHERE product_id = $5`,
+			[]any{fmt.Sprintf("%08b", rng.IntN(256)), fmt.Sprint(rng.IntN(2)), `{"color": "grün 🎨", "size": [1, 2.5], "big": 12345678901234567890}`,
+				[]int64{math.MinInt64, math.MaxInt64, 0}[rng.IntN(3)], product})
+	case 5: // categories: TIME beyond 24 h, YEAR, ENUM, floats
+		if rng.IntN(3) == 0 {
+			return pgExecs(ctx, tx, "INSERT INTO "+q("category")+` (parent_id, name, weight, score, lead_time, since, is_anchor, display_mode)
+				VALUES (1, $1, 3.4e38, -1.7976931348623157e308, interval '34 days 22:59:59', 2155, 0, 'PRODUCTS_AND_PAGE')`,
+				[]any{fmt.Sprintf("Catégorie PG 😀 %d", rng.IntN(1e6))})
+		}
+		return pgExecs(ctx, tx, "UPDATE "+q("category")+` SET lead_time = $1::interval, since = $2, weight = $3, display_mode = 'PAGE'
+			WHERE category_id = $4`,
+			[]any{[]string{"-838:59:59", "1 day 01:00:01", "25:00:00", "00:00:00", "-1 days -02:00:00"}[rng.IntN(5)],
+				[]int{1901, 2155, 0, 2026}[rng.IntN(4)], float32(rng.NormFloat64()), 1 + rng.IntN(200)})
+	case 6: // keyless price history: twins, then one changed, one removed
+		note := fmt.Sprintf("remise PG 🎁 %d", rng.IntN(50))
+		return pgExecs(ctx, tx,
+			"INSERT INTO "+q("price history")+` ("product id", price, "changed on", note, "currency code") VALUES ($1, 1.5, '2026-06-30', $2, 'CHF'), ($1, 1.5, '2026-06-30', $2, 'CHF')`,
+			[]any{product, note},
+			"UPDATE "+q("price history")+` SET price = 2.25 WHERE ctid = (SELECT ctid FROM `+q("price history")+` WHERE note = $1 AND price = 1.5 LIMIT 1)`, []any{note},
+			"DELETE FROM "+q("price history")+` WHERE ctid = (SELECT ctid FROM `+q("price history")+` WHERE "product id" = $1 AND note IS NULL LIMIT 1)`, []any{product})
+	case 7: // counters under binary keys; newsletter subscribers without e-mail
+		return pgExecs(ctx, tx,
+			"INSERT INTO "+q("key")+` AS k ("key", "value", "desc") VALUES ($1, 1, 'PG ✓') ON CONFLICT ("key") DO UPDATE SET "value" = k."value" + 1`,
+			[]any{[]byte(fmt.Sprintf("pg/\x00\xff/%d", rng.IntN(30)))},
+			"INSERT INTO "+q("newsletter_subscriber")+" (store_id, subscriber_email, status, confirm_code) VALUES (65535, NULL, -128, NULL), (0, $1, 127, 'abc')",
+			[]any{fmt.Sprintf("pg%d@example.net", rng.Int64())})
+	default: // coupons at DATETIME's ends, logins, a group renamed (products follow)
+		if rng.IntN(10) == 0 {
+			return pgExecs(ctx, tx, "UPDATE "+q("group")+` SET "key" = CASE WHEN "key" = 'hats' THEN 'hats-v2' ELSE 'hats' END, "desc" = 'Hüte 🎩'
+				WHERE "key" IN ('hats', 'hats-v2')`, []any{})
+		}
+		return pgExecs(ctx, tx,
+			"INSERT INTO "+q("coupon")+` AS c (code, "user", "limit", "offset", "end", "select", discount) VALUES ($1, NULL, 4294967295, -32768, $2, 'first', 100)
+				ON CONFLICT (code) DO UPDATE SET "end" = EXCLUDED."end", discount = 0.01`,
+			[]any{fmt.Sprintf("PG%d", rng.IntN(40)), []string{"1000-01-01 00:00:00", "9999-12-31 23:59:59", "1970-01-01 00:00:00"}[rng.IntN(3)]},
+			"INSERT INTO "+q("customer_login")+" (email) VALUES ($1)", []any{fmt.Sprintf("PG.Login%d@Example.com", rng.Int64())})
+	}
 }
