@@ -162,6 +162,9 @@ func runOnce(ctx context.Context, o Options) error {
 	if len(tables) == 0 {
 		return exitcode.ConfigError(fmt.Errorf("the MySQL database %s has no tables to replicate back into", o.Target.Database))
 	}
+	if err := refuseTriggers(ctx, db, o.Target.Database); err != nil {
+		return err
+	}
 	pg, err := pgx.Connect(ctx, o.Source.ConnString())
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("source: cannot connect to %s: %w", o.Source.Redacted(), err))

@@ -177,3 +177,30 @@ func TestReverseForeignKeyActions(t *testing.T) {
 		}
 	}
 }
+
+// TestReverseRefusesMySQLTriggers: a trigger on a MySQL table would fire on
+// the rows the stream writes (an AFTER INSERT copying into another table
+// left a row PostgreSQL did not have): the start is refused, naming it and
+// the fix, with exit code 2; once dropped, the stream runs.
+func TestReverseRefusesMySQLTriggers(t *testing.T) {
+	g := newRig(t, "rvtrig", "CREATE TABLE f (id INT PRIMARY KEY, title VARCHAR(20))",
+		"CREATE TABLE ft (id INT PRIMARY KEY, title VARCHAR(20))",
+		"CREATE TRIGGER ins_f AFTER INSERT ON f FOR EACH ROW INSERT INTO ft VALUES (new.id, new.title)")
+	g.snapshot()
+	err := g.run(g.options())
+	if err == nil || exitcode.Of(err) != exitcode.Config {
+		t.Fatalf("want a refusal with exit code 2, got %v", err)
+	}
+	for _, w := range []string{g.db + ".f: ins_f (AFTER INSERT)", "DROP TRIGGER `" + g.db + "`.`ins_f`", "SHOW CREATE TRIGGER"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("the refusal does not say %q: %v", w, err)
+		}
+	}
+	g.mysql("DROP TRIGGER ins_f")
+	g.catchUp()
+	g.postgres("INSERT INTO f VALUES (1, 'a')")
+	g.catchUp()
+	if got := strings.Join(g.rows("ft", []string{"id"}, "id"), " "); got != "" {
+		t.Errorf("ft: %q, want no rows", got)
+	}
+}
