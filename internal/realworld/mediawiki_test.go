@@ -40,7 +40,9 @@ func TestMediaWiki(t *testing.T) {
 			`UPDATE ` + q("user") + ` SET user_token = '\x00'::bytea WHERE user_id = 1`,
 		}, "page", "text", "categorylinks", "user")
 		compareMediaWiki(t, m)
-		wayBack(t, m, mediawikiPGWrite, 100, "SELECT count(*) FROM text WHERE old_text LIKE '== PG edit%'")
+		wayBack(t, m, wayBackLoad{write: mediawikiPGWrite, minWrites: 100, proof: "SELECT count(*) FROM text WHERE old_text LIKE '== PG edit%'",
+			fallback: []string{"INSERT INTO text (old_text, old_flags) VALUES ('after fallback', 'utf-8')",
+				"INSERT INTO comment (comment_hash, comment_text) VALUES (1, 'after fallback')"}})
 		requireCutover(t, m, `INSERT INTO `+q("page")+` (page_namespace, page_title, page_random, page_touched, page_latest, page_len)
 			VALUES (0, 'After/cut-over', 0.5, '20260101000000', 0, 0)`,
 			`INSERT INTO `+q("linktarget")+` (lt_namespace, lt_title) VALUES (0, 'After/cut-over')`)

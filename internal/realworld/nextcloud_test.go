@@ -43,7 +43,9 @@ func TestNextcloud(t *testing.T) {
 			`DELETE FROM ` + q("oc_calendarobjects") + ` WHERE id = (SELECT min(id) FROM ` + q("oc_calendarobjects") + `)`,
 		}, "oc_filecache", "oc_preferences", "Window", "oc_calendarobjects")
 		compareNextcloud(t, m)
-		wayBack(t, m, nextcloudPGWrite, 100, "SELECT count(*) FROM oc_filecache WHERE path LIKE 'files/PG/%'")
+		wayBack(t, m, wayBackLoad{write: nextcloudPGWrite, minWrites: 100, proof: "SELECT count(*) FROM oc_filecache WHERE path LIKE 'files/PG/%'",
+			fallback: []string{"INSERT INTO `Window` (`Select`, `Price`) VALUES ('after fallback', 1)",
+				"INSERT INTO oc_filecache (storage, path, path_hash) VALUES (1, 'files/after-fallback', 'fallback')"}})
 		// After a cut-over the application inserts with its defaults.
 		requireCutover(t, m, `INSERT INTO `+q("Window")+` ("Select", "Price") VALUES ('cut-over', 2.5)`,
 			`INSERT INTO `+q("oc_filecache")+` (storage, path, path_hash) VALUES (1, 'files/after', 'x')`)

@@ -1,16 +1,20 @@
 package realworld
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sluice-db/sluice/internal/cutover"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -44,6 +48,7 @@ func testSakila(t *testing.T, env *testenv.Env) {
 		`UPDATE ` + q("film_text") + ` SET description = NULL WHERE film_id = (SELECT min(film_id) FROM ` + q("film_text") + ` WHERE description IS NOT NULL)`,
 	}, "address", "film", "film_actor", "payment", "film_text")
 	compareSakila(t, m)
+	wayBack(t, m, sakilaWayBack())
 	requireCutover(t, m, `INSERT INTO `+pgx.Identifier{m.db, "actor"}.Sanitize()+` (first_name, last_name) VALUES ('CUT', 'OVER')`,
 		`INSERT INTO `+pgx.Identifier{m.db, "category"}.Sanitize()+` (name) VALUES ('After cut-over')`)
 	requireSakilaTriggers(t, m)
@@ -313,5 +318,117 @@ func sakilaWrite(my *sql.DB, env *testenv.Env, rng *rand.Rand, n int64) error {
 			}
 			return err
 		})
+	}
+}
+
+// sakilaWayBack is Sakila's application after the cut-over, with the DBA's
+// part for its triggers: the reverse stream refuses to start while MySQL's
+// film triggers exist (they would fire on the rows it writes); they are
+// saved and dropped on MySQL, ported to PostgreSQL (film_text kept there,
+// its rows come back), and created again on MySQL after the fallback.
+func sakilaWayBack() wayBackLoad {
+	var saved []string
+	return wayBackLoad{
+		write:     sakilaPGWrite,
+		minWrites: 100,
+		proof:     "SELECT count(*) FROM film_text WHERE title LIKE 'PG film %'",
+		prepare: func(t *testing.T, m migrated) {
+			bin := testenv.SluiceBinary(t)
+			logPath := filepath.Join(t.TempDir(), "refused.log")
+			if code := runSluice(t, bin, logPath, "replicate", "--source", m.targetURL, "--target", m.sourceURL,
+				"--stream", cutover.DefaultReverseStream(m.stream), "--until-caught-up", "--log-level", "warn"); code != 2 ||
+				!strings.Contains(tailFile(logPath, 20), m.db+".film: ins_film (AFTER INSERT)") {
+				t.Fatalf("the reverse stream with MySQL's triggers: exit %d, want 2 naming them\n%s", code, tailFile(logPath, 20))
+			}
+			for _, name := range testenv.MySQLRows(t, m.my, "SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ?", m.db) {
+				// SHOW CREATE TRIGGER's third column is the statement (MySQL
+				// has one column more than MariaDB after it).
+				saved = append(saved, testenv.MySQLTexts(t, m.my, "SHOW CREATE TRIGGER `"+name+"`")[0][2].String)
+				if _, err := m.my.Exec("DROP TRIGGER `" + name + "`"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			admin, err := pgx.Connect(t.Context(), m.env.PGAdminURL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer admin.Close(t.Context())
+			s := pgx.Identifier{m.db}.Sanitize()
+			if _, err := admin.Exec(t.Context(), `CREATE FUNCTION `+s+`.film_text_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+				BEGIN
+					IF TG_OP = 'INSERT' THEN
+						INSERT INTO `+s+`.film_text (film_id, title, description) VALUES (NEW.film_id, NEW.title, NEW.description);
+					ELSIF TG_OP = 'UPDATE' THEN
+						IF OLD.title <> NEW.title OR OLD.description IS DISTINCT FROM NEW.description OR OLD.film_id <> NEW.film_id THEN
+							UPDATE `+s+`.film_text SET title = NEW.title, description = NEW.description, film_id = NEW.film_id
+							WHERE film_id = OLD.film_id;
+						END IF;
+					ELSE
+						DELETE FROM `+s+`.film_text WHERE film_id = OLD.film_id;
+					END IF;
+					RETURN NULL;
+				END $$;
+				CREATE TRIGGER film_text_sync AFTER INSERT OR UPDATE OR DELETE ON `+s+`.film FOR EACH ROW EXECUTE FUNCTION `+s+`.film_text_sync()`); err != nil {
+				t.Fatal(err)
+			}
+		},
+		restore: func(t *testing.T, m migrated) {
+			for _, def := range saved {
+				if _, err := m.my.Exec(def); err != nil {
+					t.Fatalf("%s: %v", def, err)
+				}
+			}
+		},
+		fallback: []string{"INSERT INTO film (title, language_id) VALUES ('After fallback', 1)",
+			"INSERT INTO actor (first_name, last_name) VALUES ('FALL', 'BACK')"},
+	}
+}
+
+// sakilaPGWrite is one transaction of the rental business on PostgreSQL
+// after the cut-over: rentals with payments (identity ids), returns, films
+// with SET, ENUM and YEAR values and their actors (film_text by the ported
+// trigger), film key changes cascading to their children, customers deleted
+// (rentals cascade, payments cascade and SET NULL), spatial updates.
+func sakilaPGWrite(ctx context.Context, tx pgx.Tx, q func(string) string, rng *rand.Rand) error {
+	switch rng.IntN(6) {
+	case 0, 1: // a rental and its payment
+		var id int64
+		err := tx.QueryRow(ctx, "INSERT INTO "+q("rental")+` (rental_date, inventory_id, customer_id)
+			SELECT timestamp '2027-01-01' + $1 * interval '1 second', inventory_id, (SELECT min(customer_id) FROM `+q("customer")+`)
+			FROM `+q("inventory")+` ORDER BY inventory_id LIMIT 1 OFFSET $2 RETURNING rental_id`, rng.IntN(1e9), rng.IntN(1000)).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return pgExecs(ctx, tx, "INSERT INTO "+q("payment")+` (customer_id, rental_id, amount, payment_date)
+			SELECT customer_id, rental_id, $1, rental_date FROM `+q("rental")+" WHERE rental_id = $2",
+			[]any{fmt.Sprintf("%d.%02d", rng.IntN(1000), rng.IntN(100)), id})
+	case 2: // a return
+		return pgExecs(ctx, tx, "UPDATE "+q("rental")+" SET return_date = localtimestamp(0) WHERE rental_id = (SELECT min(rental_id) FROM "+
+			q("rental")+" WHERE return_date IS NULL)", []any{})
+	case 3: // a new film and its cast; or a film's features changed
+		if rng.IntN(2) == 0 {
+			return pgExecs(ctx, tx, "UPDATE "+q("film")+` SET special_features = $1, rating = $2, release_year = $3, description = $4
+				WHERE film_id = (SELECT film_id FROM `+q("film")+" ORDER BY film_id LIMIT 1 OFFSET $5)",
+				[]any{[]string{"", "Trailers,Director's Cut", "Commentaries,Deleted Scenes,Behind the Scenes"}[rng.IntN(3)],
+					[]any{nil, "X", "NC-17"}[rng.IntN(3)], []int{1901, 2155, 2027}[rng.IntN(3)], fmt.Sprintf("Réécrit 🎬 %d", rng.IntN(1e6)), rng.IntN(300)})
+		}
+		var id int64
+		if err := tx.QueryRow(ctx, "INSERT INTO "+q("film")+` (title, original_title, description, release_year, language_id, rental_rate, length, rating, special_features)
+			VALUES ($1, 'Titre original 😀', 'Une histoire — “quoted”', 2155, 1, 99.99, 65535, 'X', 'Trailers,Director''s Cut') RETURNING film_id`,
+			fmt.Sprintf("PG film %d", rng.IntN(1e9))).Scan(&id); err != nil {
+			return err
+		}
+		return pgExecs(ctx, tx, "INSERT INTO "+q("film_actor")+" (actor_id, film_id) SELECT actor_id, $1 FROM "+q("actor")+" ORDER BY actor_id LIMIT 3", []any{id})
+	case 4: // a film renumbered: cast, categories and inventory follow (film_text by the trigger)
+		return pgExecs(ctx, tx, "UPDATE "+q("film")+" SET film_id = film_id + 30000 WHERE film_id = (SELECT min(film_id) FROM "+q("film")+")", []any{})
+	default: // a customer leaves (rentals cascade, payments go), or an address moves
+		if rng.IntN(2) == 0 {
+			return pgExecs(ctx, tx, "UPDATE "+q("address")+" SET location = (SELECT location FROM "+q("address")+" WHERE address_id = $1), phone = '+33 1 23 45 67 89' WHERE address_id = $2",
+				[]any{1 + rng.IntN(300), 1 + rng.IntN(300)})
+		}
+		return pgExecs(ctx, tx, "DELETE FROM "+q("customer")+" WHERE customer_id = (SELECT max(customer_id) FROM "+q("customer")+")", []any{})
 	}
 }

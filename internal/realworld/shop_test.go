@@ -39,7 +39,8 @@ func testShop(t *testing.T, env *testenv.Env) {
 	repairShop(t, m)
 	compareShop(t, m)
 
-	wayBack(t, m, shopPGWrite, 100, "SELECT count(*) FROM `order` WHERE customer_email LIKE 'pg%'")
+	wayBack(t, m, wayBackLoad{write: shopPGWrite, minWrites: 100, proof: "SELECT count(*) FROM `order` WHERE customer_email LIKE 'pg%'",
+		fallback: []string{"INSERT INTO `order` () VALUES ()", "INSERT INTO category (name) VALUES ('after fallback')"}})
 	requireCutover(t, m, `INSERT INTO `+pgx.Identifier{m.db, "order"}.Sanitize()+` DEFAULT VALUES`,
 		`INSERT INTO `+pgx.Identifier{m.db, "category"}.Sanitize()+` (name) VALUES ('after cut-over')`)
 	var dups int

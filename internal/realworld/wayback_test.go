@@ -25,16 +25,35 @@ import (
 // the cut-over; q names a table of the migrated schema.
 type pgWrite func(ctx context.Context, tx pgx.Tx, q func(table string) string, rng *rand.Rand) error
 
+// wayBackLoad is what a scenario's application does after the cut-over.
+type wayBackLoad struct {
+	// write is one transaction on PostgreSQL; minWrites the least number
+	// of them the load must commit.
+	write     pgWrite
+	minWrites int64
+	// proof is a count query on the source that is 0 unless the load's
+	// writes came back.
+	proof string
+	// prepare runs after the cut-over, before the reverse stream starts:
+	// what the DBA does then (triggers moved to PostgreSQL...).
+	prepare func(t *testing.T, m migrated)
+	// restore runs after the fallback, before the application writes to the
+	// source again (the DBA's part: triggers back on MySQL...).
+	restore func(t *testing.T, m migrated)
+	// fallback are statements the application runs on the source after the
+	// fallback (inserts with AUTO_INCREMENT ids...): each must succeed.
+	fallback []string
+}
+
 // wayBack runs the rest of the path a DBA relies on for a rollback, on a
 // scenario after run (its load stopped, verify equal): `sluice cutover`,
 // then the application's write load on PostgreSQL while `sluice replicate
 // --source postgres://… --target mysql://…` carries it into the source
 // database, then `--until-caught-up`; every column of every table must then
 // be equal on both sides, and the forward `sluice verify` must report equal
-// (after a fallback the source is the truth again). minWrites is the least
-// number of PostgreSQL transactions the load must commit; proof is a count
-// query on the source that is 0 unless the load's writes came back.
-func wayBack(t *testing.T, m migrated, write pgWrite, minWrites int64, proof string) {
+// (after a fallback the source is the truth again); then the application
+// writes to the source again.
+func wayBack(t *testing.T, m migrated, app wayBackLoad) {
 	t.Helper()
 	bin := testenv.SluiceBinary(t)
 	logPath := filepath.Join(t.TempDir(), "wayback.log")
@@ -44,6 +63,9 @@ func wayBack(t *testing.T, m migrated, write pgWrite, minWrites int64, proof str
 	if code := runSluice(t, bin, logPath, "cutover", "--source", m.sourceURL, "--target", m.targetURL,
 		"--include", m.db, "--stream", m.stream, "--quiet-for", "1s", "--log-level", "warn"); code != 0 {
 		t.Fatalf("cutover: exit %d\n%s", code, tailFile(logPath, 80))
+	}
+	if app.prepare != nil {
+		app.prepare(t, m)
 	}
 	back := []string{"replicate", "--source", m.targetURL, "--target", m.sourceURL, "--stream", rev,
 		"--workers", "2", "--log-level", "warn"}
@@ -62,13 +84,13 @@ func wayBack(t *testing.T, m migrated, write pgWrite, minWrites int64, proof str
 		}
 	})
 
-	writes, err := pgLoad(m, write, 4*time.Second, liveDone)
+	writes, err := pgLoad(m, app.write, 4*time.Second, liveDone)
 	if err != nil {
 		t.Fatalf("write load on PostgreSQL: %v\n%s", err, tailFile(logPath, 60))
 	}
 	t.Logf("%d application transactions on PostgreSQL after the cut-over", writes)
-	if writes < minWrites {
-		t.Errorf("%d PostgreSQL transactions, want at least %d", writes, minWrites)
+	if writes < app.minWrites {
+		t.Errorf("%d PostgreSQL transactions, want at least %d", writes, app.minWrites)
 	}
 	select {
 	case err := <-liveDone:
@@ -85,13 +107,21 @@ func wayBack(t *testing.T, m migrated, write pgWrite, minWrites int64, proof str
 		t.Fatalf("reverse replicate --until-caught-up: exit %d\n%s", code, tailFile(logPath, 80))
 	}
 	var came int
-	if err := m.my.QueryRow(proof).Scan(&came); err != nil || came == 0 {
-		t.Errorf("%s: %d, %v: the PostgreSQL writes did not come back", proof, came, err)
+	if err := m.my.QueryRow(app.proof).Scan(&came); err != nil || came == 0 {
+		t.Errorf("%s: %d, %v: the PostgreSQL writes did not come back", app.proof, came, err)
 	}
 	compareAllPG(t, m, nil)
 	if code := runSluice(t, bin, logPath, "verify", "--online=off", "--log-level", "warn", "--source", m.sourceURL,
 		"--target", m.targetURL, "--include", m.db, "--stream", m.stream); code != 0 {
 		t.Errorf("verify after the way back: exit %d\n%s", code, tailFile(logPath, 80))
+	}
+	if app.restore != nil {
+		app.restore(t, m)
+	}
+	for _, q := range app.fallback {
+		if _, err := m.my.Exec(q); err != nil {
+			t.Errorf("after the fallback: %s: %v", q, err)
+		}
 	}
 }
 

@@ -57,7 +57,9 @@ func testWordPress(t *testing.T, env *testenv.Env) {
 		t.Errorf("the source has %d options with NUL bytes (%v): the test lost its point", nuls, err)
 	}
 	// The application's writes on PostgreSQL rewrite widget_cache without NUL.
-	wayBack(t, m, wordpressPGWrite, 100, "SELECT count(*) FROM wp_posts WHERE post_content LIKE 'PG draft %'")
+	wayBack(t, m, wayBackLoad{write: wordpressPGWrite, minWrites: 100, proof: "SELECT count(*) FROM wp_posts WHERE post_content LIKE 'PG draft %'",
+		fallback: []string{"INSERT INTO wp_posts (post_content, post_title, post_excerpt, to_ping, pinged, post_content_filtered) VALUES ('after fallback', 't', '', '', '', '')",
+			"INSERT INTO wp_options (option_name, option_value) VALUES ('after_fallback', 'x')"}})
 	requireCutover(t, m, `INSERT INTO `+pgx.Identifier{m.db, "wp_options"}.Sanitize()+` (option_name, option_value) VALUES ('cutover', 'x')`,
 		`INSERT INTO `+pgx.Identifier{m.db, "wp_comments"}.Sanitize()+` (comment_author, comment_content, comment_date, comment_date_gmt) VALUES ('a', 'b', now(), now())`)
 	var zeros int

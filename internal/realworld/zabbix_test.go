@@ -43,7 +43,8 @@ func TestZabbix(t *testing.T) {
 		compareZabbix(t, m)
 		var ids atomic.Int64
 		ids.Store(5_000_000)
-		wayBack(t, m, zabbixPGWrite(&ids), 100, "SELECT count(*) FROM history_log WHERE source = 'pg'")
+		wayBack(t, m, wayBackLoad{write: zabbixPGWrite(&ids), minWrites: 100, proof: "SELECT count(*) FROM history_log WHERE source = 'pg'",
+			fallback: []string{"INSERT INTO sessions (sessionid, userid) VALUES ('after-fallback', 1)"}})
 	})
 }
 
