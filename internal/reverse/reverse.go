@@ -186,7 +186,7 @@ func runOnce(ctx context.Context, o Options) error {
 		}
 	}
 	_ = pg.Close(ctx)
-	return run(ctx, o, db, tables, until)
+	return explainDuplicate(run(ctx, o, db, tables, until))
 }
 
 // run streams and applies until stopped.

@@ -2,6 +2,7 @@ package reverse
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -202,5 +203,29 @@ func TestReverseRefusesMySQLTriggers(t *testing.T) {
 	g.catchUp()
 	if got := strings.Join(g.rows("ft", []string{"id"}, "id"), " "); got != "" {
 		t.Errorf("ft: %q, want no rows", got)
+	}
+}
+
+// TestReverseCollationDuplicate: PostgreSQL holds 'Ab' and 'ab ' as two
+// values, a MySQL unique key under utf8mb4_general_ci (case-insensitive, PAD
+// SPACE) as one: the stream stops, saying why and naming the row, with
+// nothing of the transaction applied.
+func TestReverseCollationDuplicate(t *testing.T) {
+	g := newRig(t, "rvci", "CREATE TABLE u (id INT PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci, UNIQUE KEY (name))")
+	g.snapshot()
+	g.catchUp()
+	g.postgres("INSERT INTO u VALUES (1, 'Ab')", "INSERT INTO u VALUES (2, 'ab '), (3, 'other')")
+	err := g.run(g.options())
+	var de *DuplicateError
+	if !errors.As(err, &de) {
+		t.Fatalf("want a DuplicateError, got %v", err)
+	}
+	for _, w := range []string{"u [id=2]", "Duplicate entry", "under its collation", "nothing of this PostgreSQL transaction was applied"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("the error does not say %q: %v", w, err)
+		}
+	}
+	if got := strings.Join(g.rows("u", []string{"id"}, "id"), " "); got != "31" {
+		t.Errorf("MySQL rows: %q, want only id 1", got)
 	}
 }
