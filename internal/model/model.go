@@ -72,6 +72,12 @@ type RowChange struct {
 	After  []any
 }
 
+// Unknown is a value of an old row image that the source was not given
+// (PostgreSQL's key-only old tuple: the columns outside the key). It equals
+// no value, not even another Unknown, so nothing treats the column as
+// unchanged; a sink never writes it.
+type Unknown struct{}
+
 // DDL is a schema change from a QUERY event, already parsed by the source
 // (which needs the new table versions to decode later events). Statement is
 // the source's own text; PG holds its PostgreSQL translation. A sink runs the

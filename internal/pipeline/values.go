@@ -46,6 +46,8 @@ func ValueEqual(a, b any) bool {
 		return a == nil && b == nil
 	}
 	switch x := a.(type) {
+	case model.Unknown:
+		return false
 	case string:
 		y, ok := b.(string)
 		return ok && x == y

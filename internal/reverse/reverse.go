@@ -195,9 +195,12 @@ func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.T
 	// triggers) that logical decoding carries like any other: MySQL must
 	// not run its actions on top (a cascaded delete would arrive for a row
 	// MySQL's own cascade had already removed), so the sink writes with
-	// foreign_key_checks off, as for a MySQL 9 source.
+	// foreign_key_checks off, as for a MySQL 9 source. An UPDATE writes
+	// only the columns the application changed: MySQL keeps what PostgreSQL
+	// holds differently (NUL bytes stripped, zero dates, MariaDB JSON text).
 	sink, err := mysink.New(mysink.Config{Stream: o.Stream, Decode: lsnpos.Decode, SourceDB: o.Target.Database,
-		TargetDB: o.Target.Database, AppliedFirst: true, SourceLogsFKActions: true, Log: o.Log}, db)
+		TargetDB: o.Target.Database, AppliedFirst: true, SourceLogsFKActions: true,
+		UpdateChangedColumns: true, Log: o.Log}, db)
 	if err != nil {
 		return err
 	}

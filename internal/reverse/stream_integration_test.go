@@ -229,3 +229,31 @@ func TestReverseCollationDuplicate(t *testing.T) {
 		t.Errorf("MySQL rows: %q, want only id 1", got)
 	}
 }
+
+// TestReverseUpdatesOnlyChangedColumns: an UPDATE on PostgreSQL writes back
+// only the columns it changed, so MySQL keeps what PostgreSQL holds
+// differently — text whose NUL bytes the forward stream stripped, a zero
+// date the policy made NULL — unless the application changed it (before, an
+// update of another column silently rewrote them); with a key-only old row
+// (REPLICA IDENTITY DEFAULT) every column is written.
+func TestReverseUpdatesOnlyChangedColumns(t *testing.T) {
+	g := newRig(t, "rvchg", "SET SESSION sql_mode = ''",
+		"CREATE TABLE o (id INT PRIMARY KEY, v LONGTEXT, d DATETIME NULL, a VARCHAR(5))",
+		"INSERT INTO o VALUES (1, CONCAT('x', CHAR(0), '*', CHAR(0), 'y'), '0000-00-00 00:00:00', 'no'), (2, 'p', NULL, 'no'), (3, 'q', NULL, 'no')")
+	g.snapshot()
+	g.catchUp()
+	g.postgres("UPDATE o SET a = 'yes' WHERE id = 1", "UPDATE o SET v = 'changed', a = 'yes' WHERE id = 2",
+		"UPDATE o SET a = a WHERE id = 3")
+	g.catchUp()
+	want := "31|78002A0079|303030302D30302D30302030303A30303A3030|796573 32|6368616E676564|NULL|796573 33|71|NULL|6E6F"
+	if got := strings.Join(g.rows("o", []string{"id", "v", "d", "a"}, "id"), " "); got != want {
+		t.Errorf("after updates of other columns:\n got %s\nwant %s", got, want)
+	}
+	// Without the whole old row every column is written.
+	g.postgres("ALTER TABLE o REPLICA IDENTITY DEFAULT", "UPDATE o SET a = 'k' WHERE id = 1")
+	g.catchUp()
+	want = "31|782A79|NULL|6B"
+	if got := strings.Join(g.rows("o", []string{"id", "v", "d", "a"}, "id")[:1], " "); got != want {
+		t.Errorf("with a key-only old row:\n got %s\nwant %s", got, want)
+	}
+}

@@ -69,6 +69,9 @@ func (s *session) plan(t *schema.Table) (*plan, error) {
 	if !s.a.updatesMany(t) {
 		p.updateMany, p.upsertMany = false, false
 	}
+	if s.a.cfg.UpdateChangedColumns {
+		p.updateMany, p.upsertMany, p.updateCase, p.changedOnly = false, false, false, true
+	}
 	s.plans[t] = p
 	return p, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
@@ -47,6 +48,9 @@ type plan struct {
 	caseHead, caseKey string
 	setPos            []int
 	caseElse          []string
+	// changedOnly: an UPDATE sets only the columns the change altered
+	// (Config.UpdateChangedColumns).
+	changedOnly bool
 }
 
 func newPlan(t *schema.Table, targetDB string, mysqlJSON, rowAlias bool) (*plan, error) {
@@ -167,10 +171,18 @@ func (p *plan) appendUpdate(buf []byte, before, after []any) ([]byte, error) {
 	if len(after) < len(p.table.Columns) {
 		return buf, fmt.Errorf("row image has %d values, table %s has %d columns", len(after), p.table.TableID, len(p.table.Columns))
 	}
+	set := 0
+	some := p.changedOnly && p.anySet(before, after)
 	for n, i := range p.cols {
-		if n > 0 {
+		// Changed-only: a column that did not change is left out, but when
+		// none changed the last one is written (a statement must set one).
+		if p.changedOnly && !p.setsColumn(i, before, after) && (some || n < len(p.cols)-1) {
+			continue
+		}
+		if set > 0 {
 			buf = append(buf, ',')
 		}
+		set++
 		buf = append(buf, p.setNames[n]...)
 		var err error
 		if buf, err = p.enc[i](buf, after[i]); err != nil {
@@ -186,6 +198,24 @@ func (p *plan) appendUpdate(buf []byte, before, after []any) ([]byte, error) {
 		buf = append(buf, " LIMIT 1"...)
 	}
 	return buf, nil
+}
+
+// setsColumn says whether a changed-only UPDATE sets column i: its value
+// changed, or MySQL would set it itself (ON UPDATE CURRENT_TIMESTAMP).
+func (p *plan) setsColumn(i int, before, after []any) bool {
+	return i >= len(before) || !pipeline.ValueEqual(before[i], after[i]) || p.table.Columns[i].OnUpdateCurrentTS
+}
+
+// anySet says whether a changed-only UPDATE sets any column; when none
+// changed, it sets the last written column to its (unchanged) value, so that
+// the statement still finds, and counts, the row.
+func (p *plan) anySet(before, after []any) bool {
+	for _, i := range p.cols {
+		if p.setsColumn(i, before, after) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyString prints the key of an image for error messages.

@@ -53,7 +53,16 @@ type Config struct {
 	// row event is on a table of database sluice, so with both directions
 	// running a row the reverse stream wrote never goes forward again.
 	AppliedFirst bool
-	Log          *slog.Logger
+	// UpdateChangedColumns: an UPDATE sets only the columns the change
+	// altered (old and new value differ; a value the source did not have,
+	// model.Unknown, counts as altered), and those with ON UPDATE
+	// CURRENT_TIMESTAMP (their explicit value keeps MySQL from setting its
+	// own), one row to a statement. The reverse stream: what PostgreSQL
+	// holds differently from MySQL (text whose NUL bytes the forward
+	// stream stripped, a zero date a policy made NULL, MariaDB JSON text in
+	// jsonb's order) stays as MySQL has it unless the application changed it.
+	UpdateChangedColumns bool
+	Log                  *slog.Logger
 }
 
 var engineName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)

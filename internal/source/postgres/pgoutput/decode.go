@@ -49,15 +49,21 @@ func (s *Stream) decode(r *relation, op model.Op, oldType uint8, oldT, newT []tu
 			return rc, 0, fmt.Errorf("reverse source: an UPDATE of %s arrived without its old row: the table needs REPLICA IDENTITY FULL "+
 				"(it has no primary key, or a unique key besides it, whose old values order the apply): ALTER TABLE %s REPLICA IDENTITY FULL", name, name)
 		}
-		if rc.Before == nil {
-			// The key did not change: the old row is found by it.
-			rc.Before = rc.After
-		} else if !full {
-			// A key-only old tuple: the key from it, the rest is unknown
-			// and not used (the row is found by its primary key).
-			b := append([]any(nil), rc.After...)
+		if !full {
+			// No old row, or a key-only one: the key from it (or from the
+			// new row when the key did not change), the rest unknown (the
+			// row is found by its primary key; the sink then writes every
+			// column, not only those that changed).
+			old := rc.Before
+			if old == nil {
+				old = rc.After
+			}
+			b := make([]any, len(rc.After))
+			for i := range b {
+				b[i] = model.Unknown{}
+			}
 			for _, k := range r.key {
-				b[k] = rc.Before[k]
+				b[k] = old[k]
 			}
 			rc.Before = b
 		}
