@@ -52,14 +52,19 @@ func testWordPress(t *testing.T, env *testenv.Env) {
 		AND tablename = 'wp_postmeta' AND indexname = 'wp_postmeta_post_id_meta_key'`, m.db).Scan(&idx); err != nil || idx != 1 {
 		t.Errorf("the index pt-online-schema-change added is not on the target's wp_postmeta (%d, %v)", idx, err)
 	}
-	var nuls int
-	if err := m.my.QueryRow("SELECT count(*) FROM wp_options WHERE LOCATE(CHAR(0), option_value) > 0").Scan(&nuls); err != nil || nuls < 2 {
-		t.Errorf("the source has %d options with NUL bytes (%v): the test lost its point", nuls, err)
+	requireNULs := func(when string) {
+		var nuls int
+		if err := m.my.QueryRow("SELECT count(*) FROM wp_options WHERE LOCATE(CHAR(0), option_value) > 0").Scan(&nuls); err != nil || nuls < 2 {
+			t.Errorf("%s the source has %d options with NUL bytes (%v)", when, nuls, err)
+		}
 	}
-	// The application's writes on PostgreSQL rewrite widget_cache without NUL.
+	requireNULs("before the cut-over:")
 	wayBack(t, m, wayBackLoad{write: wordpressPGWrite, minWrites: 100, proof: "SELECT count(*) FROM wp_posts WHERE post_content LIKE 'PG draft %'",
 		fallback: []string{"INSERT INTO wp_posts (post_content, post_title, post_excerpt, to_ping, pinged, post_content_filtered) VALUES ('after fallback', 't', '', '', '', '')",
 			"INSERT INTO wp_options (option_name, option_value) VALUES ('after_fallback', 'x')"}})
+	// The application on PostgreSQL changed those options' autoload, not
+	// their values: MySQL keeps the NUL bytes PostgreSQL cannot hold.
+	requireNULs("after the way back:")
 	requireCutover(t, m, `INSERT INTO `+pgx.Identifier{m.db, "wp_options"}.Sanitize()+` (option_name, option_value) VALUES ('cutover', 'x')`,
 		`INSERT INTO `+pgx.Identifier{m.db, "wp_comments"}.Sanitize()+` (comment_author, comment_content, comment_date, comment_date_gmt) VALUES ('a', 'b', now(), now())`)
 	var zeros int
@@ -328,9 +333,13 @@ func wordpressPGWrite(ctx context.Context, tx pgx.Tx, q func(string) string, rng
 		return pgExecs(ctx, tx, "INSERT INTO "+q("wp_options")+` (option_name, option_value, autoload) VALUES ($1, $2, 'no')
 			ON CONFLICT (option_name) DO UPDATE SET option_value = EXCLUDED.option_value, autoload = 'yes'`,
 			[]any{fmt.Sprint("_pg_transient_", rng.IntN(300)), fmt.Sprintf("a:1:{s:4:\"😀\";i:%d;}", rng.IntN(1e9))})
-	case 3: // the cache object, or expired transients
-		if rng.IntN(2) == 0 {
-			return pgExecs(ctx, tx, "UPDATE "+q("wp_options")+" SET option_value = $1 WHERE option_name = 'widget_cache'",
+	case 3: // options whose values hold NUL on MySQL set to (not) autoload; a value rewritten; expired transients
+		switch rng.IntN(3) {
+		case 0:
+			return pgExecs(ctx, tx, "UPDATE "+q("wp_options")+` SET autoload = CASE autoload WHEN 'yes' THEN 'no' ELSE 'yes' END
+				WHERE option_name IN ('widget_cache', '_site_transient_theme_roots')`, []any{})
+		case 1:
+			return pgExecs(ctx, tx, "UPDATE "+q("wp_options")+" SET option_value = $1 WHERE option_name = 'blogdescription'",
 				[]any{fmt.Sprintf("O:8:\"WP_Cache\":1:{s:7:\"*data\";i:%d;} \\ 'quoted'", rng.IntN(1e6))})
 		}
 		return pgExecs(ctx, tx, "DELETE FROM "+q("wp_options")+` WHERE option_name LIKE '\_pg\_transient\_%' AND option_id % 20 = $1`, []any{rng.IntN(20)})
