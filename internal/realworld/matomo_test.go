@@ -1,6 +1,7 @@
 package realworld
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
@@ -37,6 +38,9 @@ func TestMatomo(t *testing.T) {
 			`DELETE FROM ` + q("matomo_log_conversion") + ` WHERE (idvisit, idgoal, buster) = (SELECT idvisit, idgoal, buster FROM ` + q("matomo_log_conversion") + ` ORDER BY 1, 2, 3 LIMIT 1)`,
 		}, "matomo_log_visit", "matomo_archive_blob_2024_02", "matomo_log_conversion")
 		compareMatomo(t, m)
+		wayBack(t, m, wayBackLoad{write: matomoPGWrite, minWrites: 100,
+			proof:    "SELECT count(*) FROM matomo_log_visit WHERE location_city LIKE 'Zürich%'",
+			fallback: []string{"INSERT INTO matomo_log_action (name, hash, type) VALUES ('after fallback', 1, 1)"}})
 		requireCutover(t, m, `INSERT INTO `+q("matomo_log_action")+` (name, hash, type) VALUES ('after cut-over', 1, 1)`)
 	})
 }
@@ -255,5 +259,62 @@ func matomoWrite(my *sql.DB, rng *rand.Rand) error {
 				"DELETE FROM matomo_log_conversion WHERE idvisit = ?", visit,
 				"DELETE FROM matomo_log_visit WHERE idvisit = ?", visit)
 		})
+	}
+}
+
+// matomoPGWrite is one transaction of the Matomo tracker writing to
+// PostgreSQL after the cut-over: visits (BINARY(8) ids, 4- and 16-byte IPs,
+// DECIMAL(9,6) coordinates, TIME, TINYINT(1), MEDIUMINT UNSIGNED at its
+// maximum) and their actions (DOUBLE) with identity ids, conversions with a
+// nullable unique order id, archive upserts, options, IP anonymisation, GDPR
+// deletions.
+func matomoPGWrite(ctx context.Context, tx pgx.Tx, q func(string) string, rng *rand.Rand) error {
+	visit := 1 + rng.IntN(600)
+	visitor := []byte(fmt.Sprintf("%08d", rng.IntN(300)))
+	switch rng.IntN(6) {
+	case 0, 1: // a new visit and its first action
+		ip := []byte{203, 0, 113, byte(rng.IntN(256))}
+		if rng.IntN(2) == 0 {
+			ip = append([]byte{0x20, 0x01, 0x0d, 0xb8}, make([]byte, 12)...)
+			ip[15] = byte(rng.IntN(256))
+		}
+		var id int64
+		if err := tx.QueryRow(ctx, "INSERT INTO "+q("matomo_log_visit")+` (idsite, idvisitor, visit_last_action_time, config_id, location_ip, profilable,
+			visit_first_action_time, visitor_count_visits, visit_total_actions, visit_total_interactions, config_device_type,
+			visitor_localtime, location_latitude, location_longitude, location_city, visit_total_time)
+			VALUES (1, $1, localtimestamp(0), $2, $3, 1, localtimestamp(0), 1, 1, 16777215, 127, $4::interval, $5, $6, 'Zürich 🏔', 0) RETURNING idvisit`,
+			visitor, []byte{0, 0xff, 0, 0xff, byte(rng.IntN(256)), 1, 2, 3}, ip,
+			fmt.Sprintf("%02d:%02d:%02d", rng.IntN(24), rng.IntN(60), rng.IntN(60)),
+			fmt.Sprintf("%.6f", rng.Float64()*180-90), fmt.Sprintf("%.6f", rng.Float64()*360-180)).Scan(&id); err != nil {
+			return err
+		}
+		return pgExecs(ctx, tx, "INSERT INTO "+q("matomo_log_link_visit_action")+` (idsite, idvisitor, idvisit, idaction_url, server_time, idpageview,
+			custom_float, time_server, product_price) VALUES (1, $1, $2, 1, localtimestamp(0), 'pg0001', $3, 16777215, 1e-300)`,
+			[]any{visitor, id, rng.NormFloat64() * 1e300})
+	case 2: // a conversion: an order (unique per site) or a goal
+		order := any(nil)
+		if rng.IntN(2) == 0 {
+			order = fmt.Sprintf("PG-ORDER-%d-😀", rng.IntN(5000))
+		}
+		return pgExecs(ctx, tx, "INSERT INTO "+q("matomo_log_conversion")+` AS c (idvisit, idsite, idvisitor, server_time, idgoal, buster, idorder, url, revenue, revenue_tax, items)
+			VALUES ($1, 1, $2, localtimestamp(0), $3, $4, $5, 'https://shop.example.org/merci', $6, 0, 65535)
+			ON CONFLICT DO NOTHING`, []any{visit, visitor, rng.IntN(4) - 1, rng.Uint32(), order, rng.Float64() * 500})
+	case 3: // the archiver
+		id := 200000 + rng.IntN(100000)
+		return pgExecs(ctx, tx, "INSERT INTO "+q("matomo_archive_numeric_2024_01")+` AS a (idarchive, name, idsite, date1, date2, period, ts_archived, value)
+			VALUES ($1, 'nb_visits', 1, '2024-01-15', '2024-01-15', 255, localtimestamp(0), $2) ON CONFLICT (idarchive, name) DO UPDATE SET value = EXCLUDED.value`,
+			[]any{id, rng.Float64() * 1e4},
+			"INSERT INTO "+q("matomo_option")+` (option_name, option_value, autoload) VALUES ($1, $2, -128)
+				ON CONFLICT (option_name) DO UPDATE SET option_value = EXCLUDED.option_value`,
+			[]any{fmt.Sprint("pgTrackerCronRun", rng.IntN(5)), fmt.Sprintf("a:1:{s:4:\"😀\";i:%d;}", rng.IntN(1e6))})
+	case 4: // IP anonymisation
+		return pgExecs(ctx, tx, "UPDATE "+q("matomo_log_visit")+` SET location_ip = CASE WHEN length(location_ip) = 4
+			THEN substr(location_ip, 1, 2) || '\x0000'::bytea ELSE substr(location_ip, 1, 6) || '\x00000000000000000000'::bytea END,
+			visitor_localtime = '23:59:59' WHERE idvisit = $1`, []any{visit})
+	default: // a GDPR deletion
+		return pgExecs(ctx, tx,
+			"DELETE FROM "+q("matomo_log_link_visit_action")+" WHERE idvisit = $1", []any{visit},
+			"DELETE FROM "+q("matomo_log_conversion")+" WHERE idvisit = $1", []any{visit},
+			"DELETE FROM "+q("matomo_log_visit")+" WHERE idvisit = $1", []any{visit})
 	}
 }
