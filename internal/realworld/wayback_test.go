@@ -125,9 +125,10 @@ func wayBack(t *testing.T, m migrated, app wayBackLoad) {
 	}
 }
 
-// pgLoad runs write in transactions on the target for d (serialization
-// failures and deadlocks retried) and returns how many committed; it stops
-// early when the reverse stream ends.
+// pgLoad runs write in transactions on the target for d and returns how
+// many committed; it stops early when the reverse stream ends. Serialization
+// failures, deadlocks and unique violations (the two sessions replacing the
+// same rows at once: delete, then insert) roll back and are retried.
 func pgLoad(m migrated, write pgWrite, d time.Duration, liveDone chan error) (int64, error) {
 	ctx := context.Background()
 	q := func(table string) string { return pgx.Identifier{m.db, table}.Sanitize() }
@@ -144,7 +145,7 @@ func pgLoad(m migrated, write pgWrite, d time.Duration, liveDone chan error) (in
 			for time.Now().Before(deadline) && len(liveDone) == 0 {
 				err := pgx.BeginFunc(ctx, m.pg, func(tx pgx.Tx) error { return write(ctx, tx, q, rng) })
 				var pe *pgconn.PgError
-				if errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01") {
+				if errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "23505") {
 					continue
 				}
 				if err != nil {
