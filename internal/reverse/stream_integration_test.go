@@ -239,13 +239,20 @@ func TestReverseCollationDuplicate(t *testing.T) {
 func TestReverseUpdatesOnlyChangedColumns(t *testing.T) {
 	g := newRig(t, "rvchg", "SET SESSION sql_mode = ''",
 		"CREATE TABLE o (id INT PRIMARY KEY, v LONGTEXT, d DATETIME NULL, a VARCHAR(5))",
-		"INSERT INTO o VALUES (1, CONCAT('x', CHAR(0), '*', CHAR(0), 'y'), '0000-00-00 00:00:00', 'no'), (2, 'p', NULL, 'no'), (3, 'q', NULL, 'no')")
+		"INSERT INTO o VALUES (1, CONCAT('x', CHAR(0), '*', CHAR(0), 'y'), '0000-00-00 00:00:00', 'no'), (2, 'p', NULL, 'no'), (3, 'q', NULL, 'no'),"+
+			" (4, 'r', NULL, 'no'), (5, 's', '0000-00-00 00:00:00', 'no'), (6, 't', '0000-00-00 00:00:00', 'no')")
 	g.snapshot()
 	g.catchUp()
+	// One group of one-row transactions: the multi-row CASE UPDATE must
+	// leave d out where it did not change (rows 1, 2, 3, 5, 6) and set it
+	// where it did (row 4), never the NULL PostgreSQL holds for a zero date.
 	g.postgres("UPDATE o SET a = 'yes' WHERE id = 1", "UPDATE o SET v = 'changed', a = 'yes' WHERE id = 2",
-		"UPDATE o SET a = a WHERE id = 3")
+		"UPDATE o SET a = a WHERE id = 3", "UPDATE o SET d = '2020-01-02 03:04:05' WHERE id = 4",
+		"UPDATE o SET a = 'yes' WHERE id = 5", "UPDATE o SET v = 'u' WHERE id = 6")
 	g.catchUp()
-	want := "31|78002A0079|303030302D30302D30302030303A30303A3030|796573 32|6368616E676564|NULL|796573 33|71|NULL|6E6F"
+	zero := "303030302D30302D30302030303A30303A3030"
+	want := "31|78002A0079|" + zero + "|796573 32|6368616E676564|NULL|796573 33|71|NULL|6E6F" +
+		" 34|72|323032302D30312D30322030333A30343A3035|6E6F 35|73|" + zero + "|796573 36|75|" + zero + "|6E6F"
 	if got := strings.Join(g.rows("o", []string{"id", "v", "d", "a"}, "id"), " "); got != want {
 		t.Errorf("after updates of other columns:\n got %s\nwant %s", got, want)
 	}

@@ -70,7 +70,10 @@ func (s *session) plan(t *schema.Table) (*plan, error) {
 		p.updateMany, p.upsertMany = false, false
 	}
 	if s.a.cfg.UpdateChangedColumns {
-		p.updateMany, p.upsertMany, p.updateCase, p.changedOnly = false, false, false, true
+		// Only the CASE UPDATE can leave a row's unchanged columns out
+		// (update_case.go); the upsert and the joined UPDATE write them all.
+		p.changedOnly, p.upsertMany = true, false
+		p.updateMany = p.updateMany && p.updateCase
 	}
 	s.plans[t] = p
 	return p, nil

@@ -68,7 +68,13 @@ func updateCase(ctx context.Context, b *batch, p *plan, run []pipeline.Change, b
 		off, listed = append(off, len(vals)), append(listed, true)
 		whens := 0
 		for c, i := range p.setCols {
-			list := p.caseElse[c] == "" || !pipeline.ValueEqual(ch.Before[i], ch.After[i])
+			list := !pipeline.ValueEqual(ch.Before[i], ch.After[i])
+			if p.caseElse[c] == "" {
+				// No ELSE keeps it: written in every row, or (changedOnly)
+				// in none of the run's rows where it is unchanged in all
+				// (caseCompatible keeps runs so).
+				list = list || !p.changedOnly || p.table.Columns[i].OnUpdateCurrentTS
+			}
 			if list {
 				if vals, err = p.enc[i](vals, ch.After[i]); err != nil {
 					return buf, 0, &stmtError{ch: ch, err: errColumn(p, i, err)}
@@ -124,9 +130,11 @@ func updateCase(ctx context.Context, b *batch, p *plan, run []pipeline.Change, b
 		buf = append(buf, " END"...)
 	}
 	if cols == 0 {
-		// No row changes anything: the statement still finds every row.
-		buf = append(buf, p.setNames[p.setPos[0]]...)
-		buf = append(buf, p.caseElse[0]...)
+		// No row changes anything: the statement still finds every row
+		// (the key, an integer, set to itself).
+		buf = append(buf, p.caseKey...)
+		buf = append(buf, '=')
+		buf = append(buf, p.caseKey...)
 	}
 	buf = append(buf, " WHERE "...)
 	buf = append(buf, p.caseKey...)
@@ -139,6 +147,25 @@ func updateCase(ctx context.Context, b *batch, p *plan, run []pipeline.Change, b
 	}
 	buf = append(buf, ')')
 	return buf, n, b.addUpdateMany(ctx, buf, p, run[:n])
+}
+
+// caseCompatible says whether, with changedOnly, row b may share a CASE
+// UPDATE with row a: every set column whose CASE has no ELSE (caseElse "")
+// is changed in both or in neither, so that its CASE lists every row of the
+// statement or is left out.
+func (p *plan) caseCompatible(a, b *pipeline.Change) bool {
+	for c, i := range p.setCols {
+		if p.caseElse[c] != "" || p.table.Columns[i].OnUpdateCurrentTS {
+			continue
+		}
+		if i >= len(a.Before) || i >= len(b.Before) || i >= len(a.After) || i >= len(b.After) {
+			return false
+		}
+		if pipeline.ValueEqual(a.Before[i], a.After[i]) != pipeline.ValueEqual(b.Before[i], b.After[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // buildUpdateCase prepares the fixed parts of the CASE UPDATE.

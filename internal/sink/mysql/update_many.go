@@ -85,7 +85,8 @@ func (s *session) updates(ctx context.Context, b *batch, p *plan, run []pipeline
 		if many {
 			clear(seen)
 			for j < len(run) && j-i < maxUpdateRows && run[j].HasIdent && !seen[run[j].Ident] && pipeline.UniqueUnchanged(p.uniqueCols, &run[j].RowChange) &&
-				(!upsert || !pipeline.UniqueUnchanged(p.setCols, &run[j].RowChange)) {
+				(!upsert || !pipeline.UniqueUnchanged(p.setCols, &run[j].RowChange)) &&
+				(!p.changedOnly || p.caseCompatible(&run[i], &run[j])) {
 				seen[run[j].Ident] = true
 				j++
 			}
