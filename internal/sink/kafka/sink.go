@@ -291,7 +291,7 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 		rows += len(t.Changes)
 		bytes += t.Bytes
 	}
-	s.cad.observe(rows, bytes, time.Since(began))
+	s.cad.observe(rows, bytes, g.Txns[len(g.Txns)-1].Timestamp, time.Since(began))
 	st.state = next
 	// One worker (required with a journal): every earlier transaction is committed too.
 	s.cfg.Journal.note(g.Txns[len(g.Txns)-1].End)
