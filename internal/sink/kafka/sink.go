@@ -256,6 +256,9 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 			pre[i] = recs
 		}
 	}
+	if err := s.groupTopics(ctx, g.Txns); err != nil {
+		return false, err
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var next *stateRecord
