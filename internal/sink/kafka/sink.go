@@ -76,9 +76,17 @@ func (s *Sink) codec(t *schema.Table) (*tableCodec, error) {
 // (cadence.go).
 func (s *Sink) GroupLimit(first *model.Txn) (int, int64) { return s.cad.limit(first, time.Now()) }
 
-// Open returns the state the store read after fencing earlier producers.
-func (s *Sink) Open(context.Context) (*checkpoint.State, []checkpoint.AppliedRow, error) {
-	return s.store.State()
+// Open returns the state the store read after fencing earlier producers,
+// with the topics of every captured table created (topics.go).
+func (s *Sink) Open(ctx context.Context) (*checkpoint.State, []checkpoint.AppliedRow, error) {
+	st, applied, err := s.store.State()
+	if err != nil || st == nil {
+		return st, applied, err
+	}
+	if err := s.openTopics(ctx, st.SchemaVersion); err != nil {
+		return nil, nil, err
+	}
+	return st, applied, nil
 }
 
 // Session returns a session; sessions share the store's producer.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
@@ -49,6 +50,44 @@ func TestEnsureDataTopics(t *testing.T) {
 		d, ok := td[topic]
 		if !ok || d.Err != nil || len(d.Partitions) != 1 {
 			t.Errorf("%s: not created with 1 partition: %+v", topic, d)
+		}
+	}
+}
+
+// Opening a stream creates the topics of every table it captures, before
+// any event: a table's first event does not wait for its topic.
+func TestOpenCreatesTableTopics(t *testing.T) {
+	env := testenv.Get(t)
+	brokers := env.Kafka(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	prefix := fmt.Sprintf("kt_open_%d", time.Now().UnixNano())
+	st, err := Connect(ctx, Config{Brokers: brokers, Prefix: prefix, Stream: "s1", Decode: binlogpos.Decode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tables := []*schema.Table{{TableID: schema.TableID{Database: "db", Name: "t1"}}, {TableID: schema.TableID{Database: "db", Name: "t2"}}}
+	topics := []string{prefix + ".db.t1", prefix + ".db.t2"}
+	t.Cleanup(func() {
+		_, _ = st.adm.DeleteTopics(context.Background(), append(topics, prefix, st.cfg.OffsetsTopic(), st.cfg.SchemaTopic())...)
+	})
+	if err := st.RecordStart(ctx, binlogpos.Position{File: "binlog.000001", Pos: 4}, tables); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := New(st, nil).Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	td, err := st.adm.ListTopics(ctx, topics...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, topic := range topics {
+		if d, ok := td[topic]; !ok || d.Err != nil {
+			t.Errorf("%s: not created at open: %+v", topic, d)
+		}
+		if _, ok := st.topics.get(topic); !ok {
+			t.Errorf("%s: max.message.bytes not known after open", topic)
 		}
 	}
 }
