@@ -112,8 +112,8 @@ func (c *cadence) observe(rows int, bytes int64, last time.Time, d time.Duration
 
 // learnRate counts a committed group towards the source's rate: rows
 // changes and bytes whose last transaction committed at last. A sample
-// covers at least rateWindow of commit time; each moves the rate half way
-// to it.
+// covers at least rateWindow of commit time; a higher one replaces the
+// rate, a lower one moves it half way.
 func (c *cadence) learnRate(rows int, bytes int64, last time.Time) {
 	if last.IsZero() {
 		return
@@ -129,10 +129,8 @@ func (c *cadence) learnRate(rows int, bytes int64, last time.Time) {
 		return
 	}
 	r, b := float64(c.rows)/span, float64(c.bytes)/span
-	if c.rate == 0 && c.byteRate == 0 {
-		c.rate, c.byteRate = r, b
-	} else {
-		c.rate, c.byteRate = (c.rate+r)/2, (c.byteRate+b)/2
-	}
+	// A rise is taken at once (a load starting after an idle spell must not
+	// wait samples for its bound), a fall half way.
+	c.rate, c.byteRate = max(r, (c.rate+r)/2), max(b, (c.byteRate+b)/2)
 	c.from, c.rows, c.bytes = last, 0, 0
 }

@@ -118,4 +118,13 @@ func TestCadenceRateWholeSeconds(t *testing.T) {
 	if c.rate != 600 {
 		t.Fatalf("rate = %v rows/s, want 600", c.rate)
 	}
+	// A load starting: taken at once. Then falling: half way.
+	c.observe(3600, 36000, sec.Add(2*time.Second), 300*time.Millisecond)
+	if c.rate != 3600 {
+		t.Fatalf("rate after a rise = %v rows/s, want 3600", c.rate)
+	}
+	c.observe(400, 4000, sec.Add(3*time.Second), 300*time.Millisecond)
+	if c.rate != 2000 {
+		t.Fatalf("rate after a fall = %v rows/s, want 2000", c.rate)
+	}
 }
