@@ -76,9 +76,17 @@ func (s *Sink) codec(t *schema.Table) (*tableCodec, error) {
 // (cadence.go).
 func (s *Sink) GroupLimit(first *model.Txn) (int, int64) { return s.cad.limit(first, time.Now()) }
 
-// Open returns the state the store read after fencing earlier producers.
-func (s *Sink) Open(context.Context) (*checkpoint.State, []checkpoint.AppliedRow, error) {
-	return s.store.State()
+// Open returns the state the store read after fencing earlier producers,
+// with the topics of every captured table created (topics.go).
+func (s *Sink) Open(ctx context.Context) (*checkpoint.State, []checkpoint.AppliedRow, error) {
+	st, applied, err := s.store.State()
+	if err != nil || st == nil {
+		return st, applied, err
+	}
+	if err := s.openTopics(ctx, st.SchemaVersion); err != nil {
+		return nil, nil, err
+	}
+	return st, applied, nil
 }
 
 // Session returns a session; sessions share the store's producer.
@@ -256,6 +264,9 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 			pre[i] = recs
 		}
 	}
+	if err := s.groupTopics(ctx, g.Txns); err != nil {
+		return false, err
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var next *stateRecord
@@ -291,7 +302,7 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 		rows += len(t.Changes)
 		bytes += t.Bytes
 	}
-	s.cad.observe(rows, bytes, time.Since(began))
+	s.cad.observe(rows, bytes, g.Txns[len(g.Txns)-1].Timestamp, time.Since(began))
 	st.state = next
 	// One worker (required with a journal): every earlier transaction is committed too.
 	s.cfg.Journal.note(g.Txns[len(g.Txns)-1].End)
