@@ -90,8 +90,9 @@ func (a *Sink) setupSession(ctx context.Context, conn *sql.Conn) error {
 // session. MariaDB (binlog_annotate_row_events, on by default since 10.2)
 // logs the text of every row-changing statement next to its row events:
 // for sluice's multi-row INSERTs, whose text is the rows' values again, that
-// doubles what each applied row costs in binlog bytes (measured: a sixth of
-// the target's CPU in binlog writes under the reverse oltp_insert bench).
+// doubles what each applied row costs in binlog bytes (a sysbench row: 387
+// instead of 192; binlog writes were about a seventh of MariaDB's CPU under
+// the reverse oltp_insert bench, docs/reverse.md "Live lag").
 // The events are informational only (mysqlbinlog prints them; replicas
 // with replicate_annotate_row_events log them again); the row events, which
 // carry the data, are unchanged.
