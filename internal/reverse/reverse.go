@@ -97,8 +97,7 @@ func (o Options) withDefaults() (Options, error) {
 // weighs on every row. With 2048 the groups of a target that fell behind
 // grow to ~2000 rows: measured under the bench's oltp_insert catch-up of
 // 30 s backlogs, MariaDB's CPU per transaction fell from 11.7–12.2 to
-// 9.6–10.3 µs
-// (docs/benchmarks.md "## reverse"). Memory stays bounded by
+// 9.6–10.3 µs (docs/benchmarks.md "## reverse"). Memory stays bounded by
 // MaxInflightBytes; a target that keeps up sees no difference.
 const queueTxns = 2048
 
