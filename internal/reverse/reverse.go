@@ -88,6 +88,19 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
+// queueTxns bounds each apply worker's queue of PostgreSQL transactions
+// (the pipeline's default is 512). A worker's group takes what is queued,
+// and an application's transactions are small (sysbench's oltp_insert: one
+// row), so with 512 a group that falls behind holds ~512 rows, a tenth of
+// the pipeline's group bound; the per-group and per-statement work on
+// MySQL (commit, applied record, one multi-row INSERT per table) then
+// weighs on every row. With 2048 the groups of a target that fell behind
+// grow to ~2000 rows: measured under the bench's oltp_insert catch-up of
+// 30 s backlogs, MariaDB's CPU per transaction fell from 11.7–12.2 to
+// 9.6–10.3 µs (docs/benchmarks.md "## reverse"). Memory stays bounded by
+// MaxInflightBytes; a target that keeps up sees no difference.
+const queueTxns = 2048
+
 // memoryOverhead is the soft memory limit above --max-txn-memory (the
 // forward stream's: internal/replicate).
 const memoryOverhead = 128 << 20
@@ -205,7 +218,7 @@ func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.T
 		return err
 	}
 	applier, err := pipeline.New(pipeline.Config{Stream: o.Stream, Workers: o.Workers,
-		MaxInflightBytes: o.MaxTxnMemory / 2, Log: o.Log}, sink)
+		MaxInflightBytes: o.MaxTxnMemory / 2, QueueTxns: queueTxns, Log: o.Log}, sink)
 	if err != nil {
 		return err
 	}

@@ -196,26 +196,22 @@ func encodeDecimal(buf []byte, v any) ([]byte, error) {
 // writes its literals with it too.
 func Quote[S string | []byte](buf []byte, s S) []byte {
 	buf = append(buf, '\'')
+	// Runs of bytes that need no escape are copied at once: most text has
+	// none, and a byte-by-byte append was a twelfth of the reverse stream's
+	// CPU under sysbench's oltp_insert.
+	from := 0
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case 0:
-			buf = append(buf, '\\', '0')
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\\':
-			buf = append(buf, '\\', '\\')
-		case '\'':
-			buf = append(buf, '\\', '\'')
-		case 0x1a:
-			buf = append(buf, '\\', 'Z')
-		default:
-			buf = append(buf, c)
+		if e := quoteEscapes[s[i]]; e != 0 {
+			buf = append(append(buf, s[from:i]...), '\\', e)
+			from = i + 1
 		}
 	}
-	return append(buf, '\'')
+	return append(append(buf, s[from:]...), '\'')
 }
+
+// quoteEscapes is the letter after the backslash for the bytes Quote
+// escapes (0: copied as it is).
+var quoteEscapes = [256]byte{0: '0', '\n': 'n', '\r': 'r', '\\': '\\', '\'': '\'', 0x1a: 'Z'}
 
 // quoteIdent quotes an identifier with backticks.
 func quoteIdent(s string) string {

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
@@ -113,6 +114,10 @@ type Sink struct {
 	// stmtBytes bounds a multi-row statement: maxStmtBytes, or less when the
 	// target's max_allowed_packet is small.
 	stmtBytes int
+
+	// annotate is whether the sessions turned off the target's
+	// Annotate_rows binlog events (conn.go: skipAnnotate).
+	annotate atomic.Int32
 
 	mu    sync.Mutex
 	slots []bool // session lock slots in use (fence.go)
