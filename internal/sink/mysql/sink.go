@@ -58,7 +58,9 @@ type Config struct {
 	// altered (old and new value differ; a value the source did not have,
 	// model.Unknown, counts as altered), and those with ON UPDATE
 	// CURRENT_TIMESTAMP (their explicit value keeps MySQL from setting its
-	// own), one row to a statement. The reverse stream: what PostgreSQL
+	// own): one row to a statement, or several in a CASE UPDATE whose runs
+	// keep the columns without an ELSE changed in all rows or in none
+	// (update_case.go). The reverse stream: what PostgreSQL
 	// holds differently from MySQL (text whose NUL bytes the forward
 	// stream stripped, a zero date a policy made NULL, MariaDB JSON text in
 	// jsonb's order) stays as MySQL has it unless the application changed it.
