@@ -93,6 +93,16 @@ func (p *writePacer) end(ctx context.Context) error {
 	return sleep(ctx, pause)
 }
 
+// active says whether the pacer still paces (on, and not found futile).
+func (p *writePacer) active() bool {
+	if p == nil || p.keep <= 0 {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.futile
+}
+
 // note is the pacer's state for the progress line ("" when not pacing).
 func (p *writePacer) note() string {
 	if p == nil {

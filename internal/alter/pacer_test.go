@@ -102,8 +102,18 @@ func TestWritePacerFutile(t *testing.T) {
 	if p.judge(950) || p.futile || p.pause != p.maxPause {
 		t.Fatalf("rate 950 against 900: pacing must go on (futile %v, pause %s)", p.futile, p.pause)
 	}
+	if !p.active() {
+		t.Fatal("a pacer still pacing must say active (the checksum then hashes with one session)")
+	}
 	if !p.judge(850) || !p.futile || p.pause != 0 {
 		t.Fatalf("rate 850 against 900: pacing must end (futile %v, pause %s)", p.futile, p.pause)
+	}
+	if p.active() {
+		t.Error("a futile pacer must not say active")
+	}
+	var none *writePacer
+	if none.active() || newWritePacer(0, nil, nil, slog.New(slog.DiscardHandler)).active() {
+		t.Error("no pacer, or --keep-write-rate 0, must not say active")
 	}
 	now := time.Now()
 	p.step(1, now, now)
