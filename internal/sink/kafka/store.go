@@ -340,20 +340,7 @@ func (s *Store) ensureTopic(ctx context.Context, topic string, compact bool) err
 	if resp.Err != nil && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
 		return fmt.Errorf("kafka: create topic %s: %w", topic, resp.Err)
 	}
-	limit := int32(brokerMessageMax)
-	rcs, err := s.adm.DescribeTopicConfigs(ctx, topic)
-	if err == nil {
-		for _, rc := range rcs {
-			for _, c := range rc.Configs {
-				if c.Key == "max.message.bytes" && c.Value != nil {
-					if n, perr := strconv.ParseInt(*c.Value, 10, 32); perr == nil {
-						limit = int32(n)
-					}
-				}
-			}
-		}
-	}
-	s.topics.set(topic, limit)
+	s.describeLimits(ctx, topic)
 	return nil
 }
 

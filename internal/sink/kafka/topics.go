@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ func (s *Sink) groupTopics(ctx context.Context, txns []*model.Txn) error {
 			}
 			last = tb
 			topic := s.cfg.TableTopic(tb.TableID)
-			if _, ok := s.store.topics.get(topic); ok || containsString(missing, topic) {
+			if _, ok := s.store.topics.get(topic); ok || slices.Contains(missing, topic) {
 				continue
 			}
 			missing = append(missing, topic)
@@ -74,15 +75,6 @@ func (s *Sink) openTopics(ctx context.Context, version int64) error {
 // topicsPerRequest bounds one CreateTopics or DescribeConfigs request.
 const topicsPerRequest = 500
 
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // ensureDataTopics creates table topics (Config.Partitions, the broker's
 // defaults otherwise) in one request and remembers their max.message.bytes:
 // from the creation's answer, or for topics that already existed, one
@@ -115,35 +107,49 @@ func (s *Store) ensureDataTopics(ctx context.Context, topics []string) error {
 		case r.Err != nil && !errors.Is(r.Err, kerr.TopicAlreadyExists):
 			return fmt.Errorf("kafka: create topic %s: %w", t, r.Err)
 		}
-		if c, ok := r.Configs["max.message.bytes"]; ok && r.Err == nil && c.Value != nil {
-			if n, perr := strconv.ParseInt(*c.Value, 10, 32); perr == nil {
-				s.topics.set(t, int32(n))
+		if c, ok := r.Configs["max.message.bytes"]; ok && r.Err == nil {
+			if n, ok := messageMax(c.Value); ok {
+				s.topics.set(t, n)
 				continue
 			}
 		}
 		describe = append(describe, t)
 	}
-	if len(describe) == 0 {
-		return nil
+	if len(describe) > 0 {
+		s.describeLimits(ctx, describe...)
 	}
+	return nil
+}
+
+// describeLimits remembers the topics' max.message.bytes as one
+// DescribeConfigs gives them, the broker's default where it does not answer.
+func (s *Store) describeLimits(ctx context.Context, topics ...string) {
 	limits := map[string]int32{}
-	if rcs, err := s.adm.DescribeTopicConfigs(ctx, describe...); err == nil {
+	if rcs, err := s.adm.DescribeTopicConfigs(ctx, topics...); err == nil {
 		for _, rc := range rcs {
 			for _, c := range rc.Configs {
-				if c.Key == "max.message.bytes" && c.Value != nil {
-					if n, perr := strconv.ParseInt(*c.Value, 10, 32); perr == nil {
-						limits[rc.Name] = int32(n)
+				if c.Key == "max.message.bytes" {
+					if n, ok := messageMax(c.Value); ok {
+						limits[rc.Name] = n
 					}
 				}
 			}
 		}
 	}
-	for _, t := range describe {
+	for _, t := range topics {
 		limit, ok := limits[t]
 		if !ok {
-			limit = brokerMessageMax // as ensureTopic: the broker's default
+			limit = brokerMessageMax
 		}
 		s.topics.set(t, limit)
 	}
-	return nil
+}
+
+// messageMax parses a max.message.bytes setting.
+func messageMax(v *string) (int32, bool) {
+	if v == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(*v, 10, 32)
+	return int32(n), err == nil
 }

@@ -144,10 +144,9 @@ func (s *session) runStatements(ctx context.Context, t *model.Txn, stmts []strin
 	if err != nil {
 		return fail("", err)
 	}
-	if q := "SET NAMES " + cs; true { // a name the target listed
-		if _, err := s.conn.ExecContext(ctx, q); err != nil {
-			return fail(q, err)
-		}
+	setNames := "SET NAMES " + cs // a name the target listed
+	if _, err := s.conn.ExecContext(ctx, setNames); err != nil {
+		return fail(setNames, err)
 	}
 	for _, q := range stmts {
 		if _, err := s.conn.ExecContext(ctx, q); err != nil {
@@ -177,16 +176,16 @@ func (s *session) runStatements(ctx context.Context, t *model.Txn, stmts []strin
 // give it, an ASCII statement runs in utf8mb4 (the same text in any ASCII-
 // compatible charset).
 func (a *Sink) statementCharset(d *model.DDL, stmts []string) (string, error) {
-	ascii := true
-	for _, q := range stmts {
-		for i := 0; i < len(q) && ascii; i++ {
-			ascii = q[i] < 0x80
-		}
-	}
-	if ascii && d.ClientCollation == 0 {
-		return "utf8mb4", nil
-	}
 	if d.ClientCollation == 0 {
+		ascii := true
+		for _, q := range stmts {
+			for i := 0; i < len(q) && ascii; i++ {
+				ascii = q[i] < 0x80
+			}
+		}
+		if ascii {
+			return "utf8mb4", nil
+		}
 		return "", fmt.Errorf("the binlog does not say which character set the schema change's text is in, and it is not ASCII: " +
 			"run it on the target yourself and skip it with --skip-ddl")
 	}

@@ -172,21 +172,24 @@ func (p *plan) appendUpdate(buf []byte, before, after []any) ([]byte, error) {
 		return buf, fmt.Errorf("row image has %d values, table %s has %d columns", len(after), p.table.TableID, len(p.table.Columns))
 	}
 	set := 0
-	some := p.changedOnly && p.anySet(before, after)
 	for n, i := range p.cols {
-		// Changed-only: a column that did not change is left out, but when
-		// none changed the last one is written (a statement must set one).
-		if p.changedOnly && !p.setsColumn(i, before, after) && (some || n < len(p.cols)-1) {
+		// Changed-only: a column that did not change is left out.
+		if p.changedOnly && !p.setsColumn(i, before, after) {
 			continue
 		}
-		if set > 0 {
-			buf = append(buf, ',')
+		var err error
+		if buf, err = p.appendSet(buf, set, n, i, after); err != nil {
+			return buf, err
 		}
 		set++
-		buf = append(buf, p.setNames[n]...)
+	}
+	if set == 0 {
+		// Nothing changed: the last column is set to its value, so that
+		// the statement still finds, and counts, the row.
+		n := len(p.cols) - 1
 		var err error
-		if buf, err = p.enc[i](buf, after[i]); err != nil {
-			return buf, fmt.Errorf("column %s: %w", p.table.Columns[i].Name, err)
+		if buf, err = p.appendSet(buf, 0, n, p.cols[n], after); err != nil {
+			return buf, err
 		}
 	}
 	buf = append(buf, " WHERE "...)
@@ -206,16 +209,17 @@ func (p *plan) setsColumn(i int, before, after []any) bool {
 	return i >= len(before) || !pipeline.ValueEqual(before[i], after[i]) || p.table.Columns[i].OnUpdateCurrentTS
 }
 
-// anySet says whether a changed-only UPDATE sets any column; when none
-// changed, it sets the last written column to its (unchanged) value, so that
-// the statement still finds, and counts, the row.
-func (p *plan) anySet(before, after []any) bool {
-	for _, i := range p.cols {
-		if p.setsColumn(i, before, after) {
-			return true
-		}
+// appendSet appends "c = value" of column i (p.cols[n]), the set-th one.
+func (p *plan) appendSet(buf []byte, set, n, i int, after []any) ([]byte, error) {
+	if set > 0 {
+		buf = append(buf, ',')
 	}
-	return false
+	buf = append(buf, p.setNames[n]...)
+	buf, err := p.enc[i](buf, after[i])
+	if err != nil {
+		return buf, fmt.Errorf("column %s: %w", p.table.Columns[i].Name, err)
+	}
+	return buf, nil
 }
 
 // keyString prints the key of an image for error messages.
