@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluice-db/sluice/internal/testenv"
@@ -411,6 +412,9 @@ func requireCutover(t *testing.T, m migrated, inserts ...string) {
 }
 
 // exec runs a statement on the target and returns the rows it changed.
+// pgq is a table of the scenario's database on the PostgreSQL target, quoted.
+func (m migrated) pgq(table string) string { return pgx.Identifier{m.db, table}.Sanitize() }
+
 func (m migrated) exec(q string) (int64, error) {
 	if m.tgt != nil {
 		res, err := m.tgt.Exec(q)

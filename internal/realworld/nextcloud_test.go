@@ -29,23 +29,20 @@ import (
 func TestNextcloud(t *testing.T) {
 	t.Parallel()
 	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
-		m := nextcloudScenario(env).run(t)
-		requireNoWarningsAbout(t, m, "default", "generated column expression", "not created")
-		compareNextcloud(t, m)
-		if t.Failed() {
-			return
-		}
-		q := func(table string) string { return pgx.Identifier{m.db, table}.Sanitize() }
-		damageAndRepair(t, m, []string{
-			`UPDATE ` + q("oc_filecache") + ` SET path = path || '/' WHERE fileid = (SELECT max(fileid) FROM ` + q("oc_filecache") + `)`,
-			`UPDATE ` + q("oc_preferences") + ` SET configvalue = 'x' WHERE (userid, appid, configkey) = (SELECT userid, appid, configkey FROM ` + q("oc_preferences") + ` ORDER BY 1, 2, 3 LIMIT 1)`,
-			`UPDATE ` + q("Window") + ` SET "state" = 'it''s done', "Limit" = 0 WHERE "ID" = (SELECT min("ID") FROM ` + q("Window") + `)`,
-			`DELETE FROM ` + q("oc_calendarobjects") + ` WHERE id = (SELECT min(id) FROM ` + q("oc_calendarobjects") + `)`,
-		}, "oc_filecache", "oc_preferences", "Window", "oc_calendarobjects")
-		compareNextcloud(t, m)
-		wayBack(t, m, wayBackLoad{write: nextcloudPGWrite, minWrites: 100, proof: "SELECT count(*) FROM oc_filecache WHERE path LIKE 'files/PG/%'",
+		m, ok := appPath(t, nextcloudScenario(env), compareNextcloud, func(q func(string) string) ([]string, []string) {
+			return []string{
+				`UPDATE ` + q("oc_filecache") + ` SET path = path || '/' WHERE fileid = (SELECT max(fileid) FROM ` + q("oc_filecache") + `)`,
+				`UPDATE ` + q("oc_preferences") + ` SET configvalue = 'x' WHERE (userid, appid, configkey) = (SELECT userid, appid, configkey FROM ` + q("oc_preferences") + ` ORDER BY 1, 2, 3 LIMIT 1)`,
+				`UPDATE ` + q("Window") + ` SET "state" = 'it''s done', "Limit" = 0 WHERE "ID" = (SELECT min("ID") FROM ` + q("Window") + `)`,
+				`DELETE FROM ` + q("oc_calendarobjects") + ` WHERE id = (SELECT min(id) FROM ` + q("oc_calendarobjects") + `)`,
+			}, []string{"oc_filecache", "oc_preferences", "Window", "oc_calendarobjects"}
+		}, wayBackLoad{write: nextcloudPGWrite, minWrites: 100, proof: "SELECT count(*) FROM oc_filecache WHERE path LIKE 'files/PG/%'",
 			fallback: []string{"INSERT INTO `Window` (`Select`, `Price`) VALUES ('after fallback', 1)",
 				"INSERT INTO oc_filecache (storage, path, path_hash) VALUES (1, 'files/after-fallback', 'fallback')"}})
+		if !ok {
+			return
+		}
+		q := m.pgq
 		// After a cut-over the application inserts with its defaults.
 		requireCutover(t, m, `INSERT INTO `+q("Window")+` ("Select", "Price") VALUES ('cut-over', 2.5)`,
 			`INSERT INTO `+q("oc_filecache")+` (storage, path, path_hash) VALUES (1, 'files/after', 'x')`)

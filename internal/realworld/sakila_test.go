@@ -38,7 +38,7 @@ func testSakila(t *testing.T, env *testenv.Env) {
 	}
 	// Damage in spatial, SET/ENUM/YEAR, composite-key and FULLTEXT tables;
 	// verify must find it and --repair must undo it.
-	q := func(table string) string { return pgx.Identifier{m.db, table}.Sanitize() }
+	q := m.pgq
 	damageAndRepair(t, m, []string{
 		`UPDATE ` + q("address") + ` SET location = location || '\x00'::bytea WHERE address_id = (SELECT min(address_id) FROM ` + q("address") + `)`,
 		`UPDATE ` + q("film") + ` SET special_features = 'Trailers', rating = 'NC-17', release_year = NULL

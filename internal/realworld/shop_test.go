@@ -144,7 +144,7 @@ func compareShop(t *testing.T, m migrated) {
 // duplicates, binary keys, BIT, JSON, floats and generated columns.
 func repairShop(t *testing.T, m migrated) {
 	t.Helper()
-	q := func(table string) string { return pgx.Identifier{m.db, table}.Sanitize() }
+	q := m.pgq
 	damage := []string{
 		`DELETE FROM ` + q("price history") + ` WHERE ctid = (SELECT ctid FROM ` + q("price history") +
 			` h WHERE (SELECT count(*) FROM ` + q("price history") + ` d WHERE d."product id" = h."product id" AND d.price = h.price

@@ -45,6 +45,27 @@ type wayBackLoad struct {
 	fallback []string
 }
 
+// appPath runs what every application scenario goes through: migrate under
+// its load (no snapshot warning about a dropped default, a generated column
+// or an object not created), compare, damage the target (damage: the
+// statements and the tables they touch) and repair it with verify, compare
+// again, then the way back. ok is false when a step before the damage
+// failed (the rest would only repeat it).
+func appPath(t *testing.T, s scenario, compare func(*testing.T, migrated), damage func(q func(string) string) ([]string, []string), back wayBackLoad) (m migrated, ok bool) {
+	t.Helper()
+	m = s.run(t)
+	requireNoWarningsAbout(t, m, "default", "generated column expression", "not created")
+	compare(t, m)
+	if t.Failed() {
+		return m, false
+	}
+	stmts, tables := damage(m.pgq)
+	damageAndRepair(t, m, stmts, tables...)
+	compare(t, m)
+	wayBack(t, m, back)
+	return m, true
+}
+
 // wayBack runs the rest of the path a DBA relies on for a rollback, on a
 // scenario after run (its load stopped, verify equal): `sluice cutover`,
 // then the application's write load on PostgreSQL while `sluice replicate
@@ -131,7 +152,7 @@ func wayBack(t *testing.T, m migrated, app wayBackLoad) {
 // same rows at once: delete, then insert) roll back and are retried.
 func pgLoad(m migrated, write pgWrite, d time.Duration, liveDone chan error) (int64, error) {
 	ctx := context.Background()
-	q := func(table string) string { return pgx.Identifier{m.db, table}.Sanitize() }
+	q := m.pgq
 	var n atomic.Int64
 	var wg sync.WaitGroup
 	var mu sync.Mutex

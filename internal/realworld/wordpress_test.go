@@ -36,7 +36,7 @@ func testWordPress(t *testing.T, env *testenv.Env) {
 	}
 	// Damage where zero dates (-infinity), prefix-indexed long keys and
 	// longtext live; verify must find it and --repair must undo it.
-	q := func(table string) string { return pgx.Identifier{m.db, table}.Sanitize() }
+	q := m.pgq
 	damageAndRepair(t, m, []string{
 		`UPDATE ` + q("wp_posts") + ` SET post_date_gmt = '2000-01-01', post_content = post_content || 'x'
 			WHERE ctid = (SELECT ctid FROM ` + q("wp_posts") + ` WHERE post_date_gmt = '-infinity' LIMIT 1)`,

@@ -27,23 +27,16 @@ import (
 func TestZabbix(t *testing.T) {
 	t.Parallel()
 	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
-		m := zabbixScenario(env).run(t)
-		requireNoWarningsAbout(t, m, "default", "generated column expression", "not created")
-		compareZabbix(t, m)
-		if t.Failed() {
-			return
-		}
-		q := func(table string) string { return pgx.Identifier{m.db, table}.Sanitize() }
-		damageAndRepair(t, m, []string{
-			`UPDATE ` + q("history_log") + ` SET value = value || 'x' WHERE ctid = (SELECT ctid FROM ` + q("history_log") + ` WHERE length(value) > 100000 LIMIT 1)`,
-			`DELETE FROM ` + q("history_text") + ` WHERE (itemid, clock, ns) = (SELECT itemid, clock, ns FROM ` + q("history_text") + ` ORDER BY 1, 2, 3 LIMIT 1)`,
-			`UPDATE ` + q("history_uint") + ` SET value = value - 1 WHERE (itemid, clock, ns) = (SELECT itemid, clock, ns FROM ` + q("history_uint") + ` WHERE value = 18446744073709551615 LIMIT 1)`,
-			`UPDATE ` + q("trends") + ` SET value_avg = value_avg + 0.0001 WHERE (itemid, clock) = (SELECT itemid, clock FROM ` + q("trends") + ` ORDER BY 1, 2 LIMIT 1)`,
-		}, "history_log", "history_text", "history_uint", "trends")
-		compareZabbix(t, m)
 		var ids atomic.Int64
 		ids.Store(5_000_000)
-		wayBack(t, m, wayBackLoad{write: zabbixPGWrite(&ids), minWrites: 100, proof: "SELECT count(*) FROM history_log WHERE source = 'pg'",
+		appPath(t, zabbixScenario(env), compareZabbix, func(q func(string) string) ([]string, []string) {
+			return []string{
+				`UPDATE ` + q("history_log") + ` SET value = value || 'x' WHERE ctid = (SELECT ctid FROM ` + q("history_log") + ` WHERE length(value) > 100000 LIMIT 1)`,
+				`DELETE FROM ` + q("history_text") + ` WHERE (itemid, clock, ns) = (SELECT itemid, clock, ns FROM ` + q("history_text") + ` ORDER BY 1, 2, 3 LIMIT 1)`,
+				`UPDATE ` + q("history_uint") + ` SET value = value - 1 WHERE (itemid, clock, ns) = (SELECT itemid, clock, ns FROM ` + q("history_uint") + ` WHERE value = 18446744073709551615 LIMIT 1)`,
+				`UPDATE ` + q("trends") + ` SET value_avg = value_avg + 0.0001 WHERE (itemid, clock) = (SELECT itemid, clock FROM ` + q("trends") + ` ORDER BY 1, 2 LIMIT 1)`,
+			}, []string{"history_log", "history_text", "history_uint", "trends"}
+		}, wayBackLoad{write: zabbixPGWrite(&ids), minWrites: 100, proof: "SELECT count(*) FROM history_log WHERE source = 'pg'",
 			fallback: []string{"INSERT INTO sessions (sessionid, userid) VALUES ('after-fallback', 1)"}})
 	})
 }
