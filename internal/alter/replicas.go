@@ -198,6 +198,15 @@ func (rp *replica) poll(ctx context.Context) (time.Duration, string) {
 	return worst, ""
 }
 
+// expire makes the next check ask the replicas instead of giving the last
+// answer: the swap goes by their lag at the swap, not by one read up to
+// lagPollEvery before it (a replica stopped meanwhile must hold it).
+func (w *lagWatch) expire() {
+	w.mu.Lock()
+	w.at = time.Time{}
+	w.mu.Unlock()
+}
+
 // check returns why the replicas hold the run ("" when every one is
 // within --max-lag), asking them at most every lagPollEvery.
 func (w *lagWatch) check(ctx context.Context) string {

@@ -503,6 +503,9 @@ func (r *runner) catchUp(ctx context.Context) error {
 // must not add a lag spike to a lagging replica) and the key set is small
 // again.
 func (r *runner) readyToSwap(ctx context.Context) error {
+	if r.ctl.lag != nil {
+		r.ctl.lag.expire()
+	}
 	if err := r.ctl.gate(ctx); err != nil {
 		return err
 	}
