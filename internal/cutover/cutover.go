@@ -175,7 +175,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	} else {
 		r.rep.Result = ResultSwitched
-		r.next()
+		r.next(ctx)
 	}
 	r.rep.Seconds = time.Since(start).Round(time.Millisecond).Seconds()
 	return r.rep, err

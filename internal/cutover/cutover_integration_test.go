@@ -145,6 +145,9 @@ func testCutoverHappyPath(t *testing.T, env *testenv.Env) {
 	f := migrated(t, env, "cut_ok")
 	f.sourceExecutes("INSERT INTO acct (name, balance) VALUES ('late1', 1), ('late2', 2)")
 	f.sourceExecutes("INSERT INTO log VALUES (7, 'late')")
+	// A MySQL trigger: the way back refuses to start with it, so the
+	// cut-over's next steps say to save and drop it.
+	f.sourceExecutes("CREATE TRIGGER acct_touch BEFORE UPDATE ON acct FOR EACH ROW SET NEW.balance = NEW.balance")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	code, out, errOut := runCLI(ctx, "cutover", "--source", env.SourceURL(f.db), "--target", env.TargetURL(),
@@ -159,6 +162,10 @@ func testCutoverHappyPath(t *testing.T, env *testenv.Env) {
 	if rep.Result != cutover.ResultSwitched || rep.Boundary == nil || rep.Boundary.LSN == "" || len(rep.Steps) != 6 ||
 		rep.Slot != f.slot || !strings.Contains(rep.Fallback, "--stream "+f.rev) {
 		t.Fatalf("report: %+v", rep)
+	}
+	if next := strings.Join(rep.Next, "\n"); !strings.Contains(next, f.db+".acct: acct_touch (BEFORE UPDATE)") ||
+		!strings.Contains(next, "DROP TRIGGER `"+f.db+"`.`acct_touch`") {
+		t.Errorf("next steps do not name the MySQL trigger the way back refuses:\n%s", next)
 	}
 	var confirmed, ident string
 	if err := f.pg.QueryRow(ctx, `SELECT confirmed_flush_lsn::text, (SELECT relreplident::text FROM pg_class WHERE oid = $2::regclass)
