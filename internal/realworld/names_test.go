@@ -2,6 +2,7 @@ package realworld
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/sluice-db/sluice/internal/cutover"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -81,6 +83,7 @@ func TestLowerNamesShop(t *testing.T) {
 	repairShop(t, m)
 	compareShop(t, m)
 	wayBack(t, m, wayBackLoad{write: shopPGWrite, minWrites: 100, proof: "SELECT count(*) FROM `order` WHERE customer_email LIKE 'pg%'",
+		prepare:  requireReverseNamingChecked,
 		fallback: []string{"INSERT INTO `order` () VALUES ()", "INSERT INTO category (name) VALUES ('after fallback')"}})
 	requireCutover(t, m, `INSERT INTO `+m.pgq("order")+` DEFAULT VALUES`, `INSERT INTO `+m.pgq("OrderItems")+
 		` (order_id, line_no, sku, qty, price) SELECT max(order_id), 99, 'x', 1, 1 FROM `+m.pgq("order"))
@@ -165,5 +168,20 @@ func TestLowerNamesWordPress(t *testing.T) {
 	if err := m.pg.QueryRow(t.Context(), `SELECT count(*) FROM `+m.db+`.blog_users WHERE public_name LIKE 'Ünïcode Üser %'`).Scan(&n); err != nil || n < 20 {
 		t.Errorf("the renamed table and column: %d rows (%v)", n, err)
 	}
-	requireCutover(t, m, `INSERT INTO `+m.db+`.blog_users (user_login, public_name) VALUES ('cutover', 'After Cut-over')`)
+	requireCutover(t, m, `INSERT INTO `+m.db+`.blog_users (user_login, public_name, user_registered) VALUES ('cutover', 'After Cut-over', now())`)
+}
+
+// requireReverseNamingChecked: after the cut-over, a reverse stream started
+// without the forward stream's --identifiers lower is refused (exit 2)
+// naming the option; it would not find "OrderItems" on PostgreSQL and would
+// leave the table's writes behind.
+func requireReverseNamingChecked(t *testing.T, m migrated) {
+	t.Helper()
+	bin := testenv.SluiceBinary(t)
+	logPath := filepath.Join(t.TempDir(), "reverse-naming.log")
+	code := runSluice(t, bin, logPath, "replicate", "--source", m.targetURL, "--target", m.sourceURL,
+		"--stream", cutover.DefaultReverseStream(m.stream), "--until-caught-up", "--log-level", "warn")
+	if out := tailFile(logPath, 20); code != 2 || !strings.Contains(out, "--identifiers (recorded lower, now preserve)") {
+		t.Errorf("reverse stream under another naming: exit %d, want 2 naming --identifiers\n%s", code, out)
+	}
 }

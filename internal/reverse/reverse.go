@@ -191,6 +191,9 @@ func runOnce(ctx context.Context, o Options) error {
 	if err := preflight(ctx, o, pg); err != nil {
 		return err
 	}
+	if err := checkForwardNaming(ctx, o, pg); err != nil {
+		return err
+	}
 	if err := prepareStart(ctx, o, db, pg, tables); err != nil {
 		return err
 	}
