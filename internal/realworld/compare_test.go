@@ -45,8 +45,8 @@ func ts(name string) col {
 	q := pgx.Identifier{name}.Sanitize()
 	return col{
 		name: name,
-		my: fmt.Sprintf("CASE WHEN `%s` = 0 THEN 'ZERO' ELSE DATE_FORMAT(`%s`, '%%Y-%%m-%%d %%H:%%i:%%s.%%f') END", name, name),
-		pg: fmt.Sprintf("CASE WHEN %s = '-infinity' THEN 'ZERO' ELSE to_char(%s AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') END", q, q),
+		my:   fmt.Sprintf("CASE WHEN `%s` = 0 THEN 'ZERO' ELSE DATE_FORMAT(`%s`, '%%Y-%%m-%%d %%H:%%i:%%s.%%f') END", name, name),
+		pg:   fmt.Sprintf("CASE WHEN %s = '-infinity' THEN 'ZERO' ELSE to_char(%s AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') END", q, q),
 	}
 }
 
@@ -55,8 +55,8 @@ func datetime(name string) col {
 	q := pgx.Identifier{name}.Sanitize()
 	return col{
 		name: name,
-		my: fmt.Sprintf("CASE WHEN `%s` = 0 THEN 'ZERO' ELSE DATE_FORMAT(`%s`, '%%Y-%%m-%%d %%H:%%i:%%s.%%f') END", name, name),
-		pg: fmt.Sprintf("CASE WHEN %s = '-infinity' THEN 'ZERO' ELSE to_char(%s, 'YYYY-MM-DD HH24:MI:SS.US') END", q, q),
+		my:   fmt.Sprintf("CASE WHEN `%s` = 0 THEN 'ZERO' ELSE DATE_FORMAT(`%s`, '%%Y-%%m-%%d %%H:%%i:%%s.%%f') END", name, name),
+		pg:   fmt.Sprintf("CASE WHEN %s = '-infinity' THEN 'ZERO' ELSE to_char(%s, 'YYYY-MM-DD HH24:MI:SS.US') END", q, q),
 	}
 }
 
@@ -71,7 +71,7 @@ func timeCol(name string) col {
 	q := pgx.Identifier{name}.Sanitize()
 	return col{
 		name: name,
-		my: fmt.Sprintf("TIME_FORMAT(`%s`, '%%H:%%i:%%s.%%f')", name),
+		my:   fmt.Sprintf("TIME_FORMAT(`%s`, '%%H:%%i:%%s.%%f')", name),
 		pg: fmt.Sprintf(`(SELECT CASE WHEN e < 0 THEN '-' ELSE '' END || CASE WHEN h < 10 THEN '0' ELSE '' END || h ||
 			to_char(make_interval(secs => (abs(e) - h * 3600)::float8), ':MI:SS.US')
 			FROM (SELECT extract(epoch FROM %s) AS e) s, LATERAL (SELECT floor(abs(e) / 3600)::bigint AS h) t)`, q),
