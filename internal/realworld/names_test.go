@@ -185,3 +185,49 @@ func requireReverseNamingChecked(t *testing.T, m migrated) {
 		t.Errorf("reverse stream under another naming: exit %d, want 2 naming --identifiers\n%s", code, out)
 	}
 }
+
+// TestLowerNamesCollisionMidStream: under --identifiers lower, a table
+// created mid-stream whose name folds to an existing one (`Orders` beside
+// `orders`, as an application's upgrade script may do) stops replication
+// naming both tables and the ways on; nothing of it reaches the existing
+// PostgreSQL table, and a replicate run that leaves the new table out
+// (--exclude) carries the stream on.
+func TestLowerNamesCollisionMidStream(t *testing.T) {
+	t.Parallel()
+	env := testenv.Get(t)
+	db := env.NewDatabase(t, "rw_lcoll")
+	my := openSource(t, env, db, "")
+	if _, err := my.Exec("CREATE TABLE orders (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO orders VALUES (1, 'a'), (2, 'b')"); err != nil {
+		t.Fatal(err)
+	}
+	stream := testenv.UniqueName("rw")
+	forgetStream(t, env, stream)
+	bin := testenv.SluiceBinary(t)
+	logPath := filepath.Join(t.TempDir(), "sluice.log")
+	common := []string{"--source", env.SourceURL(db), "--target", env.TargetURL(), "--include", db, "--stream", stream,
+		"--log-level", "warn", "--identifiers", "lower"}
+	if code := runSluice(t, bin, logPath, append([]string{"migrate", "--until-caught-up"}, common...)...); code != 0 {
+		t.Fatalf("migrate: exit %d\n%s", code, tailFile(logPath, 40))
+	}
+	if _, err := my.Exec("CREATE TABLE `Orders` (id INT PRIMARY KEY, w INT); INSERT INTO `Orders` VALUES (1, 100), (3, 300); " +
+		"UPDATE orders SET v = 'after' WHERE id = 2"); err != nil {
+		t.Skipf("the source folds table names: %v", err)
+	}
+	code := runSluice(t, bin, logPath, append([]string{"replicate", "--until-caught-up"}, common...)...)
+	out := tailFile(logPath, 30)
+	if code != 2 || !strings.Contains(out, db+".Orders") || !strings.Contains(out, "--exclude") {
+		t.Fatalf("a colliding table mid-stream: exit %d, want an error naming %s.Orders and --rename\n%s", code, db, out)
+	}
+	pg := env.PG(t)
+	if got := testenv.PGRows(t, pg, "SELECT id, v FROM "+db+".orders ORDER BY id"); strings.Join(got, ",") != "1|a,2|b" {
+		t.Errorf("orders on PostgreSQL after the refusal: %v", got)
+	}
+	// The way on the error names: the table that came later left out.
+	excluded := append(slices.Clone(common), "--exclude", db+".Orders")
+	if code := runSluice(t, bin, logPath, append([]string{"replicate", "--until-caught-up"}, excluded...)...); code != 0 {
+		t.Fatalf("replicate with the new table excluded: exit %d\n%s", code, tailFile(logPath, 20))
+	}
+	if got := testenv.PGRows(t, pg, "SELECT id, v FROM "+db+".orders ORDER BY id"); strings.Join(got, ",") != "1|a,2|after" {
+		t.Errorf("orders on PostgreSQL after replicate with the new table excluded: %v", got)
+	}
+}
