@@ -112,8 +112,8 @@ func compareMagento(t *testing.T, m migrated) {
 		t.Errorf("%d tables compared, want 17", n)
 	}
 	var admin, children, dups int
-	if err := m.my.QueryRow("SELECT (SELECT count(*) FROM store WHERE store_id = 0) + (SELECT count(*) FROM store_website WHERE website_id = 0), " +
-		"(SELECT count(*) FROM sales_order_item WHERE parent_item_id IS NOT NULL), " +
+	if err := m.my.QueryRow("SELECT (SELECT count(*) FROM store WHERE store_id = 0) + (SELECT count(*) FROM store_website WHERE website_id = 0), "+
+		"(SELECT count(*) FROM sales_order_item WHERE parent_item_id IS NOT NULL), "+
 		"(SELECT count(*) FROM (SELECT 1 FROM catalog_product_index_price_tmp GROUP BY entity_id, customer_group_id, website_id HAVING count(*) > 1) d)").
 		Scan(&admin, &children, &dups); err != nil || admin != 2 || children == 0 || dups == 0 {
 		t.Errorf("admin rows %d (want 2), child items %d, duplicated index rows %d (%v): the test lost its point", admin, children, dups, err)
