@@ -1,11 +1,14 @@
 package realworld
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sluice-db/sluice/internal/testenv"
 )
@@ -42,6 +45,9 @@ func TestMagento(t *testing.T) {
 			`INSERT INTO ` + q("catalog_product_index_price_tmp") + ` (entity_id, customer_group_id, website_id) VALUES (1, 0, 1)`,
 		}, "catalog_product_entity_decimal", "catalog_product_entity_varchar", "oauth_token", "catalog_product_index_price_tmp")
 		compareMagento(t, m)
+		wayBack(t, m, wayBackLoad{write: magentoPGWrite, minWrites: 100, proof: "SELECT count(*) FROM sales_order WHERE protect_code LIKE 'pg%'",
+			fallback: []string{"INSERT INTO catalog_product_entity (sku) VALUES ('after-fallback')",
+				"INSERT INTO sales_order (increment_id, store_id) VALUES ('after-fallback', 0)"}})
 		// After a cut-over: the admin's store 0 exists, new rows get fresh ids,
 		// a product deleted takes its EAV rows along.
 		requireCutover(t, m, `INSERT INTO `+q("catalog_product_entity")+` (sku) VALUES ('after-cut-over')`,
@@ -290,5 +296,41 @@ func magentoWrite(my *sql.DB, rng *rand.Rand, n int64) error {
 				exec(tx, "INSERT INTO catalog_product_index_price_tmp (entity_id, customer_group_id, website_id, tax_class_id, price, final_price) "+
 					"SELECT entity_id, 0, 1, 2, value, value FROM catalog_product_entity_decimal WHERE entity_id = ? AND attribute_id = 2 AND store_id = 0", product))
 		})
+	}
+}
+
+// magentoPGWrite is one transaction of the store on PostgreSQL after the
+// cut-over: EAV upserts, orders with parent and child items, products
+// deleted (PostgreSQL's cascades come back as row deletes), stock moved.
+func magentoPGWrite(ctx context.Context, tx pgx.Tx, q func(string) string, rng *rand.Rand) error {
+	product := 1 + rng.IntN(520)
+	switch rng.IntN(6) {
+	case 0, 1: // a product saved
+		return pgExecs(ctx, tx, "INSERT INTO "+q("catalog_product_entity_decimal")+` (attribute_id, store_id, entity_id, value)
+			SELECT 2, 0, entity_id, $2 FROM `+q("catalog_product_entity")+` WHERE entity_id = $1
+			ON CONFLICT (entity_id, attribute_id, store_id) DO UPDATE SET value = EXCLUDED.value`,
+			[]any{product, fmt.Sprintf("%d.%06d", rng.IntN(1e8), rng.IntN(1e6))},
+			"INSERT INTO "+q("catalog_product_entity_varchar")+` (attribute_id, store_id, entity_id, value)
+			SELECT 1, $2, entity_id, $3 FROM `+q("catalog_product_entity")+` WHERE entity_id = $1
+			ON CONFLICT (entity_id, attribute_id, store_id) DO UPDATE SET value = EXCLUDED.value`,
+			[]any{product, rng.IntN(4), fmt.Sprintf("PG «name» ★ %d", rng.IntN(1e6))})
+	case 2, 3: // an order with a configurable parent and its child
+		var order, parent int64
+		if err := tx.QueryRow(ctx, "INSERT INTO "+q("sales_order")+` (state, status, protect_code, store_id, customer_id, grand_total, increment_id, remote_ip)
+			VALUES ('new', 'pending', $1, 1, $2, 12.3400, $3, '10.9.9.9') RETURNING entity_id`,
+			fmt.Sprintf("pg%06x", rng.IntN(1e7)), 1+rng.IntN(200), fmt.Sprint("PG-", rng.Int64())).Scan(&order); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, "INSERT INTO "+q("sales_order_item")+` (order_id, store_id, product_type, product_options, sku, qty_ordered, price, row_total)
+			VALUES ($1, 1, 'configurable', '{"info_buyRequest":{"qty":2}}', 'PG-CONF', 2, 6.17, 12.34) RETURNING item_id`, order).Scan(&parent); err != nil {
+			return err
+		}
+		return pgExecs(ctx, tx, "INSERT INTO "+q("sales_order_item")+` (order_id, parent_item_id, store_id, product_type, sku, qty_ordered)
+			VALUES ($1, $2, 1, 'simple', 'PG-CONF-S', 2)`, []any{order, parent},
+			"UPDATE "+q("cataloginventory_stock_item")+` SET qty = qty - 2 WHERE product_id = $1`, []any{product})
+	case 4: // a product deleted: its values and stock cascade on PostgreSQL
+		return pgExecs(ctx, tx, "DELETE FROM "+q("catalog_product_entity")+` WHERE entity_id = $1`, []any{product})
+	default: // an order cancelled and purged
+		return pgExecs(ctx, tx, "DELETE FROM "+q("sales_order")+` WHERE entity_id = (SELECT min(entity_id) FROM `+q("sales_order")+` WHERE state = 'canceled')`, []any{})
 	}
 }
