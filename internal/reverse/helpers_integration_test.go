@@ -13,9 +13,9 @@ import (
 
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/snapshot"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
-	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
