@@ -86,7 +86,11 @@ func runCutover(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return exitcode.ConfigError(err)
 	}
-	naming, err := schema.NewNaming(k.Strings("schema-map"))
+	// The forward stream's whole mapping (--identifiers, --rename,
+	// --exclude-columns too): the catch-up, the checks and the arming name
+	// the target's tables and columns as the stream did.
+	nameOpts := namingOptions(k)
+	naming, err := schema.NewNamingOptions(nameOpts)
 	if err != nil {
 		return exitcode.ConfigError(err)
 	}
@@ -97,7 +101,8 @@ func runCutover(cmd *cobra.Command, _ []string) error {
 		QuietFor: k.Duration("quiet-for"), LockWait: k.Duration("lock-wait"), CatchUpTimeout: k.Duration("catch-up-timeout"),
 		Replicate: replicate.Options{
 			Source: ep.Source, Target: ep.Target, Stream: stream,
-			Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),
+			Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: nameOpts.SchemaMap,
+			Identifiers: nameOpts.Identifiers, Renames: nameOpts.Renames, ExcludeColumns: nameOpts.ExcludeColumns,
 			ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
 			Workers: k.Int("workers"), Log: s.Log,
 		},

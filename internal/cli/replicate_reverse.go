@@ -8,6 +8,7 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/replicate"
 	"github.com/sluice-db/sluice/internal/reverse"
+	"github.com/sluice-db/sluice/internal/schema"
 )
 
 // isPostgresSource reports whether --source names a PostgreSQL database:
@@ -59,10 +60,17 @@ func reverseOptions(s *Settings) (reverse.Options, error) {
 	o := reverse.Options{Source: src, Target: *tgt.MySQL, Stream: k.String("stream"), Workers: k.Int("workers"),
 		MaxTxnMemory: maxMem, SkipBadRows: onError == "skip-and-log", UntilCaughtUp: k.Bool("until-caught-up"),
 		Retry: targetRetry(k.Duration("target-retry")), Log: s.Log}
-	for _, e := range k.Strings("schema-map") {
-		if db, sch, ok := strings.Cut(e, "="); ok && strings.TrimSpace(db) == o.Target.Database {
-			o.Schema = strings.TrimSpace(sch)
-		}
+	// The forward stream's naming read backwards. An excluded column has no
+	// PostgreSQL value to carry back: refused rather than written as the
+	// MySQL default or left stale.
+	nameOpts := namingOptions(k)
+	if len(nameOpts.ExcludeColumns) > 0 {
+		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--exclude-columns does not apply to the reverse stream: " +
+			"the excluded columns have no value on PostgreSQL to write back into MySQL, so rows would come back without them (docs/reverse.md)"))
 	}
+	if o.Naming, err = schema.NewNamingOptions(nameOpts); err != nil {
+		return reverse.Options{}, exitcode.ConfigError(err)
+	}
+	o.Schema = o.Naming.Schema(o.Target.Database)
 	return o, nil
 }

@@ -85,7 +85,7 @@ func (r *run) targetTables(ctx context.Context) ([]logical.Table, error) {
 	out := make([]logical.Table, 0, len(r.tables))
 	var missing []string
 	for _, t := range r.tables {
-		lt := logical.Table{Schema: r.o.Naming.Schema(t.Database), Name: t.Name}
+		lt := logical.Table{Schema: r.o.Naming.Schema(t.Database), Name: r.o.Naming.Table(t.TableID)}
 		var exists bool
 		err := r.pg.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 				WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p'))`, lt.Schema, lt.Name).Scan(&exists)

@@ -105,7 +105,7 @@ func collisionQuery(n schema.Naming, t *schema.Table, k uniqueKey, icu bool) (st
 		if c == nil {
 			return "", false
 		}
-		col := schema.QuoteIdent(c.Name)
+		col := n.QColumn(t.TableID, c.Name)
 		expr := col
 		if isText(c) {
 			expr = col + "::text"

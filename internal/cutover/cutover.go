@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/replicate"
@@ -224,6 +225,11 @@ func (r *run) connect(ctx context.Context) error {
 	}
 	if r.pg, err = pgx.Connect(ctx, r.o.Target.ConnString()); err != nil {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", r.o.Target.Redacted(), err))
+	}
+	// The stream's naming before anything is armed: under another one the
+	// target's tables and columns have other names than this run would use.
+	if err := checkpoint.CheckNaming(ctx, r.pg, r.o.Stream, r.o.Naming.Options(), false); err != nil {
+		return err
 	}
 	cat, err := schema.Load(ctx, r.srcDB, r.o.Filter)
 	if err != nil {

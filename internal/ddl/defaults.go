@@ -172,6 +172,12 @@ func knownDefault(d string, kind typemap.Kind) (string, bool) {
 		if kind == typemap.KindTime {
 			return "(LOCALTIME - TIME '00:00')", true
 		}
+	case "rand()":
+		// MySQL's RAND() and PostgreSQL's random() are both uniform in [0, 1).
+		switch kind {
+		case typemap.KindFloat64, typemap.KindFloat32, typemap.KindDecimal:
+			return "random()", true
+		}
 	case "unix_timestamp()":
 		switch kind {
 		case typemap.KindInt, typemap.KindUint64, typemap.KindDecimal:
@@ -186,6 +192,9 @@ func exprDefault(t *schema.Table, d string, c *schema.Column, kind typemap.Kind,
 		return pg, ""
 	}
 	if pg, ok := intervalDefault(d, kind); ok {
+		return pg, ""
+	}
+	if pg, ok := jsonDefault(d, kind); ok {
 		return pg, ""
 	}
 	x := &exprTranslator{t: &schema.Table{TableID: t.TableID}, m: m, purpose: forDefault}

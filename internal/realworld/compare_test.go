@@ -20,6 +20,7 @@ import (
 // PostgreSQL SQL text, so both sides print it identically. kind "json"
 // compares documents by value (jsonb reorders keys).
 type col struct {
+	name   string // the source column (compareTable maps it to the target's name)
 	my, pg string
 	json   bool
 	float  bool // FLOAT/DOUBLE: compared as the float64 value
@@ -28,13 +29,13 @@ type col struct {
 // plain is a column whose text form is the same in both databases
 // (integers, DECIMAL, text, ENUM, SET, YEAR, DATE).
 func plain(name string) col {
-	return col{my: "`" + name + "`", pg: pgx.Identifier{name}.Sanitize() + "::text"}
+	return col{name: name, my: "`" + name + "`", pg: pgx.Identifier{name}.Sanitize() + "::text"}
 }
 
 // nulStripped is a text column under sluice's default --nul-char strip:
 // PostgreSQL text cannot hold U+0000, so the target has the text without it.
 func nulStripped(name string) col {
-	return col{my: "REPLACE(`" + name + "`, CHAR(0), '')", pg: pgx.Identifier{name}.Sanitize() + "::text"}
+	return col{name: name, my: "REPLACE(`" + name + "`, CHAR(0), '')", pg: pgx.Identifier{name}.Sanitize() + "::text"}
 }
 
 // ts is a TIMESTAMP/DATETIME with up to 6 fractional digits; MySQL's zero
@@ -43,8 +44,9 @@ func nulStripped(name string) col {
 func ts(name string) col {
 	q := pgx.Identifier{name}.Sanitize()
 	return col{
-		my: fmt.Sprintf("CASE WHEN `%s` = 0 THEN 'ZERO' ELSE DATE_FORMAT(`%s`, '%%Y-%%m-%%d %%H:%%i:%%s.%%f') END", name, name),
-		pg: fmt.Sprintf("CASE WHEN %s = '-infinity' THEN 'ZERO' ELSE to_char(%s AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') END", q, q),
+		name: name,
+		my:   fmt.Sprintf("CASE WHEN `%s` = 0 THEN 'ZERO' ELSE DATE_FORMAT(`%s`, '%%Y-%%m-%%d %%H:%%i:%%s.%%f') END", name, name),
+		pg:   fmt.Sprintf("CASE WHEN %s = '-infinity' THEN 'ZERO' ELSE to_char(%s AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') END", q, q),
 	}
 }
 
@@ -52,14 +54,15 @@ func ts(name string) col {
 func datetime(name string) col {
 	q := pgx.Identifier{name}.Sanitize()
 	return col{
-		my: fmt.Sprintf("CASE WHEN `%s` = 0 THEN 'ZERO' ELSE DATE_FORMAT(`%s`, '%%Y-%%m-%%d %%H:%%i:%%s.%%f') END", name, name),
-		pg: fmt.Sprintf("CASE WHEN %s = '-infinity' THEN 'ZERO' ELSE to_char(%s, 'YYYY-MM-DD HH24:MI:SS.US') END", q, q),
+		name: name,
+		my:   fmt.Sprintf("CASE WHEN `%s` = 0 THEN 'ZERO' ELSE DATE_FORMAT(`%s`, '%%Y-%%m-%%d %%H:%%i:%%s.%%f') END", name, name),
+		pg:   fmt.Sprintf("CASE WHEN %s = '-infinity' THEN 'ZERO' ELSE to_char(%s, 'YYYY-MM-DD HH24:MI:SS.US') END", q, q),
 	}
 }
 
 // hexed compares bytes: BLOB, BINARY, geometry (bytea holds MySQL's SRID+WKB).
 func hexed(name string) col {
-	return col{my: "HEX(`" + name + "`)", pg: "upper(encode(" + pgx.Identifier{name}.Sanitize() + ", 'hex'))"}
+	return col{name: name, my: "HEX(`" + name + "`)", pg: "upper(encode(" + pgx.Identifier{name}.Sanitize() + ", 'hex'))"}
 }
 
 // timeCol compares TIME as [-]HH:MM:SS.ffffff with the hours beyond 24:
@@ -67,7 +70,8 @@ func hexed(name string) col {
 func timeCol(name string) col {
 	q := pgx.Identifier{name}.Sanitize()
 	return col{
-		my: fmt.Sprintf("TIME_FORMAT(`%s`, '%%H:%%i:%%s.%%f')", name),
+		name: name,
+		my:   fmt.Sprintf("TIME_FORMAT(`%s`, '%%H:%%i:%%s.%%f')", name),
 		pg: fmt.Sprintf(`(SELECT CASE WHEN e < 0 THEN '-' ELSE '' END || CASE WHEN h < 10 THEN '0' ELSE '' END || h ||
 			to_char(make_interval(secs => (abs(e) - h * 3600)::float8), ':MI:SS.US')
 			FROM (SELECT extract(epoch FROM %s) AS e) s, LATERAL (SELECT floor(abs(e) / 3600)::bigint AS h) t)`, q),
@@ -76,17 +80,17 @@ func timeCol(name string) col {
 
 // bit compares BIT(n) as a number.
 func bit(name string) col {
-	return col{my: "CAST(`" + name + "` AS UNSIGNED)", pg: pgx.Identifier{name}.Sanitize() + "::bigint::text"}
+	return col{name: name, my: "CAST(`" + name + "` AS UNSIGNED)", pg: pgx.Identifier{name}.Sanitize() + "::bigint::text"}
 }
 
 // float compares FLOAT and DOUBLE by value: both widened to double, printed
 // by Go (the databases print exponents differently).
 func float(name string) col {
-	return col{my: "CAST(`" + name + "` AS DOUBLE)", pg: pgx.Identifier{name}.Sanitize() + "::float8::text", float: true}
+	return col{name: name, my: "CAST(`" + name + "` AS DOUBLE)", pg: pgx.Identifier{name}.Sanitize() + "::float8::text", float: true}
 }
 
 func jsonCol(name string) col {
-	return col{my: "`" + name + "`", pg: pgx.Identifier{name}.Sanitize() + "::text", json: true}
+	return col{name: name, my: "`" + name + "`", pg: pgx.Identifier{name}.Sanitize() + "::text", json: true}
 }
 
 // compareTable requires the rows of db.table to be equal on both sides,
@@ -98,9 +102,12 @@ func compareTable(t *testing.T, m migrated, table string, minRows int, cols ...c
 	myExprs, pgExprs := make([]string, len(cols)), make([]string, len(cols))
 	for i, c := range cols {
 		myExprs[i], pgExprs[i] = c.my, c.pg
+		if to := m.pgColumn(table, c.name); c.name != "" && to != c.name {
+			pgExprs[i] = strings.ReplaceAll(c.pg, pgx.Identifier{c.name}.Sanitize(), pgx.Identifier{to}.Sanitize())
+		}
 	}
 	myQ := fmt.Sprintf("SELECT %s FROM `%s`", strings.Join(myExprs, ", "), table)
-	pgQ := fmt.Sprintf("SELECT %s FROM %s", strings.Join(pgExprs, ", "), pgx.Identifier{m.db, table}.Sanitize())
+	pgQ := fmt.Sprintf("SELECT %s FROM %s", strings.Join(pgExprs, ", "), m.pgq(table))
 	src := mysqlText(t, m.my, myQ, cols)
 	dst := pgText(t, m, pgQ, cols)
 	slices.Sort(src)

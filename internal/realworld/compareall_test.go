@@ -23,14 +23,17 @@ func compareAllPG(t *testing.T, m migrated, minRows map[string]int) int {
 		// MariaDB's JSON is a LONGTEXT with a check: jsonb on PostgreSQL.
 		jsonb := map[string]bool{}
 		for _, r := range testenv.PGTexts(t, m.pg, `SELECT column_name FROM information_schema.columns
-			WHERE table_schema = $1 AND table_name = $2 AND data_type = 'jsonb'`, m.db, table) {
+			WHERE table_schema = $1 AND table_name = $2 AND data_type = 'jsonb'`, m.db, m.pgTable(table)) {
 			jsonb[*r[0]] = true
 		}
 		var cols []col
 		for _, r := range testenv.MySQLRows(t, m.my, `SELECT CONCAT(DATA_TYPE, ' ', COLUMN_NAME) FROM information_schema.COLUMNS
 			WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, m.db, table) {
 			typ, name, _ := strings.Cut(r, " ")
-			if jsonb[name] {
+			if m.excluded(table, name) {
+				continue
+			}
+			if jsonb[m.pgColumn(table, name)] {
 				typ = "json"
 			}
 			cols = append(cols, colFor(typ, name))

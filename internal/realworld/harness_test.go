@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,7 +40,8 @@ type scenario struct {
 	// midStream are statements run on the source once replication runs,
 	// between load transactions (DDL, FK cascades, key changes...).
 	midStream []string
-	// extraArgs are added to migrate, replicate and verify.
+	// extraArgs are added to migrate, replicate and verify; {db} in them is
+	// the scenario's database name.
 	extraArgs []string
 	// env is the source server (testenv.Flavors); nil is testenv.Get's MariaDB.
 	env *testenv.Env
@@ -60,6 +62,9 @@ type migrated struct {
 	// sourceURL, targetURL and stream let a test run sluice again.
 	sourceURL, targetURL, stream string
 	env                          *testenv.Env // the source server's
+	// naming are the scenario's naming options (--identifiers, --rename,
+	// --exclude-columns): every later sluice run of the stream repeats them.
+	naming []string
 }
 
 // run creates the scenario's database, starts the load, runs `sluice migrate
@@ -85,6 +90,11 @@ func (s scenario) run(t *testing.T) migrated {
 		t.Fatalf("%s: %v", s.schemaFile, err)
 	}
 	s.seed(t, flavorDB{my, env})
+	extra := make([]string, len(s.extraArgs))
+	for i, a := range s.extraArgs {
+		extra[i] = strings.ReplaceAll(a, "{db}", db)
+	}
+	s.extraArgs = extra
 	stream := testenv.UniqueName("rw")
 	side := s.target(t, env, db, stream)
 
@@ -165,7 +175,7 @@ func (s scenario) run(t *testing.T) migrated {
 	}
 	t.Logf("verify done at %s", time.Since(began).Round(time.Millisecond))
 	return migrated{db: db, my: my, pg: side.pg, tdb: side.tdb, tgt: side.tgt, report: stdout.String(), writes: writes,
-		sourceURL: env.SourceURL(db), targetURL: side.url, stream: stream, env: env}
+		sourceURL: env.SourceURL(db), targetURL: side.url, stream: stream, env: env, naming: s.extraArgs}
 }
 
 // targetSide is where a scenario run writes: the URL --target takes, what
@@ -379,8 +389,8 @@ func damageAndRepair(t *testing.T, m migrated, damage []string, damaged ...strin
 	}
 	bin := testenv.SluiceBinary(t)
 	logPath := filepath.Join(t.TempDir(), "verify.log")
-	args := []string{"verify", "--online=off", "--log-level", "warn", "--source", m.sourceURL, "--target", m.targetURL,
-		"--include", m.db, "--stream", m.stream}
+	args := append([]string{"verify", "--online=off", "--log-level", "warn", "--source", m.sourceURL, "--target", m.targetURL,
+		"--include", m.db, "--stream", m.stream}, m.naming...)
 	if code := runSluice(t, bin, logPath, args...); code != 1 {
 		t.Fatalf("verify of a damaged target: exit %d, want 1\n%s", code, tailFile(logPath, 100))
 	}
@@ -411,9 +421,59 @@ func requireCutover(t *testing.T, m migrated, inserts ...string) {
 	}
 }
 
+// pgq is a table of the scenario's database on the PostgreSQL target, quoted
+// (named as the scenario's naming options name it).
+func (m migrated) pgq(table string) string { return pgx.Identifier{m.db, m.pgTable(table)}.Sanitize() }
+
+// pgTable is the PostgreSQL name of a source table under m.naming.
+func (m migrated) pgTable(table string) string {
+	if to, ok := m.renamed(m.db + "." + table); ok {
+		return to
+	}
+	if m.lower() {
+		return strings.ToLower(table)
+	}
+	return table
+}
+
+// pgColumn is the PostgreSQL name of a source column under m.naming.
+func (m migrated) pgColumn(table, column string) string {
+	if to, ok := m.renamed(m.db + "." + table + "." + column); ok {
+		return to
+	}
+	if m.lower() {
+		return strings.ToLower(column)
+	}
+	return column
+}
+
+func (m migrated) lower() bool {
+	return slices.Contains(m.naming, "lower") && slices.Contains(m.naming, "--identifiers")
+}
+
+// excluded reports whether m.naming leaves a source column out (--exclude-columns).
+func (m migrated) excluded(table, column string) bool {
+	for i, a := range m.naming {
+		if a == "--exclude-columns" && i+1 < len(m.naming) && m.naming[i+1] == m.db+"."+table+"."+column {
+			return true
+		}
+	}
+	return false
+}
+
+// renamed looks a source name up in m.naming's --rename entries.
+func (m migrated) renamed(from string) (string, bool) {
+	for i, a := range m.naming {
+		if a == "--rename" && i+1 < len(m.naming) {
+			if f, to, ok := strings.Cut(m.naming[i+1], "="); ok && f == from {
+				return to, true
+			}
+		}
+	}
+	return "", false
+}
+
 // exec runs a statement on the target and returns the rows it changed.
-// pgq is a table of the scenario's database on the PostgreSQL target, quoted.
-func (m migrated) pgq(table string) string { return pgx.Identifier{m.db, table}.Sanitize() }
 
 func (m migrated) exec(q string) (int64, error) {
 	if m.tgt != nil {
@@ -423,7 +483,7 @@ func (m migrated) exec(q string) (int64, error) {
 		}
 		return res.RowsAffected()
 	}
-	tag, err := m.pg.Exec(context.Background(), q)
+	tag, err := m.pg.Exec(context.Background(), m.pgSQL(q))
 	return tag.RowsAffected(), err
 }
 

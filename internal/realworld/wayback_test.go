@@ -81,15 +81,15 @@ func wayBack(t *testing.T, m migrated, app wayBackLoad) {
 	rev := cutover.DefaultReverseStream(m.stream)
 	forgetWayBack(t, m, rev)
 
-	if code := runSluice(t, bin, logPath, "cutover", "--source", m.sourceURL, "--target", m.targetURL,
-		"--include", m.db, "--stream", m.stream, "--quiet-for", "1s", "--log-level", "warn"); code != 0 {
+	if code := runSluice(t, bin, logPath, append([]string{"cutover", "--source", m.sourceURL, "--target", m.targetURL,
+		"--include", m.db, "--stream", m.stream, "--quiet-for", "1s", "--log-level", "warn"}, m.naming...)...); code != 0 {
 		t.Fatalf("cutover: exit %d\n%s", code, tailFile(logPath, 80))
 	}
 	if app.prepare != nil {
 		app.prepare(t, m)
 	}
-	back := []string{"replicate", "--source", m.targetURL, "--target", m.sourceURL, "--stream", rev,
-		"--workers", "2", "--log-level", "warn"}
+	back := append([]string{"replicate", "--source", m.targetURL, "--target", m.sourceURL, "--stream", rev,
+		"--workers", "2", "--log-level", "warn"}, m.naming...)
 	live := testenv.SluiceCommand(bin, back...)
 	f := appendFile(t, logPath)
 	live.Stdout, live.Stderr = f, f
@@ -132,8 +132,8 @@ func wayBack(t *testing.T, m migrated, app wayBackLoad) {
 		t.Errorf("%s: %d, %v: the PostgreSQL writes did not come back", app.proof, came, err)
 	}
 	compareAllPG(t, m, nil)
-	if code := runSluice(t, bin, logPath, "verify", "--online=off", "--log-level", "warn", "--source", m.sourceURL,
-		"--target", m.targetURL, "--include", m.db, "--stream", m.stream); code != 0 {
+	if code := runSluice(t, bin, logPath, append([]string{"verify", "--online=off", "--log-level", "warn", "--source", m.sourceURL,
+		"--target", m.targetURL, "--include", m.db, "--stream", m.stream}, m.naming...)...); code != 0 {
 		t.Errorf("verify after the way back: exit %d\n%s", code, tailFile(logPath, 80))
 	}
 	if app.restore != nil {
@@ -164,7 +164,7 @@ func pgLoad(m migrated, write pgWrite, d time.Duration, liveDone chan error) (in
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w)+7, 11))
 			for time.Now().Before(deadline) && len(liveDone) == 0 {
-				err := pgx.BeginFunc(ctx, m.pg, func(tx pgx.Tx) error { return write(ctx, tx, q, rng) })
+				err := pgx.BeginFunc(ctx, m.pg, func(tx pgx.Tx) error { return write(ctx, namedTx{tx, m}, q, rng) })
 				var pe *pgconn.PgError
 				if errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "23505") {
 					continue

@@ -254,7 +254,10 @@ func (r *runner) loadSource(ctx context.Context) error {
 		return fmt.Errorf("source: %w", err)
 	}
 	if err := r.naming.Check(r.cat.Tables); err != nil {
-		return exitcode.ConfigError(err)
+		// A stream's naming is fixed by its snapshot (a --rename added now
+		// is refused as another naming): what is left is the scope.
+		return exitcode.ConfigError(fmt.Errorf("%w (the stream's names are fixed by its snapshot: to go on, leave the table "+
+			"that came later out with --exclude db.table, or start a new stream with --rename)", err))
 	}
 	for _, u := range r.naming.Unmatched(r.cat.Tables) {
 		r.log.Warn("naming entry matches nothing yet; it applies when DDL creates it (a typo?)", "entry", u)

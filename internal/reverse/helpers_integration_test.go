@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/snapshot"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 	"github.com/sluice-db/sluice/internal/testenv"
@@ -32,6 +33,8 @@ type rig struct {
 	filter func(string) string
 	// schema is the PostgreSQL schema of the copy ("" = the database's name).
 	schema string
+	// naming are the forward stream's --identifiers and --rename.
+	naming schema.NamingOptions
 }
 
 func (g *rig) pgSchema() string {
@@ -108,6 +111,7 @@ func (g *rig) snapshot() {
 	if g.schema != "" {
 		so.SchemaMap = []string{g.db + "=" + g.schema}
 	}
+	so.Identifiers, so.Renames = g.naming.Identifiers, g.naming.Renames
 	if _, err := snapshot.Run(ctx, so); err != nil {
 		g.t.Fatalf("snapshot: %v", err)
 	}
@@ -128,7 +132,11 @@ func (g *rig) options() Options {
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	return Options{Source: src, Target: dst, Schema: g.schema, Stream: g.stream, Workers: 4, UntilCaughtUp: true,
+	naming, err := schema.NewNamingOptions(g.naming)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return Options{Source: src, Target: dst, Schema: g.schema, Naming: naming, Stream: g.stream, Workers: 4, UntilCaughtUp: true,
 		StatusEvery: time.Second, Log: testenv.Logger()}
 }
 

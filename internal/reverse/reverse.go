@@ -36,8 +36,13 @@ type Options struct {
 	Source config.Postgres // the PostgreSQL database written by the application
 	Target config.MySQL    // the MySQL database the tables came from
 	// Schema is the PostgreSQL schema whose tables go back (default: the
-	// MySQL target database's name, as the forward stream named it).
-	Schema       string
+	// MySQL target database's name under Naming, as the forward stream
+	// named it).
+	Schema string
+	// Naming is the forward stream's mapping (--schema-map, --identifiers,
+	// --rename), read backwards: the PostgreSQL table and column of each
+	// MySQL table and column.
+	Naming       schema.Naming
 	Stream       string
 	Workers      int
 	MaxTxnMemory int64
@@ -62,7 +67,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Stream = checkpoint.DefaultStream
 	}
 	if o.Schema == "" {
-		o.Schema = o.Target.Database
+		o.Schema = o.Naming.Schema(o.Target.Database)
 	}
 	if o.MaxTxnMemory == 0 {
 		o.MaxTxnMemory = 256 << 20
@@ -169,7 +174,7 @@ func runOnce(ctx context.Context, o Options) error {
 	tables := map[string]*schema.Table{}
 	for _, t := range cat.Tables {
 		if t.Database == o.Target.Database {
-			tables[t.Name] = t
+			tables[o.Naming.Table(t.TableID)] = t
 		}
 	}
 	if len(tables) == 0 {
@@ -184,6 +189,9 @@ func runOnce(ctx context.Context, o Options) error {
 	}
 	defer pg.Close(context.WithoutCancel(ctx))
 	if err := preflight(ctx, o, pg); err != nil {
+		return err
+	}
+	if err := checkForwardNaming(ctx, o, pg); err != nil {
 		return err
 	}
 	if err := prepareStart(ctx, o, db, pg, tables); err != nil {
@@ -235,7 +243,7 @@ func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.T
 	}
 	stream, err := pgoutput.New(pgoutput.Config{ConnString: o.Source.ConnString(),
 		Slot: logical.SlotName(o.Stream), Publication: logical.PublicationName(o.Stream),
-		Start: start, Schema: o.Schema, Tables: tables, FragmentBytes: o.MaxTxnMemory / 16,
+		Start: start, Schema: o.Schema, Tables: tables, Naming: o.Naming, FragmentBytes: o.MaxTxnMemory / 16,
 		Acked: applier.SavedPosition, SkipBadRows: o.SkipBadRows, IdleAfter: o.IdleAfter, Log: o.Log})
 	if err != nil {
 		return err

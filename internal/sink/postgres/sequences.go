@@ -127,9 +127,10 @@ func (a *Sink) syncSequences(ctx context.Context, conn *pgxpool.Conn, final bool
 func MoveSequences(ctx context.Context, conn *pgx.Conn, naming schema.Naming, tables []*schema.Table) (checked, moved int, err error) {
 	for _, t := range tables {
 		col := autoIncrementColumn(t)
-		if col == "" {
+		if col == "" || naming.Excluded(t.TableID, col) {
 			continue
 		}
+		col = naming.Column(t.TableID, col) // the target's name (--identifiers lower, --rename)
 		checked++
 		st := seqTable{id: t.TableID, qtable: naming.QTable(t.TableID), column: col}
 		rows, err := conn.Query(ctx, syncSequenceSQL(st), st.qtable, st.column)

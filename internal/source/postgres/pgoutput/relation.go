@@ -90,13 +90,15 @@ type relation struct {
 	uniqueOther bool
 }
 
-// newRelation matches a Relation message with the MySQL table of the same
-// name and checks that its columns and types are those the stream knows.
-func newRelation(m *pglogrepl.RelationMessage, t *schema.Table) (*relation, error) {
+// newRelation matches a Relation message with the MySQL table it names
+// (under the forward stream's naming) and checks that its columns and types
+// are those the stream knows; a PostgreSQL column is the MySQL column that
+// naming gives its name.
+func newRelation(m *pglogrepl.RelationMessage, t *schema.Table, naming schema.Naming) (*relation, error) {
 	name := m.Namespace + "." + m.RelationName
 	idx := map[string]int{}
 	for i, c := range t.Columns {
-		idx[c.Name] = i
+		idx[naming.Column(t.TableID, c.Name)] = i
 	}
 	r := &relation{msg: m, table: t, col: make([]int, len(m.Columns)), convs: make([]conv, len(m.Columns))}
 	seen := map[int]bool{}
@@ -136,7 +138,7 @@ func newRelation(m *pglogrepl.RelationMessage, t *schema.Table) (*relation, erro
 			name, t.Database, t.Name, strings.Join(problems, "; "))
 	}
 	for _, k := range t.PrimaryKey {
-		r.key = append(r.key, idx[k])
+		r.key = append(r.key, idx[naming.Column(t.TableID, k)])
 	}
 	for _, ix := range t.Indexes {
 		if ix.Unique {

@@ -42,10 +42,12 @@ type Config struct {
 	// MySQL already and are passed over.
 	Start pglogrepl.LSN
 	// Schema is the PostgreSQL schema whose tables come back; Tables are
-	// the MySQL target tables by name (their definitions are the truth the
-	// values are converted for).
+	// the MySQL target tables by their PostgreSQL name (their definitions
+	// are the truth the values are converted for); Naming names their
+	// columns on PostgreSQL (the forward stream's mapping).
 	Schema string
 	Tables map[string]*schema.Table
+	Naming schema.Naming
 	// FragmentBytes bounds one fragment of a large transaction (--max-txn-memory/16).
 	FragmentBytes int64
 	// Acked returns the pipeline's saved checkpoint: the only position

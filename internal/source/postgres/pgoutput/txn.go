@@ -149,7 +149,7 @@ func (s *Stream) relation(m *pglogrepl.RelationMessage) error {
 		return fmt.Errorf("reverse source: table %s.%s is published but the MySQL target database has no table %s",
 			m.Namespace, m.RelationName, m.RelationName)
 	}
-	r, err := newRelation(m, t)
+	r, err := newRelation(m, t, s.cfg.Naming)
 	if err != nil {
 		return fmt.Errorf("reverse source: %w", err)
 	}

@@ -1,0 +1,270 @@
+-- Modelled on Magento 2.4's tables as its declarative schema creates them on
+-- MySQL (written from memory, trimmed to the characteristic tables): the EAV
+-- value tables catalog_product_entity_{int,decimal,varchar,text,datetime}
+-- with their (entity_id, attribute_id, store_id) unique keys, SMALLINT
+-- UNSIGNED store and attribute ids, DECIMAL(20,6) prices and DECIMAL(12,4)
+-- quantities, TIMESTAMP ... ON UPDATE CURRENT_TIMESTAMP, foreign keys with
+-- ON DELETE CASCADE across most tables (and SET NULL, and a self-reference
+-- in sales_order_item), TEXT and MEDIUMTEXT holding JSON and serialized
+-- arrays, VARBINARY, utf8mb3 (utf8) tables as Magento still creates them, and
+-- a keyless table (the indexer's replica/scratch tables have no primary key;
+-- `catalog_product_index_price_tmp` here).
+
+CREATE TABLE `store_website` (
+  `website_id` SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT,
+  `code` VARCHAR(32) DEFAULT NULL,
+  `name` VARCHAR(64) DEFAULT NULL,
+  `sort_order` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `default_group_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `is_default` SMALLINT UNSIGNED DEFAULT 0,
+  PRIMARY KEY (`website_id`),
+  UNIQUE KEY `STORE_WEBSITE_CODE` (`code`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Websites';
+
+CREATE TABLE `store` (
+  `store_id` SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT,
+  `code` VARCHAR(32) DEFAULT NULL,
+  `website_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `name` VARCHAR(255) NOT NULL,
+  `sort_order` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `is_active` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  PRIMARY KEY (`store_id`),
+  UNIQUE KEY `STORE_CODE` (`code`),
+  KEY `STORE_WEBSITE_ID` (`website_id`),
+  CONSTRAINT `STORE_WEBSITE_ID_STORE_WEBSITE_WEBSITE_ID` FOREIGN KEY (`website_id`) REFERENCES `store_website` (`website_id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Stores';
+
+CREATE TABLE `eav_attribute` (
+  `attribute_id` SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT,
+  `entity_type_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `attribute_code` VARCHAR(255) NOT NULL,
+  `backend_type` VARCHAR(8) NOT NULL DEFAULT 'static',
+  `frontend_input` VARCHAR(50) DEFAULT NULL,
+  `frontend_label` VARCHAR(255) DEFAULT NULL,
+  `is_required` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `is_user_defined` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `default_value` TEXT,
+  `note` VARCHAR(255) DEFAULT NULL,
+  PRIMARY KEY (`attribute_id`),
+  UNIQUE KEY `EAV_ATTRIBUTE_ENTITY_TYPE_ID_ATTRIBUTE_CODE` (`entity_type_id`, `attribute_code`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Eav Attribute';
+
+CREATE TABLE `catalog_product_entity` (
+  `entity_id` INT UNSIGNED NOT NULL AUTO_INCREMENT COMMENT 'Entity ID',
+  `attribute_set_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `type_id` VARCHAR(32) NOT NULL DEFAULT 'simple',
+  `sku` VARCHAR(64) NOT NULL,
+  `has_options` SMALLINT NOT NULL DEFAULT 0,
+  `required_options` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `created_at` TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  `updated_at` TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  PRIMARY KEY (`entity_id`),
+  KEY `CATALOG_PRODUCT_ENTITY_ATTRIBUTE_SET_ID` (`attribute_set_id`),
+  KEY `CATALOG_PRODUCT_ENTITY_SKU` (`sku`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Catalog Product Table';
+
+CREATE TABLE `catalog_product_entity_int` (
+  `value_id` INT NOT NULL AUTO_INCREMENT,
+  `attribute_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `store_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `entity_id` INT UNSIGNED NOT NULL DEFAULT 0,
+  `value` INT DEFAULT NULL,
+  PRIMARY KEY (`value_id`),
+  UNIQUE KEY `CATALOG_PRODUCT_ENTITY_INT_ENTITY_ID_ATTRIBUTE_ID_STORE_ID` (`entity_id`, `attribute_id`, `store_id`),
+  KEY `CATALOG_PRODUCT_ENTITY_INT_ATTRIBUTE_ID` (`attribute_id`),
+  KEY `CATALOG_PRODUCT_ENTITY_INT_STORE_ID` (`store_id`),
+  CONSTRAINT `CAT_PRD_ENTT_INT_ATTR_ID_EAV_ATTR_ATTR_ID` FOREIGN KEY (`attribute_id`) REFERENCES `eav_attribute` (`attribute_id`) ON DELETE CASCADE,
+  CONSTRAINT `CAT_PRD_ENTT_INT_ENTT_ID_CAT_PRD_ENTT_ENTT_ID` FOREIGN KEY (`entity_id`) REFERENCES `catalog_product_entity` (`entity_id`) ON DELETE CASCADE,
+  CONSTRAINT `CATALOG_PRODUCT_ENTITY_INT_STORE_ID_STORE_STORE_ID` FOREIGN KEY (`store_id`) REFERENCES `store` (`store_id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Catalog Product Integer Attribute Backend Table';
+
+CREATE TABLE `catalog_product_entity_decimal` (
+  `value_id` INT NOT NULL AUTO_INCREMENT,
+  `attribute_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `store_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `entity_id` INT UNSIGNED NOT NULL DEFAULT 0,
+  `value` DECIMAL(20,6) DEFAULT NULL,
+  PRIMARY KEY (`value_id`),
+  UNIQUE KEY `CATALOG_PRODUCT_ENTITY_DECIMAL_ENTITY_ID_ATTRIBUTE_ID_STORE_ID` (`entity_id`, `attribute_id`, `store_id`),
+  KEY `CATALOG_PRODUCT_ENTITY_DECIMAL_STORE_ID` (`store_id`),
+  KEY `CATALOG_PRODUCT_ENTITY_DECIMAL_ATTRIBUTE_ID` (`attribute_id`),
+  CONSTRAINT `CAT_PRD_ENTT_DEC_ATTR_ID_EAV_ATTR_ATTR_ID` FOREIGN KEY (`attribute_id`) REFERENCES `eav_attribute` (`attribute_id`) ON DELETE CASCADE,
+  CONSTRAINT `CAT_PRD_ENTT_DEC_ENTT_ID_CAT_PRD_ENTT_ENTT_ID` FOREIGN KEY (`entity_id`) REFERENCES `catalog_product_entity` (`entity_id`) ON DELETE CASCADE,
+  CONSTRAINT `CATALOG_PRODUCT_ENTITY_DECIMAL_STORE_ID_STORE_STORE_ID` FOREIGN KEY (`store_id`) REFERENCES `store` (`store_id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Catalog Product Decimal Attribute Backend Table';
+
+CREATE TABLE `catalog_product_entity_varchar` (
+  `value_id` INT NOT NULL AUTO_INCREMENT,
+  `attribute_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `store_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `entity_id` INT UNSIGNED NOT NULL DEFAULT 0,
+  `value` VARCHAR(255) DEFAULT NULL,
+  PRIMARY KEY (`value_id`),
+  UNIQUE KEY `CATALOG_PRODUCT_ENTITY_VARCHAR_ENTITY_ID_ATTRIBUTE_ID_STORE_ID` (`entity_id`, `attribute_id`, `store_id`),
+  KEY `CATALOG_PRODUCT_ENTITY_VARCHAR_ATTRIBUTE_ID` (`attribute_id`),
+  KEY `CATALOG_PRODUCT_ENTITY_VARCHAR_STORE_ID` (`store_id`),
+  CONSTRAINT `CAT_PRD_ENTT_VCHR_ATTR_ID_EAV_ATTR_ATTR_ID` FOREIGN KEY (`attribute_id`) REFERENCES `eav_attribute` (`attribute_id`) ON DELETE CASCADE,
+  CONSTRAINT `CAT_PRD_ENTT_VCHR_ENTT_ID_CAT_PRD_ENTT_ENTT_ID` FOREIGN KEY (`entity_id`) REFERENCES `catalog_product_entity` (`entity_id`) ON DELETE CASCADE,
+  CONSTRAINT `CATALOG_PRODUCT_ENTITY_VARCHAR_STORE_ID_STORE_STORE_ID` FOREIGN KEY (`store_id`) REFERENCES `store` (`store_id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Catalog Product Varchar Attribute Backend Table';
+
+CREATE TABLE `catalog_product_entity_text` (
+  `value_id` INT NOT NULL AUTO_INCREMENT,
+  `attribute_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `store_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `entity_id` INT UNSIGNED NOT NULL DEFAULT 0,
+  `value` MEDIUMTEXT,
+  PRIMARY KEY (`value_id`),
+  UNIQUE KEY `CATALOG_PRODUCT_ENTITY_TEXT_ENTITY_ID_ATTRIBUTE_ID_STORE_ID` (`entity_id`, `attribute_id`, `store_id`),
+  KEY `CATALOG_PRODUCT_ENTITY_TEXT_ATTRIBUTE_ID` (`attribute_id`),
+  KEY `CATALOG_PRODUCT_ENTITY_TEXT_STORE_ID` (`store_id`),
+  CONSTRAINT `CAT_PRD_ENTT_TEXT_ATTR_ID_EAV_ATTR_ATTR_ID` FOREIGN KEY (`attribute_id`) REFERENCES `eav_attribute` (`attribute_id`) ON DELETE CASCADE,
+  CONSTRAINT `CAT_PRD_ENTT_TEXT_ENTT_ID_CAT_PRD_ENTT_ENTT_ID` FOREIGN KEY (`entity_id`) REFERENCES `catalog_product_entity` (`entity_id`) ON DELETE CASCADE,
+  CONSTRAINT `CATALOG_PRODUCT_ENTITY_TEXT_STORE_ID_STORE_STORE_ID` FOREIGN KEY (`store_id`) REFERENCES `store` (`store_id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Catalog Product Text Attribute Backend Table';
+
+CREATE TABLE `catalog_product_entity_datetime` (
+  `value_id` INT NOT NULL AUTO_INCREMENT,
+  `attribute_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `store_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `entity_id` INT UNSIGNED NOT NULL DEFAULT 0,
+  `value` DATETIME DEFAULT NULL,
+  PRIMARY KEY (`value_id`),
+  UNIQUE KEY `CATALOG_PRODUCT_ENTITY_DATETIME_ENTITY_ID_ATTRIBUTE_ID_STORE_ID` (`entity_id`, `attribute_id`, `store_id`),
+  KEY `CATALOG_PRODUCT_ENTITY_DATETIME_ATTRIBUTE_ID` (`attribute_id`),
+  KEY `CATALOG_PRODUCT_ENTITY_DATETIME_STORE_ID` (`store_id`),
+  CONSTRAINT `CAT_PRD_ENTT_DTIME_ATTR_ID_EAV_ATTR_ATTR_ID` FOREIGN KEY (`attribute_id`) REFERENCES `eav_attribute` (`attribute_id`) ON DELETE CASCADE,
+  CONSTRAINT `CAT_PRD_ENTT_DTIME_ENTT_ID_CAT_PRD_ENTT_ENTT_ID` FOREIGN KEY (`entity_id`) REFERENCES `catalog_product_entity` (`entity_id`) ON DELETE CASCADE,
+  CONSTRAINT `CATALOG_PRODUCT_ENTITY_DATETIME_STORE_ID_STORE_STORE_ID` FOREIGN KEY (`store_id`) REFERENCES `store` (`store_id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Catalog Product Datetime Attribute Backend Table';
+
+CREATE TABLE `cataloginventory_stock_item` (
+  `item_id` INT UNSIGNED NOT NULL AUTO_INCREMENT,
+  `product_id` INT UNSIGNED NOT NULL DEFAULT 0,
+  `stock_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `qty` DECIMAL(12,4) DEFAULT NULL,
+  `min_qty` DECIMAL(12,4) NOT NULL DEFAULT 0.0000,
+  `is_in_stock` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `low_stock_date` TIMESTAMP NULL DEFAULT NULL,
+  `website_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  PRIMARY KEY (`item_id`),
+  UNIQUE KEY `CATALOGINVENTORY_STOCK_ITEM_PRODUCT_ID_STOCK_ID` (`product_id`, `stock_id`),
+  KEY `CATALOGINVENTORY_STOCK_ITEM_WEBSITE_ID` (`website_id`),
+  CONSTRAINT `CATINV_STOCK_ITEM_PRD_ID_CAT_PRD_ENTT_ENTT_ID` FOREIGN KEY (`product_id`) REFERENCES `catalog_product_entity` (`entity_id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Cataloginventory Stock Item';
+
+CREATE TABLE `customer_entity` (
+  `entity_id` INT UNSIGNED NOT NULL AUTO_INCREMENT,
+  `website_id` SMALLINT UNSIGNED DEFAULT NULL,
+  `email` VARCHAR(255) DEFAULT NULL,
+  `group_id` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `store_id` SMALLINT UNSIGNED DEFAULT 0,
+  `created_at` TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  `updated_at` TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  `is_active` SMALLINT UNSIGNED NOT NULL DEFAULT 1,
+  `firstname` VARCHAR(255) DEFAULT NULL,
+  `lastname` VARCHAR(255) DEFAULT NULL,
+  `dob` DATE DEFAULT NULL,
+  `password_hash` VARCHAR(128) DEFAULT NULL,
+  `rp_token` VARCHAR(128) DEFAULT NULL,
+  `rp_token_created_at` DATETIME DEFAULT NULL,
+  `failures_num` SMALLINT DEFAULT 0,
+  `lock_expires` DATETIME DEFAULT NULL,
+  PRIMARY KEY (`entity_id`),
+  UNIQUE KEY `CUSTOMER_ENTITY_EMAIL_WEBSITE_ID` (`email`, `website_id`),
+  KEY `CUSTOMER_ENTITY_WEBSITE_ID` (`website_id`),
+  CONSTRAINT `CUSTOMER_ENTITY_STORE_ID_STORE_STORE_ID` FOREIGN KEY (`store_id`) REFERENCES `store` (`store_id`) ON DELETE SET NULL,
+  CONSTRAINT `CUSTOMER_ENTITY_WEBSITE_ID_STORE_WEBSITE_WEBSITE_ID` FOREIGN KEY (`website_id`) REFERENCES `store_website` (`website_id`) ON DELETE SET NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Customer Entity';
+
+CREATE TABLE `sales_order` (
+  `entity_id` INT UNSIGNED NOT NULL AUTO_INCREMENT,
+  `state` VARCHAR(32) DEFAULT NULL,
+  `status` VARCHAR(32) DEFAULT NULL,
+  `protect_code` VARCHAR(255) DEFAULT NULL,
+  `store_id` SMALLINT UNSIGNED DEFAULT NULL,
+  `customer_id` INT UNSIGNED DEFAULT NULL,
+  `base_grand_total` DECIMAL(20,4) DEFAULT NULL,
+  `grand_total` DECIMAL(20,4) DEFAULT NULL,
+  `total_qty_ordered` DECIMAL(12,4) DEFAULT NULL,
+  `customer_is_guest` SMALLINT UNSIGNED DEFAULT NULL,
+  `increment_id` VARCHAR(32) DEFAULT NULL,
+  `customer_email` VARCHAR(128) DEFAULT NULL,
+  `remote_ip` VARCHAR(45) DEFAULT NULL,
+  `customer_note` TEXT,
+  `created_at` TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  `updated_at` TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  PRIMARY KEY (`entity_id`),
+  UNIQUE KEY `SALES_ORDER_INCREMENT_ID_STORE_ID` (`increment_id`, `store_id`),
+  KEY `SALES_ORDER_STATUS` (`status`),
+  KEY `SALES_ORDER_CREATED_AT` (`created_at`),
+  KEY `SALES_ORDER_CUSTOMER_ID` (`customer_id`),
+  CONSTRAINT `SALES_ORDER_CUSTOMER_ID_CUSTOMER_ENTITY_ENTITY_ID` FOREIGN KEY (`customer_id`) REFERENCES `customer_entity` (`entity_id`) ON DELETE SET NULL,
+  CONSTRAINT `SALES_ORDER_STORE_ID_STORE_STORE_ID` FOREIGN KEY (`store_id`) REFERENCES `store` (`store_id`) ON DELETE SET NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Sales Flat Order';
+
+CREATE TABLE `sales_order_item` (
+  `item_id` INT UNSIGNED NOT NULL AUTO_INCREMENT,
+  `order_id` INT UNSIGNED NOT NULL DEFAULT 0,
+  `parent_item_id` INT UNSIGNED DEFAULT NULL,
+  `store_id` SMALLINT UNSIGNED DEFAULT NULL,
+  `created_at` TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  `updated_at` TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  `product_id` INT UNSIGNED DEFAULT NULL,
+  `product_type` VARCHAR(255) DEFAULT NULL,
+  `product_options` LONGTEXT,
+  `weight` DECIMAL(12,4) DEFAULT 0.0000,
+  `sku` VARCHAR(255) DEFAULT NULL,
+  `name` VARCHAR(255) DEFAULT NULL,
+  `qty_ordered` DECIMAL(12,4) DEFAULT 0.0000,
+  `price` DECIMAL(20,4) NOT NULL DEFAULT 0.0000,
+  `row_total` DECIMAL(20,4) NOT NULL DEFAULT 0.0000,
+  PRIMARY KEY (`item_id`),
+  KEY `SALES_ORDER_ITEM_ORDER_ID` (`order_id`),
+  CONSTRAINT `SALES_ORDER_ITEM_ORDER_ID_SALES_ORDER_ENTITY_ID` FOREIGN KEY (`order_id`) REFERENCES `sales_order` (`entity_id`) ON DELETE CASCADE,
+  CONSTRAINT `SALES_ORDER_ITEM_PARENT_ITEM_ID_SALES_ORDER_ITEM_ITEM_ID` FOREIGN KEY (`parent_item_id`) REFERENCES `sales_order_item` (`item_id`) ON DELETE CASCADE,
+  CONSTRAINT `SALES_ORDER_ITEM_STORE_ID_STORE_STORE_ID` FOREIGN KEY (`store_id`) REFERENCES `store` (`store_id`) ON DELETE SET NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Sales Flat Order Item';
+
+CREATE TABLE `core_config_data` (
+  `config_id` INT UNSIGNED NOT NULL AUTO_INCREMENT,
+  `scope` VARCHAR(8) NOT NULL DEFAULT 'default',
+  `scope_id` INT NOT NULL DEFAULT 0,
+  `path` VARCHAR(255) NOT NULL DEFAULT 'general',
+  `value` TEXT,
+  `updated_at` TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  PRIMARY KEY (`config_id`),
+  UNIQUE KEY `CORE_CONFIG_DATA_SCOPE_SCOPE_ID_PATH` (`scope`, `scope_id`, `path`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Config Data';
+
+CREATE TABLE `oauth_token` (
+  `entity_id` INT UNSIGNED NOT NULL AUTO_INCREMENT,
+  `consumer_id` INT UNSIGNED DEFAULT NULL,
+  `customer_id` INT UNSIGNED DEFAULT NULL,
+  `type` VARCHAR(16) NOT NULL,
+  `token` VARCHAR(32) NOT NULL,
+  `secret` VARCHAR(128) NOT NULL,
+  `verifier` VARCHAR(32) DEFAULT NULL,
+  `callback_url` TEXT NOT NULL,
+  `revoked` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `authorized` SMALLINT UNSIGNED NOT NULL DEFAULT 0,
+  `user_type` INT DEFAULT NULL,
+  `created_at` TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  `nonce_hash` VARBINARY(40) DEFAULT NULL,
+  PRIMARY KEY (`entity_id`),
+  UNIQUE KEY `OAUTH_TOKEN_TOKEN` (`token`),
+  CONSTRAINT `OAUTH_TOKEN_CUSTOMER_ID_CUSTOMER_ENTITY_ENTITY_ID` FOREIGN KEY (`customer_id`) REFERENCES `customer_entity` (`entity_id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='OAuth Tokens';
+
+CREATE TABLE `catalog_product_index_price_tmp` (
+  `entity_id` INT UNSIGNED NOT NULL,
+  `customer_group_id` INT UNSIGNED NOT NULL,
+  `website_id` SMALLINT UNSIGNED NOT NULL,
+  `tax_class_id` SMALLINT UNSIGNED DEFAULT 0,
+  `price` DECIMAL(20,6) DEFAULT NULL,
+  `final_price` DECIMAL(20,6) DEFAULT NULL,
+  `min_price` DECIMAL(20,6) DEFAULT NULL,
+  `max_price` DECIMAL(20,6) DEFAULT NULL,
+  `tier_price` DECIMAL(20,6) DEFAULT NULL,
+  KEY `CATALOG_PRODUCT_INDEX_PRICE_TMP_ENTITY_ID` (`entity_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Catalog Product Price Indexer Temp Table';
