@@ -129,3 +129,39 @@ func TestPreparedInsertOfAnExistingRow(t *testing.T) {
 		t.Fatalf("%d rows after the refused group, want the 300 before the failing one and the existing one", n)
 	}
 }
+
+// TestPreparedInsertsFallBackToText: a table with a column the prepared
+// INSERTs do not take (DECIMAL), and a run with a value of a type they do
+// not take (a float in an integer column), go as text, every row exact.
+func TestPreparedInsertsFallBackToText(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.exec("CREATE TABLE `" + f.name + "`.d (id INT PRIMARY KEY, x DECIMAL(10,2))")
+	f.exec("CREATE TABLE `" + f.name + "`.p" + preparedDDL)
+	sess := f.session(ctx)
+	start := binlogpos.Position{File: "bin.000001", Pos: 4}
+
+	td := preparedTable("d")
+	td.Columns = []schema.Column{{Name: "id", DataType: "int"}, {Name: "x", DataType: "decimal"}}
+	g := preparedGroup(td, 0, 200, 1000)
+	for i := range g.Changes {
+		g.Changes[i].After = []any{int32(i), fmt.Sprintf("%d.25", i)}
+	}
+	if _, err := sess.ApplyGroup(ctx, g, start); err != nil {
+		t.Fatal(err)
+	}
+	g = preparedGroup(preparedTable("p"), 0, 200, 2000)
+	g.Changes[5].After[1] = float64(3)
+	if _, err := sess.ApplyGroup(ctx, g, start); err != nil {
+		t.Fatal(err)
+	}
+	if len(sess.stmts) != 0 {
+		t.Fatalf("%d prepared statements, want none", len(sess.stmts))
+	}
+	if got := f.strings("SELECT CONCAT(COUNT(*), '|', SUM(x)) FROM `" + f.name + "`.d"); got[0] != "200|19950.00" {
+		t.Fatalf("decimal table: %s, want 200|19950.00", got[0])
+	}
+	if got := f.strings("SELECT CONCAT(COUNT(*), '|', SUM(id), '|', (SELECT ti FROM `" + f.name + "`.p WHERE id = 5)) FROM `" + f.name + "`.p"); got[0] != "200|19900|3" {
+		t.Fatalf("fallback table: %s, want 200|19900|3", got[0])
+	}
+}
