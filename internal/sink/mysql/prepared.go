@@ -12,11 +12,14 @@ import (
 // Long runs of inserts into one table go as server-side prepared multi-row
 // INSERTs (the binary protocol): the server parses each statement once per
 // session instead of once per group, and reads the values without their
-// text. Measured applying 200k sysbench rows into MariaDB 10.11, in groups
-// of 2000 rows: MariaDB's CPU per row 5.3–5.7 µs against 6.3–7.1 µs for the
-// text INSERTs, sluice's about the same; in groups of 250 rows no gain
-// (each prepared statement is one more round trip), which is why only runs
-// of at least minPrepared rows use them (docs/reverse.md "### oltp_insert").
+// text. Measured applying 200k sysbench rows into MariaDB 10.11 through the
+// sink, groups of 2000 rows into one table: MariaDB's CPU per row 5.55–6.2
+// µs against 6.4–7.7 for the text INSERTs, sluice's about the same. Each
+// prepared statement is a round trip of its own (the text ones share one),
+// and for shorter runs the round trips cost what parsing saves: runs of 250
+// rows (sysbench's 8 tables in groups of 2000 rows) used more CPU in all
+// than text. So only runs of at least minPrepared rows use them
+// (docs/reverse.md "### oltp_insert").
 //
 // Only columns whose value means the same as a parameter as it does as a
 // literal (literal.go) qualify: integers (a number either way) and
@@ -26,12 +29,11 @@ import (
 // statement bound go as text, as do the one-by-one retries.
 
 // preparedRows are the row counts of the prepared INSERTs, largest first
-// (the smallest is minPrepared): two statements per table and session at
-// most.
-var preparedRows = [...]int{512, 128}
+// (the smallest is minPrepared): one statement per table and session.
+var preparedRows = [...]int{minPrepared}
 
 // minPrepared is the shortest run sent prepared.
-const minPrepared = 128
+const minPrepared = 512
 
 // param converts one value of a column to its parameter; ok is false when
 // the value has no parameter that means what its literal does.

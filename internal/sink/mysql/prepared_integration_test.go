@@ -59,8 +59,8 @@ func preparedGroup(tv *schema.Table, from, to int, pos uint32) *pipeline.Group {
 }
 
 // TestPreparedInsertsMatchText: a long run of inserts, sent as prepared
-// INSERTs of 512 and 128 rows and a text tail, stores every value byte for
-// byte as the text INSERTs of short runs store them.
+// INSERTs and a text tail, stores every value byte for byte as the text
+// INSERTs of short runs store them.
 func TestPreparedInsertsMatchText(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -68,21 +68,21 @@ func TestPreparedInsertsMatchText(t *testing.T) {
 	f.exec("CREATE TABLE `" + f.name + "`.q" + preparedDDL)
 	sess := f.session(ctx)
 	start := binlogpos.Position{File: "bin.000001", Pos: 4}
-	const rows = 700 // 512 + 128 prepared, 60 as text
+	const rows = 1100 // 2 × 512 prepared, 76 as text
 	if _, err := sess.ApplyGroup(ctx, preparedGroup(preparedTable("p"), 0, rows, 1000), start); err != nil {
 		t.Fatal(err)
 	}
-	if len(sess.stmts) != 2 {
-		t.Fatalf("%d prepared statements, want 2 (512 and 128 rows)", len(sess.stmts))
+	if len(sess.stmts) != 1 {
+		t.Fatalf("%d prepared statements, want 1", len(sess.stmts))
 	}
 	tq := preparedTable("q")
 	for from := 0; from < rows; from += 100 { // runs of 100 rows: text
-		if _, err := sess.ApplyGroup(ctx, preparedGroup(tq, from, from+100, 10000), start); err != nil {
+		if _, err := sess.ApplyGroup(ctx, preparedGroup(tq, from, min(from+100, rows), 10000), start); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(sess.stmts) != 2 {
-		t.Fatalf("%d prepared statements after the short runs, want 2", len(sess.stmts))
+	if len(sess.stmts) != 1 {
+		t.Fatalf("%d prepared statements after the short runs, want 1", len(sess.stmts))
 	}
 	cols := "id, HEX(ti), HEX(iu), HEX(bu), HEX(u8), HEX(l1), HEX(tx), HEX(vb), HEX(bl), ISNULL(u8), ISNULL(vb), ISNULL(bl), ISNULL(ti)"
 	sel := func(tb string) []string {
@@ -121,7 +121,7 @@ func TestPreparedInsertOfAnExistingRow(t *testing.T) {
 	f.exec("CREATE TABLE `" + f.name + "`.p" + preparedDDL)
 	f.exec("INSERT INTO `" + f.name + "`.p (id) VALUES (300)")
 	sess := f.session(ctx)
-	_, err := sess.ApplyGroup(ctx, preparedGroup(preparedTable("p"), 0, 600, 1000), binlogpos.Position{File: "bin.000001", Pos: 4})
+	_, err := sess.ApplyGroup(ctx, preparedGroup(preparedTable("p"), 0, 1100, 1000), binlogpos.Position{File: "bin.000001", Pos: 4})
 	if err == nil || !strings.Contains(err.Error(), "id=300") || !strings.Contains(err.Error(), "Duplicate") {
 		t.Fatalf("duplicate key in a prepared INSERT: %v; want an error naming id=300", err)
 	}
@@ -143,14 +143,14 @@ func TestPreparedInsertsFallBackToText(t *testing.T) {
 
 	td := preparedTable("d")
 	td.Columns = []schema.Column{{Name: "id", DataType: "int"}, {Name: "x", DataType: "decimal"}}
-	g := preparedGroup(td, 0, 200, 1000)
+	g := preparedGroup(td, 0, 600, 1000)
 	for i := range g.Changes {
 		g.Changes[i].After = []any{int32(i), fmt.Sprintf("%d.25", i)}
 	}
 	if _, err := sess.ApplyGroup(ctx, g, start); err != nil {
 		t.Fatal(err)
 	}
-	g = preparedGroup(preparedTable("p"), 0, 200, 2000)
+	g = preparedGroup(preparedTable("p"), 0, 600, 2000)
 	g.Changes[5].After[1] = float64(3)
 	if _, err := sess.ApplyGroup(ctx, g, start); err != nil {
 		t.Fatal(err)
@@ -158,10 +158,10 @@ func TestPreparedInsertsFallBackToText(t *testing.T) {
 	if len(sess.stmts) != 0 {
 		t.Fatalf("%d prepared statements, want none", len(sess.stmts))
 	}
-	if got := f.strings("SELECT CONCAT(COUNT(*), '|', SUM(x)) FROM `" + f.name + "`.d"); got[0] != "200|19950.00" {
-		t.Fatalf("decimal table: %s, want 200|19950.00", got[0])
+	if got := f.strings("SELECT CONCAT(COUNT(*), '|', SUM(x)) FROM `" + f.name + "`.d"); got[0] != "600|179850.00" {
+		t.Fatalf("decimal table: %s, want 600|179850.00", got[0])
 	}
-	if got := f.strings("SELECT CONCAT(COUNT(*), '|', SUM(id), '|', (SELECT ti FROM `" + f.name + "`.p WHERE id = 5)) FROM `" + f.name + "`.p"); got[0] != "200|19900|3" {
-		t.Fatalf("fallback table: %s, want 200|19900|3", got[0])
+	if got := f.strings("SELECT CONCAT(COUNT(*), '|', SUM(id), '|', (SELECT ti FROM `" + f.name + "`.p WHERE id = 5)) FROM `" + f.name + "`.p"); got[0] != "600|179700|3" {
+		t.Fatalf("fallback table: %s, want 600|179700|3", got[0])
 	}
 }
