@@ -28,11 +28,14 @@ import (
 // written column, a value of an unexpected Go type, or rows larger than the
 // statement bound go as text, as do the one-by-one retries.
 
-// preparedRows are the row counts of the prepared INSERTs, largest first
-// (the smallest is minPrepared): one statement per table and session.
-var preparedRows = [...]int{minPrepared}
+// preparedRows are the row counts of the prepared INSERTs, largest first:
+// two statements per table and session at most. A run of minPrepared rows
+// or more goes in as many of them as fit, the rest as text (2000 rows: 3 ×
+// 512, 3 × 128 and 80).
+var preparedRows = [...]int{512, 128}
 
-// minPrepared is the shortest run sent prepared.
+// minPrepared is the shortest run sent prepared: a shorter one (sysbench's
+// 8 tables in groups of 2000 rows make runs of about 250) is cheaper as text.
 const minPrepared = 512
 
 // param converts one value of a column to its parameter; ok is false when
@@ -124,7 +127,7 @@ type preparedKey struct {
 // least minPrepared rows long, after the statements queued on b (which
 // keeps their order), and returns the rest for the text INSERTs.
 func (s *session) insertPrepared(ctx context.Context, b *batch, p *plan, run []pipeline.Change) ([]pipeline.Change, error) {
-	if p.params == nil || s.noPrepare {
+	if p.params == nil || s.noPrepare || len(run) < minPrepared {
 		return run, nil
 	}
 	flushed := false

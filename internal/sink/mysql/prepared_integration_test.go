@@ -69,28 +69,36 @@ func TestPreparedInsertsMatchText(t *testing.T) {
 	sess := f.session(ctx)
 	start := binlogpos.Position{File: "bin.000001", Pos: 4}
 	const rows = 1100 // 2 × 512 prepared, 76 as text
-	if _, err := sess.ApplyGroup(ctx, preparedGroup(preparedTable("p"), 0, rows, 1000), start); err != nil {
+	tp := preparedTable("p")
+	if _, err := sess.ApplyGroup(ctx, preparedGroup(tp, 0, rows, 1000), start); err != nil {
 		t.Fatal(err)
 	}
 	if len(sess.stmts) != 1 {
-		t.Fatalf("%d prepared statements, want 1", len(sess.stmts))
+		t.Fatalf("%d prepared statements, want 1 (512 rows)", len(sess.stmts))
+	}
+	// 640 rows more: 512 and 128 prepared.
+	if _, err := sess.ApplyGroup(ctx, preparedGroup(tp, rows, rows+640, 5000), start); err != nil {
+		t.Fatal(err)
+	}
+	if len(sess.stmts) != 2 {
+		t.Fatalf("%d prepared statements, want 2 (512 and 128 rows)", len(sess.stmts))
 	}
 	tq := preparedTable("q")
-	for from := 0; from < rows; from += 100 { // runs of 100 rows: text
-		if _, err := sess.ApplyGroup(ctx, preparedGroup(tq, from, min(from+100, rows), 10000), start); err != nil {
+	for from := 0; from < rows+640; from += 100 { // runs of 100 rows: text
+		if _, err := sess.ApplyGroup(ctx, preparedGroup(tq, from, min(from+100, rows+640), 10000), start); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(sess.stmts) != 1 {
-		t.Fatalf("%d prepared statements after the short runs, want 1", len(sess.stmts))
+	if len(sess.stmts) != 2 {
+		t.Fatalf("%d prepared statements after the short runs, want 2", len(sess.stmts))
 	}
 	cols := "id, HEX(ti), HEX(iu), HEX(bu), HEX(u8), HEX(l1), HEX(tx), HEX(vb), HEX(bl), ISNULL(u8), ISNULL(vb), ISNULL(bl), ISNULL(ti)"
 	sel := func(tb string) []string {
 		return f.strings("SELECT CONCAT_WS('|', " + cols + ") FROM `" + f.name + "`." + tb + " ORDER BY id")
 	}
 	p, q := sel("p"), sel("q")
-	if len(p) != rows || len(q) != rows {
-		t.Fatalf("%d and %d rows, want %d", len(p), len(q), rows)
+	if len(p) != rows+640 || len(q) != rows+640 {
+		t.Fatalf("%d and %d rows, want %d", len(p), len(q), rows+640)
 	}
 	for i := range p {
 		if p[i] != q[i] {
