@@ -13,8 +13,8 @@ import (
 // INSERTs (the binary protocol): the server parses each statement once per
 // session instead of once per group, and reads the values without their
 // text. Measured applying 200k sysbench rows into MariaDB 10.11 through the
-// sink, groups of 2000 rows into one table: MariaDB's CPU per row 5.55–6.2
-// µs against 6.4–7.7 for the text INSERTs, sluice's about the same. Each
+// sink, groups of 2000 rows into one table: MariaDB's CPU per row 5.45–5.9
+// µs against 6.55–7.0 for the text INSERTs, sluice's about the same. Each
 // prepared statement is a round trip of its own (the text ones share one),
 // and for shorter runs the round trips cost what parsing saves: runs of 250
 // rows (sysbench's 8 tables in groups of 2000 rows) used more CPU in all
