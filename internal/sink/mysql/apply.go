@@ -35,16 +35,23 @@ type session struct {
 	slot  int
 	plans map[*schema.Table]*plan
 	b     *batch // reused by each target transaction (batch.go)
+	// stmts are the prepared INSERTs (prepared.go), args their scratch;
+	// noPrepare: the server refused one, the session sends text.
+	stmts     map[preparedKey]*sql.Stmt
+	args      []any
+	noPrepare bool
 }
 
 // Close closes the connection, which releases its slot lock.
 func (s *session) Close() {
+	s.closePrepared()
 	_ = s.conn.Close()
 	s.a.freeSlot(s.slot)
 }
 
-// Reset drops the plans after a schema change.
+// Reset drops the plans and their prepared statements after a schema change.
 func (s *session) Reset(context.Context) error {
+	s.closePrepared()
 	clear(s.plans)
 	return nil
 }
@@ -205,8 +212,15 @@ func (s *session) writeRun(ctx context.Context, b *batch, run []pipeline.Change,
 	return &stmtError{ch: &run[0], err: fmt.Errorf("unknown row operation %v", run[0].Op)}
 }
 
-// inserts queues a run of inserts as multi-row INSERT statements.
+// inserts queues a run of inserts as multi-row INSERT statements (a long
+// run first as prepared ones: prepared.go).
 func (s *session) inserts(ctx context.Context, b *batch, p *plan, run []pipeline.Change, single bool) error {
+	if !single && len(run) >= minPrepared {
+		var err error
+		if run, err = s.insertPrepared(ctx, b, p, run); err != nil || len(run) == 0 {
+			return err
+		}
+	}
 	buf := b.stmt[:0]
 	defer func() { b.stmt = buf }()
 	for len(run) > 0 {

@@ -26,6 +26,11 @@ type plan struct {
 	where [][2]string // text before and after the literal
 	// insertHead is "INSERT INTO t (cols) VALUES ".
 	insertHead string
+	// params convert the written columns' values to the parameters of a
+	// prepared INSERT (prepared.go), nil when a column has none; unsigned
+	// are the bits of each UNSIGNED integer column (0 otherwise).
+	params   []param
+	unsigned []int
 	// setNames are "`c`=" per written column.
 	setNames []string
 	// setCols are the written columns outside the primary key; updateMany
@@ -95,6 +100,14 @@ func newPlan(t *schema.Table, targetDB string, mysqlJSON, rowAlias bool) (*plan,
 		}
 	}
 	p.insertHead = "INSERT INTO " + p.qtable + " (" + strings.Join(names, ",") + ") VALUES "
+	if p.params = paramsOf(t, p.cols); p.params != nil {
+		p.unsigned = make([]int, len(p.cols))
+		for n, i := range p.cols {
+			if t.Columns[i].Unsigned {
+				p.unsigned[n] = intBits[t.Columns[i].DataType]
+			}
+		}
+	}
 	if p.key != nil {
 		inKey := map[int]bool{}
 		for _, i := range p.key {
