@@ -16,8 +16,14 @@ import (
 // into a MySQL target database holding the table already (as a user who
 // copied it would have it), reads the checkpoint back with `sluice status`,
 // and refuses a scope of two source databases for one target database.
+//
+// On MySQL 9.7 the target is another database of the source server: the
+// source database itself as the target is refused.
 func TestReplicateIntoMySQLTargetAndStatus(t *testing.T) {
-	env := testenv.Get(t)
+	testenv.MariaDBAndMySQL9(t, testReplicateIntoMySQLTargetAndStatus)
+}
+
+func testReplicateIntoMySQLTargetAndStatus(t *testing.T, env *testenv.Env) {
 	tgt := env.MySQLTarget(t)
 	db := env.NewDatabase(t, "cli_mt")
 	tdb := db + "_r"
@@ -69,6 +75,23 @@ func TestReplicateIntoMySQLTargetAndStatus(t *testing.T) {
 		"--include", db+".*,"+other+".*", "--stream", testenv.UniqueName("clmt2"), "--start-position", start, "--log-level", "error")
 	if code != exitcode.Config || !strings.Contains(errOut, "one source database") {
 		t.Errorf("two source databases into one target database: exit %d\n%s", code, errOut)
+	}
+	if tgt.IsMySQL() {
+		code, _, errOut = runCLI(context.Background(), "replicate", "--source", env.SourceURL(db), "--target", tgt.URL(db),
+			"--stream", testenv.UniqueName("clmt3"), "--start-position", start, "--log-level", "error")
+		if code != exitcode.Config || !strings.Contains(errOut, "source database") {
+			t.Errorf("the source database as the target: exit %d\n%s", code, errOut)
+		}
+		for _, c := range []string{"migrate", "snapshot"} {
+			code, _, errOut = runCLI(context.Background(), c, "--source", env.SourceURL(db), "--target", tgt.URL(db),
+				"--stream", testenv.UniqueName("clmt3"), "--log-level", "error")
+			if code != exitcode.Config || !strings.Contains(errOut, "source database") {
+				t.Errorf("%s into the source database: exit %d\n%s", c, code, errOut)
+			}
+		}
+		if n := len(testenv.MySQLRows(t, my, "SELECT * FROM t")); n != 2 {
+			t.Errorf("the source table has %d rows after the refusals, want 2", n)
+		}
 	}
 }
 

@@ -176,6 +176,23 @@ func (t *mysqlTarget) close() {
 	}
 }
 
+// refuseSourceDatabase refuses a target database that is the source
+// database itself on the same server: replication would write the source's
+// changes back into the source (snapshot refuses it the same way).
+func (t *mysqlTarget) refuseSourceDatabase(ctx context.Context, src *sql.DB) error {
+	if t.sourceDB != t.o.MySQLTarget.Database {
+		return nil
+	}
+	same, err := mysink.SameServer(ctx, t.db, src)
+	if err != nil {
+		return exitcode.ConfigError(fmt.Errorf("%s: %w", t.o.MySQLTarget.Redacted(), err))
+	}
+	if same {
+		return exitcode.ConfigError(fmt.Errorf("the target database %q is the source database on the same server: choose another target database", t.sourceDB))
+	}
+	return nil
+}
+
 // scopeDatabase is the one source database a MySQL target database
 // receives: more than one in scope is refused.
 func scopeDatabase(o Options, cat *schema.Catalog) (string, error) {
