@@ -15,7 +15,8 @@ import (
 // generated invisible primary key (sql_generate_invisible_primary_key) is
 // migrated into a MySQL 9.7 target with the key kept invisible, rows equal
 // (my_row_id included), then replicated (multi-row UPDATE and DELETE) and
-// verified equal.
+// verified equal. A VECTOR column goes along, byte for byte (verify
+// refuses to compare it yet).
 func TestMigrateGIPKIntoMySQL9(t *testing.T) {
 	testenv.MySQLToMySQL9(t, func(t *testing.T, env *testenv.Env) {
 		tgt := env.MySQLTarget(t)
@@ -29,7 +30,9 @@ func TestMigrateGIPKIntoMySQL9(t *testing.T) {
 		if _, err := my.Exec(`SET SESSION sql_generate_invisible_primary_key = ON;
 			CREATE TABLE k (a INT, b VARCHAR(10), j JSON);
 			SET SESSION sql_generate_invisible_primary_key = OFF;
-			INSERT INTO k (a, b, j) VALUES (1, 'x', '{"n": 1.5}'), (1, 'x', NULL), (2, 'y', '[1, 2]'), (3, NULL, '{}')`); err != nil {
+			INSERT INTO k (a, b, j) VALUES (1, 'x', '{"n": 1.5}'), (1, 'x', NULL), (2, 'y', '[1, 2]'), (3, NULL, '{}');
+			CREATE TABLE v (id INT PRIMARY KEY, v VECTOR(3));
+			INSERT INTO v VALUES (1, TO_VECTOR('[1, 2.5, -3]')), (2, NULL)`); err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -39,14 +42,20 @@ func TestMigrateGIPKIntoMySQL9(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("migrate: exit %d\n%s", code, errOut)
 		}
-		if _, err := my.Exec(`UPDATE k SET b = 'z' WHERE a = 1; DELETE FROM k WHERE a = 2; INSERT INTO k (a) VALUES (4), (5)`); err != nil {
+		if _, err := my.Exec(`UPDATE k SET b = 'z' WHERE a = 1; DELETE FROM k WHERE a = 2; INSERT INTO k (a) VALUES (4), (5);
+			INSERT INTO v VALUES (3, TO_VECTOR('[0.1, 0, 1e10]')); UPDATE v SET v = TO_VECTOR('[9, 8, 7]') WHERE id = 1`); err != nil {
 			t.Fatal(err)
 		}
 		if code, _, errOut = runCLI(ctx, "replicate", "--source", env.SourceURL(db), "--target", tgt.URL(tdb), "--stream", stream,
 			"--until-caught-up", "--log-level", "warn"); code != 0 {
 			t.Fatalf("replicate: exit %d\n%s", code, errOut)
 		}
-		if code, out, errOut := runCLI(ctx, "verify", "--source", env.SourceURL(db), "--target", tgt.URL(tdb), "--log-level", "warn"); code != 0 {
+		// verify has no comparison for VECTOR yet: it says so (exit 2), and
+		// checks the other tables.
+		if code, out, errOut := runCLI(ctx, "verify", "--source", env.SourceURL(db), "--target", tgt.URL(tdb), "--log-level", "warn"); code != 2 || !strings.Contains(out+errOut, "vector") {
+			t.Fatalf("verify of a VECTOR column: exit %d, want 2 naming the type\n%s%s", code, out, errOut)
+		}
+		if code, out, errOut := runCLI(ctx, "verify", "--source", env.SourceURL(db), "--target", tgt.URL(tdb), "--exclude", db+".v", "--log-level", "warn"); code != 0 {
 			t.Fatalf("verify: exit %d\n%s%s", code, out, errOut)
 		}
 		q := "SELECT my_row_id, a, b, j FROM %s.k ORDER BY my_row_id"
@@ -54,6 +63,10 @@ func TestMigrateGIPKIntoMySQL9(t *testing.T) {
 		dst := testenv.MySQLRows(t, admin, fmt.Sprintf(q, "`"+tdb+"`"))
 		if fmt.Sprint(src) != fmt.Sprint(dst) || len(src) != 5 {
 			t.Errorf("rows differ:\n source %v\n target %v", src, dst)
+		}
+		vq := "SELECT id, HEX(v) FROM %s.v ORDER BY id"
+		if src, dst := testenv.MySQLRows(t, my, fmt.Sprintf(vq, "`"+db+"`")), testenv.MySQLRows(t, admin, fmt.Sprintf(vq, "`"+tdb+"`")); fmt.Sprint(src) != fmt.Sprint(dst) || len(src) != 3 {
+			t.Errorf("VECTOR rows differ:\n source %v\n target %v", src, dst)
 		}
 		var extra string
 		if err := admin.QueryRow(`SELECT EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'k' AND COLUMN_NAME = 'my_row_id'`, tdb).Scan(&extra); err != nil || !strings.Contains(extra, "INVISIBLE") {

@@ -384,7 +384,9 @@ func TestMySQLTargetRepairSQL(t *testing.T) {
 // the invalid ENUM value, text in eight charsets, BIT, geometry, JSON...).
 // From a MariaDB source and from a MySQL source (into the MariaDB target),
 // and from MySQL 9.7 into a MySQL 9.7 target.
-func TestMySQLTargetTypeCorpus(t *testing.T) { testenv.MySQLTargetFlavors(t, testMySQLTargetTypeCorpus) }
+func TestMySQLTargetTypeCorpus(t *testing.T) {
+	testenv.MySQLTargetFlavors(t, testMySQLTargetTypeCorpus)
+}
 
 func testMySQLTargetTypeCorpus(t *testing.T, env *testenv.Env) {
 	s := newMySide(t, env, "vmy_types")
