@@ -89,6 +89,24 @@ func testReplicateIntoMySQLTargetAndStatus(t *testing.T, env *testenv.Env) {
 				t.Errorf("%s into the source database: exit %d\n%s", c, code, errOut)
 			}
 		}
+		// A target database that --include also names: its
+		// writes would come back as source changes (created by snapshot and
+		// migrate, not existing yet for replicate).
+		for _, c := range []string{"replicate", "migrate", "snapshot"} {
+			args := []string{c, "--source", env.SourceURL(""), "--include", db + ".*," + db + "_x.*", "--target", tgt.URL(db + "_x"),
+				"--stream", testenv.UniqueName("clmt4"), "--log-level", "error"}
+			if c == "replicate" {
+				args = append(args, "--start-position", start)
+			}
+			code, _, errOut = runCLI(context.Background(), args...)
+			if code != exitcode.Config || !strings.Contains(errOut, "in the source scope") {
+				t.Errorf("%s into a target database in the source scope: exit %d\n%s", c, code, errOut)
+			}
+		}
+		var n int
+		if err := admin.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", db+"_x").Scan(&n); err != nil || n != 0 {
+			t.Errorf("a refused run created the target database (%d, %v)", n, err)
+		}
 		if n := len(testenv.MySQLRows(t, my, "SELECT * FROM t")); n != 2 {
 			t.Errorf("the source table has %d rows after the refusals, want 2", n)
 		}

@@ -179,18 +179,30 @@ func (t *mysqlTarget) close() {
 // refuseSourceDatabase refuses a target database that is the source
 // database itself on the same server: replication would write the source's
 // changes back into the source (snapshot refuses it the same way).
+//
+// A target database in the source scope (--include 'shop*' into shop_copy)
+// is refused too: the stream would read the sink's own writes back.
 func (t *mysqlTarget) refuseSourceDatabase(ctx context.Context, src *sql.DB) error {
-	if t.sourceDB != t.o.MySQLTarget.Database {
+	filter, err := schema.NewFilter(t.o.Include, t.o.Exclude, t.o.Source.Database)
+	if err != nil {
+		return exitcode.ConfigError(err)
+	}
+	tdb := t.o.MySQLTarget.Database
+	if t.sourceDB != tdb && !filter.MatchDatabase(tdb) {
 		return nil
 	}
 	same, err := mysink.SameServer(ctx, t.db, src)
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("%s: %w", t.o.MySQLTarget.Redacted(), err))
 	}
-	if same {
-		return exitcode.ConfigError(fmt.Errorf("the target database %q is the source database on the same server: choose another target database", t.sourceDB))
+	switch {
+	case !same:
+		return nil
+	case t.sourceDB == tdb:
+		return exitcode.ConfigError(fmt.Errorf("the target database %q is the source database on the same server: choose another target database", tdb))
+	default:
+		return exitcode.ConfigError(fmt.Errorf("the target database %q is on the source server and in the source scope (%s): narrow --include to the source database", tdb, filter))
 	}
-	return nil
 }
 
 // scopeDatabase is the one source database a MySQL target database

@@ -290,6 +290,10 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	if r.sameServer && dbs[r.dbName] {
 		return exitcode.ConfigError(fmt.Errorf("the target database %q is the source database on the same server: choose another target database", r.dbName))
 	}
+	if r.sameServer && b.filter.MatchDatabase(r.dbName) {
+		// Replication would read the copy's own writes back as source changes.
+		return exitcode.ConfigError(fmt.Errorf("the target database %q is on the source server and in the source scope (%s): narrow --include to the source database", r.dbName, b.filter))
+	}
 	if len(dbs) > 1 {
 		var names []string
 		for d := range dbs {
