@@ -171,3 +171,35 @@ func TestVerifyOnlineAutoSeesAMySQLReplicator(t *testing.T) {
 		t.Errorf("replicate exit %d after a graceful stop", c)
 	}
 }
+
+// TestReplicateMariaDBIntoMySQL9Refused: replicate refuses a MariaDB source
+// into a MySQL 9.7 target as the snapshot does (MariaDB's JSON text would be
+// normalised by MySQL's JSON type, its UUID/INET columns have no MySQL
+// form), before it creates or writes anything there.
+func TestReplicateMariaDBIntoMySQL9Refused(t *testing.T) {
+	env := testenv.Get(t)
+	tgt := env.WithMySQLTarget(testenv.MySQL).MySQLTarget(t)
+	db := env.NewDatabase(t, "cli_m2m")
+	tdb := db + "_r"
+	tgt.DropAtEnd(t, tdb)
+	my := env.MySQL(t, db)
+	if _, err := my.Exec("CREATE TABLE t (id INT PRIMARY KEY, j JSON)"); err != nil {
+		t.Fatal(err)
+	}
+	status := testenv.MySQLTexts(t, my, env.BinlogStatusSQL())
+	for _, c := range [][]string{
+		{"replicate", "--until-caught-up", "--start-position", status[0][0].String + ":" + status[0][1].String},
+		{"migrate"},
+	} {
+		args := append(append([]string{}, c...), "--source", env.SourceURL(db), "--target", tgt.URL(tdb),
+			"--stream", testenv.UniqueName("m2m"), "--log-level", "error")
+		code, _, errOut := runCLI(context.Background(), args...)
+		if code != exitcode.Config || !strings.Contains(errOut, "a MariaDB source goes into a MariaDB target") {
+			t.Errorf("%s MariaDB into MySQL 9.7: exit %d\n%s", c[0], code, errOut)
+		}
+	}
+	var n int
+	if err := tgt.Admin(t).QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", tdb).Scan(&n); err != nil || n != 0 {
+		t.Errorf("a refused run created the target database (%d, %v)", n, err)
+	}
+}

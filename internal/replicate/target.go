@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -16,6 +17,7 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -174,6 +176,28 @@ func (t *mysqlTarget) close() {
 	if t.db != nil {
 		_ = t.db.Close()
 	}
+}
+
+// refuseFlavor refuses a MariaDB source into a MySQL (not MariaDB) target,
+// as the snapshot does: the schema changes are the source's own statements
+// and the values its bytes, and MariaDB's dialect has no faithful MySQL
+// form (its UUID/INET columns fail at once, but its JSON-as-text would be
+// normalised by MySQL's JSON type without a word: key order, duplicate keys,
+// number spelling).
+func (t *mysqlTarget) refuseFlavor(ctx context.Context, srcFlavor, srcVersion string) error {
+	if srcFlavor != binlog.FlavorMariaDB {
+		return nil
+	}
+	var version string
+	if err := t.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+		return fmt.Errorf("target: %w", err)
+	}
+	if strings.Contains(strings.ToLower(version), "mariadb") {
+		return nil
+	}
+	return exitcode.ConfigError(fmt.Errorf("the source is %s %s and the target %s: a MariaDB source goes into a MariaDB target "+
+		"(sluice applies the schema changes and the values in the source's own dialect; MySQL into MariaDB is translated, the reverse is not)",
+		srcFlavor, srcVersion, version))
 }
 
 // refuseSourceDatabase refuses a target database that is the source
