@@ -23,8 +23,13 @@ import (
 // counters are the source's, so the application's next insert on the replica
 // gets the id the source would have given. Then damage on the target is
 // found (exit 1) and repaired (exit 0 after).
+// It runs MariaDB into the MariaDB target and MySQL 9.7 into a MySQL 9.7
+// target (another database of the same server).
 func TestMigrateIntoMySQLTargetThenVerify(t *testing.T) {
-	env := testenv.Get(t)
+	testenv.MariaDBAndMySQL9(t, testMigrateIntoMySQLTargetThenVerify)
+}
+
+func testMigrateIntoMySQLTargetThenVerify(t *testing.T, env *testenv.Env) {
 	tgt := env.MySQLTarget(t)
 	db := env.NewDatabase(t, "cli_mig_my")
 	tdb := db + "_copy"
@@ -33,7 +38,7 @@ func TestMigrateIntoMySQLTargetThenVerify(t *testing.T) {
 	stream := testenv.UniqueName("migmy")
 	t.Cleanup(func() { _ = mysqlstate.Delete(context.Background(), admin, stream) })
 	my := env.MySQL(t, db)
-	if _, err := my.Exec(`CREATE TABLE parent (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(30) CHARACTER SET utf8mb4 NOT NULL,
+	if _, err := my.Exec(env.SQL(`CREATE TABLE parent (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(30) CHARACTER SET utf8mb4 NOT NULL,
 			amount DECIMAL(12,3), at DATETIME(6), doc JSON, UNIQUE KEY uname (name));
 		CREATE TABLE child (id BIGINT UNSIGNED PRIMARY KEY, parent_id INT NOT NULL, note TEXT CHARACTER SET latin1, bin VARBINARY(16),
 			kind ENUM('a','b','c'), KEY kp (parent_id), CONSTRAINT fk FOREIGN KEY (parent_id) REFERENCES parent (id) ON DELETE CASCADE);
@@ -41,7 +46,7 @@ func TestMigrateIntoMySQLTargetThenVerify(t *testing.T) {
 		INSERT INTO parent (name, amount, at, doc) SELECT CONCAT('p', seq, 'ü'), seq * 1.5, '2024-01-02 03:04:05.123456' + INTERVAL seq MINUTE,
 			JSON_OBJECT('n', seq) FROM seq_1_to_200;
 		INSERT INTO child SELECT seq, 1 + seq % 200, REPEAT('é', seq % 7), UNHEX(LPAD(HEX(seq), 8, '0')), ELT(1 + seq % 3, 'a', 'b', 'c') FROM seq_1_to_1000;
-		INSERT INTO nokey VALUES (1, 'x'), (1, 'x'), (NULL, NULL)`); err != nil {
+		INSERT INTO nokey VALUES (1, 'x'), (1, 'x'), (NULL, NULL)`)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -77,8 +82,12 @@ func TestMigrateIntoMySQLTargetThenVerify(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	runCtx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
+	method := "lock-free"
+	if env.IsMySQL() {
+		method = "auto" // MySQL has no lock-free consistent point
+	}
 	code, _, errOut := runCLI(runCtx, "migrate", "--source", env.SourceURL(db), "--target", tgt.URL(tdb), "--stream", stream,
-		"--target-engine", "InnoDB", "--workers", "2", "--chunk-rows", "100", "--snapshot-method", "lock-free", "--until-caught-up", "--log-level", "warn")
+		"--target-engine", "InnoDB", "--workers", "2", "--chunk-rows", "100", "--snapshot-method", method, "--until-caught-up", "--log-level", "warn")
 	stopWrites()
 	wg.Wait()
 	if code != 0 || runCtx.Err() != nil {

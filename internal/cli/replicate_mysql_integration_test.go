@@ -16,8 +16,14 @@ import (
 // into a MySQL target database holding the table already (as a user who
 // copied it would have it), reads the checkpoint back with `sluice status`,
 // and refuses a scope of two source databases for one target database.
+//
+// On MySQL 9.7 the target is another database of the source server: the
+// source database itself as the target is refused.
 func TestReplicateIntoMySQLTargetAndStatus(t *testing.T) {
-	env := testenv.Get(t)
+	testenv.MariaDBAndMySQL9(t, testReplicateIntoMySQLTargetAndStatus)
+}
+
+func testReplicateIntoMySQLTargetAndStatus(t *testing.T, env *testenv.Env) {
 	tgt := env.MySQLTarget(t)
 	db := env.NewDatabase(t, "cli_mt")
 	tdb := db + "_r"
@@ -69,6 +75,41 @@ func TestReplicateIntoMySQLTargetAndStatus(t *testing.T) {
 		"--include", db+".*,"+other+".*", "--stream", testenv.UniqueName("clmt2"), "--start-position", start, "--log-level", "error")
 	if code != exitcode.Config || !strings.Contains(errOut, "one source database") {
 		t.Errorf("two source databases into one target database: exit %d\n%s", code, errOut)
+	}
+	if tgt.IsMySQL() {
+		code, _, errOut = runCLI(context.Background(), "replicate", "--source", env.SourceURL(db), "--target", tgt.URL(db),
+			"--stream", testenv.UniqueName("clmt3"), "--start-position", start, "--log-level", "error")
+		if code != exitcode.Config || !strings.Contains(errOut, "source database") {
+			t.Errorf("the source database as the target: exit %d\n%s", code, errOut)
+		}
+		for _, c := range []string{"migrate", "snapshot"} {
+			code, _, errOut = runCLI(context.Background(), c, "--source", env.SourceURL(db), "--target", tgt.URL(db),
+				"--stream", testenv.UniqueName("clmt3"), "--log-level", "error")
+			if code != exitcode.Config || !strings.Contains(errOut, "source database") {
+				t.Errorf("%s into the source database: exit %d\n%s", c, code, errOut)
+			}
+		}
+		// A target database that --include also names: its
+		// writes would come back as source changes (created by snapshot and
+		// migrate, not existing yet for replicate).
+		for _, c := range []string{"replicate", "migrate", "snapshot"} {
+			args := []string{c, "--source", env.SourceURL(""), "--include", db + ".*," + db + "_x.*", "--target", tgt.URL(db + "_x"),
+				"--stream", testenv.UniqueName("clmt4"), "--log-level", "error"}
+			if c == "replicate" {
+				args = append(args, "--start-position", start)
+			}
+			code, _, errOut = runCLI(context.Background(), args...)
+			if code != exitcode.Config || !strings.Contains(errOut, "in the source scope") {
+				t.Errorf("%s into a target database in the source scope: exit %d\n%s", c, code, errOut)
+			}
+		}
+		var n int
+		if err := admin.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", db+"_x").Scan(&n); err != nil || n != 0 {
+			t.Errorf("a refused run created the target database (%d, %v)", n, err)
+		}
+		if n := len(testenv.MySQLRows(t, my, "SELECT * FROM t")); n != 2 {
+			t.Errorf("the source table has %d rows after the refusals, want 2", n)
+		}
 	}
 }
 
@@ -128,5 +169,37 @@ func TestVerifyOnlineAutoSeesAMySQLReplicator(t *testing.T) {
 	cancel()
 	if c := <-done; c != 0 {
 		t.Errorf("replicate exit %d after a graceful stop", c)
+	}
+}
+
+// TestReplicateMariaDBIntoMySQL9Refused: replicate refuses a MariaDB source
+// into a MySQL 9.7 target as the snapshot does (MariaDB's JSON text would be
+// normalised by MySQL's JSON type, its UUID/INET columns have no MySQL
+// form), before it creates or writes anything there.
+func TestReplicateMariaDBIntoMySQL9Refused(t *testing.T) {
+	env := testenv.Get(t)
+	tgt := env.WithMySQLTarget(testenv.MySQL).MySQLTarget(t)
+	db := env.NewDatabase(t, "cli_m2m")
+	tdb := db + "_r"
+	tgt.DropAtEnd(t, tdb)
+	my := env.MySQL(t, db)
+	if _, err := my.Exec("CREATE TABLE t (id INT PRIMARY KEY, j JSON)"); err != nil {
+		t.Fatal(err)
+	}
+	status := testenv.MySQLTexts(t, my, env.BinlogStatusSQL())
+	for _, c := range [][]string{
+		{"replicate", "--until-caught-up", "--start-position", status[0][0].String + ":" + status[0][1].String},
+		{"migrate"},
+	} {
+		args := append(append([]string{}, c...), "--source", env.SourceURL(db), "--target", tgt.URL(tdb),
+			"--stream", testenv.UniqueName("m2m"), "--log-level", "error")
+		code, _, errOut := runCLI(context.Background(), args...)
+		if code != exitcode.Config || !strings.Contains(errOut, "a MariaDB source goes into a MariaDB target") {
+			t.Errorf("%s MariaDB into MySQL 9.7: exit %d\n%s", c[0], code, errOut)
+		}
+	}
+	var n int
+	if err := tgt.Admin(t).QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", tdb).Scan(&n); err != nil || n != 0 {
+		t.Errorf("a refused run created the target database (%d, %v)", n, err)
 	}
 }

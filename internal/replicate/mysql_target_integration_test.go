@@ -71,7 +71,7 @@ func workload(t *testing.T, g *myRig, rng *rand.Rand, n int) {
 // (multi-row transactions, key updates, a keyless table with duplicates)
 // into a MySQL target, on InnoDB and with --target-engine ROCKSDB, and
 // compares every table value for value.
-func TestMySQLTargetWorkload(t *testing.T) { testenv.Flavors(t, testMySQLTargetWorkload) }
+func TestMySQLTargetWorkload(t *testing.T) { testenv.MySQLTargetFlavors(t, testMySQLTargetWorkload) }
 
 func testMySQLTargetWorkload(t *testing.T, env *testenv.Env) {
 	for _, engine := range []string{"", "ROCKSDB"} {
@@ -100,7 +100,7 @@ func testMySQLTargetWorkload(t *testing.T, env *testenv.Env) {
 // literals) plus updates and deletes, and compares every value byte for
 // byte, on InnoDB and ROCKSDB; then every value of three rows replaced in
 // one multi-row update (on InnoDB one CASE UPDATE), compared again.
-func TestMySQLTargetEveryType(t *testing.T) { testenv.Flavors(t, testMySQLTargetEveryType) }
+func TestMySQLTargetEveryType(t *testing.T) { testenv.MySQLTargetFlavors(t, testMySQLTargetEveryType) }
 
 func testMySQLTargetEveryType(t *testing.T, env *testenv.Env) {
 	for _, engine := range []string{"", "ROCKSDB"} {
@@ -187,8 +187,9 @@ func forRocksDB(c typecorpus.Corpus) typecorpus.Corpus {
 // RENAME and MODIFY COLUMN, indexes, RENAME TABLE, a qualified statement,
 // CREATE and DROP TABLE, TRUNCATE, a foreign key whose cascade the target
 // runs itself; rows written between them land in the right columns.
-func TestMySQLTargetDDLReplay(t *testing.T) {
-	env := testenv.Get(t)
+func TestMySQLTargetDDLReplay(t *testing.T) { testenv.MariaDBAndMySQL9(t, testMySQLTargetDDLReplay) }
+
+func testMySQLTargetDDLReplay(t *testing.T, env *testenv.Env) {
 	g := newMyRig(t, env, "mt_ddl", "")
 	g.exec(
 		"CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(20))",
@@ -254,8 +255,10 @@ func TestMySQLTargetDDLReplay(t *testing.T) {
 // TestMySQLTargetRestart stops replication in the middle of a workload and
 // starts it again twice: every table ends equal to the source (no change
 // lost, none applied twice).
-func TestMySQLTargetRestart(t *testing.T) {
-	g := newMyRig(t, testenv.Get(t), "mt_restart", "")
+func TestMySQLTargetRestart(t *testing.T) { testenv.MariaDBAndMySQL9(t, testMySQLTargetRestart) }
+
+func testMySQLTargetRestart(t *testing.T, env *testenv.Env) {
+	g := newMyRig(t, env, "mt_restart", "")
 	g.exec(strings.Split(workloadTables, ";")...)
 	rng := rand.New(rand.NewPCG(7, 7))
 	for round := 0; round < 2; round++ {
@@ -282,7 +285,10 @@ func TestMySQLTargetRestart(t *testing.T) {
 // than --max-txn-memory: it arrives in fragments and is written into one
 // target transaction committed with the checkpoint.
 func TestMySQLTargetLargeTransaction(t *testing.T) {
-	env := testenv.Get(t)
+	testenv.MariaDBAndMySQL9(t, testMySQLTargetLargeTransaction)
+}
+
+func testMySQLTargetLargeTransaction(t *testing.T, env *testenv.Env) {
 	g := newMyRig(t, env, "mt_large", "")
 	g.exec("CREATE TABLE big (id INT PRIMARY KEY, pad VARCHAR(2000), n BIGINT UNSIGNED)",
 		"CREATE TABLE small (id INT PRIMARY KEY)")

@@ -267,6 +267,12 @@ func (r *runner) loadSource(ctx context.Context) error {
 		if my.sourceDB, err = scopeDatabase(r.o, r.cat); err != nil {
 			return err
 		}
+		if err := my.refuseFlavor(ctx, r.info.Flavor, r.info.Version); err != nil {
+			return err
+		}
+		if err := my.refuseSourceDatabase(ctx, r.srcDB); err != nil {
+			return err
+		}
 	}
 	if opts.PostGIS, err = r.tgt.postGIS(ctx); err != nil {
 		return err

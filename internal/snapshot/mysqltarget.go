@@ -2,9 +2,7 @@ package snapshot
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -218,34 +216,14 @@ func (r *myRunner) connect(ctx context.Context) error {
 // hasCollation says whether the target has a collation (mysink.TargetCollation).
 func (r *myRunner) hasCollation(name string) bool { return r.collations[name] }
 
-// isSourceServer tells whether the target is the source server itself: a
-// user lock with a random name taken on the target is in use as seen from
-// the source only if they are one server (host names, ports and server ids
-// can coincide between servers; a lock cannot).
+// isSourceServer tells whether the target is the source server itself
+// (mysink.SameServer).
 func (r *myRunner) isSourceServer(ctx context.Context) (bool, error) {
-	var rnd [12]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return false, err
-	}
-	name := "sluice probe " + hex.EncodeToString(rnd[:])
-	c, err := r.db.Conn(ctx) // the lock is the session's
+	same, err := mysink.SameServer(ctx, r.db, r.b.src.DB)
 	if err != nil {
-		return false, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", r.o.MySQLTarget.Redacted(), err))
+		return false, exitcode.ConfigError(fmt.Errorf("%s: %w", r.o.MySQLTarget.Redacted(), err))
 	}
-	defer c.Close()
-	var got sql.NullInt64
-	if err := c.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", name).Scan(&got); err != nil {
-		return false, fmt.Errorf("target: GET_LOCK: %w", err)
-	}
-	if got.Int64 != 1 {
-		return false, fmt.Errorf("target: GET_LOCK(%q) returned %v", name, got)
-	}
-	defer c.ExecContext(ctx, "DO RELEASE_LOCK(?)", name)
-	var holder sql.NullInt64
-	if err := r.b.src.DB.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", name).Scan(&holder); err != nil {
-		return false, fmt.Errorf("source: IS_USED_LOCK: %w", err)
-	}
-	return holder.Valid, nil
+	return same, nil
 }
 
 // lockStream makes sure one snapshot per stream runs at a time on the
@@ -311,6 +289,10 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	}
 	if r.sameServer && dbs[r.dbName] {
 		return exitcode.ConfigError(fmt.Errorf("the target database %q is the source database on the same server: choose another target database", r.dbName))
+	}
+	if r.sameServer && b.filter.MatchDatabase(r.dbName) {
+		// Replication would read the copy's own writes back as source changes.
+		return exitcode.ConfigError(fmt.Errorf("the target database %q is on the source server and in the source scope (%s): narrow --include to the source database", r.dbName, b.filter))
 	}
 	if len(dbs) > 1 {
 		var names []string

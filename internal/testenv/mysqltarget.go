@@ -14,15 +14,54 @@ import (
 // 127.0.0.1:13308): the target of MySQL→MySQL tests. It loads MyRocks when Debian's
 // mariadb-plugin-rocksdb is installed (HasRocksDB). sluice keeps its state there in the
 // database `sluice`.
+//
+// Under WithMySQLTarget(MySQL) it is the flavor axis's MySQL 9.7 instead (SLUICE_TEST_MYSQL9_ADMIN,
+// 127.0.0.1:13307): the same server as a MySQL source, whose target databases are other databases
+// than the source's (the stream is scoped to the source's database, so the target's own writes in
+// the same binlog are out of its scope).
 type MySQLTarget struct {
-	admin mysqlURL // root
-	user  mysqlURL // the sluice account
+	admin  mysqlURL // root
+	user   mysqlURL // the sluice account
+	flavor Flavor
 }
 
 var (
-	targetOnce sync.Once
-	targetErr  error
+	targetOnce, target9Once sync.Once
+	targetErr, target9Err   error
 )
+
+// WithMySQLTarget is a copy of e whose MySQLTarget is a server of flavor f: MariaDB (the
+// second MariaDB, the default) or MySQL (the MySQL 9.7 server of the flavor axis).
+func (e *Env) WithMySQLTarget(f Flavor) *Env {
+	m := *e
+	m.tgtFlavor = f
+	return &m
+}
+
+// MySQLTargetFlavor says which server MySQLTarget returns.
+func (e *Env) MySQLTargetFlavor() Flavor {
+	if e.tgtFlavor == MySQL {
+		return MySQL
+	}
+	return MariaDB
+}
+
+// MySQLToMySQL9 runs fn with a MySQL 9.7 source and a MySQL 9.7 target (the same server, other
+// databases), as the subtest "mysql-to-mysql". SLUICE_TEST_FLAVORS without mysql skips it.
+func MySQLToMySQL9(t *testing.T, fn func(t *testing.T, env *Env)) {
+	t.Helper()
+	t.Run("mysql-to-mysql", func(t *testing.T) {
+		fn(t, GetFlavor(t, MySQL).WithMySQLTarget(MySQL))
+	})
+}
+
+// MySQLTargetFlavors runs fn as Flavors does (MariaDB and MySQL sources into the MariaDB
+// target), then once more with a MySQL 9.7 source and target (MySQLToMySQL9).
+func MySQLTargetFlavors(t *testing.T, fn func(t *testing.T, env *Env)) {
+	t.Helper()
+	Flavors(t, fn)
+	MySQLToMySQL9(t, fn)
+}
 
 // MySQLTarget returns the MySQL target server. Without one it skips the test, or, when
 // CI=true, fails it.
@@ -32,28 +71,39 @@ func (e *Env) MySQLTarget(t testing.TB) *MySQLTarget {
 		if InCI() {
 			t.Fatalf("testenv: CI=true but no MySQL target server: %v", err)
 		}
-		t.Skipf("testenv: no MySQL target server (%v); `bash scripts/sandbox start` starts one on 127.0.0.1:13308", err)
+		t.Skipf("testenv: no MySQL target server (%v); `bash scripts/sandbox start` starts one on 127.0.0.1:13308 (MySQL 9.7: 13307)", err)
 	}
-	if e.mysqlTgt == "" {
-		fail(fmt.Errorf("SLUICE_TEST_MYSQL_TARGET_ADMIN is not set"))
+	url, name, once, onceErr := e.mysqlTgt, "SLUICE_TEST_MYSQL_TARGET_ADMIN", &targetOnce, &targetErr
+	if e.tgtFlavor == MySQL {
+		url, name, once, onceErr = e.mysql9, "SLUICE_TEST_MYSQL9_ADMIN", &target9Once, &target9Err
 	}
-	admin, err := parseMySQLURL(e.mysqlTgt)
+	if url == "" {
+		fail(fmt.Errorf("%s is not set", name))
+	}
+	admin, err := parseMySQLURL(url)
 	if err != nil {
-		fail(fmt.Errorf("SLUICE_TEST_MYSQL_TARGET_ADMIN: %w", err))
+		fail(fmt.Errorf("%s: %w", name, err))
 	}
-	m := &MySQLTarget{admin: admin, user: mysqlURL{User: "sluice", Password: "sluice", Host: admin.Host, Port: admin.Port}}
-	targetOnce.Do(func() {
+	m := &MySQLTarget{admin: admin, user: mysqlURL{User: "sluice", Password: "sluice", Host: admin.Host, Port: admin.Port},
+		flavor: e.MySQLTargetFlavor()}
+	once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		db := m.open()
 		defer db.Close()
-		targetErr = db.PingContext(ctx)
+		*onceErr = db.PingContext(ctx)
 	})
-	if targetErr != nil {
-		fail(fmt.Errorf("%s: %w", admin.Redacted(), targetErr))
+	if *onceErr != nil {
+		fail(fmt.Errorf("%s: %w", admin.Redacted(), *onceErr))
 	}
 	return m
 }
+
+// Flavor says which kind of server the target is.
+func (m *MySQLTarget) Flavor() Flavor { return m.flavor }
+
+// IsMySQL reports whether the target is MySQL (not MariaDB).
+func (m *MySQLTarget) IsMySQL() bool { return m.flavor == MySQL }
 
 func (m *MySQLTarget) open() *sql.DB {
 	db, _ := sql.Open("mysql", m.admin.DSN("", nil)) // only fails for an unknown driver name
@@ -115,4 +165,17 @@ func (m *MySQLTarget) HasRocksDB(t testing.TB) bool {
 		t.Fatalf("testenv: MySQL target engines: %v", err)
 	}
 	return n > 0
+}
+
+// MariaDBAndMySQL9 runs fn twice: a MariaDB source into the MariaDB target (subtest "mariadb",
+// what Get gives) and a MySQL 9.7 source into a MySQL 9.7 target ("mysql-to-mysql").
+func MariaDBAndMySQL9(t *testing.T, fn func(t *testing.T, env *Env)) {
+	t.Helper()
+	t.Run(string(MariaDB), func(t *testing.T) {
+		if !flavorSelected(MariaDB) {
+			t.Skipf("testenv: flavor %s not in SLUICE_TEST_FLAVORS=%s", MariaDB, os.Getenv("SLUICE_TEST_FLAVORS"))
+		}
+		fn(t, Get(t))
+	})
+	MySQLToMySQL9(t, fn)
 }

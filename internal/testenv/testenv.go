@@ -42,6 +42,7 @@ type Env struct {
 	flavor     Flavor   // which source server this is (MariaDB unless from GetFlavor)
 	mysql9     string   // admin URL of the MySQL server for GetFlavor(t, MySQL), "" when unknown
 	mysqlTgt   string   // admin URL of the second MariaDB, a MySQL target (mysqltarget.go)
+	tgtFlavor  Flavor   // which server MySQLTarget returns: MariaDB (the second MariaDB) unless WithMySQLTarget(MySQL)
 }
 
 var (

@@ -138,6 +138,10 @@ func (m *Mapper) target(c schema.Column) (target, error) {
 			return target{"geometry", KindGeometry, 0}, nil
 		}
 		return target{"bytea", KindGeometry, 0}, nil
+	case "vector":
+		if m.opts.MySQLTarget {
+			return target{"bytea", KindBinary, 0}, nil
+		}
 	case "uuid":
 		return target{"uuid", KindUUID, 0}, nil
 	case "inet4", "inet6":

@@ -43,6 +43,9 @@ func newMySide(t *testing.T, env *testenv.Env, prefix string) *mySide {
 	t.Helper()
 	mt := env.MySQLTarget(t)
 	s := &mySide{env: env, srcDB: env.NewDatabase(t, prefix), tgtDB: testenv.UniqueName(prefix + "_t"), rocks: mt.HasRocksDB(t)}
+	if mt.IsMySQL() {
+		s.tgtEnv = testenv.GetFlavor(t, testenv.MySQL) // the MySQL 9.7 server: fixture SQL adapted
+	}
 	mt.NewDatabase(t, s.tgtDB)
 	var err error
 	if s.src, err = config.ParseSource(env.SourceURL(s.srcDB)); err != nil {
@@ -101,6 +104,7 @@ func (s *mySide) both(t *testing.T, q string, args ...any) {
 
 func (s *mySide) mustSrc(t *testing.T, q string, args ...any) {
 	t.Helper()
+	q = s.env.SQL(q)
 	if _, err := s.my.Exec(q, args...); err != nil {
 		t.Fatalf("source: %v\n%s", err, q)
 	}
@@ -326,8 +330,12 @@ func (s *mySide) damage(t *testing.T) []string {
 // clean. The tables cover range chunks, hash buckets (a text key whose
 // damage is a change of letter case only), a keyless table and a ROCKSDB
 // table on the target.
-func TestMySQLTargetRepair(t *testing.T) {
-	s := newMySide(t, testenv.Get(t), "vmy_rep")
+//
+// MariaDB into the MariaDB target, and MySQL 9.7 into a MySQL 9.7 target.
+func TestMySQLTargetRepair(t *testing.T) { testenv.MariaDBAndMySQL9(t, testMySQLTargetRepair) }
+
+func testMySQLTargetRepair(t *testing.T, env *testenv.Env) {
+	s := newMySide(t, env, "vmy_rep")
 	tables := s.tables(t, s.createDamageTables(t)...)
 	wantResult(t, "equal tables", s.verify(t, tables, nil), ResultEqual)
 
@@ -374,8 +382,11 @@ func TestMySQLTargetRepairSQL(t *testing.T) {
 // both sides is equal; a target that lost its rows, or holds other bytes in
 // every row, is repaired to the source's bytes for every type (zero dates,
 // the invalid ENUM value, text in eight charsets, BIT, geometry, JSON...).
-// From a MariaDB source and from a MySQL source (into the MariaDB target).
-func TestMySQLTargetTypeCorpus(t *testing.T) { testenv.Flavors(t, testMySQLTargetTypeCorpus) }
+// From a MariaDB source and from a MySQL source (into the MariaDB target),
+// and from MySQL 9.7 into a MySQL 9.7 target.
+func TestMySQLTargetTypeCorpus(t *testing.T) {
+	testenv.MySQLTargetFlavors(t, testMySQLTargetTypeCorpus)
+}
 
 func testMySQLTargetTypeCorpus(t *testing.T, env *testenv.Env) {
 	s := newMySide(t, env, "vmy_types")

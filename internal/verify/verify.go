@@ -177,6 +177,8 @@ func openTargetDB(ctx context.Context, o *Options) (targetDB, error) {
 			ZeroDate: typemap.ZeroDateError, // printed as stored (normalize.go)
 			Nul:      typemap.NulError,      // no REPLACE of NUL
 			Charsets: o.Mapper.Options().Charsets,
+			// MySQL 9's VECTOR compared as its bytes
+			MySQLTarget: true,
 		}, nil)
 		t, err := openMySQLTarget(ctx, *o.TargetMySQL, o.Workers+2)
 		if err != nil {

@@ -25,12 +25,16 @@ import (
 // seconds that apply receives in fragments, a schema change), `sluice
 // replicate` into a MySQL target is killed with SIGKILL at random moments
 // and restarted each time. At the end every table of the target equals the
-// source byte for byte: nothing lost, nothing applied twice.
+// source byte for byte: nothing lost, nothing applied twice. MariaDB into
+// the MariaDB target, and MySQL 9.7 into a MySQL 9.7 target.
 func TestKillNineIntoMySQLTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end crash test")
 	}
-	env := testenv.Get(t)
+	testenv.MariaDBAndMySQL9(t, testKillNineIntoMySQLTarget)
+}
+
+func testKillNineIntoMySQLTarget(t *testing.T, env *testenv.Env) {
 	target := env.MySQLTarget(t)
 	db := env.NewDatabase(t, "ms_crash")
 	tdb := db + "_r"
