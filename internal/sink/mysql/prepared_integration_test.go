@@ -10,6 +10,7 @@ import (
 	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // preparedTable is a table of every column type the prepared INSERTs take.
@@ -62,7 +63,11 @@ func preparedGroup(tv *schema.Table, from, to int, pos uint32) *pipeline.Group {
 // INSERTs and a text tail, stores every value byte for byte as the text
 // INSERTs of short runs store them.
 func TestPreparedInsertsMatchText(t *testing.T) {
-	f := newFixture(t)
+	testenv.MariaDBAndMySQL9(t, testPreparedInsertsMatchText)
+}
+
+func testPreparedInsertsMatchText(t *testing.T, env *testenv.Env) {
+	f := newFixtureOn(t, env)
 	ctx := context.Background()
 	f.exec("CREATE TABLE `" + f.name + "`.p" + preparedDDL)
 	f.exec("CREATE TABLE `" + f.name + "`.q" + preparedDDL)
@@ -124,7 +129,11 @@ func TestPreparedInsertsMatchText(t *testing.T) {
 // fails the group, whose one-by-one retry (text) names the row; nothing of
 // the group after the failing transaction is applied.
 func TestPreparedInsertOfAnExistingRow(t *testing.T) {
-	f := newFixture(t)
+	testenv.MariaDBAndMySQL9(t, testPreparedInsertOfAnExistingRow)
+}
+
+func testPreparedInsertOfAnExistingRow(t *testing.T, env *testenv.Env) {
+	f := newFixtureOn(t, env)
 	ctx := context.Background()
 	f.exec("CREATE TABLE `" + f.name + "`.p" + preparedDDL)
 	f.exec("INSERT INTO `" + f.name + "`.p (id) VALUES (300)")
@@ -142,7 +151,11 @@ func TestPreparedInsertOfAnExistingRow(t *testing.T) {
 // INSERTs do not take (DECIMAL), and a run with a value of a type they do
 // not take (a float in an integer column), go as text, every row exact.
 func TestPreparedInsertsFallBackToText(t *testing.T) {
-	f := newFixture(t)
+	testenv.MariaDBAndMySQL9(t, testPreparedInsertsFallBackToText)
+}
+
+func testPreparedInsertsFallBackToText(t *testing.T, env *testenv.Env) {
+	f := newFixtureOn(t, env)
 	ctx := context.Background()
 	f.exec("CREATE TABLE `" + f.name + "`.d (id INT PRIMARY KEY, x DECIMAL(10,2))")
 	f.exec("CREATE TABLE `" + f.name + "`.p" + preparedDDL)

@@ -27,8 +27,12 @@ type fixture struct {
 	stream string
 }
 
-func newFixture(t testing.TB) *fixture {
-	tgt := testenv.Get(t).MySQLTarget(t)
+func newFixture(t testing.TB) *fixture { return newFixtureOn(t, testenv.Get(t)) }
+
+// newFixtureOn is newFixture on env's MySQL target (the MariaDB one, or
+// MySQL 9.7 under testenv.MariaDBAndMySQL9).
+func newFixtureOn(t testing.TB, env *testenv.Env) *fixture {
+	tgt := env.MySQLTarget(t)
 	f := &fixture{t: t, admin: tgt.Admin(t), name: testenv.UniqueName("ms"), stream: testenv.UniqueName("ms")}
 	tgt.NewDatabase(t, f.name)
 	u, err := config.ParseAnyTarget(tgt.URL(f.name))
