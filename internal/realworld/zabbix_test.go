@@ -235,6 +235,11 @@ func zabbixWrite(my *sql.DB, rng *rand.Rand, ids *atomic.Int64) error {
 		return err
 	case 5: // the housekeeper: old history and events in batches (events cascade)
 		old := 1700000000 + rng.IntN(1200)
+		if item <= 20002 {
+			// Not the items of the seed's two log values over 1 MB, which
+			// the comparison expects (a third of the runs deleted one).
+			item += 2
+		}
 		return inTxn(my, func(tx *sql.Tx) error {
 			return execAll(tx,
 				fmt.Sprintf("DELETE FROM history WHERE itemid = %d AND clock < %d LIMIT 10", item, old),
