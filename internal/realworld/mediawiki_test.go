@@ -50,7 +50,7 @@ func TestMediaWiki(t *testing.T) {
 // every table byte for byte, definitions included.
 func TestMediaWikiIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+	testenv.MySQLTargetFlavors(t, func(t *testing.T, env *testenv.Env) {
 		s := mediawikiScenario(env)
 		s.into = intoMySQL("InnoDB")
 		m := s.run(t)

@@ -65,7 +65,7 @@ func TestNextcloud(t *testing.T) {
 // TestNextcloudIntoMySQL runs the Nextcloud scenario into the MariaDB target.
 func TestNextcloudIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+	testenv.MySQLTargetFlavors(t, func(t *testing.T, env *testenv.Env) {
 		s := nextcloudScenario(env)
 		s.into = intoMySQL("InnoDB")
 		m := s.run(t)

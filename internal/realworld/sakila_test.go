@@ -87,7 +87,7 @@ func sakilaScenario(env *testenv.Env) scenario {
 // tables found and repaired.
 func TestSakilaIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, testSakilaIntoMySQL)
+	testenv.MySQLTargetFlavors(t, testSakilaIntoMySQL)
 }
 
 func testSakilaIntoMySQL(t *testing.T, env *testenv.Env) {

@@ -19,7 +19,7 @@ import (
 // and replication writes MySQL's binary JSON and values into MariaDB.
 func TestEveryTypeIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+	testenv.MySQLTargetFlavors(t, func(t *testing.T, env *testenv.Env) {
 		corpus := typecorpus.For(env.IsMySQL())
 		var cols []string
 		for _, c := range corpus {
