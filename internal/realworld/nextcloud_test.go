@@ -62,7 +62,8 @@ func TestNextcloud(t *testing.T) {
 	})
 }
 
-// TestNextcloudIntoMySQL runs the Nextcloud scenario into the MariaDB target.
+// TestNextcloudIntoMySQL runs the Nextcloud scenario into the MariaDB target,
+// and MySQL 9.7 → MySQL 9.7.
 func TestNextcloudIntoMySQL(t *testing.T) {
 	t.Parallel()
 	testenv.MySQLTargetFlavors(t, func(t *testing.T, env *testenv.Env) {
