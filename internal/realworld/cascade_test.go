@@ -53,7 +53,7 @@ func cascadeScenario(env *testenv.Env) scenario {
 // InnoDB, whose foreign keys cascade the user deletes as the source's do.
 func TestCascadeThenReuseIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, testCascadeThenReuseIntoMySQL)
+	intoMySQLFlavors(t, testCascadeThenReuseIntoMySQL)
 }
 
 func testCascadeThenReuseIntoMySQL(t *testing.T, env *testenv.Env) {

@@ -90,7 +90,7 @@ func employeesScenario(env *testenv.Env) scenario {
 // every table byte for byte, then damage found and repaired.
 func TestEmployeesIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, testEmployeesIntoMySQL)
+	intoMySQLFlavors(t, testEmployeesIntoMySQL)
 }
 
 func testEmployeesIntoMySQL(t *testing.T, env *testenv.Env) {

@@ -46,7 +46,7 @@ func TestGitea(t *testing.T) {
 // table byte for byte, then damage found and repaired.
 func TestGiteaIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+	intoMySQLFlavors(t, func(t *testing.T, env *testenv.Env) {
 		s := giteaScenario(env)
 		s.into = intoMySQL("InnoDB")
 		m := s.run(t)

@@ -193,7 +193,7 @@ type targetSide struct {
 // PostgreSQL unless the scenario names a MySQL target (mysqlTarget).
 func (s scenario) target(t *testing.T, env *testenv.Env, db, stream string) targetSide {
 	if s.into != nil {
-		return s.into.side(t, db, stream)
+		return s.into.side(t, env, db, stream)
 	}
 	forgetStream(t, env, stream)
 	pg := env.PG(t)

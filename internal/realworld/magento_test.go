@@ -60,7 +60,7 @@ func TestMagento(t *testing.T) {
 // TestMagentoIntoMySQL runs the Magento scenario into the MariaDB target.
 func TestMagentoIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+	intoMySQLFlavors(t, func(t *testing.T, env *testenv.Env) {
 		s := magentoScenario(env)
 		s.into = intoMySQL("InnoDB")
 		m := s.run(t)

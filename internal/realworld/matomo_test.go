@@ -45,7 +45,7 @@ func TestMatomo(t *testing.T) {
 // TestMatomoIntoMySQL runs the Matomo scenario into the MariaDB target.
 func TestMatomoIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+	intoMySQLFlavors(t, func(t *testing.T, env *testenv.Env) {
 		s := matomoScenario(env)
 		s.into = intoMySQL("InnoDB")
 		m := s.run(t)

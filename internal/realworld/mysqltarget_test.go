@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -26,9 +27,10 @@ type mysqlInto struct {
 func intoMySQL(engine string) *mysqlInto { return &mysqlInto{engine: engine} }
 
 // side prepares the target database (the source's name + "_my", dropped at
-// the end) and forgets the stream's state there when the test ends.
-func (i *mysqlInto) side(t *testing.T, db, stream string) targetSide {
-	tgt := testenv.Get(t).MySQLTarget(t)
+// the end) on env's MySQL target (the MariaDB one, or MySQL 9.7 under
+// testenv.MySQLToMySQL9) and forgets the stream's state there when the test ends.
+func (i *mysqlInto) side(t *testing.T, env *testenv.Env, db, stream string) targetSide {
+	tgt := env.MySQLTarget(t)
 	if strings.EqualFold(i.engine, "ROCKSDB") && !tgt.HasRocksDB(t) {
 		t.Skip("the MySQL target server has no ROCKSDB engine")
 	}
@@ -53,6 +55,19 @@ func (i *mysqlInto) side(t *testing.T, db, stream string) targetSide {
 		side.writeArgs = []string{"--target-engine", i.engine}
 	}
 	return side
+}
+
+// intoMySQLFlavors runs fn as testenv.Flavors does (both sources into the MariaDB
+// target), and MySQL 9.7 → MySQL 9.7 (testenv.MySQLToMySQL9) only when
+// SLUICE_TEST_MYSQL9_ALL is set: the scenarios whose schemas vary most run that
+// subtest always (testenv.MySQLTargetFlavors), the rest would add about a minute
+// to CI for little more coverage.
+func intoMySQLFlavors(t *testing.T, fn func(t *testing.T, env *testenv.Env)) {
+	t.Helper()
+	testenv.Flavors(t, fn)
+	if v := os.Getenv("SLUICE_TEST_MYSQL9_ALL"); v != "" && v != "0" && v != "false" {
+		testenv.MySQLToMySQL9(t, fn)
+	}
 }
 
 // q is a table of the MySQL target's database, quoted.

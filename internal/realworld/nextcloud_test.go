@@ -62,10 +62,11 @@ func TestNextcloud(t *testing.T) {
 	})
 }
 
-// TestNextcloudIntoMySQL runs the Nextcloud scenario into the MariaDB target.
+// TestNextcloudIntoMySQL runs the Nextcloud scenario into the MariaDB target,
+// and MySQL 9.7 → MySQL 9.7.
 func TestNextcloudIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+	testenv.MySQLTargetFlavors(t, func(t *testing.T, env *testenv.Env) {
 		s := nextcloudScenario(env)
 		s.into = intoMySQL("InnoDB")
 		m := s.run(t)

@@ -86,7 +86,7 @@ func shopScenario(env *testenv.Env) scenario {
 // every awkward table found and repaired.
 func TestShopIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, testShopIntoMySQL)
+	intoMySQLFlavors(t, testShopIntoMySQL)
 }
 
 func testShopIntoMySQL(t *testing.T, env *testenv.Env) {

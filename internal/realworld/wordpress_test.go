@@ -98,7 +98,7 @@ func wordpressScenario(env *testenv.Env) scenario {
 // InnoDB; TestWordPressIntoMyRocks with every table on ROCKSDB.
 func TestWordPressIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) { testWordPressIntoMySQL(t, env, "InnoDB") })
+	intoMySQLFlavors(t, func(t *testing.T, env *testenv.Env) { testWordPressIntoMySQL(t, env, "InnoDB") })
 }
 
 func TestWordPressIntoMyRocks(t *testing.T) {

@@ -41,10 +41,11 @@ func TestZabbix(t *testing.T) {
 	})
 }
 
-// TestZabbixIntoMySQL runs the Zabbix scenario into the MariaDB target.
+// TestZabbixIntoMySQL runs the Zabbix scenario into the MariaDB target, and
+// MySQL 9.7 → MySQL 9.7.
 func TestZabbixIntoMySQL(t *testing.T) {
 	t.Parallel()
-	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+	testenv.MySQLTargetFlavors(t, func(t *testing.T, env *testenv.Env) {
 		s := zabbixScenario(env)
 		s.into = intoMySQL("InnoDB")
 		m := s.run(t)

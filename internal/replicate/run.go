@@ -264,6 +264,9 @@ func (r *runner) loadSource(ctx context.Context) error {
 	}
 	opts := typemap.Options{ZeroDate: r.o.ZeroDate, Nul: r.o.Nul}
 	if my, ok := r.tgt.(*mysqlTarget); ok {
+		// The DDL translator checks new columns against the mapper: a MySQL
+		// target takes MySQL 9's VECTOR as the source has it.
+		opts.MySQLTarget = true
 		if my.sourceDB, err = scopeDatabase(r.o, r.cat); err != nil {
 			return err
 		}

@@ -45,8 +45,8 @@ type Options struct {
 	// text columns in 8-bit and CJK charsets. Without one, only the charsets
 	// whose built-in table is known to match MariaDB's can be compiled.
 	Charsets *Charsets
-	// MySQLTarget is true when the values are compared with a MySQL-family
-	// target (verify), which stores MySQL 9's VECTOR as the source does: its
+	// MySQLTarget is true when the target is MySQL-family (verify, and
+	// replication's schema changes), which stores MySQL 9's VECTOR as the source does: its
 	// bytes (packed float32s) are compared as binary. PostgreSQL has no
 	// mapping for VECTOR in sluice, so without it the column is refused.
 	MySQLTarget bool
