@@ -492,3 +492,27 @@ func TestLoadExpressionsWithStringLiterals(t *testing.T) {
 		t.Errorf("MariaDB and MySQL load different expressions: %q vs %q", got[testenv.MariaDB], got[testenv.MySQL])
 	}
 }
+
+// TestLoadEnumMembersBeyondBMP: MariaDB's and MySQL's column metadata show
+// an ENUM or SET member's 4-byte characters as '?' (the column holds '😀');
+// the loader refuses the column by name rather than map values to the wrong
+// members. Found by TestFuzzDifferential (seed 1).
+func TestLoadEnumMembersBeyondBMP(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		dbName := env.NewDatabase(t, "schema_enum4b")
+		my := env.MySQL(t, dbName)
+		ctx := context.Background()
+		if _, err := my.ExecContext(ctx, `CREATE TABLE e (id INT PRIMARY KEY,
+			mood ENUM('ok', '😀', 'it''s') CHARACTER SET utf8mb4, tags SET('a', 'b😀') CHARACTER SET utf8mb4)`); err != nil {
+			t.Fatal(err)
+		}
+		f, err := schema.NewFilter([]string{dbName}, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = schema.Load(ctx, my, f)
+		if err == nil || !strings.Contains(err.Error(), "column mood") || !strings.Contains(err.Error(), "Basic Multilingual Plane") {
+			t.Fatalf("Load: %v, want the refusal of column mood", err)
+		}
+	})
+}
