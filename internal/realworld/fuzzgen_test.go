@@ -55,6 +55,11 @@ type fzCol struct {
 	members  []string
 	notNull  bool
 	autoInc  bool
+	// key: part of the primary or a unique key. Its values avoid zero dates
+	// and NUL characters: sluice's default policies (-infinity, NUL
+	// stripped) make such keys collide on PostgreSQL, which the snapshot
+	// refuses (finish.go, uniqueCollision) rather than lose a row.
+	key bool
 	gen      string // generation expression, "" for a stored column
 	def      string // DEFAULT clause text, "" for none
 }
@@ -81,9 +86,9 @@ func newFzGen(seed uint64, mysql bool, maxName int) *fzGen {
 	return &fzGen{rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), mysql: mysql, maxName: maxName, names: map[string]bool{}}
 }
 
-func (g *fzGen) n(k int) int         { return g.rng.IntN(k) }
+func (g *fzGen) n(k int) int           { return g.rng.IntN(k) }
 func (g *fzGen) chance(p float64) bool { return g.rng.Float64() < p }
-func pick[T any](g *fzGen, xs []T) T  { return xs[g.rng.IntN(len(xs))] }
+func pick[T any](g *fzGen, xs []T) T   { return xs[g.rng.IntN(len(xs))] }
 
 var fzReserved = []string{"select", "order", "Group", "KEY", "table", "from", "where", "user", "desc", "limit", "check", "column", "index", "default", "values", "interval", "range", "Read", "offset", "window", "rank"}
 var fzWords = []string{"id", "Name", "value", "créé", "数据", "naïve", "x y", "col", "Data_Ü", "ключ", "smile☺", "sum", "a-b", "CamelCase", "über", "e"}
@@ -292,6 +297,9 @@ func (g *fzGen) defaultFor(c *fzCol) string {
 	case kYear:
 		return "DEFAULT 2000"
 	case kDate:
+		if c.key {
+			return g.date()
+		}
 		return pick(g, []string{"DEFAULT '2000-01-01'", "DEFAULT (CURRENT_DATE)"})
 	case kDatetime, kTimestamp:
 		if g.chance(0.5) {
@@ -343,6 +351,7 @@ func (g *fzGen) table() *fzTable {
 		n := 1 + g.n(2)
 		for range n {
 			c := g.column(true)
+			c.key = true
 			t.cols = append(t.cols, c)
 			t.pk = append(t.pk, c.name)
 		}
@@ -357,6 +366,7 @@ func (g *fzGen) table() *fzTable {
 	if g.chance(0.3) {
 		c := g.column(true)
 		c.notNull = g.chance(0.5)
+		c.key = true
 		t.cols = append(t.cols, c)
 		t.unique = []string{c.name}
 	}
@@ -528,6 +538,9 @@ func (g *fzGen) value(c *fzCol) string {
 	case kDate:
 		return pick(g, []string{"'0000-00-00'", "'2020-00-15'", "'2020-05-00'", "'1000-01-01'", "'9999-12-31'", "'2024-02-29'", g.date()})
 	case kDatetime:
+		if c.key {
+			return "'" + g.date()[1:11] + " " + g.clock(24) + "'"
+		}
 		return pick(g, []string{"'0000-00-00 00:00:00'", "'2020-00-15 01:02:03'", "'1000-01-01 00:00:00'", "'9999-12-31 23:59:59.999999'",
 			"'" + g.date()[1:11] + " " + g.clock(24) + "'", "'" + g.date()[1:11] + " " + g.clock(24) + "'"})
 	case kTimestamp:
@@ -599,7 +612,7 @@ func (g *fzGen) date() string {
 func (g *fzGen) clock(maxHours int) string {
 	s := fmt.Sprintf("%02d:%02d:%02d", g.n(maxHours), g.n(60), g.n(60))
 	if g.chance(0.5) {
-		s += "." + strconv.Itoa(100000+g.n(900000))[:1+g.n(6)]
+		s += "." + strconv.Itoa(100000 + g.n(900000))[:1+g.n(6)]
 	}
 	return s
 }
@@ -617,6 +630,9 @@ func (g *fzGen) text(c *fzCol) string {
 	}
 	if c.charset == "binary" {
 		pieces = append(pieces, "\xff", "\x80\x81")
+	}
+	if c.key {
+		pieces = slices.DeleteFunc(pieces, func(p string) bool { return p == "\x00" })
 	}
 	if g.chance(0.1) {
 		return ""
