@@ -60,8 +60,8 @@ type fzCol struct {
 	// stripped) make such keys collide on PostgreSQL, which the snapshot
 	// refuses (finish.go, uniqueCollision) rather than lose a row.
 	key bool
-	gen      string // generation expression, "" for a stored column
-	def      string // DEFAULT clause text, "" for none
+	gen string // generation expression, "" for a stored column
+	def string // DEFAULT clause text, "" for none
 }
 
 type fzTable struct {
