@@ -297,9 +297,6 @@ func (g *fzGen) defaultFor(c *fzCol) string {
 	case kYear:
 		return "DEFAULT 2000"
 	case kDate:
-		if c.key {
-			return g.date()
-		}
 		return pick(g, []string{"DEFAULT '2000-01-01'", "DEFAULT (CURRENT_DATE)"})
 	case kDatetime, kTimestamp:
 		if g.chance(0.5) {
@@ -536,6 +533,9 @@ func (g *fzGen) value(c *fzCol) string {
 	case kYear:
 		return pick(g, []string{"0", "1901", "2155", "2000", "69", strconv.Itoa(1901 + g.n(255))})
 	case kDate:
+		if c.key {
+			return g.date()
+		}
 		return pick(g, []string{"'0000-00-00'", "'2020-00-15'", "'2020-05-00'", "'1000-01-01'", "'9999-12-31'", "'2024-02-29'", g.date()})
 	case kDatetime:
 		if c.key {
