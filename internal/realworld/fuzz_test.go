@@ -177,7 +177,7 @@ func runFuzzSeed(t *testing.T, env *testenv.Env, into *mysqlInto, path string, s
 		},
 		into: into,
 	}
-	for range 1 + g.n(3) {
+	for range 1 + g.n(5) {
 		s.midStreamFuncs = append(s.midStreamFuncs, func(my *sql.DB) {
 			q, apply := g.ddl()
 			if err := script.exec(my, q); err == nil {

@@ -785,7 +785,19 @@ func (g *fzGen) txn() []string {
 	var out []string
 	for range 1 + g.n(4) {
 		t := pick(g, g.tables)
-		switch r := g.n(10); {
+		switch r := g.n(12); {
+		case r == 10: // an UPDATE that changes nothing (identical row images)
+			c := pick(g, t.writable())
+			out = append(out, "UPDATE "+qi(t.name)+" SET "+qi(c.name)+" = "+qi(c.name)+g.where(t))
+		case r == 11: // rows copied within the table, or upserted
+			if len(t.pk) > 0 && g.chance(0.5) {
+				ins := g.insert(t, 1+g.n(3))
+				ins = strings.Replace(strings.Replace(ins, "REPLACE INTO", "INSERT INTO", 1), "INSERT IGNORE", "INSERT", 1)
+				c := pick(g, t.writable())
+				out = append(out, ins+" ON DUPLICATE KEY UPDATE "+qi(c.name)+" = VALUES("+qi(c.name)+")")
+				continue
+			}
+			out = append(out, g.update(t))
 		case r < 5:
 			out = append(out, g.insert(t, 1+g.n(5)))
 		case r < 8:
@@ -795,6 +807,16 @@ func (g *fzGen) txn() []string {
 		}
 	}
 	return out
+}
+
+// noNowDefault keeps an added column's existing rows comparable: MySQL gives
+// them the ALTER's current time, PostgreSQL its own (a documented, warned
+// difference of DDL replication: "rows that exist get the target's current
+// time"), so an added column's time default is a literal.
+func noNowDefault(c *fzCol) {
+	if strings.Contains(c.def, "CURRENT_TIMESTAMP") {
+		c.def = "DEFAULT '2001-02-03 04:05:06'"
+	}
 }
 
 // ddl is a random schema change and the change of the model once the
@@ -813,12 +835,61 @@ func (g *fzGen) ddl() (string, func()) {
 		return false
 	}
 	for {
-		switch g.n(5) {
+		switch g.n(9) {
+		case 5: // RENAME COLUMN
+			var cands []*fzCol
+			for _, c := range t.cols {
+				if !referenced(c) && c.gen == "" {
+					cands = append(cands, c)
+				}
+			}
+			if len(cands) == 0 {
+				continue
+			}
+			c := pick(g, cands)
+			name := g.name("r")
+			return "ALTER TABLE " + qi(t.name) + " RENAME COLUMN " + qi(c.name) + " TO " + qi(name), func() { c.name = name }
+		case 6: // MODIFY to another type: an integer to DECIMAL, DATETIME to TIMESTAMP, VARCHAR to TEXT
+			for _, c := range t.cols {
+				if referenced(c) || c.gen != "" {
+					continue
+				}
+				n := *c
+				switch c.kind {
+				case kInt:
+					n.kind, n.prec, n.scale, n.typ = kDecimal, 25, 2, "DECIMAL(25,2)"
+				case kDatetime:
+					n.kind, n.typ = kTimestamp, strings.Replace(c.typ, "DATETIME", "TIMESTAMP", 1)
+					n.def = ""
+				case kVarchar:
+					n.kind, n.prec = kText, 65535
+					n.typ = strings.Replace(c.typ, fmt.Sprintf("VARCHAR(%d)", c.prec), "TEXT", 1)
+					n.def = ""
+				default:
+					continue
+				}
+				return "ALTER TABLE " + qi(t.name) + " MODIFY COLUMN " + n.definition(), func() { *c = n }
+			}
+		case 7: // ADD COLUMN ... AFTER, with a default
+			c := g.column(false)
+			c.def = g.defaultFor(c)
+			noNowDefault(c)
+			after := pick(g, t.cols)
+			return "ALTER TABLE " + qi(t.name) + " ADD COLUMN " + c.definition() + " AFTER " + qi(after.name), func() {
+				i := slices.Index(t.cols, after)
+				t.cols = slices.Insert(t.cols, i+1, c)
+			}
+		case 8: // TRUNCATE, rarely
+			if g.chance(0.7) {
+				continue
+			}
+			return "TRUNCATE TABLE " + qi(t.name), func() { t.keys = nil }
 		case 0: // ADD COLUMN
 			c := g.column(false)
 			if g.chance(0.5) && !c.notNull {
 				c.def = g.defaultFor(c)
 			}
+			noNowDefault(c)
 			pos := ""
 			if g.chance(0.3) {
 				pos = " FIRST"
