@@ -879,6 +879,9 @@ func (g *fzGen) ddl() (string, func()) {
 			c := g.column(false)
 			c.def = g.defaultFor(c)
 			noNowDefault(c)
+			if (c.kind == kJSON || c.kind == kGeometry) && g.maxName < 64 {
+				c.notNull = false
+			}
 			after := pick(g, t.cols)
 			return "ALTER TABLE " + qi(t.name) + " ADD COLUMN " + c.definition() + " AFTER " + qi(after.name), func() {
 				i := slices.Index(t.cols, after)
