@@ -55,6 +55,7 @@ type fzCol struct {
 	members  []string
 	notNull  bool
 	autoInc  bool
+	hidden   bool // INVISIBLE
 	// key: part of the primary or a unique key. Its values avoid zero dates
 	// and NUL characters: sluice's default policies (-infinity, NUL
 	// stripped) make such keys collide on PostgreSQL, which the snapshot
@@ -70,7 +71,9 @@ type fzTable struct {
 	pk     []string // column names; empty: no primary key
 	unique []string // one unique key's columns, may be empty
 	index  []string // one secondary index's columns
-	keys   []string // WHERE clauses of rows written, to update and delete
+	// prefixIndex: a TEXT/BLOB column with an index of its first 10 characters or bytes.
+	prefixIndex string
+	keys        []string // WHERE clauses of rows written, to update and delete
 }
 
 // fzGen generates one seed's schema and statements.
@@ -142,7 +145,7 @@ func sqlString(s string) string {
 	return "'" + r.Replace(s) + "'"
 }
 
-var fzCharsets = []string{"latin1", "utf8mb3", "utf8mb4", "utf8mb4", "binary"}
+var fzCharsets = []string{"latin1", "utf8mb3", "utf8mb4", "utf8mb4", "binary", "utf16", "ascii"}
 
 func collationFor(g *fzGen, cs string) string {
 	switch cs {
@@ -277,6 +280,8 @@ func (g *fzGen) column(keyable bool) *fzCol {
 	if !keyable && g.chance(0.3) {
 		c.def = g.defaultFor(c)
 	}
+	// INVISIBLE needs a default or NULL (MariaDB); inserts name it.
+	c.hidden = !keyable && g.chance(0.05) && (!c.notNull || c.def != "")
 	return c
 }
 
@@ -397,6 +402,12 @@ func (g *fzGen) table() *fzTable {
 			break
 		}
 	}
+	for _, c := range t.cols {
+		if (c.kind == kText || c.kind == kBlob) && g.chance(0.2) {
+			t.prefixIndex = c.name
+			break
+		}
+	}
 	return t
 }
 
@@ -415,6 +426,9 @@ func (t *fzTable) create() string {
 	if len(t.index) > 0 {
 		parts = append(parts, "KEY ("+quoteList(t.index)+")")
 	}
+	if t.prefixIndex != "" {
+		parts = append(parts, "KEY ("+qi(t.prefixIndex)+"(10))")
+	}
 	return "CREATE TABLE " + qi(t.name) + " (\n  " + strings.Join(parts, ",\n  ") + "\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
 }
 
@@ -430,6 +444,9 @@ func (c *fzCol) definition() string {
 	}
 	if c.autoInc {
 		d += " AUTO_INCREMENT"
+	}
+	if c.hidden {
+		d += " INVISIBLE"
 	}
 	if c.def != "" {
 		d += " " + c.def
@@ -631,7 +648,7 @@ func (g *fzGen) text(c *fzCol) string {
 	if c.charset == "utf8mb4" || c.charset == "utf8mb3" {
 		pieces = append(pieces, "数", "ж", "€")
 	}
-	if c.charset == "utf8mb4" {
+	if c.charset == "utf8mb4" || c.charset == "utf16" {
 		pieces = append(pieces, "😀", "𝄞")
 	}
 	if c.charset == "binary" {
@@ -830,7 +847,7 @@ func noNowDefault(c *fzCol) {
 func (g *fzGen) ddl() (string, func()) {
 	t := pick(g, g.tables)
 	referenced := func(c *fzCol) bool {
-		if slices.Contains(t.pk, c.name) || slices.Contains(t.unique, c.name) || slices.Contains(t.index, c.name) || c.autoInc {
+		if slices.Contains(t.pk, c.name) || slices.Contains(t.unique, c.name) || slices.Contains(t.index, c.name) || c.autoInc || c.name == t.prefixIndex {
 			return true
 		}
 		for _, o := range t.cols {
