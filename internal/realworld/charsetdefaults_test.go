@@ -10,7 +10,7 @@ import (
 // TestCharsetDefaultsIntoMySQL: the snapshot creates the MariaDB target's
 // tables from the source's SHOW CREATE TABLE; string literals in it (the
 // defaults of utf16 and latin1 columns, ENUM members) must keep their text,
-// which a binary session did not (utf16 DEFAULT 'd''ef' became '搧敦').
+// which a binary session did not (utf16 default d'ef became 搧敦).
 // compareBytes compares every column's default. Found by
 // TestFuzzDifferential (seed 631, MariaDB → MariaDB target).
 func TestCharsetDefaultsIntoMySQL(t *testing.T) {

@@ -162,7 +162,7 @@ func (r *myRunner) applyActions(ctx context.Context, acts map[schema.TableID]act
 // execText runs DDL read from the source's SHOW CREATE TABLE (utf8mb4 text)
 // on one target session in utf8mb4, then puts the session back to binary
 // (mySessionSetup). In a binary session a string literal of the DDL is bytes:
-// a utf16 column's DEFAULT 'd''ef' became '搧敦', a latin1 one's 'é' two
+// a utf16 column's default d'ef became 搧敦, a latin1 one's 'é' two
 // characters (found by TestFuzzDifferential, seed 631).
 func (r *myRunner) execText(ctx context.Context, stmts []string) (err error) {
 	c, err := r.db.Conn(ctx)
