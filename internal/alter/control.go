@@ -102,7 +102,7 @@ func (c *control) gate(ctx context.Context) error {
 			}
 		}
 		c.mu.Lock()
-		was := c.paused
+		was, wasWhy := c.paused, c.why
 		c.paused, c.why = reason != "", reason
 		c.mu.Unlock()
 		if reason == "" {
@@ -115,7 +115,9 @@ func (c *control) gate(ctx context.Context) error {
 			}
 			return nil
 		}
-		if !was {
+		if !was || reasonKind(wasWhy) != reasonKind(reason) {
+			// Again when the cause changes (a lagging replica that then
+			// stops replicating), not when only its numbers move.
 			c.log.Info("alter paused", "why", reason)
 		}
 		if err := sleep(ctx, 500*time.Millisecond); err != nil {
@@ -139,4 +141,15 @@ func (c *control) over(ctx context.Context, l Load) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// reasonKind is a pause reason without its digits: "replica r lag 3s >
+// --max-lag 1s" is the same kind of reason as "… lag 2s …".
+func reasonKind(why string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, why)
 }

@@ -101,3 +101,12 @@ func excludedMentioned(t *schema.Table, expr string, n schema.Naming) string {
 	}
 	return ""
 }
+
+// checkName is checkName for the statement's target: a target that replays
+// the source's statement (Translator.ReplayTarget) takes the source's names.
+func (x *translation) checkName(kind, name, src string) error {
+	if x.tr.ReplayTarget {
+		return nil
+	}
+	return checkName(kind, name, src)
+}

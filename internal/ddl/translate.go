@@ -73,6 +73,9 @@ func (tr *Translator) Translate(cur Tables, stmt, defaultDB string) (*Result, er
 // takes the target name of another one.
 func (x *translation) checkNames() error {
 	n := x.tr.Naming
+	if x.tr.ReplayTarget {
+		n = n.ForMySQLTarget()
+	}
 	for _, t := range x.res.Tables {
 		if errs := n.CheckTable(t); len(errs) > 0 {
 			return x.unsupported("%v", errs[0])

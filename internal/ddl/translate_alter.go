@@ -500,6 +500,9 @@ func (a *alteration) renameIndex(from, to string) error {
 // implicitDefault is the value MySQL gives existing rows when a NOT NULL
 // column without DEFAULT is added, as a PostgreSQL literal.
 func (a *alteration) implicitDefault(c *schema.Column, pgType string) (string, error) {
+	if a.x.tr.ReplayTarget {
+		return "NULL", nil // never run: the target replays the source's statement
+	}
 	_, kind, err := a.x.tr.Mapper.PGType(*c)
 	if err != nil {
 		return "", err

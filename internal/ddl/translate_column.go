@@ -67,7 +67,7 @@ func (a *alteration) emitAddColumn(c *schema.Column) error {
 		a.x.warn("%s.%s: column not added on the target: --exclude-columns leaves it out", a.t, c.Name)
 		return nil
 	}
-	if err := checkName("column", n.Column(a.t.TableID, c.Name), a.t.TableID.String()+"."+c.Name); err != nil {
+	if err := a.x.checkName("column", n.Column(a.t.TableID, c.Name), a.t.TableID.String()+"."+c.Name); err != nil {
 		return a.x.unsupported("%v", err)
 	}
 	pgType, kind, err := m.PGType(*c)
@@ -75,7 +75,7 @@ func (a *alteration) emitAddColumn(c *schema.Column) error {
 		return a.x.unsupported("%v", err)
 	}
 	g := translateGenerated(a.t, kindMapper, a.x.tr.Naming)[a.t.ColumnIndex(c.Name)]
-	if c.GenerationExpr != "" && g.expr == "" {
+	if c.GenerationExpr != "" && g.expr == "" && !a.x.tr.ReplayTarget {
 		return a.x.unsupported("generated column %s AS (%s): %s, and the values MySQL computed for existing rows "+
 			"are not in the binlog", c.Name, c.GenerationExpr, g.reason)
 	}
@@ -236,7 +236,7 @@ func (a *alteration) renameColumn(from, to string) error {
 		}
 		return a.x.unsupported("column %s is not in sluice's schema history of %s", from, a.t)
 	}
-	if err := checkName("column", a.x.tr.Naming.Column(a.t.TableID, to), a.t.TableID.String()+"."+to); err != nil {
+	if err := a.x.checkName("column", a.x.tr.Naming.Column(a.t.TableID, to), a.t.TableID.String()+"."+to); err != nil {
 		return a.x.unsupported("%v", err)
 	}
 	if a.excluded(from) != a.excluded(to) {

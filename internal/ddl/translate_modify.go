@@ -23,7 +23,7 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 	if err != nil {
 		return err
 	}
-	if err := checkName("column", a.x.tr.Naming.Column(a.t.TableID, nc.Name), a.t.TableID.String()+"."+nc.Name); err != nil {
+	if err := a.x.checkName("column", a.x.tr.Naming.Column(a.t.TableID, nc.Name), a.t.TableID.String()+"."+nc.Name); err != nil {
 		return a.x.unsupported("%v", err)
 	}
 	if a.excluded(a.t.Columns[i].Name) || a.excluded(nc.Name) {

@@ -150,7 +150,7 @@ func (x *translation) renameOne(work *overlay, from, to schema.TableID) error {
 		return x.unsupported("table %s is not in sluice's schema history", from)
 	}
 	n := x.tr.Naming
-	if err := checkName("table", n.Table(to), to.String()); err != nil {
+	if err := x.checkName("table", n.Table(to), to.String()); err != nil {
 		return x.unsupported("%v", err)
 	}
 	for _, c := range t.Columns {

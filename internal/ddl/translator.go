@@ -27,6 +27,10 @@ type Translator struct {
 	ExplicitDefaultsForTimestamp bool
 	// Server is the server's default charset and collation.
 	Server schema.Database
+	// ReplayTarget: the target replays the source's own statement (a MySQL
+	// or MariaDB target) and only the table versions are used, so what only
+	// PostgreSQL cannot do (an implicit value of a type it lacks) is not refused.
+	ReplayTarget bool
 
 	mu sync.RWMutex
 	// databases holds each known database's default charset and collation.

@@ -40,6 +40,9 @@ type scenario struct {
 	// midStream are statements run on the source once replication runs,
 	// between load transactions (DDL, FK cascades, key changes...).
 	midStream []string
+	// midStreamFuncs run after midStream, each with the load paused (the
+	// fuzz test's DDL, which decides its statement from the model the load shares).
+	midStreamFuncs []func(my *sql.DB)
 	// extraArgs are added to migrate, replicate and verify; {db} in them is
 	// the scenario's database name.
 	extraArgs []string
@@ -146,6 +149,12 @@ func (s scenario) run(t *testing.T) migrated {
 		if err != nil {
 			t.Fatalf("mid-stream %q: %v", stmt, err)
 		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for _, fn := range s.midStreamFuncs {
+		load.pause()
+		fn(my)
+		load.resume()
 		time.Sleep(200 * time.Millisecond)
 	}
 	time.Sleep(time.Second)

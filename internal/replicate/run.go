@@ -250,6 +250,9 @@ func (r *runner) loadSource(ctx context.Context) error {
 	if r.naming, err = schema.NewNamingOptions(r.o.NamingOptions()); err != nil {
 		return exitcode.ConfigError(err)
 	}
+	if r.o.MySQLTarget != nil {
+		r.naming = r.naming.ForMySQLTarget()
+	}
 	if r.cat, err = schema.Load(ctx, r.srcDB, r.filter); err != nil {
 		return fmt.Errorf("source: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 // defaults only matter for CREATE TABLE without a charset).
 func (r *runner) translator() binlog.Translator {
 	tr := ddl.NewTranslator(r.cat, r.mapper, r.naming, r.filter)
+	tr.ReplayTarget = r.o.MySQLTarget != nil
 	return func(cur map[schema.TableID]*schema.Table, stmt, defaultDB string) (*binlog.DDLResult, error) {
 		res, err := tr.Translate(cur, stmt, defaultDB)
 		if err != nil {

@@ -492,3 +492,62 @@ func TestLoadExpressionsWithStringLiterals(t *testing.T) {
 		t.Errorf("MariaDB and MySQL load different expressions: %q vs %q", got[testenv.MariaDB], got[testenv.MySQL])
 	}
 }
+
+// TestLoadEnumMembersBeyondBMP: MariaDB's and MySQL's column metadata show
+// an ENUM or SET member's 4-byte characters as '?' (the column holds '😀');
+// the loader refuses the column by name rather than map values to the wrong
+// members. Found by TestFuzzDifferential (seed 1).
+func TestLoadEnumMembersBeyondBMP(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		dbName := env.NewDatabase(t, "schema_enum4b")
+		my := env.MySQL(t, dbName)
+		ctx := context.Background()
+		if _, err := my.ExecContext(ctx, `CREATE TABLE e (id INT PRIMARY KEY,
+			mood ENUM('ok', '😀', 'it''s') CHARACTER SET utf8mb4, tags SET('a', 'b😀') CHARACTER SET utf8mb4)`); err != nil {
+			t.Fatal(err)
+		}
+		f, err := schema.NewFilter([]string{dbName}, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = schema.Load(ctx, my, f)
+		if err == nil || !strings.Contains(err.Error(), "column mood") || !strings.Contains(err.Error(), "Basic Multilingual Plane") {
+			t.Fatalf("Load: %v, want the refusal of column mood", err)
+		}
+	})
+}
+
+// TestLoadMariaDBJSONAfterRenameColumn: MariaDB's JSON is LONGTEXT with a
+// check named after the column; RENAME COLUMN renames the column in the
+// check's clause but keeps its name. The renamed column is still JSON (else
+// verify hashed it as text against a jsonb target column: octet_length(jsonb)
+// does not exist). Found by TestFuzzDifferential (seed 421).
+func TestLoadMariaDBJSONAfterRenameColumn(t *testing.T) {
+	env := testenv.Get(t)
+	dbName := env.NewDatabase(t, "schema_jsonren")
+	my := env.MySQL(t, dbName)
+	ctx := context.Background()
+	if _, err := my.ExecContext(ctx, "CREATE TABLE j (id INT PRIMARY KEY, `from` JSON, "+
+		"t LONGTEXT, CONSTRAINT own CHECK (json_valid(t)))"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := my.ExecContext(ctx, "ALTER TABLE j RENAME COLUMN `from` TO `values`"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := schema.NewFilter([]string{dbName}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := schema.Load(ctx, my, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := cat.Table(schema.TableID{Database: dbName, Name: "j"})
+	if c := tb.Column("values"); c == nil || !c.IsJSON {
+		t.Errorf("renamed JSON column: %+v", c)
+	}
+	// A user's own check on a LONGTEXT of another collation stays a check.
+	if c := tb.Column("t"); c == nil || c.IsJSON || len(tb.Checks) != 1 {
+		t.Errorf("own check: column %+v, checks %v", c, tb.Checks)
+	}
+}

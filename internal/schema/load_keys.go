@@ -179,8 +179,12 @@ func (l *loader) loadChecks(ctx context.Context, byID map[TableID]*Table) error 
 		if t == nil {
 			continue
 		}
-		// MariaDB names a column-level check after its column; its JSON alias is one.
-		if col := JSONValidColumn(clause); col != "" && strings.EqualFold(col, name) {
+		// MariaDB names a column-level check after its column; its JSON
+		// alias is one. A RENAME COLUMN keeps the check's name (the old
+		// column's) and renames the column in its clause: a check named
+		// after no column of the table on a utf8mb4_bin LONGTEXT, MariaDB's
+		// JSON definition, is the alias too.
+		if col := JSONValidColumn(clause); col != "" && (strings.EqualFold(col, name) || jsonAliasRenamed(t, col, name)) {
 			if c := t.Column(col); c != nil && c.DataType == "longtext" {
 				c.IsJSON = true
 				continue
@@ -211,4 +215,12 @@ func jsonValidColumn(e sqlparser.Expr) string {
 		return ""
 	}
 	return col.Name.String()
+}
+
+// jsonAliasRenamed says whether the check name of json_valid(`col`) is
+// that of a column renamed to col: no column has the name, and col is
+// MariaDB's JSON definition (LONGTEXT utf8mb4_bin).
+func jsonAliasRenamed(t *Table, col, checkName string) bool {
+	c := t.Column(col)
+	return t.Column(checkName) == nil && c != nil && strings.EqualFold(c.Collation, "utf8mb4_bin")
 }

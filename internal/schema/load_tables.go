@@ -132,6 +132,9 @@ func (l *loader) column(r rawColumn) (Column, error) {
 			return Column{}, fmt.Errorf("column %s: %w", r.name, err)
 		}
 		c.Elements = elems
+		if err := l.checkElements(c); err != nil {
+			return Column{}, err
+		}
 	}
 	if g := strings.TrimSpace(r.generation.String); g != "" && strings.Contains(extra, "generated") &&
 		!strings.Contains(extra, "default_generated") {
@@ -206,4 +209,29 @@ func isBitLiteral(s string) bool {
 		return false
 	}
 	return strings.Trim(s[2:len(s)-1], "01") == ""
+}
+
+// checkElements refuses the ENUM and SET columns whose members the server
+// cannot report: MariaDB's and MySQL's column metadata (information_schema
+// and SHOW CREATE TABLE alike) is utf8mb3 and shows a member's characters beyond the Basic
+// Multilingual Plane (emoji, 4-byte UTF-8) as '?', while the column holds
+// them. Members read that way would map the binlog's member numbers to
+// other text and create a check constraint (or a replica's column) the rows
+// do not pass. A member that really is '?' cannot be told apart and is
+// refused too.
+func (l *loader) checkElements(c Column) error {
+	switch strings.ToLower(c.Charset) {
+	case "utf8mb4", "utf16", "utf16le", "utf32":
+	default:
+		return nil
+	}
+	for _, e := range c.Elements {
+		if strings.Contains(e, "?") {
+			return fmt.Errorf("column %s: %s member %q: MySQL and MariaDB show members with characters beyond the Basic "+
+				"Multilingual Plane (4-byte UTF-8, such as emoji) as '?' in information_schema and SHOW CREATE TABLE, "+
+				"so sluice cannot read the column's members; rename the member on the source (ALTER TABLE ... MODIFY) "+
+				"or leave the table out (--exclude)", c.Name, strings.ToUpper(c.DataType), e)
+		}
+	}
+	return nil
 }

@@ -50,6 +50,16 @@ type Naming struct {
 	columns  map[TableID]map[string]string // --rename db.t.c=new, keyed by lower-cased column
 	excluded map[TableID]map[string]bool   // --exclude-columns, keyed by lower-cased column
 	opts     NamingOptions
+	// anyLength: the target takes every name the source has (a MySQL or
+	// MariaDB target), so PostgreSQL's 63-byte limit does not apply.
+	anyLength bool
+}
+
+// ForMySQLTarget is n for a MySQL or MariaDB target: the source's names,
+// whose length the source already bounds, without PostgreSQL's 63-byte limit.
+func (n Naming) ForMySQLTarget() Naming {
+	n.anyLength = true
+	return n
 }
 
 // NewNaming builds the mapping from --schema-map entries "src=dst" alone.

@@ -34,7 +34,7 @@ func (n Naming) Check(tables []*Table) error {
 // run on each table version DDL replication creates).
 func (n Naming) CheckTable(t *Table) []error {
 	var errs []error
-	if name := n.Table(t.TableID); len(name) > MaxIdent {
+	if name := n.Table(t.TableID); len(name) > MaxIdent && !n.anyLength {
 		errs = append(errs, fmt.Errorf("table %s: PostgreSQL name %q is %d bytes, over PostgreSQL's %d: give it a shorter name with --rename %s=new_name",
 			t.TableID, name, len(name), MaxIdent, t.TableID))
 	}
@@ -49,7 +49,7 @@ func (n Naming) CheckTable(t *Table) []error {
 				t.TableID, prev, c.Name, name, t.TableID, c.Name))
 		}
 		cols[name] = c.Name
-		if len(name) > MaxIdent {
+		if len(name) > MaxIdent && !n.anyLength {
 			errs = append(errs, fmt.Errorf("table %s: column name %q is %d bytes, over PostgreSQL's %d: give it a shorter name with --rename %s.%s=new_name",
 				t.TableID, name, len(name), MaxIdent, t.TableID, c.Name))
 		}

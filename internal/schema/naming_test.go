@@ -66,6 +66,16 @@ func TestNamingCheck(t *testing.T) {
 	if err := (Naming{}).Check([]*Table{tbl(long, "id")}); err == nil || !strings.Contains(err.Error(), "--rename db."+long+"=") {
 		t.Errorf("70-byte name: %v", err)
 	}
+	// A MySQL target keeps the source's names, up to MySQL's 64 characters
+	// (found by TestFuzzDifferential, seed 3: replicate into MariaDB refused
+	// a 64-byte column name the snapshot had copied).
+	longCol := tbl("t", "id", strings.Repeat("ü", 32))
+	if err := (Naming{}).ForMySQLTarget().Check([]*Table{tbl(long, "id"), longCol}); err != nil {
+		t.Errorf("MySQL target, long names: %v", err)
+	}
+	if err := (Naming{}).Check([]*Table{longCol}); err == nil {
+		t.Errorf("PostgreSQL target, a 64-byte column name accepted")
+	}
 	gen := tbl("g", "id", "price", "total")
 	gen.Columns[2].GenerationExpr = "`price` * 2"
 	gen.Indexes = []Index{{Name: "u", Unique: true, Columns: []IndexColumn{{Name: "price"}}}}

@@ -2,10 +2,12 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/sink/postgres"
@@ -53,7 +55,7 @@ func (r *runner) postData(ctx context.Context, j *tableJob) error {
 	}
 	for _, s := range stmts {
 		if _, err := tx.Exec(ctx, s); err != nil {
-			return fmt.Errorf("snapshot %s: %s: %w", j.t.TableID, firstLine(s), err)
+			return fmt.Errorf("snapshot %s: %s: %w", j.t.TableID, firstLine(s), uniqueCollision(err))
 		}
 	}
 	if err := setTableFlag(ctx, tx, r.o.Stream, j.t.TableID, "indexed", true); err != nil {
@@ -86,7 +88,7 @@ func (r *runner) ensurePrimaryKey(ctx context.Context, tx pgx.Tx, j *tableJob) e
 		return nil
 	}
 	if _, err := tx.Exec(ctx, j.plan.AddPrimaryKey); err != nil {
-		return fmt.Errorf("snapshot %s: %s: %w", j.t.TableID, j.plan.AddPrimaryKey, err)
+		return fmt.Errorf("snapshot %s: %s: %w", j.t.TableID, j.plan.AddPrimaryKey, uniqueCollision(err))
 	}
 	return nil
 }
@@ -240,3 +242,18 @@ func (r *runner) collectWarnings() {
 func (r *runner) countKept() { r.stats.keep() }
 
 func since(t time.Time) float64 { return time.Since(t).Seconds() }
+
+// uniqueCollision explains a unique index PostgreSQL cannot build over rows
+// MySQL holds as distinct: the duplicated key (PostgreSQL's detail) and the
+// usual causes, a value policy (NUL characters stripped by --nul-char strip,
+// zero dates made NULL or -infinity) or a comparison MySQL makes differently.
+// Any other error is returned as is.
+func uniqueCollision(err error) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		return err
+	}
+	return fmt.Errorf("%w: %s; these rows are distinct on the source but equal on PostgreSQL: a value policy "+
+		"made them so (NUL characters removed by --nul-char strip: try --nul-char replace; zero dates: --zero-date) "+
+		"or the key compares differently; change the rows on the source or leave the table out (--exclude)", err, pgErr.Detail)
+}

@@ -156,8 +156,30 @@ func (r *myRunner) applyActions(ctx context.Context, acts map[schema.TableID]act
 			stmts = append(stmts, "TRUNCATE TABLE "+j.my.qname)
 		}
 	}
+	return r.execText(ctx, stmts)
+}
+
+// execText runs DDL read from the source's SHOW CREATE TABLE (utf8mb4 text)
+// on one target session in utf8mb4, then puts the session back to binary
+// (mySessionSetup). In a binary session a string literal of the DDL is bytes:
+// a utf16 column's default d'ef became 搧敦, a latin1 one's 'é' two
+// characters (found by TestFuzzDifferential, seed 631).
+func (r *myRunner) execText(ctx context.Context, stmts []string) (err error) {
+	c, err := r.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("target: %w", err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "SET NAMES utf8mb4"); err != nil {
+		return fmt.Errorf("target: %w", err)
+	}
+	defer func() {
+		if _, rerr := c.ExecContext(context.WithoutCancel(ctx), mySessionSetup[0]); rerr != nil && err == nil {
+			err = fmt.Errorf("target: %s: %w", mySessionSetup[0], rerr)
+		}
+	}()
 	for _, s := range stmts {
-		if _, err := r.db.ExecContext(ctx, s); err != nil {
+		if _, err := c.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("target: %s: %w", firstLine(s), err)
 		}
 	}

@@ -76,9 +76,13 @@ func (s *session) plan(t *schema.Table) (*plan, error) {
 	if !s.a.updatesMany(t) {
 		p.updateMany, p.upsertMany = false, false
 	}
-	if s.a.cfg.UpdateChangedColumns {
+	if s.a.cfg.UpdateChangedColumns || hasGeometry(t) {
 		// Only the CASE UPDATE can leave a row's unchanged columns out
 		// (update_case.go); the upsert and the joined UPDATE write them all.
+		// A table with a geometry column too: rows that existed when a
+		// NOT NULL geometry column without DEFAULT was added hold an empty
+		// value, which no statement may write back (error 1416), so an
+		// UPDATE leaves a column it did not change alone.
 		p.changedOnly, p.upsertMany = true, false
 		p.updateMany = p.updateMany && p.updateCase
 	}
@@ -421,4 +425,16 @@ func nonTransactional(id schema.TableID, engine string) error {
 func oneDatabase(id schema.TableID, cfg Config) error {
 	return fmt.Errorf("table %s: a MySQL target database receives the tables of one source database (%s into %s); "+
 		"replicate each source database into its own target database with its own --stream", id, cfg.SourceDB, cfg.TargetDB)
+}
+
+// hasGeometry says whether t has a column of a spatial type.
+func hasGeometry(t *schema.Table) bool {
+	for _, c := range t.Columns {
+		switch c.DataType {
+		case "geometry", "point", "linestring", "polygon", "multipoint", "multilinestring", "multipolygon",
+			"geometrycollection":
+			return true
+		}
+	}
+	return false
 }

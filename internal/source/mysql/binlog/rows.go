@@ -133,6 +133,9 @@ func detachImage(t *schema.Table, row []any) ([]any, int64, error) {
 		case []byte:
 			row[i] = bytes.Clone(x)
 		case string:
+			if t.Columns[i].DataType == "timestamp" {
+				x = epochFraction(x)
+			}
 			row[i] = strings.Clone(x)
 		case *replication.JsonDiff:
 			// Only partial update events hold diffs, and decodeRows
@@ -211,4 +214,19 @@ func (s *Stream) emitFragment(ctx context.Context) error {
 	t.emitted += len(t.changes) + t.folded // counted as decoded, as skip is
 	t.changes, t.bytes, t.folded = nil, 0, 0
 	return nil
+}
+
+// epochFraction corrects go-mysql's text of a TIMESTAMP whose seconds since
+// the epoch are 0 but whose fraction is not: it prints the zero date with
+// the fraction ("0000-00-00 00:00:00.99"), where the server holds the
+// instant 0.99 s after the epoch (MariaDB stores an out-of-range value
+// written with a fraction, or a DATETIME → TIMESTAMP change of one, so;
+// it reads back as 1970-01-01 00:00:00.99 UTC). Read as the zero date, it
+// became NULL or -infinity in PostgreSQL and 00:00:00.00 in a MySQL target.
+func epochFraction(s string) string {
+	const zero = "0000-00-00 00:00:00."
+	if !strings.HasPrefix(s, zero) || strings.Trim(s[len(zero):], "0") == "" {
+		return s
+	}
+	return "1970-01-01 00:00:00." + s[len(zero):]
 }
