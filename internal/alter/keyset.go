@@ -237,7 +237,9 @@ func keyParam(c schema.Column, v any) (any, error) {
 		return x, nil
 	case []byte:
 		if isStringType(c) {
-			return append([]byte(nil), x...), nil
+			// Never nil: the driver sends a nil []byte as NULL, which
+			// matches no row (an empty key value would be lost).
+			return append([]byte{}, x...), nil
 		}
 		return string(x), nil
 	case int8:

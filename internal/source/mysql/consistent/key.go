@@ -151,7 +151,13 @@ func parseInt(b []byte) (any, error)   { return strconv.ParseInt(string(b), 10, 
 func parseUint(b []byte) (any, error)  { return strconv.ParseUint(string(b), 10, 64) }
 func parseFloat(b []byte) (any, error) { return strconv.ParseFloat(string(b), 64) }
 func asString(b []byte) (any, error)   { return string(b), nil }
-func asBytes(b []byte) (any, error)    { return append([]byte(nil), b...), nil }
+
+// asBytes copies a string key's stored bytes, never as nil: the driver sends
+// a nil []byte as NULL, and an empty key value (an empty VARCHAR or
+// VARBINARY) compared with NULL matches nothing, so the row at a chunk
+// bound holding it was in no chunk (neither <= nor > NULL). Seen as one row
+// missing after a snapshot (fuzz seed 400: key BINARY(20), VARCHAR empty).
+func asBytes(b []byte) (any, error) { return append([]byte{}, b...), nil }
 
 // selectList is the key's boundary select list.
 func (k *Key) selectList() string {

@@ -82,3 +82,31 @@ func TestKeyChoiceAndUnsupported(t *testing.T) {
 		t.Error("a range on a table without key was accepted")
 	}
 }
+
+// TestStringBoundNeverNil: an empty string key value must be sent as an
+// empty string, not as a nil []byte (which the driver sends as NULL).
+func TestStringBoundNeverNil(t *testing.T) {
+	tbl := &schema.Table{
+		TableID:    schema.TableID{Database: "d", Name: "t"},
+		PrimaryKey: []string{"a", "b"},
+		Columns: []schema.Column{
+			{Name: "a", DataType: "binary"},
+			{Name: "b", DataType: "varchar", Charset: "latin1", Collation: "latin1_bin"},
+		},
+	}
+	k, err := NewKey(tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, after := range []bool{true, false} {
+		_, args, err := k.compare(Bound{[]byte{}, []byte{}}, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range args {
+			if b, ok := a.([]byte); !ok || b == nil {
+				t.Errorf("after=%v: arg %d = %#v, want a non-nil []byte", after, i, a)
+			}
+		}
+	}
+}
