@@ -9,7 +9,7 @@ import (
 )
 
 // TestChunkBoundOnEmptyKeyValue plans chunks of 1, 2 and 3 rows over keys
-// holding empty values (VARCHAR ”, VARBINARY ”, and BINARY(n) padded with
+// holding empty values (an empty VARCHAR and VARBINARY, and BINARY(n) padded with
 // 0x00 next to a PAD SPACE latin1_bin column: the key of fuzz seed 400's
 // lost row) and checks that the chunks read every row exactly once. A bound
 // with an empty value was sent as NULL (a nil []byte), so the row at that
