@@ -95,3 +95,17 @@ func TestKeySetReleaseSeen(t *testing.T) {
 		t.Fatalf("size %d", s.size())
 	}
 }
+
+// TestKeyParamEmptyStringNotNull: an empty string key (as a string or as
+// []byte from the binlog) is a non-nil []byte parameter; a nil []byte is
+// sent as NULL and would match no row of the changed-key re-copy.
+func TestKeyParamEmptyStringNotNull(t *testing.T) {
+	for _, typ := range []string{"char", "varchar", "binary", "varbinary"} {
+		for _, v := range []any{"", []byte{}, []byte(nil)} {
+			p, err := keyParam(schema.Column{Name: "k", DataType: typ}, v)
+			if b, ok := p.([]byte); err != nil || !ok || b == nil || len(b) != 0 {
+				t.Errorf("%s %#v: param %#v, %v; want an empty non-nil []byte", typ, v, p, err)
+			}
+		}
+	}
+}
