@@ -10,7 +10,7 @@ import (
 )
 
 // emptyKeyFixture has the key of fuzz seed 400's lost row (BINARY(20)
-// padded with 0x00, then a PAD SPACE latin1_bin VARCHAR holding '') and
+// padded with 0x00, then an empty PAD SPACE latin1_bin VARCHAR) and
 // other empty key values, so that with one row per chunk every one of them
 // is a chunk bound.
 const emptyKeyFixture = `SET SESSION sql_mode = '';
