@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,8 @@ type scenario struct {
 	// routines; sqlMode is the session sql_mode it runs with.
 	schemaFile string
 	sqlMode    string
+	// chunkRows is the snapshot's --chunk-rows (0: 500).
+	chunkRows int
 	// schemaSQL replaces schemaFile when set.
 	schemaSQL string
 	// seed fills the tables before the migration starts.
@@ -118,7 +121,11 @@ func (s scenario) run(t *testing.T) migrated {
 	if env.IsMySQL() {
 		method = "auto"
 	}
-	migrateArgs := append([]string{"migrate", "--workers", "2", "--chunk-rows", "500", "--until-caught-up",
+	chunkRows := 500
+	if s.chunkRows > 0 {
+		chunkRows = s.chunkRows
+	}
+	migrateArgs := append([]string{"migrate", "--workers", "2", "--chunk-rows", strconv.Itoa(chunkRows), "--until-caught-up",
 		"--snapshot-method", method, "--json", "--log-level", "warn"}, common...)
 	migrateArgs = append(migrateArgs, side.writeArgs...)
 	var stdout strings.Builder
