@@ -226,7 +226,7 @@ PY
 	echo "- machine: $(nproc) cores ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(free -g | awk '/^Mem:/ { print $2 }') GiB RAM, kernel $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME"); load average at the start ${LOADAVG:-?} (shared with other work)"
 	echo "- servers: a throwaway MariaDB ${MARIADB_VERSION:-?} and a throwaway PostgreSQL ${PG_VERSION:-?} started by the script on"
 	echo "  this machine (not the sandbox's), with the sandbox's settings: MariaDB binlog ROW/FULL, sync_binlog=0,"
-	echo "  innodb_flush_log_at_trx_commit=2, 1 GB buffer pool; PostgreSQL wal_level=logical, synchronous_commit=${PG_SYNCHRONOUS_COMMIT:-off},"
+	echo "  innodb_flush_log_at_trx_commit=2, 1 GB buffer pool; PostgreSQL wal_level=logical, synchronous_commit=${PG_SYNCHRONOUS_COMMIT:-on},"
 	echo "  shared_buffers=1GB${PG_CGROUP:+, PostgreSQL in one cpu cgroup (BENCH_PG_CGROUP=1)}. sluice, sysbench and both servers share the $(nproc) cores."
 	echo "- tools: ${SYSBENCH_VERSION:-sysbench ?}; ${SLUICE_VERSION:-sluice ?}, built from commit ${SLUICE_COMMIT:-?}"
 	echo "- data: sysbench oltp_common, ${TABLES:-8} tables x ${TABLE_SIZE:-100000} rows ($(awk -v b="${DATA_BYTES:-0}" 'BEGIN { printf "%.0f", b / 1048576 }') MB in MariaDB), prepared in MariaDB"
