@@ -132,14 +132,24 @@ func encodeAny(buf []byte, v any, unsignedBits int) ([]byte, error) {
 }
 
 func appendInt(buf []byte, n int64, unsignedBits int) []byte {
-	if n < 0 && unsignedBits > 0 {
-		u := uint64(n)
-		if unsignedBits < 64 {
-			u &= 1<<unsignedBits - 1
-		}
+	if u, ok := asUnsigned(n, unsignedBits); ok {
 		return strconv.AppendUint(buf, u, 10)
 	}
 	return strconv.AppendInt(buf, n, 10)
+}
+
+// asUnsigned is the value a negative integer, decoded without signedness
+// metadata, stands for in an UNSIGNED column of unsignedBits bits; ok is
+// false when n is to be taken as it is (not negative, or a signed column).
+func asUnsigned(n int64, unsignedBits int) (uint64, bool) {
+	if n >= 0 || unsignedBits == 0 {
+		return 0, false
+	}
+	u := uint64(n)
+	if unsignedBits < 64 {
+		u &= 1<<unsignedBits - 1
+	}
+	return u, true
 }
 
 // encodeFloat writes FLOAT and DOUBLE values. A float32 is written as the

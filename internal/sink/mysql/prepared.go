@@ -89,11 +89,7 @@ func intParam(v any, unsignedBits int) (any, bool) {
 	default:
 		return nil, false
 	}
-	if n < 0 && unsignedBits > 0 {
-		u := uint64(n)
-		if unsignedBits < 64 {
-			u &= 1<<unsignedBits - 1
-		}
+	if u, ok := asUnsigned(n, unsignedBits); ok {
 		return u, true
 	}
 	return n, true
