@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
@@ -41,32 +40,8 @@ const exprDefaultsFixture = `CREATE TABLE d (id INT PRIMARY KEY,
 func TestExpressionDefaultsOnPostgres(t *testing.T) {
 	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
 		ctx := context.Background()
-		dbName := env.NewDatabase(t, "ddl_exprdef")
-		my := env.MySQL(t, dbName)
-		if _, err := my.ExecContext(ctx, exprDefaultsFixture); err != nil {
-			t.Fatalf("fixture: %v", err)
-		}
-		f, _ := schema.NewFilter(nil, nil, dbName)
-		cat, err := schema.Load(ctx, my, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, _ := schema.NewNaming(nil)
-		plans, err := ddl.CreateTables(cat.Tables, newMapper(), n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pg := env.PG(t)
-		run(t, pg, ddl.CreateSchema(dbName, n))
-		for _, p := range plans {
-			for _, w := range p.Warnings {
-				t.Errorf("warning: %s", w)
-			}
-			for _, s := range p.Create {
-				t.Log(s)
-				run(t, pg, s)
-			}
-		}
+		made := createOnPostgres(t, env, "ddl_exprdef", exprDefaultsFixture, func(w string) { t.Errorf("warning: %s", w) })
+		dbName, n, pg := made.db, made.naming, made.pg
 		tbl := n.QTable(schema.TableID{Database: dbName, Name: "d"})
 		run(t, pg, `SET TIME ZONE 'UTC'`)
 		run(t, pg, `INSERT INTO `+tbl+` (id) VALUES (1)`)

@@ -2,6 +2,7 @@ package ddl_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -63,31 +64,8 @@ func newMapper() *typemap.Mapper { return typemap.New(typemap.DefaultOptions(), 
 func TestCreateTablePlanRunsOnPostgres(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	dbName := env.NewDatabase(t, "ddl_plan")
-	my := env.MySQL(t, dbName)
-	if _, err := my.ExecContext(ctx, planFixture); err != nil {
-		t.Fatalf("fixture: %v", err)
-	}
-	f, _ := schema.NewFilter(nil, nil, dbName)
-	cat, err := schema.Load(ctx, my, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, _ := schema.NewNaming(nil)
-	plans, err := ddl.CreateTables(cat.Tables, newMapper(), n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pg := env.PG(t)
-	run(t, pg, ddl.CreateSchema(dbName, n))
-	for _, p := range plans {
-		for _, w := range p.Warnings {
-			t.Logf("warning: %s", w)
-		}
-		for _, s := range p.Create {
-			run(t, pg, s)
-		}
-	}
+	c := createOnPostgres(t, env, "ddl_plan", planFixture, func(w string) { t.Logf("warning: %s", w) })
+	dbName, n, pg, plans := c.db, c.naming, c.pg, c.plans
 	run(t, pg, `INSERT INTO `+n.QTable(schema.TableID{Database: dbName, Name: "parent"})+` (id, code) VALUES (1, 'a'), (2, 'b')`)
 	child := n.QTable(schema.TableID{Database: dbName, Name: "child"})
 	run(t, pg, `INSERT INTO `+child+` (id, parent_id, qty, price, weird) VALUES (7, 1, 3, 2.50, 42)`)
@@ -122,6 +100,50 @@ func TestCreateTablePlanRunsOnPostgres(t *testing.T) {
 	}
 	checkOnUpdate(t, pg, child)
 	checkExisting(t, pg, plans, n)
+}
+
+// created is a source database loaded by schema.Load and its tables
+// created on PostgreSQL (CreateSchema and each plan's Create phase).
+type created struct {
+	db     string
+	my     *sql.DB
+	naming schema.Naming
+	pg     *pgxpool.Pool
+	plans  []*ddl.TablePlan
+}
+
+// createOnPostgres creates fixture in a new source database, loads it and
+// runs the Create phase of its plans on PostgreSQL; each plan warning goes
+// to warn.
+func createOnPostgres(t *testing.T, env *testenv.Env, prefix, fixture string, warn func(string)) created {
+	t.Helper()
+	ctx := context.Background()
+	c := created{db: env.NewDatabase(t, prefix)}
+	c.my = env.MySQL(t, c.db)
+	if _, err := c.my.ExecContext(ctx, fixture); err != nil {
+		t.Fatalf("fixture: %v", err)
+	}
+	f, _ := schema.NewFilter(nil, nil, c.db)
+	cat, err := schema.Load(ctx, c.my, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.naming, _ = schema.NewNaming(nil)
+	if c.plans, err = ddl.CreateTables(cat.Tables, newMapper(), c.naming); err != nil {
+		t.Fatal(err)
+	}
+	c.pg = env.PG(t)
+	run(t, c.pg, ddl.CreateSchema(c.db, c.naming))
+	for _, p := range c.plans {
+		for _, w := range p.Warnings {
+			warn(w)
+		}
+		for _, s := range p.Create {
+			t.Log(s)
+			run(t, c.pg, s)
+		}
+	}
+	return c
 }
 
 func run(t *testing.T, pg *pgxpool.Pool, stmt string) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -17,7 +16,6 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
-	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -179,54 +177,42 @@ func (t *mysqlTarget) close() {
 }
 
 // refuseFlavor refuses a MariaDB source into a MySQL (not MariaDB) target,
-// as the snapshot does: the schema changes are the source's own statements
-// and the values its bytes, and MariaDB's dialect has no faithful MySQL
-// form (its UUID/INET columns fail at once, but its JSON-as-text would be
-// normalised by MySQL's JSON type without a word: key order, duplicate keys,
-// number spelling).
+// as the snapshot does (mysink.FlavorRefusal).
 func (t *mysqlTarget) refuseFlavor(ctx context.Context, srcFlavor, srcVersion string) error {
-	if srcFlavor != binlog.FlavorMariaDB {
-		return nil
-	}
 	var version string
 	if err := t.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
 		return fmt.Errorf("target: %w", err)
 	}
-	if strings.Contains(strings.ToLower(version), "mariadb") {
-		return nil
+	if err := mysink.FlavorRefusal(srcFlavor, srcVersion, version); err != nil {
+		return exitcode.ConfigError(err)
 	}
-	return exitcode.ConfigError(fmt.Errorf("the source is %s %s and the target %s: a MariaDB source goes into a MariaDB target "+
-		"(sluice applies the schema changes and the values in the source's own dialect; MySQL into MariaDB is translated, the reverse is not)",
-		srcFlavor, srcVersion, version))
+	return nil
 }
 
-// refuseSourceDatabase refuses a target database that is the source
-// database itself on the same server: replication would write the source's
-// changes back into the source (snapshot refuses it the same way).
-//
-// A target database in the source scope (--include 'shop*' into shop_copy)
-// is refused too: the stream would read the sink's own writes back.
+// refuseSourceDatabase refuses a target database on the source server that
+// is the source database or in the source scope (mysink.SourceScopeRefusal),
+// as the snapshot does.
 func (t *mysqlTarget) refuseSourceDatabase(ctx context.Context, src *sql.DB) error {
 	filter, err := schema.NewFilter(t.o.Include, t.o.Exclude, t.o.Source.Database)
 	if err != nil {
 		return exitcode.ConfigError(err)
 	}
 	tdb := t.o.MySQLTarget.Database
-	if t.sourceDB != tdb && !filter.MatchDatabase(tdb) {
+	isSource, inScope := t.sourceDB == tdb, filter.MatchDatabase(tdb)
+	if !isSource && !inScope {
 		return nil
 	}
 	same, err := mysink.SameServer(ctx, t.db, src)
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("%s: %w", t.o.MySQLTarget.Redacted(), err))
 	}
-	switch {
-	case !same:
+	if !same {
 		return nil
-	case t.sourceDB == tdb:
-		return exitcode.ConfigError(fmt.Errorf("the target database %q is the source database on the same server: choose another target database", tdb))
-	default:
-		return exitcode.ConfigError(fmt.Errorf("the target database %q is on the source server and in the source scope (%s): narrow --include to the source database", tdb, filter))
 	}
+	if err := mysink.SourceScopeRefusal(tdb, isSource, inScope, filter); err != nil {
+		return exitcode.ConfigError(err)
+	}
+	return nil
 }
 
 // scopeDatabase is the one source database a MySQL target database

@@ -109,6 +109,17 @@ type Check struct {
 	Expr string // formatted by CanonicalExpr
 }
 
+// IsSpatial says whether the column is of a spatial type (GEOMETRY and its
+// subtypes; MySQL's GEOMCOLLECTION spelling too).
+func (c Column) IsSpatial() bool {
+	switch strings.ToLower(c.DataType) {
+	case "geometry", "point", "linestring", "polygon", "multipoint", "multilinestring", "multipolygon",
+		"geometrycollection", "geomcollection":
+		return true
+	}
+	return false
+}
+
 // Column returns the column with the given name (case-insensitive, as MySQL
 // column names are) or nil.
 func (t *Table) Column(name string) *Column {

@@ -177,13 +177,8 @@ func (r *myRunner) connect(ctx context.Context) error {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
 	}
 	r.mariadb = strings.Contains(strings.ToLower(version), "mariadb")
-	if src := r.b.src.Flavor; src == "mariadb" && !r.mariadb {
-		// The schema is the source's own CREATE TABLE and the values its
-		// bytes: MariaDB's UUID/INET types, its JSON-as-text and its
-		// collations have no MySQL form sluice writes.
-		return exitcode.ConfigError(fmt.Errorf("the source is %s %s and the target %s: a MariaDB source goes into a MariaDB target "+
-			"(sluice copies the schema and the values in the source's own dialect; MySQL into MariaDB is translated, the reverse is not)",
-			src, r.b.src.Version, version))
+	if err := mysink.FlavorRefusal(r.b.src.Flavor, r.b.src.Version, version); err != nil {
+		return exitcode.ConfigError(err)
 	}
 	r.fromMySQL = r.b.src.Flavor != "mariadb" && r.mariadb
 	r.limit = min(maxInsert, packet-1024)
@@ -287,12 +282,10 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	for _, t := range b.cat.Tables {
 		dbs[t.Database] = true
 	}
-	if r.sameServer && dbs[r.dbName] {
-		return exitcode.ConfigError(fmt.Errorf("the target database %q is the source database on the same server: choose another target database", r.dbName))
-	}
-	if r.sameServer && b.filter.MatchDatabase(r.dbName) {
-		// Replication would read the copy's own writes back as source changes.
-		return exitcode.ConfigError(fmt.Errorf("the target database %q is on the source server and in the source scope (%s): narrow --include to the source database", r.dbName, b.filter))
+	if r.sameServer {
+		if err := mysink.SourceScopeRefusal(r.dbName, dbs[r.dbName], b.filter.MatchDatabase(r.dbName), b.filter); err != nil {
+			return exitcode.ConfigError(err)
+		}
 	}
 	if len(dbs) > 1 {
 		var names []string

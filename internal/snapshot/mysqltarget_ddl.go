@@ -123,9 +123,7 @@ func checkEngineTypes(t *schema.Table, engine string) error {
 			bad = append(bad, c.Name+" (generated)")
 			continue
 		}
-		switch strings.ToLower(c.DataType) {
-		case "geometry", "point", "linestring", "polygon", "multipoint", "multilinestring", "multipolygon",
-			"geometrycollection", "geomcollection":
+		if c.IsSpatial() {
 			bad = append(bad, c.Name+" "+c.ColumnType)
 		}
 	}

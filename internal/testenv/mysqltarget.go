@@ -38,14 +38,6 @@ func (e *Env) WithMySQLTarget(f Flavor) *Env {
 	return &m
 }
 
-// MySQLTargetFlavor says which server MySQLTarget returns.
-func (e *Env) MySQLTargetFlavor() Flavor {
-	if e.tgtFlavor == MySQL {
-		return MySQL
-	}
-	return MariaDB
-}
-
 // MySQLToMySQL9 runs fn with a MySQL 9.7 source and a MySQL 9.7 target (the same server, other
 // databases), as the subtest "mysql-to-mysql". SLUICE_TEST_FLAVORS without mysql skips it.
 func MySQLToMySQL9(t *testing.T, fn func(t *testing.T, env *Env)) {
@@ -73,9 +65,9 @@ func (e *Env) MySQLTarget(t testing.TB) *MySQLTarget {
 		}
 		t.Skipf("testenv: no MySQL target server (%v); `bash scripts/sandbox start` starts one on 127.0.0.1:13308 (MySQL 9.7: 13307)", err)
 	}
-	url, name, once, onceErr := e.mysqlTgt, "SLUICE_TEST_MYSQL_TARGET_ADMIN", &targetOnce, &targetErr
+	url, name, once, onceErr, flavor := e.mysqlTgt, "SLUICE_TEST_MYSQL_TARGET_ADMIN", &targetOnce, &targetErr, MariaDB
 	if e.tgtFlavor == MySQL {
-		url, name, once, onceErr = e.mysql9, "SLUICE_TEST_MYSQL9_ADMIN", &target9Once, &target9Err
+		url, name, once, onceErr, flavor = e.mysql9, "SLUICE_TEST_MYSQL9_ADMIN", &target9Once, &target9Err, MySQL
 	}
 	if url == "" {
 		fail(fmt.Errorf("%s is not set", name))
@@ -85,7 +77,7 @@ func (e *Env) MySQLTarget(t testing.TB) *MySQLTarget {
 		fail(fmt.Errorf("%s: %w", name, err))
 	}
 	m := &MySQLTarget{admin: admin, user: mysqlURL{User: "sluice", Password: "sluice", Host: admin.Host, Port: admin.Port},
-		flavor: e.MySQLTargetFlavor()}
+		flavor: flavor}
 	once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
@@ -98,9 +90,6 @@ func (e *Env) MySQLTarget(t testing.TB) *MySQLTarget {
 	}
 	return m
 }
-
-// Flavor says which kind of server the target is.
-func (m *MySQLTarget) Flavor() Flavor { return m.flavor }
 
 // IsMySQL reports whether the target is MySQL (not MariaDB).
 func (m *MySQLTarget) IsMySQL() bool { return m.flavor == MySQL }
@@ -171,11 +160,6 @@ func (m *MySQLTarget) HasRocksDB(t testing.TB) bool {
 // what Get gives) and a MySQL 9.7 source into a MySQL 9.7 target ("mysql-to-mysql").
 func MariaDBAndMySQL9(t *testing.T, fn func(t *testing.T, env *Env)) {
 	t.Helper()
-	t.Run(string(MariaDB), func(t *testing.T) {
-		if !flavorSelected(MariaDB) {
-			t.Skipf("testenv: flavor %s not in SLUICE_TEST_FLAVORS=%s", MariaDB, os.Getenv("SLUICE_TEST_FLAVORS"))
-		}
-		fn(t, Get(t))
-	})
+	t.Run(string(MariaDB), func(t *testing.T) { fn(t, GetFlavor(t, MariaDB)) })
 	MySQLToMySQL9(t, fn)
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -429,12 +430,5 @@ func oneDatabase(id schema.TableID, cfg Config) error {
 
 // hasGeometry says whether t has a column of a spatial type.
 func hasGeometry(t *schema.Table) bool {
-	for _, c := range t.Columns {
-		switch c.DataType {
-		case "geometry", "point", "linestring", "polygon", "multipoint", "multilinestring", "multipolygon",
-			"geometrycollection":
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.Columns, schema.Column.IsSpatial)
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"strings"
 )
 
 // SameServer tells whether target and source are one server: a user lock
@@ -38,3 +39,35 @@ func SameServer(ctx context.Context, target, source *sql.DB) (bool, error) {
 	}
 	return holder.Valid, nil
 }
+
+// SourceScopeRefusal is why a target database on the source server is
+// refused (nil when it is not): the source database itself would have the
+// source's changes written back into it, and another database the stream
+// reads (scope: the source filter) would have the sink's own writes read
+// back as source changes.
+func SourceScopeRefusal(target string, isSourceDatabase, inScope bool, scope fmt.Stringer) error {
+	switch {
+	case isSourceDatabase:
+		return fmt.Errorf("the target database %q is the source database on the same server: choose another target database", target)
+	case inScope:
+		return fmt.Errorf("the target database %q is on the source server and in the source scope (%s): narrow --include to the source database", target, scope)
+	}
+	return nil
+}
+
+// FlavorRefusal refuses a MariaDB source into a MySQL (not MariaDB) target
+// (nil otherwise). The schema is the source's own statements and the values
+// its bytes, and MariaDB's dialect has no faithful MySQL form: its UUID/INET
+// columns fail at once, but its JSON-as-text would be normalised by MySQL's
+// JSON type without a word (key order, duplicate keys, number spelling).
+func FlavorRefusal(srcFlavor, srcVersion, targetVersion string) error {
+	if !strings.EqualFold(srcFlavor, "mariadb") || isMariaDB(targetVersion) {
+		return nil
+	}
+	return fmt.Errorf("the source is %s %s and the target %s: a MariaDB source goes into a MariaDB target "+
+		"(sluice copies the schema and applies the values in the source's own dialect; MySQL into MariaDB is translated, the reverse is not)",
+		srcFlavor, srcVersion, targetVersion)
+}
+
+// isMariaDB tells a MariaDB server by its VERSION().
+func isMariaDB(version string) bool { return strings.Contains(strings.ToLower(version), "mariadb") }

@@ -158,7 +158,7 @@ func (a *Sink) load(ctx context.Context, conn *sql.Conn) (*checkpoint.State, []c
 	if err = conn.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
 		return nil, nil, fmt.Errorf("apply: target version: %w", err)
 	}
-	a.mysqlJSON = !strings.Contains(strings.ToLower(version), "mariadb")
+	a.mysqlJSON = !isMariaDB(version)
 	a.rowAlias = a.mysqlJSON && rowAliasSince(version)
 	var packet int64
 	if err = conn.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
