@@ -225,6 +225,20 @@ func stressPoints(t *testing.T, src *Source, my *sql.DB, method Method, d time.D
 			}
 		}
 	}()
+	// Points only once a writer has committed and read its GTID: before
+	// that the writers' domain is unknown (on a busy box the first point
+	// came first).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		load.mu.Lock()
+		known := load.domain != ""
+		load.mu.Unlock()
+		if known {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no write committed within 10s")
+		}
+	}
 	res := stressResult{sessions: map[int]int{}}
 	failures := 0
 	for end := time.Now().Add(d); time.Now().Before(end) && failures < 3; {
