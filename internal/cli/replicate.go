@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/metrics"
 	"github.com/sluice-db/sluice/internal/preflight"
@@ -168,15 +170,19 @@ func serveMetrics(ctx context.Context, s *Settings, opts *replicate.Options) err
 }
 
 // serveRuntimeMetrics serves /metrics (the Go runtime and the process for
-// every long-running command; replicate adds its own), /healthz and
-// /debug/pprof/ when --metrics-addr is set; nil without it.
+// every long-running command; replicate adds its own), /healthz and, with
+// --pprof, /debug/pprof/ when --metrics-addr is set; nil without it.
 func serveRuntimeMetrics(ctx context.Context, s *Settings) (*prometheus.Registry, error) {
 	addr := s.K.String("metrics-addr")
 	if addr == "" {
+		if s.K.Bool("pprof") {
+			return nil, exitcode.ConfigError(fmt.Errorf("--pprof serves the profiler on --metrics-addr: give one, e.g. --metrics-addr 127.0.0.1:9187"))
+		}
 		return nil, nil
 	}
 	reg := metrics.NewRegistry()
-	if err := metrics.Serve(ctx, addr, reg, nil, s.Log); err != nil {
+	o := metrics.Options{Addr: addr, Registry: reg, Profiles: s.K.Bool("pprof"), Cmdline: config.RedactArgs(os.Args), Log: s.Log}
+	if err := metrics.Serve(ctx, o); err != nil {
 		return nil, exitcode.ConfigError(err)
 	}
 	return reg, nil
