@@ -53,12 +53,12 @@ what was received and exit 0. See docs/replication.md.
 
 Exit codes: 0 stopped or caught up, 1 failure while replicating, 2 configuration
 or pre-flight error (including no start position and a purged binlog).`,
-		Example: `  sluice replicate --source mysql://sluice:pw@db1:3306/shop --target postgres://sluice:pw@pg1:5432/shop
+		Example: `  sluice replicate --source mysql://sluice@db1:3306/shop --source-password-file /etc/sluice/db1.pw --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw
   sluice replicate --until-caught-up            # exit 0 once the target has everything the source had when it went idle
   sluice replicate --start-position mysql-bin.000042:4 --include 'shop.*'
   sluice replicate --skip-ddl 'ALTER TABLE shop.log*' --metrics-addr 127.0.0.1:9187
-  sluice replicate --source mysql://sluice:pw@db1:3306/shop --target mysql://sluice:pw@db2:3306/shop_copy --target-engine ROCKSDB
-  sluice replicate --source postgres://sluice:pw@pg1:5432/shop --target mysql://sluice:pw@db1:3306/shop --stream back   # the way back (docs/reverse.md)`,
+  SLUICE_SOURCE_PASSWORD=… SLUICE_TARGET_PASSWORD=… sluice replicate --source mysql://sluice@db1:3306/shop --target mysql://sluice@db2:3306/shop_copy --target-engine ROCKSDB
+  sluice replicate --source postgres://sluice@pg1:5432/shop --source-password-file /etc/sluice/pg1.pw --target mysql://sluice@db1:3306/shop --target-password-file /etc/sluice/db1.pw --stream back   # the way back (docs/reverse.md)`,
 		Args: cobra.NoArgs,
 		RunE: runReplicate,
 	}

@@ -213,6 +213,25 @@ func testPasswordsFromFileAndEnvironment(t *testing.T, env *testenv.Env) {
 	}
 	assertNoSecret(t, "snapshot (0644 password file)", errOut, a.myPW, a.pgPW)
 
+	// alter: the source's password from the environment, its replicas' from
+	// a file. The source server is no replica: that refusal shows the replica
+	// connection logged in (a wrong password says "is not reachable").
+	if err := os.Chmod(pwFile, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SLUICE_SOURCE_PASSWORD", a.myPW)
+	code, out, errOut = runCLI(ctx, "alter", "--source", a.src, "--table", "acct", "--alter", "ADD COLUMN extra INT", "--dry-run")
+	if code != 0 || !strings.Contains(out, "dry run of ALTER TABLE acct") {
+		t.Errorf("alter --dry-run with SLUICE_SOURCE_PASSWORD: exit %d\n%s%s", code, out, errOut)
+	}
+	replica := strings.TrimSuffix(a.src, db)
+	code, out, errOut = runCLI(ctx, "alter", "--source", a.src, "--table", "acct", "--alter", "ADD COLUMN extra INT", "--dry-run",
+		"--max-lag", "10s", "--replica", replica, "--replica-password-file", pwFile)
+	if code != 2 || !strings.Contains(errOut, "replicates from no source") {
+		t.Errorf("alter --replica with --replica-password-file: exit %d\n%s%s", code, out, errOut)
+	}
+	assertNoSecret(t, "alter", out+errOut, a.myPW)
+
 	// Wrong passwords, from the environment and on the command line: exit 2,
 	// never shown.
 	wrongMy, wrongPg := "WrongMy"+a.myPW, "WrongPg"+a.pgPW

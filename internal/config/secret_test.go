@@ -176,6 +176,22 @@ func TestConfigFilePermissions(t *testing.T) {
 	if m, err := ParseSource(k.String("source")); err != nil || m.Password != "from-file" {
 		t.Errorf("source-password in the file: %+v %v", m, err)
 	}
+	// A list of URLs in the file (stream's shards, alter's replicas): each
+	// without a password takes the file's password setting.
+	path = writeFile(t, "list.yaml", "replica: [mysql://m@r1:3306/, mysql://m@r2:3306/]\nreplica-password: rp\n", 0o600)
+	k, _, err = Load(connFlags(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps := List(k, "replica")
+	if len(reps) != 2 {
+		t.Fatalf("replicas %v", len(reps))
+	}
+	for i, r := range reps {
+		if m, err := ParseSource(r); err != nil || m.Password != "rp" || m.Host != []string{"r1", "r2"}[i] {
+			t.Errorf("replica %d from the file: %+v %v", i, m, err)
+		}
+	}
 }
 
 func TestRedactArgs(t *testing.T) {
