@@ -28,10 +28,12 @@ func TestMetricsPortServesProfilerOnlyWithPprof(t *testing.T) {
 	}
 	stream := db
 	forgetStream(t, env, stream)
-	src, dst := env.SourceURL(db), env.TargetURL()
+	src := env.SourceURL(db)
+	srcNoPW, srcPW := splitPassword(t, src)
+	dst, dstPW := splitPassword(t, env.TargetURL())
 	// The passwords from the environment: the command line has none.
-	run := startSluice(t, bin, []string{"SLUICE_SOURCE_PASSWORD=" + urlPassword(t, src), "SLUICE_TARGET_PASSWORD=" + urlPassword(t, dst)},
-		"migrate", "--source", withoutPassword(t, src), "--target", withoutPassword(t, dst), "--stream", stream,
+	run := startSluice(t, bin, []string{"SLUICE_SOURCE_PASSWORD=" + srcPW, "SLUICE_TARGET_PASSWORD=" + dstPW},
+		"migrate", "--source", srcNoPW, "--target", dst, "--stream", stream,
 		"--workers", "2", "--metrics-addr", "127.0.0.1:0")
 	for path, want := range map[string]int{"/metrics": 200, "/healthz": 200, "/debug/pprof/": 404,
 		"/debug/pprof/cmdline": 404, "/debug/pprof/profile?seconds=1": 404, "/debug/pprof/heap": 404} {
@@ -43,8 +45,8 @@ func TestMetricsPortServesProfilerOnlyWithPprof(t *testing.T) {
 
 	// With --pprof, and a password on the command line (still accepted,
 	// warned about): cmdline shows it redacted.
-	run = startSluice(t, bin, []string{"SLUICE_TARGET_PASSWORD=" + urlPassword(t, dst)},
-		"replicate", "--source", src, "--target", withoutPassword(t, dst), "--stream", stream,
+	run = startSluice(t, bin, []string{"SLUICE_TARGET_PASSWORD=" + dstPW},
+		"replicate", "--source", src, "--target", dst, "--stream", stream,
 		"--metrics-addr", "127.0.0.1:0", "--pprof")
 	for path, want := range map[string]int{"/metrics": 200, "/healthz": 200, "/debug/pprof/": 200, "/debug/pprof/heap": 200,
 		"/debug/pprof/goroutine?debug=1": 200, "/debug/pprof/cmdline": 200} {
@@ -53,8 +55,8 @@ func TestMetricsPortServesProfilerOnlyWithPprof(t *testing.T) {
 		}
 	}
 	_, cmdline := get(t, "http://"+run.addr+"/debug/pprof/cmdline")
-	if want := "--source\x00" + strings.Replace(src, ":"+urlPassword(t, src)+"@", ":xxxxx@", 1) + "\x00"; !strings.Contains(cmdline, want) ||
-		strings.Contains(cmdline, ":"+urlPassword(t, src)+"@") {
+	if want := "--source\x00" + strings.Replace(src, ":"+srcPW+"@", ":xxxxx@", 1) + "\x00"; !strings.Contains(cmdline, want) ||
+		strings.Contains(cmdline, ":"+srcPW+"@") {
 		t.Errorf("cmdline %q, want it to contain %q", cmdline, want)
 	}
 	logs := run.stop(t)

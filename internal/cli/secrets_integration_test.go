@@ -101,26 +101,16 @@ func withPassword(t *testing.T, u, pw string) string {
 	return p.String()
 }
 
-// withoutPassword is u with its password left out.
-func withoutPassword(t *testing.T, u string) string {
-	t.Helper()
-	p, err := url.Parse(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.User = url.User(p.User.Username())
-	return p.String()
-}
-
-// urlPassword is the password in u.
-func urlPassword(t *testing.T, u string) string {
+// splitPassword is u without its password, and the password.
+func splitPassword(t *testing.T, u string) (string, string) {
 	t.Helper()
 	p, err := url.Parse(u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pw, _ := p.User.Password()
-	return pw
+	p.User = url.User(p.User.Username())
+	return p.String(), pw
 }
 
 // TestPasswordsFromFileAndEnvironment: URLs without a password connect with
