@@ -57,6 +57,12 @@ func TestMetricsAddrOnLongCommands(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "256.0.0.1") {
 		t.Errorf("verify --metrics-addr 256.0.0.1:1: exit %d: %s", code, errOut)
 	}
+	// --pprof serves on the metrics port: alone it would silently serve nothing.
+	code, _, errOut = runCLI(context.Background(), "verify", "--source", "mysql://u@127.0.0.1:1/x",
+		"--target", "postgres://u@127.0.0.1:1/x", "--pprof")
+	if code != 2 || !strings.Contains(errOut, "--pprof serves the profiler on --metrics-addr") {
+		t.Errorf("verify --pprof without --metrics-addr: exit %d: %s", code, errOut)
+	}
 }
 
 // TestEveryURLFlagHasAPasswordFile: every connection URL flag of every
