@@ -29,8 +29,8 @@ func TestMetricsPortServesProfilerOnlyWithPprof(t *testing.T) {
 	stream := db
 	forgetStream(t, env, stream)
 	src := env.SourceURL(db)
-	srcNoPW, srcPW := splitPassword(t, src)
-	dst, dstPW := splitPassword(t, env.TargetURL())
+	srcNoPW, srcPW := testenv.SplitPassword(t, src)
+	dst, dstPW := testenv.SplitPassword(t, env.TargetURL())
 	// The passwords from the environment: the command line has none.
 	run := startSluice(t, bin, []string{"SLUICE_SOURCE_PASSWORD=" + srcPW, "SLUICE_TARGET_PASSWORD=" + dstPW},
 		"migrate", "--source", srcNoPW, "--target", dst, "--stream", stream,

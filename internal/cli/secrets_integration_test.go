@@ -101,18 +101,6 @@ func withPassword(t *testing.T, u, pw string) string {
 	return p.String()
 }
 
-// splitPassword is u without its password, and the password.
-func splitPassword(t *testing.T, u string) (string, string) {
-	t.Helper()
-	p, err := url.Parse(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, _ := p.User.Password()
-	p.User = url.User(p.User.Username())
-	return p.String(), pw
-}
-
 // TestPasswordsFromFileAndEnvironment: URLs without a password connect with
 // the source's password from --source-password-file and the target's from
 // SLUICE_TARGET_PASSWORD, or both from a 0600 config file; the rows arrive;
