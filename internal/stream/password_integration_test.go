@@ -2,7 +2,6 @@ package stream_test
 
 import (
 	"errors"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,12 +21,7 @@ func TestStreamPasswordFile(t *testing.T) {
 	name := env.NewDatabase(t, "kpwfile")
 	db := env.MySQL(t, name)
 	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL, s VARCHAR(40))", "INSERT INTO t VALUES "+seedRows(5))
-	u, err := url.Parse(env.SourceURL(name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, _ := u.User.Password()
-	u.User = url.User(u.User.Username())
+	src, pw := testenv.SplitPassword(t, env.SourceURL(name))
 	dir := t.TempDir()
 	good, wrong := filepath.Join(dir, "good.pw"), filepath.Join(dir, "wrong.pw")
 	const wrongPW = "WrongStreamPw-4711"
@@ -37,7 +31,7 @@ func TestStreamPasswordFile(t *testing.T) {
 		}
 	}
 	run := func(file string) (string, int) {
-		out, err := runWithTimeout(testenv.SluiceCommand(testenv.SluiceBinary(t), "stream", "--source", u.String(),
+		out, err := runWithTimeout(testenv.SluiceCommand(testenv.SluiceBinary(t), "stream", "--source", src,
 			"--source-password-file", file, "--kafka", strings.Join(brokers, ","), "--topic-prefix", name, "--until-caught-up"), 3*time.Minute)
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
