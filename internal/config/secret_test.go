@@ -1,6 +1,9 @@
 package config
 
 import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -212,5 +215,35 @@ func TestCommandLinePasswords(t *testing.T) {
 	}
 	if got := strings.Join(CommandLinePasswords(fs), ","); got != "replica,source" && got != "source,replica" {
 		t.Errorf("CommandLinePasswords = %q", got)
+	}
+}
+
+// TestConnectionsPrintRedacted: a connection (or an options struct holding
+// one) formatted, logged or marshalled by mistake shows xxxxx.
+func TestConnectionsPrintRedacted(t *testing.T) {
+	m, err := ParseSource("mysql://app:Hunter2pw@db1:3306/shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParseTarget("postgres://pg:Hunter2pw@pg1:5432/shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := struct {
+		Source  MySQL
+		Target  Postgres
+		Replica *MySQL
+	}{m, p, &m}
+	var logged strings.Builder
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("x", "source", m, "target", p)
+	js, err := json.Marshal(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{fmt.Sprintf("%v %+v %s %#v", m, m, m, m), fmt.Sprintf("%v %+v %s %#v", p, p, p, p),
+		fmt.Sprintf("%v %+v %#v", opts, opts, opts), logged.String(), string(js)} {
+		if strings.Contains(out, "Hunter2pw") || !strings.Contains(out, "xxxxx") {
+			t.Errorf("printed: %s", out)
+		}
 	}
 }
