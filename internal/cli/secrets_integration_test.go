@@ -90,6 +90,16 @@ func writeSecretFile(t *testing.T, name, content string, mode os.FileMode) strin
 	return p
 }
 
+// unsetEnv removes environment variables for the test; t.Setenv puts back
+// what was there when it ends.
+func unsetEnv(t *testing.T, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		t.Setenv(n, "")
+		_ = os.Unsetenv(n)
+	}
+}
+
 // withPassword is u with pw in it: a URL as a user would type it.
 func withPassword(t *testing.T, u, pw string) string {
 	t.Helper()
@@ -112,6 +122,10 @@ func TestPasswordsFromFileAndEnvironment(t *testing.T) {
 }
 
 func testPasswordsFromFileAndEnvironment(t *testing.T, env *testenv.Env) {
+	// The developer's shell may export the sandbox's (scripts/sandbox env):
+	// they would beat the config file below.
+	unsetEnv(t, "SLUICE_SOURCE", "SLUICE_TARGET", "SLUICE_STREAM", "SLUICE_CONFIG", "SLUICE_SOURCE_PASSWORD", "SLUICE_TARGET_PASSWORD",
+		"SLUICE_SOURCE_PASSWORD_FILE", "SLUICE_TARGET_PASSWORD_FILE", "SLUICE_REPLICA_PASSWORD", "SLUICE_REPLICA_PASSWORD_FILE")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	db := env.NewDatabase(t, "cli_secret")
@@ -152,7 +166,7 @@ func testPasswordsFromFileAndEnvironment(t *testing.T, env *testenv.Env) {
 	}
 
 	// Both passwords from a config file of mode 0600; status names neither.
-	_ = os.Unsetenv("SLUICE_TARGET_PASSWORD") // restored by t.Setenv's cleanup
+	unsetEnv(t, "SLUICE_TARGET_PASSWORD")
 	cfg := writeSecretFile(t, "sluice.yaml", "source: "+a.src+"\nsource-password-file: "+pwFile+
 		"\ntarget: "+a.dst+"\ntarget-password: '"+a.pgPW+"'\nstream: "+stream+"\n", 0o600)
 	code, out, errOut = runCLI(ctx, "status", "--config", cfg, "--json")
@@ -225,8 +239,7 @@ func testPasswordsFromFileAndEnvironment(t *testing.T, env *testenv.Env) {
 		t.Errorf("migrate with wrong passwords: exit %d\n%s%s", code, out, errOut)
 	}
 	assertNoSecret(t, "migrate (wrong passwords)", out+errOut, wrongMy, wrongPg)
-	_ = os.Unsetenv("SLUICE_SOURCE_PASSWORD")
-	_ = os.Unsetenv("SLUICE_TARGET_PASSWORD")
+	unsetEnv(t, "SLUICE_SOURCE_PASSWORD", "SLUICE_TARGET_PASSWORD")
 	code, out, errOut = runCLI(ctx, "verify", "--source", withPassword(t, a.src, wrongMy), "--target", withPassword(t, a.dst, a.pgPW),
 		"--stream", stream)
 	if code != 2 || !strings.Contains(errOut, "the --source URL on the command line has a password") {

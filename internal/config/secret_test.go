@@ -24,6 +24,18 @@ func connFlags() *pflag.FlagSet {
 	return fs
 }
 
+// clearEnv removes the caller's SLUICE_* settings (a shell with the
+// sandbox's SLUICE_SOURCE) for the test; t.Setenv restores them.
+func clearEnv(t *testing.T) {
+	t.Helper()
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, EnvPrefix) {
+			t.Setenv(name, "")
+			_ = os.Unsetenv(name)
+		}
+	}
+}
+
 func writeFile(t *testing.T, name, content string, mode os.FileMode) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
@@ -41,6 +53,7 @@ func writeFile(t *testing.T, name, content string, mode os.FileMode) string {
 // every URL of a repeatable flag included; the password setting itself is
 // gone from the settings afterwards.
 func TestPasswordsMergedIntoURLs(t *testing.T) {
+	clearEnv(t)
 	const srcPW, pgPW, replPW = "s3cret file", "p@ss:w/rd?#%", "mon-pw"
 	pwFile := writeFile(t, "src.pw", srcPW+"\n", 0o600)
 	t.Setenv("SLUICE_TARGET_PASSWORD", pgPW)
@@ -96,6 +109,7 @@ func TestPasswordsMergedIntoURLs(t *testing.T) {
 // multi-line one, two passwords for one URL: each refused naming the fix,
 // the password never in the message.
 func TestPasswordFileRefusals(t *testing.T) {
+	clearEnv(t)
 	const pw = "Zq7-never-shown"
 	for _, c := range []struct {
 		name string
@@ -140,6 +154,7 @@ func TestPasswordFileRefusals(t *testing.T) {
 // one, or a password setting) that others may read is refused; one without
 // a password may be 0644; a 0600 one's password setting fills in the URL.
 func TestConfigFilePermissions(t *testing.T) {
+	clearEnv(t)
 	pwFile := writeFile(t, "src.pw", "pw", 0o600)
 	for _, c := range []struct {
 		content string
