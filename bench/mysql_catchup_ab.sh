@@ -12,7 +12,7 @@
 # Knobs: BENCH_AB_ARGS_<name> (extra flags for that build's sluice replicate), BENCH_REPS (2),
 # BENCH_CATCHUP_WORKLOADS (oltp_write_only), BENCH_PERF=1 (perf record of the target mariadbd
 # while each build applies, report in $BENCH_WORK/logs), BENCH_PPROF=PORT (an 8 s Go CPU profile of
-# each build from its --metrics-addr 127.0.0.1:PORT, 3 s into its catch-up), and bench/mysql_target.sh's
+# each build from its --metrics-addr 127.0.0.1:PORT with --pprof, 3 s into its catch-up), and bench/mysql_target.sh's
 # BENCH_TABLES, BENCH_TABLE_SIZE, BENCH_THREADS, BENCH_SECONDS, BENCH_WORK.
 set -uo pipefail
 
@@ -43,7 +43,8 @@ run_one() {
 	BENCH_SLUICE="${BIN[$name]}"
 	local var="BENCH_AB_ARGS_$name"
 	BENCH_SLUICE_ARGS="${!var:-}"
-	[[ -n ${BENCH_PPROF:-} ]] && BENCH_SLUICE_ARGS+=" --metrics-addr 127.0.0.1:${BENCH_PPROF}"
+	# The profiler is served with --pprof only; SLUICE_PPROF sets it and builds without the flag ignore it.
+	[[ -n ${BENCH_PPROF:-} ]] && BENCH_SLUICE_ARGS+=" --metrics-addr 127.0.0.1:${BENCH_PPROF}" && export SLUICE_PPROF=true
 	bench_wait_quiet
 	st0="$(status)" g0="$(mt_cpu target)"
 	if [[ -n ${BENCH_PERF:-} ]]; then

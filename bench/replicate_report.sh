@@ -90,7 +90,7 @@ Reading the numbers:
   per-second report shows 0 tps). The heartbeat writer stalls with it, so the lag (now - newest
   heartbeat visible in the target) grows by the stall's length although nothing waits to be
   applied; the plot shows both.
-- Where sluice's catch-up time goes (CPU profile through `--metrics-addr ... /debug/pprof/`, on an
+- Where sluice's catch-up time goes (CPU profile through `--metrics-addr ... --pprof`, /debug/pprof/, on an
   insert backlog): the go-mysql reader goroutine (packet reads, event parsing, row decoding) ~37%,
   the stream's event handling and type conversion ~22%, the apply workers (batching, pgx encoding)
   ~23%, dispatch (conflict keys) ~8%; the rest is the runtime. The whole machine is the limit: on

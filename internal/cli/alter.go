@@ -40,10 +40,10 @@ started again with the same clauses; --cleanup removes what it left.
 Exit codes: 0 done, 1 failure or abort (checksum difference, critical load),
 2 refused (no shared key, foreign keys, triggers, renamed or dropped columns,
 binlog settings, disk, a --replica unreachable or without the privilege).`,
-		Example: `  sluice alter --source mysql://root:pw@db1:3306/shop --table orders --alter "ADD COLUMN note VARCHAR(200), ADD INDEX (created_at)"
+		Example: `  sluice alter --source mysql://root@db1:3306/shop --source-password-file /etc/sluice/db1.pw --table orders --alter "ADD COLUMN note VARCHAR(200), ADD INDEX (created_at)"
   sluice alter --source ... --table orders --alter "MODIFY amount DECIMAL(14,2)" --dry-run
   sluice alter --source ... --table orders --alter "DROP COLUMN legacy" --allow-drop-column --control-file /tmp/alter.ctl --postpone-cutover
-  sluice alter --source ... --table orders --alter "ADD INDEX (created_at)" --max-lag 1500ms --replica mysql://mon:pw@db2:3306 --replica mysql://mon:pw@db3:3306`,
+  sluice alter --source ... --table orders --alter "ADD INDEX (created_at)" --max-lag 1500ms --replica mysql://mon@db2:3306 --replica mysql://mon@db3:3306 --replica-password-file /etc/sluice/mon.pw`,
 		Args: cobra.NoArgs,
 		RunE: runAlter,
 	}
@@ -60,7 +60,9 @@ binlog settings, disk, a --replica unreachable or without the privilege).`,
 	f.String("max-load", "", "pause the copy while a global status variable is above, e.g. Threads_running=50")
 	f.String("critical-load", "", "abort (and clean up) when a global status variable is above, e.g. Threads_running=200")
 	f.Duration("max-lag", 0, "pause the copy, and hold the swap, while a --replica is further behind than this (or not replicating), e.g. 1500ms")
-	f.StringArray("replica", nil, "a replica whose lag --max-lag watches: mysql://user:password@host:port (repeatable; the user needs SLAVE MONITOR on MariaDB, REPLICATION CLIENT on MySQL)")
+	f.StringArray("replica", nil, "a replica whose lag --max-lag watches: mysql://user@host:port (repeatable; the user needs SLAVE MONITOR on MariaDB, REPLICATION CLIENT on MySQL); "+
+		"the password of the URLs without one from --replica-password-file or SLUICE_REPLICA_PASSWORD")
+	addPasswordFileFlag(cmd, "replica")
 	f.Float64("nice-ratio", 0, "sleep this fraction of each chunk's copy time after it (0.5: the copy runs 2/3 of the time)")
 	f.Float64("keep-write-rate", 0.9, "pace the copy so that the application's write rate to the table (its row changes in the binlog) stays at or above this share of its rate without the copy; 0: copy at full speed")
 	f.String("control-file", "", "file whose last word steers the run: pause, resume, abort, cutover")
@@ -93,8 +95,7 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 		return exitcode.ConfigError(fmt.Errorf("--critical-load: %w", err))
 	}
 	var replicas []config.MySQL
-	urls, _ := cmd.Flags().GetStringArray("replica")
-	for _, u := range urls {
+	for _, u := range config.List(k, "replica") {
 		m, err := config.ParseSource(u)
 		if err != nil {
 			return exitcode.ConfigError(fmt.Errorf("--replica: %w", err))
@@ -102,7 +103,7 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 		replicas = append(replicas, m)
 	}
 	if k.Duration("max-lag") > 0 && len(replicas) == 0 {
-		return exitcode.ConfigError(fmt.Errorf("--max-lag needs --replica mysql://user:password@host:port (repeatable): the replicas whose lag to watch"))
+		return exitcode.ConfigError(fmt.Errorf("--max-lag needs --replica mysql://user@host:port (repeatable): the replicas whose lag to watch"))
 	}
 	if k.Bool("postpone-cutover") && k.String("control-file") == "" {
 		return exitcode.ConfigError(fmt.Errorf("--postpone-cutover needs --control-file (write \"cutover\" into it to swap)"))

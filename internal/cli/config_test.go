@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sluice-db/sluice/internal/config"
 )
 
 // TestConfigFileUnknownKey: a key no sluice command has is an error (exit
@@ -52,5 +56,39 @@ func TestMetricsAddrOnLongCommands(t *testing.T) {
 		"--target", "postgres://u:p@127.0.0.1:1/x", "--metrics-addr", "256.0.0.1:1")
 	if code != 2 || !strings.Contains(errOut, "256.0.0.1") {
 		t.Errorf("verify --metrics-addr 256.0.0.1:1: exit %d: %s", code, errOut)
+	}
+	// --pprof serves on the metrics port: alone it would silently serve nothing.
+	code, _, errOut = runCLI(context.Background(), "verify", "--source", "mysql://u@127.0.0.1:1/x",
+		"--target", "postgres://u@127.0.0.1:1/x", "--pprof")
+	if code != 2 || !strings.Contains(errOut, "--pprof serves the profiler on --metrics-addr") {
+		t.Errorf("verify --pprof without --metrics-addr: exit %d: %s", code, errOut)
+	}
+}
+
+// TestEveryURLFlagHasAPasswordFile: every connection URL flag of every
+// command (--source, --target, alter's --replica, stream's shards) takes
+// its password from a file or the environment, so no documented command
+// needs one on the command line.
+func TestEveryURLFlagHasAPasswordFile(t *testing.T) {
+	root := NewRootCmd(&strings.Builder{}, &strings.Builder{})
+	var walk func(c *cobra.Command)
+	seen := 0
+	walk = func(c *cobra.Command) {
+		for _, name := range []string{"source", "target", "replica"} {
+			if c.Flags().Lookup(name) == nil {
+				continue
+			}
+			seen++
+			if c.Flags().Lookup(config.PasswordFileFlag(name)) == nil {
+				t.Errorf("sluice %s --%s has no --%s", c.CommandPath(), name, config.PasswordFileFlag(name))
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	if seen < 15 {
+		t.Errorf("only %d URL flags found", seen)
 	}
 }

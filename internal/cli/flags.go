@@ -15,8 +15,17 @@ import (
 // everywhere.
 
 func addSourceFlag(cmd *cobra.Command) {
-	cmd.Flags().String("source", "", "source URL: mysql://user:password@host:3306/database (MySQL 5.7/8.0, MariaDB); env SLUICE_SOURCE")
+	cmd.Flags().String("source", "", "source URL: mysql://user@host:3306/database (MySQL 5.7/8.0, MariaDB); env SLUICE_SOURCE; the password from --source-password-file or SLUICE_SOURCE_PASSWORD")
+	addPasswordFileFlag(cmd, "source")
 	addTLSFlags(cmd, "source")
+}
+
+// addPasswordFileFlag adds --<name>-password-file for the URL flag name.
+// The password itself has no flag (it would be in every local user's ps):
+// SLUICE_<NAME>_PASSWORD or the config file (internal/config, secret.go).
+func addPasswordFileFlag(cmd *cobra.Command, name string) {
+	cmd.Flags().String(config.PasswordFileFlag(name), "", "file holding the password of the --"+name+
+		" URL (mode 0600 or stricter; one line), e.g. --"+config.PasswordFileFlag(name)+" /etc/sluice/"+name+".pw; or the password itself in "+config.PasswordEnv(name))
 }
 
 // addTLSFlags adds --<side>-ssl-mode/-ca/-cert/-key: the URL's TLS
@@ -37,8 +46,10 @@ func tlsFlags(s *Settings, side string) config.TLSFlags {
 }
 
 func addTargetFlag(cmd *cobra.Command) {
-	cmd.Flags().String("target", "", "target URL: postgres://user:password@host:5432/database (PostgreSQL, openGauss), "+
-		"or mysql://user:password@host:3306/database (MySQL, MariaDB: that database receives the tables); env SLUICE_TARGET")
+	cmd.Flags().String("target", "", "target URL: postgres://user@host:5432/database (PostgreSQL, openGauss), "+
+		"or mysql://user@host:3306/database (MySQL, MariaDB: that database receives the tables); env SLUICE_TARGET; "+
+		"the password from --target-password-file or SLUICE_TARGET_PASSWORD")
+	addPasswordFileFlag(cmd, "target")
 	addTLSFlags(cmd, "target")
 }
 
@@ -78,7 +89,8 @@ func addStreamFlag(cmd *cobra.Command) {
 }
 
 func addMetricsFlag(cmd *cobra.Command) {
-	cmd.Flags().String("metrics-addr", "", "serve Prometheus /metrics, /healthz and Go profiles (/debug/pprof/) on this address, e.g. --metrics-addr 127.0.0.1:9187")
+	cmd.Flags().String("metrics-addr", "", "serve Prometheus /metrics and /healthz on this address, e.g. --metrics-addr 127.0.0.1:9187 (:9187 is every interface)")
+	cmd.Flags().Bool("pprof", false, "also serve Go's profiler (/debug/pprof/) on --metrics-addr; it has no authentication: keep that address on 127.0.0.1")
 }
 
 func addJSONFlag(cmd *cobra.Command) {

@@ -31,7 +31,7 @@ written when the stream went idle (for scripts and cut-overs).
 
 Exit codes: 0 done (stopped by a signal or caught up), 1 failure, 2 configuration
 or pre-flight error.`,
-		Example: `  sluice migrate --source mysql://sluice:pw@db1:3306/shop --target postgres://sluice:pw@pg1:5432/shop
+		Example: `  sluice migrate --source mysql://sluice@db1:3306/shop --source-password-file /etc/sluice/db1.pw --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw
   sluice migrate --include 'shop.*' --workers 8 --until-caught-up
   sluice migrate --restart --drop-existing --metrics-addr 127.0.0.1:9187`,
 		Args: cobra.NoArgs,

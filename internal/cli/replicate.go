@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/metrics"
 	"github.com/sluice-db/sluice/internal/preflight"
@@ -51,12 +53,12 @@ what was received and exit 0. See docs/replication.md.
 
 Exit codes: 0 stopped or caught up, 1 failure while replicating, 2 configuration
 or pre-flight error (including no start position and a purged binlog).`,
-		Example: `  sluice replicate --source mysql://sluice:pw@db1:3306/shop --target postgres://sluice:pw@pg1:5432/shop
+		Example: `  sluice replicate --source mysql://sluice@db1:3306/shop --source-password-file /etc/sluice/db1.pw --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw
   sluice replicate --until-caught-up            # exit 0 once the target has everything the source had when it went idle
   sluice replicate --start-position mysql-bin.000042:4 --include 'shop.*'
   sluice replicate --skip-ddl 'ALTER TABLE shop.log*' --metrics-addr 127.0.0.1:9187
-  sluice replicate --source mysql://sluice:pw@db1:3306/shop --target mysql://sluice:pw@db2:3306/shop_copy --target-engine ROCKSDB
-  sluice replicate --source postgres://sluice:pw@pg1:5432/shop --target mysql://sluice:pw@db1:3306/shop --stream back   # the way back (docs/reverse.md)`,
+  SLUICE_SOURCE_PASSWORD=… SLUICE_TARGET_PASSWORD=… sluice replicate --source mysql://sluice@db1:3306/shop --target mysql://sluice@db2:3306/shop_copy --target-engine ROCKSDB
+  sluice replicate --source postgres://sluice@pg1:5432/shop --source-password-file /etc/sluice/pg1.pw --target mysql://sluice@db1:3306/shop --target-password-file /etc/sluice/db1.pw --stream back   # the way back (docs/reverse.md)`,
 		Args: cobra.NoArgs,
 		RunE: runReplicate,
 	}
@@ -168,15 +170,19 @@ func serveMetrics(ctx context.Context, s *Settings, opts *replicate.Options) err
 }
 
 // serveRuntimeMetrics serves /metrics (the Go runtime and the process for
-// every long-running command; replicate adds its own), /healthz and
-// /debug/pprof/ when --metrics-addr is set; nil without it.
+// every long-running command; replicate adds its own), /healthz and, with
+// --pprof, /debug/pprof/ when --metrics-addr is set; nil without it.
 func serveRuntimeMetrics(ctx context.Context, s *Settings) (*prometheus.Registry, error) {
 	addr := s.K.String("metrics-addr")
 	if addr == "" {
+		if s.K.Bool("pprof") {
+			return nil, exitcode.ConfigError(fmt.Errorf("--pprof serves the profiler on --metrics-addr: give one, e.g. --metrics-addr 127.0.0.1:9187"))
+		}
 		return nil, nil
 	}
 	reg := metrics.NewRegistry()
-	if err := metrics.Serve(ctx, addr, reg, nil, s.Log); err != nil {
+	o := metrics.Options{Addr: addr, Registry: reg, Profiles: s.K.Bool("pprof"), Cmdline: config.RedactArgs(os.Args), Log: s.Log}
+	if err := metrics.Serve(ctx, o); err != nil {
 		return nil, exitcode.ConfigError(err)
 	}
 	return reg, nil

@@ -62,7 +62,9 @@ compares both sides chunk by chunk.
 
 Connection settings come from --source/--target URLs, SLUICE_SOURCE/SLUICE_TARGET,
 or a YAML file given with --config (keys are the flag names). Flags win over
-environment variables, environment variables over the file.
+environment variables, environment variables over the file. Passwords stay out
+of the command line: --source-password-file FILE or SLUICE_SOURCE_PASSWORD (the
+same for --target and alter's --replica), or a config file of mode 0600.
 
 Exit codes: 0 success, 1 failure (verify: differences found), 2 configuration
 or pre-flight error.`,
@@ -117,6 +119,11 @@ func loadSettings(cmd *cobra.Command) (*Settings, error) {
 	// every DDL it reads only partly (MariaDB's UUID type...), which sluice
 	// handles: into sluice's log at debug level.
 	vtlog.SwapLogger(slog.New(logging.Demoted(log.Handler(), slog.LevelDebug)).With("component", "sqlparser"))
+	for _, name := range config.CommandLinePasswords(cmd.Flags()) {
+		log.Warn("the --"+name+" URL on the command line has a password: every user of this machine sees it (ps); "+
+			"give the URL without it and the password in a file or the environment (docs/secrets.md)",
+			"fix", "--"+config.PasswordFileFlag(name)+" FILE (mode 0600) or "+config.PasswordEnv(name))
+	}
 	if len(unknown) > 0 {
 		// One file may serve several commands: a key that is a flag of
 		// another sluice command is fine, anything else is a mistake.
@@ -138,13 +145,17 @@ func notImplemented(cmd *cobra.Command, _ []string) error {
 	return exitcode.ConfigError(fmt.Errorf("%s: not implemented yet", cmd.Name()))
 }
 
-// allFlagNames is every flag of every sluice command.
+// allFlagNames is every setting of every sluice command: its flags and its
+// password settings.
 func allFlagNames(root *cobra.Command) map[string]bool {
 	names := map[string]bool{}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.Flags().VisitAll(func(f *pflag.Flag) { names[f.Name] = true })
 		c.PersistentFlags().VisitAll(func(f *pflag.Flag) { names[f.Name] = true })
+		for _, key := range config.SecretKeys(c.Flags()) {
+			names[key] = true
+		}
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}

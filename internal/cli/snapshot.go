@@ -44,12 +44,12 @@ byte; the state is kept in the target's "sluice" database.
 
 Exit codes: 0 done, 1 failure while copying (the message names the table, chunk
 and cause), 2 configuration or pre-flight error (nothing copied).`,
-		Example: `  sluice snapshot --source mysql://sluice:pw@db1:3306/shop --target postgres://sluice:pw@pg1:5432/shop
+		Example: `  sluice snapshot --source mysql://sluice@db1:3306/shop --source-password-file /etc/sluice/db1.pw --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw
   sluice snapshot --include 'shop.order*' --exclude 'shop.order_archive' --workers 8
   sluice snapshot --schema-only                      # tables, indexes, foreign keys; no rows
   sluice snapshot --restart --drop-existing --json   # start over, replace what is there
   sluice snapshot --include shop.orders --recopy     # copy one table of a replicated stream again
-  sluice snapshot --source mysql://sluice:pw@db1:3306/app --target mysql://sluice:pw@db2:3306/replica --target-engine ROCKSDB`,
+  sluice snapshot --config replica.yaml --target-engine ROCKSDB      # source:, target: and their passwords in a file of mode 0600`,
 		RunE: runSnapshot,
 	}
 	addSourceFlag(cmd)

@@ -34,9 +34,9 @@ position and reports the lag: 0 when the checkpoint is at the source's position,
 else the time since the source committed the last applied transaction.
 
 Exit codes: 0 printed, 1 the stream has no checkpoint, 2 configuration error.`,
-		Example: `  sluice status --target postgres://sluice:pw@pg1:5432/shop
-  sluice status --target mysql://sluice:pw@db2:3306/replica --stream shop
-  sluice status --target postgres://sluice:pw@pg1:5432/shop --source mysql://sluice:pw@db1:3306/shop --json`,
+		Example: `  sluice status --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw
+  SLUICE_TARGET_PASSWORD=… sluice status --target mysql://sluice@db2:3306/replica --stream shop
+  sluice status --config sluice.yaml --json   # with --source: the lag too`,
 		Args: cobra.NoArgs,
 		RunE: runStatus,
 	}

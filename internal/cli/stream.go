@@ -35,13 +35,15 @@ change once. See docs/kafka.md.
 
 Exit codes: 0 stopped or caught up, 1 failure, 2 configuration error (Kafka or
 a source unreachable at start).`,
-		Example: `  sluice stream --source mysql://sluice:pw@db1:3306/shop --kafka 127.0.0.1:9092 --topic-prefix shop
-  sluice stream --source mysql://sluice:pw@shard1:3306/shop --source mysql://sluice:pw@shard2:3306/shop --kafka k1:9092,k2:9092 --topic-prefix shop --schemas`,
+		Example: `  sluice stream --source mysql://sluice@db1:3306/shop --source-password-file /etc/sluice/db1.pw --kafka 127.0.0.1:9092 --topic-prefix shop
+  SLUICE_SOURCE_PASSWORD=… sluice stream --source mysql://sluice@shard1:3306/shop --source mysql://sluice@shard2:3306/shop --kafka k1:9092,k2:9092 --topic-prefix shop --schemas`,
 		Args: cobra.NoArgs,
 		RunE: runStream,
 	}
 	f := cmd.Flags()
-	f.StringArray("source", nil, "source URL, one per shard (repeatable): mysql://user:password@host:3306/database; env SLUICE_SOURCE for one")
+	f.StringArray("source", nil, "source URL, one per shard (repeatable): mysql://user@host:3306/database; env SLUICE_SOURCE for one, a list in the config file; "+
+		"the password of the URLs without one from --source-password-file or SLUICE_SOURCE_PASSWORD")
+	addPasswordFileFlag(cmd, "source")
 	f.String("kafka", "", "Kafka bootstrap brokers host:port[,host:port], e.g. --kafka 127.0.0.1:9092")
 	f.String("topic-prefix", "", "topic prefix (Debezium's topic.prefix, source.name), e.g. --topic-prefix shop")
 	f.Bool("schemas", false, "add the Kafka Connect JsonConverter schema block to keys and values (schemas.enable=true)")
@@ -133,12 +135,9 @@ func runStream(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	k := s.K
-	urls, _ := cmd.Flags().GetStringArray("source")
-	if len(urls) == 0 && k.String("source") != "" {
-		urls = []string{k.String("source")}
-	}
+	urls := config.List(k, "source")
 	if len(urls) == 0 {
-		return exitcode.ConfigError(fmt.Errorf("stream: --source is required (one per shard), e.g. --source mysql://sluice:pw@db1:3306/shop"))
+		return exitcode.ConfigError(fmt.Errorf("stream: --source is required (one per shard), e.g. --source mysql://sluice@db1:3306/shop"))
 	}
 	var srcs []config.MySQL
 	for _, u := range urls {

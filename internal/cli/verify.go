@@ -44,8 +44,8 @@ times, and only rows that still differ are reported.
 
 Exit codes: 0 equal (or every difference repaired), 1 differences found,
 2 error. See docs/verify.md.`,
-		Example: `  sluice verify --source mysql://sluice:pw@db1:3306/shop --target postgres://sluice:pw@pg1:5432/shop
-  sluice verify --source mysql://sluice:pw@db1:3306/app --target mysql://sluice:pw@db2:3306/replica
+		Example: `  sluice verify --source mysql://sluice@db1:3306/shop --source-password-file /etc/sluice/db1.pw --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw
+  SLUICE_SOURCE_PASSWORD=… SLUICE_TARGET_PASSWORD=… sluice verify --source mysql://sluice@db1:3306/app --target mysql://sluice@db2:3306/replica
   sluice verify --include 'shop.orders' --json > report.json
   sluice verify --repair-sql fix.sql        # write the statements, change nothing
   sluice verify --repair --max-rate 50      # fix the target, read at most 50 MB/s`,

@@ -98,6 +98,7 @@ func TestParseAnyTarget(t *testing.T) {
 }
 
 func TestLoadPrecedence(t *testing.T) {
+	clearEnv(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sluice.yaml")
 	if err := os.WriteFile(file, []byte("source: mysql://file@h/db\ntarget: postgres://file@h/db\nworkers: 3\ninclude: [a.b, c.*]\nunknown-key: 1\n"), 0o600); err != nil {

@@ -163,6 +163,12 @@ func (m MySQL) Redacted() string {
 	return redacted("mysql", m.User, m.Password, m.Addr(), m.Database)
 }
 
+// WithoutPassword is the URL without its password, for a command line to
+// copy (the password then comes from a file or the environment).
+func (m MySQL) WithoutPassword() string {
+	return redacted("mysql", m.User, "", m.Addr(), m.Database)
+}
+
 // Config returns a go-sql-driver configuration with sluice's session
 // settings: utf8mb4 text, UTC timestamps, no time parsing (typemap parses).
 func (m MySQL) Config() *mysql.Config {
@@ -205,6 +211,12 @@ func (p Postgres) Addr() string { return net.JoinHostPort(p.Host, strconv.Itoa(p
 // Redacted is the URL with the password replaced, safe for logs.
 func (p Postgres) Redacted() string {
 	return redacted("postgres", p.User, p.Password, p.Addr(), p.Database)
+}
+
+// WithoutPassword is the URL without its password, for a command line to
+// copy (the password then comes from a file or the environment).
+func (p Postgres) WithoutPassword() string {
+	return redacted("postgres", p.User, "", p.Addr(), p.Database)
 }
 
 // ConnString is what pgx.ParseConfig takes.

@@ -22,7 +22,8 @@ const EnvPrefix = "SLUICE_"
 
 // Load merges, lowest precedence first: flag defaults, the YAML file (keys are
 // the flag names, e.g. "source:", "max-txn-memory:"), SLUICE_* environment
-// variables, then flags given on the command line. It also returns the keys of
+// variables, then flags given on the command line; then each URL setting's
+// password from its file or the environment goes into its URL (secret.go). It also returns the keys of
 // the file that are not settings of this command, so the caller can warn:
 // one file may serve several commands, so they are not an error.
 func Load(flags *pflag.FlagSet, path string) (*koanf.Koanf, []string, error) {
@@ -34,9 +35,17 @@ func Load(flags *pflag.FlagSet, path string) (*koanf.Koanf, []string, error) {
 		if err := k.Load(file.Provider(path), yaml.Parser()); err != nil {
 			return nil, nil, fmt.Errorf("config: file %s: %w", path, err)
 		}
+		if holdsPassword(k) {
+			if err := CheckPrivate(path, "config file"); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	known := map[string]bool{}
 	flags.VisitAll(func(f *pflag.Flag) { known[f.Name] = true })
+	for _, key := range SecretKeys(flags) {
+		known[key] = true
+	}
 	for _, key := range k.Keys() {
 		if f := flags.Lookup(key); f != nil {
 			if err := checkValue(f, fmt.Sprint(k.Get(key))); err != nil {
@@ -52,10 +61,14 @@ func Load(flags *pflag.FlagSet, path string) (*koanf.Koanf, []string, error) {
 			if !known[name] {
 				return "", nil // not a flag of this command: ignore
 			}
-			if err := checkValue(flags.Lookup(name), value); err != nil {
+			f := flags.Lookup(name)
+			if f == nil {
+				return name, value // a password setting (secret.go): no flag
+			}
+			if err := checkValue(f, value); err != nil {
 				envErrs = append(envErrs, fmt.Errorf("config: environment variable %s: %w", key, err))
 			}
-			if f := flags.Lookup(name); f != nil && strings.HasSuffix(f.Value.Type(), "Slice") {
+			if strings.HasSuffix(f.Value.Type(), "Slice") {
 				return name, strings.Split(value, ",")
 			}
 			return name, value
@@ -70,6 +83,9 @@ func Load(flags *pflag.FlagSet, path string) (*koanf.Koanf, []string, error) {
 	// fills in only what neither the file nor the environment set.
 	if err := k.Load(posflag.Provider(flags, ".", k), nil); err != nil {
 		return nil, nil, fmt.Errorf("config: flags: %w", err)
+	}
+	if err := mergePasswords(k, flags); err != nil {
+		return nil, nil, err
 	}
 	var unknown []string
 	for _, key := range k.Keys() {

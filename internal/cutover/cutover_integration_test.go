@@ -163,6 +163,13 @@ func testCutoverHappyPath(t *testing.T, env *testenv.Env) {
 		rep.Slot != f.slot || !strings.Contains(rep.Fallback, "--stream "+f.rev) {
 		t.Fatalf("report: %+v", rep)
 	}
+	// The fallback command is to be copied: its URLs carry no password (not
+	// even xxxxx), and the step that shows it says where the passwords go.
+	if strings.Contains(rep.Fallback, "xxxxx") || strings.Contains(out, ":sluice@") ||
+		!strings.Contains(rep.Fallback, "--source postgres://sluice@") || !strings.Contains(rep.Fallback, "--target mysql://sluice@") ||
+		!strings.Contains(strings.Join(rep.Next, "\n"), "PostgreSQL's password in --source-password-file FILE or SLUICE_SOURCE_PASSWORD") {
+		t.Errorf("fallback command %q; next:\n%s", rep.Fallback, strings.Join(rep.Next, "\n"))
+	}
 	if next := strings.Join(rep.Next, "\n"); !strings.Contains(next, f.db+".acct: acct_touch (BEFORE UPDATE)") ||
 		!strings.Contains(next, "DROP TRIGGER `"+f.db+"`.`acct_touch`") {
 		t.Errorf("next steps do not name the MySQL trigger the way back refuses:\n%s", next)

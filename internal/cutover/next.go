@@ -5,14 +5,23 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/reverse"
 )
 
 // FallbackCommand is the reverse stream's command line: PostgreSQL's new
-// writes back into the MySQL source database (passwords redacted).
+// writes back into the MySQL source database. Its URLs have no password:
+// one on the command line is every local user's (docs/secrets.md).
 func FallbackCommand(o Options) string {
 	return fmt.Sprintf("sluice replicate --source %s --target %s --stream %s",
-		o.Target.Redacted(), o.Source.Redacted(), o.ReverseStream)
+		o.Target.WithoutPassword(), o.Source.WithoutPassword(), o.ReverseStream)
+}
+
+// fallbackPasswords says where the way back's passwords go: the roles of
+// the two servers are swapped.
+func fallbackPasswords() string {
+	return fmt.Sprintf("PostgreSQL's password in --%s FILE or %s, MySQL's in --%s FILE or %s",
+		config.PasswordFileFlag("source"), config.PasswordEnv("source"), config.PasswordFileFlag("target"), config.PasswordEnv("target"))
 }
 
 // next is step 7: what the operator does now.
@@ -23,7 +32,7 @@ func (r *run) next(ctx context.Context) {
 		"leave no `sluice replicate` of stream " + r.o.Stream + " running against the target once the application writes there",
 		"enable what you ported by hand (triggers created disabled, jobs replacing events: docs/cutover.md)",
 		"point the application at PostgreSQL (" + r.o.Target.Redacted() + ") and start its writers",
-		"keep the way back running: " + r.rep.Fallback + " (it starts at LSN " + r.rep.Boundary.LSN + ", slot " + r.rep.Slot + ")",
+		"keep the way back running: " + r.rep.Fallback + " (" + fallbackPasswords() + "; it starts at LSN " + r.rep.Boundary.LSN + ", slot " + r.rep.Slot + ")",
 		"to fall back: stop the application's writers on PostgreSQL, run the reverse stream with --until-caught-up, point the application at MySQL again",
 	}
 	if found := r.mysqlTriggers(ctx); len(found) > 0 {

@@ -1,5 +1,6 @@
 // Package metrics serves Prometheus metrics and /healthz for long-running
-// commands. Each command registers its collectors on its own registry.
+// commands, and Go's profiler when asked. Each command registers its
+// collectors on its own registry.
 package metrics
 
 import (
@@ -10,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,33 +26,51 @@ func NewRegistry() *prometheus.Registry {
 	return reg
 }
 
-// Serve listens on addr and serves /metrics, /healthz and /debug/pprof/
-// until ctx ends.
-// health returns nil while the command is healthy. It returns once listening,
-// so a bad address is reported before the work starts.
-func Serve(ctx context.Context, addr string, reg *prometheus.Registry, health func() error, log *slog.Logger) error {
-	ln, err := net.Listen("tcp", addr)
+// Options of the server.
+type Options struct {
+	Addr     string // --metrics-addr
+	Registry *prometheus.Registry
+	// Health returns nil while the command is healthy (nil: always).
+	Health func() error
+	// Profiles serves Go's profiler under /debug/pprof/ (--pprof). Off, those
+	// paths are 404: the profiler has no authentication, and a remote
+	// Prometheus's natural address (:9187) is every interface.
+	Profiles bool
+	// Cmdline is what /debug/pprof/cmdline shows: the command line with the
+	// URLs' passwords redacted (Go's own handler shows os.Args as they are).
+	Cmdline []string
+	Log     *slog.Logger
+}
+
+// Serve listens on o.Addr and serves /metrics, /healthz and, with
+// o.Profiles, /debug/pprof/ until ctx ends. It returns once listening, so a
+// bad address is reported before the work starts.
+func Serve(ctx context.Context, o Options) error {
+	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return fmt.Errorf("--metrics-addr %s: %w", addr, err)
+		return fmt.Errorf("--metrics-addr %s: %w", o.Addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.Handle("/metrics", promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{Registry: o.Registry}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		if health != nil {
-			if err := health(); err != nil {
+		if o.Health != nil {
+			if err := o.Health(); err != nil {
 				http.Error(w, err.Error(), http.StatusServiceUnavailable)
 				return
 			}
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	// Go profiles on the same port: a DBA reporting "sluice is slow" can
-	// send a CPU profile (go tool pprof http://ADDR/debug/pprof/profile).
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	paths := "/metrics /healthz"
+	if o.Profiles {
+		handleProfiles(mux, o.Cmdline)
+		paths += " /debug/pprof/"
+		if !IsLoopback(ln.Addr()) {
+			o.Log.Warn("--pprof serves Go's profiler without authentication on a non-loopback address: "+
+				"whoever reaches it can read profiles of this process and load it with long CPU profiles; "+
+				"bind --metrics-addr to 127.0.0.1 (an SSH tunnel reaches it) or drop --pprof", "addr", ln.Addr().String())
+		}
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()
@@ -60,9 +80,32 @@ func Serve(ctx context.Context, addr string, reg *prometheus.Registry, health fu
 	}()
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("metrics server stopped", "addr", addr, "err", err)
+			o.Log.Error("metrics server stopped", "addr", o.Addr, "err", err)
 		}
 	}()
-	log.Info("serving metrics", "addr", ln.Addr().String(), "paths", "/metrics /healthz /debug/pprof/")
+	o.Log.Info("serving metrics", "addr", ln.Addr().String(), "paths", paths)
 	return nil
+}
+
+// handleProfiles adds Go's profiles on the metrics port: a DBA reporting
+// "sluice is slow" can send a CPU profile (go tool pprof
+// http://ADDR/debug/pprof/profile).
+func handleProfiles(mux *http.ServeMux, cmdline []string) {
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/cmdline", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprint(w, strings.Join(cmdline, "\x00"))
+	})
+}
+
+// IsLoopback reports whether a listener's address is reachable from this
+// machine only. An unspecified address (":9187", "0.0.0.0", "[::]") is
+// every interface.
+func IsLoopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
 }

@@ -2,7 +2,9 @@ package reverse
 
 import (
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,5 +42,24 @@ func TestReverseCLIExitCodes(t *testing.T) {
 		"--until-caught-up", "--on-error", "skip-and-log")
 	if n != 0 || !strings.Contains(out, "row left out") {
 		t.Fatalf("skip-and-log: exit %d\n%s", n, tail([]byte(out)))
+	}
+	// The way back's URLs without passwords: PostgreSQL's (the source now)
+	// from SLUICE_SOURCE_PASSWORD, MySQL's from --target-password-file.
+	pgURL, pgPW := testenv.SplitPassword(t, g.env.TargetURL())
+	myURL, myPW := testenv.SplitPassword(t, g.env.MySQLAdminURL(g.db))
+	pwFile := filepath.Join(t.TempDir(), "mysql.pw")
+	if err := os.WriteFile(pwFile, []byte(myPW+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g.postgres("INSERT INTO c VALUES (2, 2001)")
+	cmd := testenv.SluiceCommand(bin, "replicate", "--source", pgURL, "--target", myURL, "--target-password-file", pwFile,
+		"--stream", g.stream, "--until-caught-up")
+	cmd.Env = append(cmd.Env, "SLUICE_SOURCE_PASSWORD="+pgPW)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the way back with its passwords from the environment and a file: %v\n%s", err, tail(b))
+	}
+	var y int
+	if err := g.my.QueryRow("SELECT y FROM c WHERE id = 2").Scan(&y); err != nil || y != 2001 {
+		t.Fatalf("row 2 back in MySQL: y = %d (%v), want 2001", y, err)
 	}
 }

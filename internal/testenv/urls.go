@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"testing"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -81,4 +82,17 @@ func redactURL(s string) string {
 		}
 	}
 	return u.String()
+}
+
+// SplitPassword is u without its password, and the password: a URL as a
+// user gives it with the password in a file or the environment.
+func SplitPassword(t testing.TB, u string) (string, string) {
+	t.Helper()
+	p, err := url.Parse(u)
+	if err != nil {
+		t.Fatalf("testenv: %s: not a URL", redactURL(u))
+	}
+	pw, _ := p.User.Password()
+	p.User = url.User(p.User.Username())
+	return p.String(), pw
 }
