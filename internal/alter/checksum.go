@@ -163,20 +163,27 @@ func (r *runner) tryConsistentPoint(ctx context.Context, mode string) (snaps []*
 	// Granted, the lock holds the writers back and the appliers drain.
 	// Appliers writing row images do not read the table: they go on, and
 	// the set is small when the lock is granted.
+	if r.o.beforeLock != nil {
+		r.o.beforeLock(stepChecksum)
+	}
 	if r.images == nil {
 		r.hold.Lock()
 	}
+	// A waiting READ lock lets writers pass (the servers' metadata locks
+	// favour them); a waiting WRITE lock queues them.
+	lt := startLock(stepChecksum, "LOCK TABLES "+r.id.Name+" "+mode, mode == "WRITE")
 	_, err = lock.ExecContext(ctx, "LOCK TABLES "+r.quoted(r.id.Name)+" "+mode)
 	if r.images == nil {
 		r.hold.Unlock()
 	}
 	if err != nil {
+		r.recordLock(lt.done())
 		return nil, err
 	}
-	locked := time.Now()
+	lt.grant()
 	defer func() {
 		lock.ExecContext(context.WithoutCancel(ctx), "UNLOCK TABLES") //nolint:errcheck
-		r.log.Info("checksum point taken", "table_locked_for", time.Since(locked).Round(time.Millisecond), "lock", mode)
+		r.recordLock(lt.done())
 	}()
 	id, err := writeMarker(ctx, r.db, r.id.Database, r.id.Name)
 	if err != nil {
