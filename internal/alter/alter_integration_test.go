@@ -212,6 +212,10 @@ func TestAlterInstant(t *testing.T) {
 		if rep.Method != MethodInstant {
 			t.Errorf("method %s (%s), want instant", rep.Method, rep.Why)
 		}
+		// The ALTER's exclusive metadata lock is one the writers waited on.
+		if len(rep.Locks) != 1 || rep.Locks[0].Step != stepInstant || !rep.Locks[0].Granted || rep.Locks[0].Blocked() <= 0 {
+			t.Errorf("locks %+v: want the INSTANT ALTER's, with its time", rep.Locks)
+		}
 		l.compare(db)
 		// --method instant refuses what needs a copy.
 		o.Method, o.Alter = MethodInstant, "ADD INDEX ib (b)"

@@ -157,6 +157,27 @@ func (r *runner) tryConsistentPoint(ctx context.Context, mode string) (snaps []*
 	if _, err := lock.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", lockSeconds(r.o.CutoverLockTimeout))); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			for _, c := range snaps {
+				c.Close()
+			}
+			snaps = nil
+		}
+	}()
+	// The snapshot sessions are opened before the lock: under it, only
+	// their START TRANSACTION runs (connecting to a busy server takes
+	// milliseconds each, which the writers would wait for).
+	for i := 0; i < r.o.Workers; i++ {
+		c, err := r.db.Conn(ctx)
+		if err != nil {
+			return snaps, err
+		}
+		snaps = append(snaps, c)
+		if _, err := c.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ"); err != nil {
+			return snaps, err
+		}
+	}
 	// The appliers stop while the lock waits: their shared row locks make
 	// application transactions wait, and the table lock waits for every
 	// open one (at 16 sysbench threads it timed out attempt after attempt).
@@ -178,57 +199,55 @@ func (r *runner) tryConsistentPoint(ctx context.Context, mode string) (snaps []*
 	}
 	if err != nil {
 		r.recordLock(lt.done())
-		return nil, err
+		return snaps, err
 	}
 	lt.grant()
 	defer func() {
 		lock.ExecContext(context.WithoutCancel(ctx), "UNLOCK TABLES") //nolint:errcheck
 		r.recordLock(lt.done())
 	}()
+	return snaps, r.underPointLock(ctx, snaps)
+}
+
+// underPointLock is the consistent point's work under the table lock: the
+// binlog reader reaches a marker written now (it follows every change of
+// the table), the appliers drain the set, and the snapshots start. The
+// phases are logged: the writers wait for all of them.
+func (r *runner) underPointLock(ctx context.Context, snaps []*sql.Conn) error {
+	start := time.Now()
 	id, err := writeMarker(ctx, r.db, r.id.Database, r.id.Name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := r.tr.waitMarker(ctx, id, 30*time.Second); err != nil {
-		return nil, err
+		return err
 	}
+	read := time.Now()
 	// The background appliers drain the set: nothing adds to it now. They
 	// may be paused (control file, --max-load): the lock is not held for
 	// that long.
+	keys := r.keys.size()
 	drainBy := time.Now().Add(max(5*time.Second, 2*r.o.CutoverLockTimeout))
 	for r.keys.size() > 0 {
 		if err := r.tr.failed(); err != nil {
-			return nil, err
+			return err
 		}
 		if time.Now().After(drainBy) {
-			return nil, errDrainSlow
+			return errDrainSlow
 		}
 		if err := sleep(ctx, 2*time.Millisecond); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	defer func() {
-		if err != nil {
-			for _, c := range snaps {
-				c.Close()
-			}
-			snaps = nil
-		}
-	}()
-	for i := 0; i < r.o.Workers; i++ {
-		c, err := r.db.Conn(ctx)
-		if err != nil {
-			return snaps, err
-		}
-		snaps = append(snaps, c)
-		if _, err := c.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ"); err != nil {
-			return snaps, err
-		}
+	drained := time.Now()
+	for _, c := range snaps {
 		if _, err := c.ExecContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT"); err != nil {
-			return snaps, err
+			return err
 		}
 	}
-	return snaps, nil
+	r.log.Info("checksum point: under the table lock", "reader_reached_marker", read.Sub(start).Round(time.Millisecond),
+		"drained_keys", keys, "drain", drained.Sub(read).Round(time.Millisecond), "snapshots", time.Since(drained).Round(time.Millisecond))
+	return nil
 }
 
 // chunkHash is the row count and two 64-bit XORs of the rows' MD5 (or SHA-256) over the

@@ -97,6 +97,7 @@ func (r *runner) tryCutover(ctx context.Context) error {
 		}
 	}
 	defer unlock()
+	start := time.Now()
 	id, err := writeMarker(ctx, r.db, r.id.Database, r.id.Name)
 	if err != nil {
 		return err
@@ -107,16 +108,23 @@ func (r *runner) tryCutover(ctx context.Context) error {
 		}
 		return fmt.Errorf("%w: %v", errRetryCutover, err)
 	}
+	read := time.Now()
+	keys := r.keys.size()
 	if err := r.drain(ctx, lock); err != nil {
 		return err
 	}
+	drained := time.Now()
 	r.carryAutoIncrement(ctx, lock)
+	carried := time.Now()
 	// Nothing writes the table until the RENAME: the position now is the
 	// table's position at the swap (other tables' writes may follow it).
 	if pos, err := binlog.SourceOnPool(r.db).MasterStatus(ctx, r.info); err == nil {
 		r.swapPos = pos.Key()
 		r.log.Info("binlog position at the swap", "position", pos.String())
 	}
+	r.log.Info("swap: under the table lock", "reader_reached_marker", read.Sub(start).Round(time.Millisecond),
+		"drained_keys", keys, "drain", drained.Sub(read).Round(time.Millisecond),
+		"auto_increment", carried.Sub(drained).Round(time.Millisecond), "position", time.Since(carried).Round(time.Millisecond))
 	// Sealed: from here to the RENAME no change of the table may reach the
 	// binlog (the lock holds them). Counts of an earlier, failed attempt
 	// are of ordinary writes made while it was unlocked again, which the

@@ -203,3 +203,40 @@ func TestAlterReportsEveryLock(t *testing.T) {
 		}
 	})
 }
+
+// TestAlterLocksAfterTheReaderCaughtUp: the checksum point and the swap
+// lock the table once the binlog reader has read what came before, so
+// the writers do not wait under the lock while it reads a backlog. Here
+// the reader starts 3 s late, as on a saturated server, and the copy
+// (a composite key: no per-chunk markers) is done before it has read
+// anything: the key set looks empty while the changes are still unread.
+func TestAlterLocksAfterTheReaderCaughtUp(t *testing.T) {
+	const create = "CREATE TABLE t (id BIGINT NOT NULL, s VARCHAR(10) NOT NULL DEFAULT 'x', a INT NOT NULL DEFAULT 0, " +
+		"b VARCHAR(100), c INT NULL, PRIMARY KEY (id, s)) ENGINE=InnoDB"
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		name := env.NewDatabase(t, "alter_lock_reader")
+		db := env.MySQL(t, name)
+		seed(t, db, create)
+		w := startSteadyWriter(t, db, 200, 1000)
+		o := alterOptions(t, env, name, "ADD INDEX ia (a)")
+		o.readerDelay = 3 * time.Second
+		rep, err := Run(context.Background(), o)
+		w.finish(t)
+		if err != nil {
+			t.Fatalf("alter: %v", err)
+		}
+		longest := time.Duration(w.longest.Load())
+		t.Logf("the client's longest write %s; %s", longest.Round(time.Millisecond), rep.LockSummary())
+		if len(rep.Locks) < 2 {
+			t.Fatalf("locks %+v: want the checksum point's and the swap's", rep.Locks)
+		}
+		for _, l := range rep.Locks {
+			if l.Held > time.Second {
+				t.Errorf("%s: held over a second", l)
+			}
+		}
+		if longest > 1500*time.Millisecond {
+			t.Errorf("a write was blocked %s", longest)
+		}
+	})
+}

@@ -479,8 +479,15 @@ func (r *runner) startAppliers(ctx context.Context, gather bool) (stop func() er
 	}
 }
 
-// catchUp waits until the key set is small.
+// catchUp waits until the binlog reader has read every change made before
+// it was called and the key set is small: a table lock taken then holds
+// the writers back for the last moment's changes only, not for a backlog
+// the reader had yet to read (after a copy that took its CPU, it was
+// seconds behind with a set that looked small) and the drain of it.
 func (r *runner) catchUp(ctx context.Context) error {
+	if err := r.readerCaughtUp(ctx); err != nil {
+		return err
+	}
 	for {
 		if err := r.tr.failed(); err != nil {
 			return err
@@ -491,6 +498,22 @@ func (r *runner) catchUp(ctx context.Context) error {
 		if err := sleep(ctx, 50*time.Millisecond); err != nil {
 			return err
 		}
+	}
+}
+
+// readerCaughtUp waits until the binlog reader has read a marker written
+// now, however long that takes (logged every 30 s).
+func (r *runner) readerCaughtUp(ctx context.Context) error {
+	id, err := writeMarker(ctx, r.db, r.id.Database, r.id.Name)
+	if err != nil {
+		return err
+	}
+	for start := time.Now(); ; {
+		err := r.tr.waitMarker(ctx, id, 30*time.Second)
+		if err == nil || r.tr.failed() != nil || ctx.Err() != nil {
+			return err
+		}
+		r.log.Info("waiting for the binlog reader to catch up", "waited", time.Since(start).Round(time.Second))
 	}
 }
 

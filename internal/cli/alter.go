@@ -157,6 +157,12 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 			}
 		}
 		fmt.Fprintln(out)
+		// Every lock the application waited on, not only the swap's.
+		for _, l := range []string{rep.LockSummary(), rep.PacingSummary()} {
+			if l != "" {
+				fmt.Fprintf(out, "  %s\n", l)
+			}
+		}
 	}
 	return nil
 }
