@@ -59,7 +59,9 @@ func TestAlterCopyUnderLoad(t *testing.T) {
 				o.AllowDropColumn = tc.allowDrop
 				o.KeepWriteRate = tc.keep
 				o.afterChunk = func(int) { time.Sleep(15 * time.Millisecond) } // let the writers overlap the copy
+				ops0, start := l.ops.Load(), time.Now()
 				rep, err := Run(context.Background(), o)
+				rate := float64(l.ops.Load()-ops0) / time.Since(start).Seconds() // one row change each
 				time.Sleep(300 * time.Millisecond) // writes after the swap, through the same prepared statements
 				l.finish()
 				if err != nil {
@@ -76,6 +78,11 @@ func TestAlterCopyUnderLoad(t *testing.T) {
 				// last change a chunk's copy read are left to it.
 				if tc.keep > 0 && rep.KeysReadByCopy == 0 {
 					t.Errorf("no changed key left to the copy: %+v", *rep)
+				}
+				// The baseline is the writers' rate (higher without the
+				// copy than over the whole run).
+				if tc.keep > 0 && (!rep.WriteRateMeasured || rep.WriteRate < rate/2 || rep.WriteRate > 4*rate) {
+					t.Errorf("pacing baseline %.0f changes/s (measured %v), the writers' rate %.0f/s", rep.WriteRate, rep.WriteRateMeasured, rate)
 				}
 				l.compare(db)
 				var tn, ddl string
