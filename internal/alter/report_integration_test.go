@@ -58,6 +58,16 @@ func startSteadyWriter(t *testing.T, db *sql.DB, perSecond int, rows int64) *ste
 	return w
 }
 
+// writtenTable is a new database's seeded table t that a steadyWriter
+// writes 200 times a second.
+func writtenTable(t *testing.T, env *testenv.Env, prefix, create string) (string, *sql.DB, *steadyWriter) {
+	t.Helper()
+	name := env.NewDatabase(t, prefix)
+	db := env.MySQL(t, name)
+	seed(t, db, create)
+	return name, db, startSteadyWriter(t, db, 200, 1000)
+}
+
 // finish stops the writer and returns the rate it wrote at.
 func (w *steadyWriter) finish(t *testing.T) float64 {
 	t.Helper()
@@ -134,10 +144,7 @@ func TestAlterPacingBaselineObserved(t *testing.T) {
 func TestAlterReportsEveryLock(t *testing.T) {
 	const blockFor = 300 * time.Millisecond
 	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
-		name := env.NewDatabase(t, "alter_locks")
-		db := env.MySQL(t, name)
-		seed(t, db, baseTable)
-		w := startSteadyWriter(t, db, 200, 1000)
+		name, db, w := writtenTable(t, env, "alter_locks", baseTable)
 		o := alterOptions(t, env, name, "ADD COLUMN d INT")
 		blocked := map[string]bool{}
 		blockers := make(chan error, 4)
@@ -214,10 +221,7 @@ func TestAlterLocksAfterTheReaderCaughtUp(t *testing.T) {
 	const create = "CREATE TABLE t (id BIGINT NOT NULL, s VARCHAR(10) NOT NULL DEFAULT 'x', a INT NOT NULL DEFAULT 0, " +
 		"b VARCHAR(100), c INT NULL, PRIMARY KEY (id, s)) ENGINE=InnoDB"
 	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
-		name := env.NewDatabase(t, "alter_lock_reader")
-		db := env.MySQL(t, name)
-		seed(t, db, create)
-		w := startSteadyWriter(t, db, 200, 1000)
+		name, _, w := writtenTable(t, env, "alter_lock_reader", create)
 		o := alterOptions(t, env, name, "ADD INDEX ia (a)")
 		o.readerDelay = 3 * time.Second
 		rep, err := Run(context.Background(), o)
