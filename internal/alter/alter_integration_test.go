@@ -62,7 +62,7 @@ func TestAlterCopyUnderLoad(t *testing.T) {
 				ops0, start := l.ops.Load(), time.Now()
 				rep, err := Run(context.Background(), o)
 				rate := float64(l.ops.Load()-ops0) / time.Since(start).Seconds() // one row change each
-				time.Sleep(300 * time.Millisecond) // writes after the swap, through the same prepared statements
+				time.Sleep(300 * time.Millisecond)                               // writes after the swap, through the same prepared statements
 				l.finish()
 				if err != nil {
 					t.Fatalf("alter: %v", err)
