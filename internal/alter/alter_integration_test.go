@@ -61,8 +61,9 @@ func TestAlterCopyUnderLoad(t *testing.T) {
 				o.afterChunk = func(int) { time.Sleep(15 * time.Millisecond) } // let the writers overlap the copy
 				ops0, start := l.ops.Load(), time.Now()
 				rep, err := Run(context.Background(), o)
-				rate := float64(l.ops.Load()-ops0) / time.Since(start).Seconds() // one row change each
-				time.Sleep(300 * time.Millisecond)                               // writes after the swap, through the same prepared statements
+				rate := float64(l.ops.Load()-ops0) / time.Since(start).Seconds() // an operation is one row change
+				// Writes after the swap, through the same prepared statements.
+				time.Sleep(300 * time.Millisecond)
 				l.finish()
 				if err != nil {
 					t.Fatalf("alter: %v", err)
