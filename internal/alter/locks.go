@@ -12,7 +12,7 @@ import (
 // waiting WRITE lock holds new writers back while it waits.
 type Lock struct {
 	Step      string        // "checksum point", "swap", "instant alter"
-	Statement string        // what was run, e.g. "LOCK TABLES `db`.`t` READ"
+	Statement string        // what was run, e.g. "LOCK TABLES t READ"
 	Waited    time.Duration // from the request to the grant, or to the give-up
 	Held      time.Duration // from the grant to the release (the swap: to the RENAME's end)
 	Granted   bool
@@ -83,7 +83,11 @@ func (t *lockTimer) done() Lock {
 // recordLock adds a finished lock attempt to the run's report and logs it.
 func (r *runner) recordLock(l Lock) {
 	r.locks = append(r.locks, l)
-	r.log.Info("table lock released", "step", l.Step, "statement", l.Statement, "granted", l.Granted,
+	msg := "table lock released"
+	if !l.Granted {
+		msg = "table lock given up"
+	}
+	r.log.Info(msg, "step", l.Step, "statement", l.Statement, "granted", l.Granted,
 		"waited", l.Waited.Round(time.Millisecond), "held", l.Held.Round(time.Millisecond),
 		"writes_blocked", l.Blocked().Round(time.Millisecond))
 }
