@@ -59,8 +59,11 @@ func TestAlterCopyUnderLoad(t *testing.T) {
 				o.AllowDropColumn = tc.allowDrop
 				o.KeepWriteRate = tc.keep
 				o.afterChunk = func(int) { time.Sleep(15 * time.Millisecond) } // let the writers overlap the copy
+				ops0, start := l.ops.Load(), time.Now()
 				rep, err := Run(context.Background(), o)
-				time.Sleep(300 * time.Millisecond) // writes after the swap, through the same prepared statements
+				rate := float64(l.ops.Load()-ops0) / time.Since(start).Seconds() // an operation is one row change
+				// Writes after the swap, through the same prepared statements.
+				time.Sleep(300 * time.Millisecond)
 				l.finish()
 				if err != nil {
 					t.Fatalf("alter: %v", err)
@@ -76,6 +79,11 @@ func TestAlterCopyUnderLoad(t *testing.T) {
 				// last change a chunk's copy read are left to it.
 				if tc.keep > 0 && rep.KeysReadByCopy == 0 {
 					t.Errorf("no changed key left to the copy: %+v", *rep)
+				}
+				// The baseline is the writers' rate (higher without the
+				// copy than over the whole run).
+				if tc.keep > 0 && (!rep.WriteRateMeasured || rep.WriteRate < rate/2 || rep.WriteRate > 4*rate) {
+					t.Errorf("pacing baseline %.0f changes/s (measured %v), the writers' rate %.0f/s", rep.WriteRate, rep.WriteRateMeasured, rate)
 				}
 				l.compare(db)
 				var tn, ddl string
@@ -211,6 +219,10 @@ func TestAlterInstant(t *testing.T) {
 		}
 		if rep.Method != MethodInstant {
 			t.Errorf("method %s (%s), want instant", rep.Method, rep.Why)
+		}
+		// The ALTER's exclusive metadata lock is one the writers waited on.
+		if len(rep.Locks) != 1 || rep.Locks[0].Step != stepInstant || !rep.Locks[0].Granted || rep.Locks[0].Blocked() <= 0 {
+			t.Errorf("locks %+v: want the INSTANT ALTER's, with its time", rep.Locks)
 		}
 		l.compare(db)
 		// --method instant refuses what needs a copy.

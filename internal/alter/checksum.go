@@ -157,49 +157,6 @@ func (r *runner) tryConsistentPoint(ctx context.Context, mode string) (snaps []*
 	if _, err := lock.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", lockSeconds(r.o.CutoverLockTimeout))); err != nil {
 		return nil, err
 	}
-	// The appliers stop while the lock waits: their shared row locks make
-	// application transactions wait, and the table lock waits for every
-	// open one (at 16 sysbench threads it timed out attempt after attempt).
-	// Granted, the lock holds the writers back and the appliers drain.
-	// Appliers writing row images do not read the table: they go on, and
-	// the set is small when the lock is granted.
-	if r.images == nil {
-		r.hold.Lock()
-	}
-	_, err = lock.ExecContext(ctx, "LOCK TABLES "+r.quoted(r.id.Name)+" "+mode)
-	if r.images == nil {
-		r.hold.Unlock()
-	}
-	if err != nil {
-		return nil, err
-	}
-	locked := time.Now()
-	defer func() {
-		lock.ExecContext(context.WithoutCancel(ctx), "UNLOCK TABLES") //nolint:errcheck
-		r.log.Info("checksum point taken", "table_locked_for", time.Since(locked).Round(time.Millisecond), "lock", mode)
-	}()
-	id, err := writeMarker(ctx, r.db, r.id.Database, r.id.Name)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.tr.waitMarker(ctx, id, 30*time.Second); err != nil {
-		return nil, err
-	}
-	// The background appliers drain the set: nothing adds to it now. They
-	// may be paused (control file, --max-load): the lock is not held for
-	// that long.
-	drainBy := time.Now().Add(max(5*time.Second, 2*r.o.CutoverLockTimeout))
-	for r.keys.size() > 0 {
-		if err := r.tr.failed(); err != nil {
-			return nil, err
-		}
-		if time.Now().After(drainBy) {
-			return nil, errDrainSlow
-		}
-		if err := sleep(ctx, 2*time.Millisecond); err != nil {
-			return nil, err
-		}
-	}
 	defer func() {
 		if err != nil {
 			for _, c := range snaps {
@@ -208,6 +165,9 @@ func (r *runner) tryConsistentPoint(ctx context.Context, mode string) (snaps []*
 			snaps = nil
 		}
 	}()
+	// The snapshot sessions are opened before the lock: under it, only
+	// their START TRANSACTION runs (connecting to a busy server takes
+	// milliseconds each, which the writers would wait for).
 	for i := 0; i < r.o.Workers; i++ {
 		c, err := r.db.Conn(ctx)
 		if err != nil {
@@ -217,11 +177,77 @@ func (r *runner) tryConsistentPoint(ctx context.Context, mode string) (snaps []*
 		if _, err := c.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ"); err != nil {
 			return snaps, err
 		}
-		if _, err := c.ExecContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT"); err != nil {
-			return snaps, err
+	}
+	// The appliers stop while the lock waits: their shared row locks make
+	// application transactions wait, and the table lock waits for every
+	// open one (at 16 sysbench threads it timed out attempt after attempt).
+	// Granted, the lock holds the writers back and the appliers drain.
+	// Appliers writing row images do not read the table: they go on, and
+	// the set is small when the lock is granted.
+	if r.o.beforeLock != nil {
+		r.o.beforeLock(stepChecksum)
+	}
+	if r.images == nil {
+		r.hold.Lock()
+	}
+	// A waiting READ lock lets writers pass (the servers' metadata locks
+	// favour them); a waiting WRITE lock queues them.
+	lt := startLock(stepChecksum, "LOCK TABLES "+r.id.Name+" "+mode, mode == "WRITE")
+	_, err = lock.ExecContext(ctx, "LOCK TABLES "+r.quoted(r.id.Name)+" "+mode)
+	if r.images == nil {
+		r.hold.Unlock()
+	}
+	if err != nil {
+		r.recordLock(lt.done())
+		return snaps, err
+	}
+	lt.grant()
+	defer func() {
+		lock.ExecContext(context.WithoutCancel(ctx), "UNLOCK TABLES") //nolint:errcheck
+		r.recordLock(lt.done())
+	}()
+	return snaps, r.underPointLock(ctx, snaps)
+}
+
+// underPointLock is the consistent point's work under the table lock: the
+// binlog reader reaches a marker written now (it follows every change of
+// the table), the appliers drain the set, and the snapshots start. The
+// phases are logged: the writers wait for all of them.
+func (r *runner) underPointLock(ctx context.Context, snaps []*sql.Conn) error {
+	start := time.Now()
+	id, err := writeMarker(ctx, r.db, r.id.Database, r.id.Name)
+	if err != nil {
+		return err
+	}
+	if err := r.tr.waitMarker(ctx, id, 30*time.Second); err != nil {
+		return err
+	}
+	read := time.Now()
+	// The background appliers drain the set: nothing adds to it now. They
+	// may be paused (control file, --max-load): the lock is not held for
+	// that long.
+	keys := r.keys.size()
+	drainBy := time.Now().Add(max(5*time.Second, 2*r.o.CutoverLockTimeout))
+	for r.keys.size() > 0 {
+		if err := r.tr.failed(); err != nil {
+			return err
+		}
+		if time.Now().After(drainBy) {
+			return errDrainSlow
+		}
+		if err := sleep(ctx, 2*time.Millisecond); err != nil {
+			return err
 		}
 	}
-	return snaps, nil
+	drained := time.Now()
+	for _, c := range snaps {
+		if _, err := c.ExecContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT"); err != nil {
+			return err
+		}
+	}
+	r.log.Info("checksum point: under the table lock", "reader_reached_marker", read.Sub(start).Round(time.Millisecond),
+		"drained_keys", keys, "drain", drained.Sub(read).Round(time.Millisecond), "snapshots", time.Since(drained).Round(time.Millisecond))
+	return nil
 }
 
 // chunkHash is the row count and two 64-bit XORs of the rows' MD5 (or SHA-256) over the

@@ -147,9 +147,9 @@ func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRange
 				}
 				r.chunksDone.Add(1)
 				if cr != nil {
-					var seen int64
+					var seen int64 // 0 (not read in time): every parked key is applied
 					if marker > 0 {
-						seen = r.tr.seqAt(ctx, marker, seenWait)
+						seen, _ = r.tr.seqAt(ctx, marker, seenWait)
 					}
 					i := c.Seq - 1
 					r.seen.Add(int64(r.keys.release(i, func() { cr.done[i].Store(true) }, seen)))

@@ -27,17 +27,18 @@ var errRetryCutover = errors.New("cut-over attempt given up")
 //
 // Clients waiting on the table's name never see it missing: they wait on
 // the name's metadata lock and then open the new table. It returns how
-// long writes were blocked.
+// long writes were blocked by the attempt that swapped (every attempt is
+// in r.locks).
 func (r *runner) cutover(ctx context.Context) (time.Duration, error) {
 	backoff := 200 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		paused, err := r.tryCutover(ctx)
+		err := r.tryCutover(ctx)
 		if err == nil {
-			return paused, nil
+			return r.locks[len(r.locks)-1].Blocked(), nil
 		}
 		code, _ := mysqlErr(err)
 		if (code != errLockWaitTimeout && !errors.Is(err, errRetryCutover)) || attempt >= r.o.CutoverRetries {
-			return paused, err
+			return 0, err
 		}
 		r.log.Warn("cut-over: retrying", "attempt", attempt, "reason", err, "in", backoff)
 		// Catch up again before the next try.
@@ -57,20 +58,37 @@ func (r *runner) cutover(ctx context.Context) (time.Duration, error) {
 	}
 }
 
-func (r *runner) tryCutover(ctx context.Context) (time.Duration, error) {
+// stepSwap and stepChecksum name the run's table locks (Lock.Step).
+const (
+	stepSwap     = "swap"
+	stepChecksum = "checksum point"
+	stepInstant  = "instant alter"
+)
+
+// tryCutover is one attempt at the swap; its lock, granted or not, is
+// recorded once released: writers queue behind a waiting WRITE lock, so a
+// wait given up blocked them too.
+func (r *runner) tryCutover(ctx context.Context) error {
 	table, shadow, old := r.quoted(r.id.Name), r.quoted(shadowName(r.id.Name)), r.quoted(oldName(r.id.Name))
 	lock, err := r.db.Conn(ctx)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer lock.Close()
 	if _, err := lock.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", lockSeconds(r.o.CutoverLockTimeout))); err != nil {
-		return 0, err
+		return err
 	}
+	if r.o.beforeLock != nil {
+		r.o.beforeLock(stepSwap)
+	}
+	lt := startLock(stepSwap, "LOCK TABLES "+r.id.Name+" WRITE, "+shadowName(r.id.Name)+" WRITE", true)
+	// Deferred first, so run last: after the unlock, and after the
+	// MariaDB RENAME that writers wait on once the lock is released.
+	defer func() { r.recordLock(lt.done()) }()
 	if _, err := lock.ExecContext(ctx, "LOCK TABLES "+table+" WRITE, "+shadow+" WRITE"); err != nil {
-		return 0, err
+		return err
 	}
-	locked := time.Now()
+	lt.grant()
 	unlocked := false
 	unlock := func() {
 		if !unlocked {
@@ -79,26 +97,34 @@ func (r *runner) tryCutover(ctx context.Context) (time.Duration, error) {
 		}
 	}
 	defer unlock()
+	start := time.Now()
 	id, err := writeMarker(ctx, r.db, r.id.Database, r.id.Name)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if err := r.tr.waitMarker(ctx, id, max(r.o.CutoverLockTimeout, time.Second)); err != nil {
 		if r.tr.failed() != nil {
-			return 0, err
+			return err
 		}
-		return time.Since(locked), fmt.Errorf("%w: %v", errRetryCutover, err)
+		return fmt.Errorf("%w: %v", errRetryCutover, err)
 	}
+	read := time.Now()
+	keys := r.keys.size()
 	if err := r.drain(ctx, lock); err != nil {
-		return time.Since(locked), err
+		return err
 	}
+	drained := time.Now()
 	r.carryAutoIncrement(ctx, lock)
+	carried := time.Now()
 	// Nothing writes the table until the RENAME: the position now is the
 	// table's position at the swap (other tables' writes may follow it).
 	if pos, err := binlog.SourceOnPool(r.db).MasterStatus(ctx, r.info); err == nil {
 		r.swapPos = pos.Key()
 		r.log.Info("binlog position at the swap", "position", pos.String())
 	}
+	r.log.Info("swap: under the table lock", "reader_reached_marker", read.Sub(start).Round(time.Millisecond),
+		"drained_keys", keys, "drain", drained.Sub(read).Round(time.Millisecond),
+		"auto_increment", carried.Sub(drained).Round(time.Millisecond), "position", time.Since(carried).Round(time.Millisecond))
 	// Sealed: from here to the RENAME no change of the table may reach the
 	// binlog (the lock holds them). Counts of an earlier, failed attempt
 	// are of ordinary writes made while it was unlocked again, which the
@@ -120,14 +146,13 @@ func (r *runner) tryCutover(ctx context.Context) (time.Duration, error) {
 		} else {
 			if err != nil {
 				unsealThenUnlock()
-				return time.Since(locked), fmt.Errorf("alter: %s: %w", rename, err)
+				return fmt.Errorf("alter: %s: %w", rename, err)
 			}
 			unlock()
-			return time.Since(locked), nil
+			return nil
 		}
 	}
-	err = r.renameWhileLocked(ctx, rename, unlock, unsealThenUnlock)
-	return time.Since(locked), err
+	return r.renameWhileLocked(ctx, rename, unlock, unsealThenUnlock)
 }
 
 // renameWhileLocked is the MariaDB swap: RENAME from a second session, seen

@@ -47,11 +47,23 @@ func (r *runner) tryInstant(ctx context.Context) (applied bool, reason string, e
 	q := "ALTER TABLE " + r.quoted(r.o.Table) + " " + r.o.Alter + ", ALGORITHM=INSTANT"
 	backoff := 100 * time.Millisecond
 	for attempt := 1; ; attempt++ {
+		// The statement waits for the table's exclusive metadata lock
+		// (writers queue behind it) and holds it while it runs: its time
+		// is the wait and the hold in one (Lock.Unsplit). A change the
+		// server cannot run INSTANT is refused before that lock is asked
+		// for: not recorded.
+		lt := startLock(stepInstant, "ALTER TABLE "+r.o.Table+" … ALGORITHM=INSTANT", true)
 		_, err := conn.ExecContext(ctx, q)
+		code, _ := mysqlErr(err)
+		if err == nil || code == errLockWaitTimeout {
+			if err == nil {
+				lt.grantAtRequest()
+			}
+			r.recordLock(lt.done())
+		}
 		if err == nil {
 			return true, "", nil
 		}
-		code, _ := mysqlErr(err)
 		switch {
 		case code == errNotSupported || code == errNotSupportedReason:
 			return false, err.Error(), nil

@@ -77,6 +77,12 @@ type Options struct {
 
 	// afterChunk, when set (tests), runs after each copied chunk.
 	afterChunk func(seq int)
+	// beforeLock, when set (tests), runs before each LOCK TABLES of the
+	// step (stepChecksum, stepSwap).
+	beforeLock func(step string)
+	// readerDelay, when set (tests), starts the binlog reader that much
+	// later, as a saturated server delays it.
+	readerDelay time.Duration
 }
 
 // Load is a set of status-variable thresholds, "Threads_running=50,Threads_connected=500".

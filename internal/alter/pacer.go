@@ -2,6 +2,7 @@ package alter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -9,8 +10,8 @@ import (
 )
 
 // writePacer is the default throttle: it keeps the application's write
-// rate to the table — the table's row changes the binlog reader sees per
-// second — at or above --keep-write-rate of its rate without the copy. On a
+// rate to the table — the table's row changes per second committed to the
+// binlog — at or above --keep-write-rate of its rate without the copy. On a
 // server whose CPU the application already uses, every chunk copied is CPU
 // the application does not get; a threshold on a status variable
 // (--max-load) does not say how much the application lost, its own
@@ -22,10 +23,14 @@ import (
 // appliers are stopped then too, or the backlog they work on would lower
 // the baseline and with it the target). Otherwise the appliers are not
 // paced: they must keep up with the writes for the run to finish.
+//
+// Each rate is counted between two markers (rateMeter): the changes the
+// binlog holds between them, over the time between their commits, known
+// once the binlog reader has read the second one.
 type writePacer struct {
-	keep     float64                          // target share of the baseline; 0: off
-	count    func() (n int64, last time.Time) // table changes read so far, commit time of the last
-	hold     func() (release func())          // stops the appliers (nil: none)
+	keep     float64                 // target share of the baseline; 0: off
+	meter    rateMeter               // counts the table's committed changes
+	hold     func() (release func()) // stops the appliers (nil: none)
 	log      *slog.Logger
 	window   time.Duration // of each measurement
 	maxPause time.Duration // the longest pause after a chunk
@@ -45,10 +50,23 @@ type writePacer struct {
 	// rate (the binlog apply is, which must go on): pacing would only make
 	// the change last longer. The copy runs at full speed from then on.
 	futile bool
+	// first: the first baseline measured (the report's WriteRate).
+	first    float64
+	measured bool
 }
 
-func newWritePacer(keep float64, count func() (int64, time.Time), hold func() func(), log *slog.Logger) *writePacer {
-	p := &writePacer{keep: keep, count: count, hold: hold, log: log, window: 2 * time.Second, maxPause: 5 * time.Second}
+// firstBaseline is the first baseline measured and whether there was one.
+func (p *writePacer) firstBaseline() (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.first, p.measured
+}
+
+func newWritePacer(keep float64, meter rateMeter, hold func() func(), log *slog.Logger) *writePacer {
+	p := &writePacer{keep: keep, meter: meter, hold: hold, log: log, window: 2 * time.Second, maxPause: 5 * time.Second}
 	p.cond = sync.NewCond(&p.mu)
 	return p
 }
@@ -113,35 +131,89 @@ func (p *writePacer) note() string {
 	return p.why
 }
 
-// probe measures the baseline with no chunk in flight and none started.
+// probe measures the baseline: the table's changes committed during a
+// window with no chunk in flight, none started and the appliers stopped.
+// The copy waits until the binlog reader has read the window, at most
+// readerWait, then goes on unpaced until it has.
 func (p *writePacer) probe(ctx context.Context) error {
 	p.mu.Lock()
 	p.probing = true
 	p.mu.Unlock()
-	defer p.release()
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			p.release()
+		}
+	}
+	defer release()
 	for deadline := time.Now().Add(30 * time.Second); p.chunksInFlight() > 0 && time.Now().Before(deadline); {
 		if err := sleep(ctx, 20*time.Millisecond); err != nil {
 			return err
 		}
 	}
-	if p.hold != nil {
-		defer p.hold()()
-	}
-	n0, _ := p.count()
-	start := time.Now()
-	if err := sleep(ctx, p.window); err != nil {
+	a, b, err := p.quietWindow(ctx)
+	if err != nil {
 		return err
 	}
-	n1, _ := p.count()
-	rate := float64(n1-n0) / time.Since(start).Seconds()
+	rate, n, err := p.rateBetween(ctx, a, b, p.readerWait())
+	if errors.Is(err, errAwaitTimeout) {
+		p.log.Info("the binlog reader has not read the write rate's window yet: the copy goes on unpaced until it has",
+			"waited", p.readerWait())
+		release()
+		rate, n, err = p.rateBetween(ctx, a, b, time.Hour)
+	}
+	if err != nil {
+		return err
+	}
 	p.mu.Lock()
 	// (atMaxSum/atMaxN stay for judge; the next window at the longest
 	// pause starts them again.)
 	p.baseline, p.atMax = rate, time.Time{}
+	if !p.measured {
+		p.first, p.measured = rate, true
+	}
 	p.mu.Unlock()
 	p.log.Info("write rate of the table without the copy", "changes_per_s", fmt.Sprintf("%.0f", rate),
-		"keep", fmt.Sprintf("%.0f%%", 100*p.keep))
+		"changes", n, "over", b.at.Sub(a.at).Round(time.Millisecond), "keep", fmt.Sprintf("%.0f%%", 100*p.keep))
+	if rate == 0 {
+		p.log.Info("the table was not written while the write rate was measured: the copy is not paced")
+	}
 	return nil
+}
+
+// readerWait bounds the copy's wait for the binlog reader in probe.
+func (p *writePacer) readerWait() time.Duration { return 5 * p.window }
+
+// quietWindow marks the start and the end of a window with the appliers
+// stopped.
+func (p *writePacer) quietWindow(ctx context.Context) (a, b point, err error) {
+	if p.hold != nil {
+		defer p.hold()()
+	}
+	if a, err = p.meter.mark(ctx); err != nil {
+		return a, b, err
+	}
+	if err = sleep(ctx, p.window); err != nil {
+		return a, b, err
+	}
+	b, err = p.meter.mark(ctx)
+	return a, b, err
+}
+
+// rateBetween is the table's changes per second committed between a and b
+// (and their count), once the binlog reader has read b (at most timeout).
+func (p *writePacer) rateBetween(ctx context.Context, a, b point, timeout time.Duration) (float64, int64, error) {
+	nb, err := p.meter.before(ctx, b, timeout)
+	if err != nil {
+		return 0, 0, err
+	}
+	na, err := p.meter.before(ctx, a, timeout) // read before b
+	if err != nil {
+		return 0, 0, err
+	}
+	n := nb - na
+	return float64(n) / max(b.at.Sub(a.at), time.Millisecond).Seconds(), n, nil
 }
 
 func (p *writePacer) chunksInFlight() int {
@@ -158,27 +230,37 @@ func (p *writePacer) release() {
 }
 
 // run measures the baseline, then adjusts the pause every window until ctx
-// ends.
+// ends. A marker that cannot be written ends the pacing (logged).
 func (p *writePacer) run(ctx context.Context) {
-	if err := p.probe(ctx); err != nil {
-		return
+	err := p.probe(ctx)
+	var prev point
+	if err == nil {
+		prev, err = p.meter.mark(ctx)
 	}
-	n0, _ := p.count()
-	t0 := time.Now()
-	for sleep(ctx, p.window) == nil {
-		n1, last := p.count()
-		rate := float64(n1-n0) / time.Since(t0).Seconds()
-		n0, t0 = n1, time.Now()
-		if p.step(rate, last, t0) {
-			if err := p.probe(ctx); err != nil {
-				return
-			}
-			if p.judge(p.meanAtMax()) {
-				return
-			}
-			n0, _ = p.count()
-			t0 = time.Now()
+	for err == nil && sleep(ctx, p.window) == nil {
+		var cur point
+		if cur, err = p.meter.mark(ctx); err != nil {
+			break
 		}
+		var rate float64
+		var n int64
+		if rate, n, err = p.rateBetween(ctx, prev, cur, time.Hour); err != nil {
+			break
+		}
+		prev = cur
+		if !p.step(rate, n, cur.at) {
+			continue
+		}
+		if err = p.probe(ctx); err != nil || p.judge(p.meanAtMax()) {
+			break
+		}
+		prev, err = p.meter.mark(ctx)
+	}
+	if err != nil && ctx.Err() == nil {
+		p.log.Warn("the copy is not paced from here on: the write rate cannot be measured", "err", err)
+		p.mu.Lock()
+		p.pause, p.why = 0, ""
+		p.mu.Unlock()
 	}
 }
 
@@ -207,17 +289,17 @@ func (p *writePacer) judge(rateAtMax float64) bool {
 	return true
 }
 
-// step adjusts the pause to the rate of the last window and says whether
-// the baseline is to be measured again.
-func (p *writePacer) step(rate float64, last, now time.Time) (reprobe bool) {
+// step adjusts the pause to the rate of the last window, n changes, and
+// says whether the baseline is to be measured again.
+func (p *writePacer) step(rate float64, n int64, now time.Time) (reprobe bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.futile {
 		return false
 	}
-	// No change read lately: the application is idle or the reader is
-	// behind (a resumed run replays); neither says what the copy costs.
-	if p.baseline <= 0 || now.Sub(last) > 2*p.window {
+	// No change in the window: the application is idle, which says
+	// nothing of what the copy costs it.
+	if p.baseline <= 0 || n == 0 {
 		return false
 	}
 	target := p.keep * p.baseline

@@ -3,6 +3,7 @@ package alter
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,33 +15,33 @@ func TestWritePacerSteps(t *testing.T) {
 	now := time.Now()
 	steps := []struct {
 		rate float64
-		last time.Time
+		n    int64 // changes in the window
 		want time.Duration
 	}{
-		{800, now, 100 * time.Millisecond},                   // below 900: pause
-		{800, now, 200 * time.Millisecond},                   // still below: doubled
-		{950, now, 150 * time.Millisecond},                   // above: shrunk by a quarter
-		{100, now.Add(-time.Minute), 150 * time.Millisecond}, // nothing read lately: unchanged
-		{899, now, 300 * time.Millisecond},                   //
-		{1000, now, 225 * time.Millisecond},                  //
-		{1000, now, 168750 * time.Microsecond},               //
-		{0, now, 337500 * time.Microsecond},                  //
+		{800, 1600, 100 * time.Millisecond},     // below 900: pause
+		{800, 1600, 200 * time.Millisecond},     // still below: doubled
+		{950, 1900, 150 * time.Millisecond},     // above: shrunk by a quarter
+		{0, 0, 150 * time.Millisecond},          // no change in the window (idle): unchanged
+		{899, 1798, 300 * time.Millisecond},     //
+		{1000, 2000, 225 * time.Millisecond},    //
+		{1000, 2000, 168750 * time.Microsecond}, //
+		{0.5, 1, 337500 * time.Microsecond},     //
 	}
 	for i, s := range steps {
-		p.step(s.rate, s.last, now)
+		p.step(s.rate, s.n, now)
 		if p.pause != s.want {
 			t.Fatalf("step %d (rate %.0f): pause %s, want %s", i, s.rate, p.pause, s.want)
 		}
 	}
 	for p.pause > 0 {
-		p.step(2000, now, now)
+		p.step(2000, 4000, now)
 	}
 	if p.note() != "" {
 		t.Errorf("note %q without a pause", p.note())
 	}
 	// At the longest pause for 15 windows: measure the baseline again.
 	for i := 0; i < 20 && p.pause < p.maxPause; i++ {
-		if p.step(1, now, now) {
+		if p.step(1, 2, now) {
 			t.Fatal("re-probe before the pause sat at its longest")
 		}
 	}
@@ -49,48 +50,98 @@ func TestWritePacerSteps(t *testing.T) {
 	}
 	reprobe := false
 	for i := 0; i <= 15; i++ {
-		reprobe = p.step(1, now.Add(time.Duration(i)*p.window), now.Add(time.Duration(i)*p.window))
+		reprobe = p.step(1, 2, now.Add(time.Duration(i)*p.window))
 	}
 	if !reprobe {
 		t.Error("no re-probe after 15 windows at the longest pause")
 	}
 }
 
-// TestWritePacerProbe: the baseline is measured with no chunk in flight,
-// and workers wait while it is.
-func TestWritePacerProbe(t *testing.T) {
-	var n atomic.Int64
-	p := newWritePacer(0.9, func() (int64, time.Time) { return n.Load(), time.Now() }, nil, slog.New(slog.DiscardHandler))
-	p.window = 100 * time.Millisecond
-	ctx := context.Background()
-	if err := p.begin(ctx); err != nil { // a chunk in flight
-		t.Fatal(err)
+// fakeMeter counts changes in n; a marker's count is n when it is marked,
+// known to "the reader" once lag has passed since.
+type fakeMeter struct {
+	n     atomic.Int64
+	lag   time.Duration
+	mu    sync.Mutex
+	marks map[int64]int64
+}
+
+func (m *fakeMeter) mark(context.Context) (point, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.marks == nil {
+		m.marks = map[int64]int64{}
 	}
-	probed := make(chan error, 1)
-	go func() { probed <- p.probe(ctx) }()
-	time.Sleep(50 * time.Millisecond)
-	started := make(chan struct{})
-	go func() { _ = p.begin(ctx); close(started) }()
-	select {
-	case <-started:
-		t.Fatal("a chunk started while the baseline was measured")
-	case <-time.After(50 * time.Millisecond):
-	}
-	if err := p.end(ctx); err != nil { // the chunk ends: the window starts
-		t.Fatal(err)
-	}
-	go func() { // about 2000 changes/s throughout the window
-		for i := 0; i < 60; i++ {
-			n.Add(10)
-			time.Sleep(5 * time.Millisecond)
+	id := int64(len(m.marks) + 1)
+	m.marks[id] = m.n.Load()
+	return point{id: id, at: time.Now()}, nil
+}
+
+func (m *fakeMeter) before(ctx context.Context, p point, timeout time.Duration) (int64, error) {
+	wait := time.Until(p.at.Add(m.lag))
+	if wait > timeout {
+		if err := sleep(ctx, timeout); err != nil {
+			return 0, err
 		}
-	}()
-	if err := <-probed; err != nil {
-		t.Fatal(err)
+		return 0, errAwaitTimeout
 	}
-	<-started
-	if p.baseline < 800 || p.baseline > 2200 {
-		t.Errorf("baseline %.0f changes/s, want about 2000", p.baseline)
+	if err := sleep(ctx, wait); err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.marks[p.id], nil
+}
+
+// TestWritePacerProbe: the baseline is measured with no chunk in flight,
+// and workers wait while it is; it counts the changes between the window's
+// markers, however late the reader reads them (it read nothing in the
+// window's wall-clock time in 3 of 6 runs under sysbench).
+func TestWritePacerProbe(t *testing.T) {
+	for _, lag := range []time.Duration{0, 250 * time.Millisecond, 800 * time.Millisecond} {
+		m := &fakeMeter{lag: lag}
+		p := newWritePacer(0.9, m, nil, slog.New(slog.DiscardHandler))
+		p.window = 100 * time.Millisecond
+		ctx := context.Background()
+		if err := p.begin(ctx); err != nil { // a chunk in flight
+			t.Fatal(err)
+		}
+		probed := make(chan error, 1)
+		go func() { probed <- p.probe(ctx) }()
+		time.Sleep(50 * time.Millisecond)
+		started := make(chan time.Time, 1)
+		go func() { _ = p.begin(ctx); started <- time.Now() }()
+		select {
+		case <-started:
+			t.Fatal("a chunk started while the baseline was measured")
+		case <-time.After(50 * time.Millisecond):
+		}
+		if err := p.end(ctx); err != nil { // the chunk ends: the window starts
+			t.Fatal(err)
+		}
+		windowAt := time.Now()
+		go func() { // about 2000 changes/s throughout the window
+			for i := 0; i < 60; i++ {
+				m.n.Add(10)
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+		if err := <-probed; err != nil {
+			t.Fatal(err)
+		}
+		at := <-started
+		if p.baseline < 800 || p.baseline > 2200 {
+			t.Errorf("reader lag %s: baseline %.0f changes/s, want about 2000", lag, p.baseline)
+		}
+		// The copy waits for the reader up to readerWait (500 ms here),
+		// then goes on.
+		wantBy := windowAt.Add(p.window + min(lag, p.readerWait()) + 200*time.Millisecond)
+		if at.After(wantBy) {
+			t.Errorf("reader lag %s: the copy started %s after the window, want at most %s", lag, at.Sub(windowAt), wantBy.Sub(windowAt))
+		}
+		if r, ok := p.firstBaseline(); !ok || r != p.baseline {
+			t.Errorf("first baseline %.0f %v, want %.0f measured", r, ok, p.baseline)
+		}
 	}
 }
 
@@ -115,8 +166,7 @@ func TestWritePacerFutile(t *testing.T) {
 	if none.active() || newWritePacer(0, nil, nil, slog.New(slog.DiscardHandler)).active() {
 		t.Error("no pacer, or --keep-write-rate 0, must not say active")
 	}
-	now := time.Now()
-	p.step(1, now, now)
+	p.step(1, 2, time.Now())
 	if p.pause != 0 || p.note() != "" {
 		t.Errorf("paced again after it ended: %s %q", p.pause, p.note())
 	}

@@ -19,27 +19,6 @@ import (
 	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
-// Report is what a run did.
-type Report struct {
-	Method string // "instant", "copy", or "" for a dry run
-	Why    string
-	Plan   []string // the dry run's plan, one line each
-	Rows   int64    // rows copied
-	Keys   int64    // changed keys applied
-	// KeysReadByCopy: changed keys not applied because their chunk's copy
-	// read them after their last change (copyChunks).
-	KeysReadByCopy int64
-	Chunks         int
-	Resumed        bool
-	Apply          string        // how changed keys were applied: applyImages or applyReread
-	CutoverLock    time.Duration // how long writes were blocked at the swap
-	// SwapPosition is the binlog file:offset at the swap: every change of the
-	// table before it is in the new table, every change after it was
-	// written to the new table.
-	SwapPosition string
-	Took         time.Duration
-}
-
 type runner struct {
 	o    Options
 	log  *slog.Logger
@@ -69,6 +48,8 @@ type runner struct {
 	// takes it to stop them while it waits for its table lock.
 	hold    sync.RWMutex
 	swapPos string // binlog position of the table at the swap
+	// locks: every lock attempt on the table so far (the report's Locks).
+	locks []Lock
 
 	// skipSeen: the copy leaves out keys whose last change it read
 	// (copyChunks); seen counts them.
@@ -190,11 +171,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if st == nil && o.Method != MethodCopy && !o.DryRun {
 		applied, reason, err := r.tryInstant(ctx)
 		if err != nil {
-			return nil, err
+			return &Report{Locks: r.locks}, err
 		}
 		if applied {
 			r.log.Info("altered with ALGORITHM=INSTANT: metadata only, no copy", "took", time.Since(start).Round(time.Millisecond))
-			return &Report{Method: MethodInstant, Why: "the server runs this change with ALGORITHM=INSTANT", Took: time.Since(start)}, nil
+			return &Report{Method: MethodInstant, Why: "the server runs this change with ALGORITHM=INSTANT", Took: time.Since(start), Locks: r.locks}, nil
 		}
 		if o.Method == MethodInstant {
 			return nil, refuse("the server cannot run this change INSTANT: %s", reason)
@@ -308,6 +289,16 @@ func (r *runner) copyRun(ctx context.Context, st *runState) (*Report, error) {
 	rep.Chunks = len(st.Chunks)
 	err = r.copyAndSwap(ctx, st, pos, marker, rep)
 	rep.Rows, rep.Keys, rep.KeysReadByCopy = r.copied.Load(), r.applied.Load(), r.seen.Load()
+	rep.Locks = r.locks
+	for _, l := range r.locks {
+		if l.Step == stepSwap {
+			rep.CutoverLock += l.Blocked()
+		}
+	}
+	rep.WriteRate, rep.WriteRateMeasured = r.pacer.firstBaseline()
+	if r.pacer != nil {
+		rep.KeepWriteRate = r.o.KeepWriteRate
+	}
 	switch {
 	case err == nil:
 		return rep, nil
@@ -352,7 +343,8 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		}
 	}
 	if r.o.KeepWriteRate > 0 {
-		r.pacer = newWritePacer(r.o.KeepWriteRate, r.tr.changes, func() func() { r.hold.Lock(); return r.hold.Unlock }, r.log)
+		meter := &markerMeter{db: r.db, dbName: r.id.Database, table: r.id.Name, tr: r.tr}
+		r.pacer = newWritePacer(r.o.KeepWriteRate, meter, func() func() { r.hold.Lock(); return r.hold.Unlock }, r.log)
 	}
 	serverID := r.o.ServerID
 	if serverID == 0 {
@@ -374,7 +366,12 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		return err
 	}
 	trDone := make(chan struct{})
-	go func() { defer close(trDone); r.tr.run(ctx, stream) }()
+	go func() {
+		defer close(trDone)
+		if sleep(ctx, r.o.readerDelay) == nil {
+			r.tr.run(ctx, stream)
+		}
+	}()
 	defer func() { cancel(); <-trDone }()
 	stopProgress := r.progress(ctx, len(st.Chunks))
 	defer stopProgress()
@@ -438,7 +435,6 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		return err
 	}
 	paused, err := r.cutover(ctx)
-	rep.CutoverLock = paused
 	if err != nil {
 		return err
 	}
@@ -483,8 +479,15 @@ func (r *runner) startAppliers(ctx context.Context, gather bool) (stop func() er
 	}
 }
 
-// catchUp waits until the key set is small.
+// catchUp waits until the binlog reader has read every change made before
+// it was called and the key set is small: a table lock taken then holds
+// the writers back for the last moment's changes only, not for a backlog
+// the reader had yet to read (after a copy that took its CPU, it was
+// seconds behind with a set that looked small) and the drain of it.
 func (r *runner) catchUp(ctx context.Context) error {
+	if err := r.readerCaughtUp(ctx); err != nil {
+		return err
+	}
 	for {
 		if err := r.tr.failed(); err != nil {
 			return err
@@ -495,6 +498,22 @@ func (r *runner) catchUp(ctx context.Context) error {
 		if err := sleep(ctx, 50*time.Millisecond); err != nil {
 			return err
 		}
+	}
+}
+
+// readerCaughtUp waits until the binlog reader has read a marker written
+// now, however long that takes (logged every 30 s).
+func (r *runner) readerCaughtUp(ctx context.Context) error {
+	id, err := writeMarker(ctx, r.db, r.id.Database, r.id.Name)
+	if err != nil {
+		return err
+	}
+	for start := time.Now(); ; {
+		err := r.tr.waitMarker(ctx, id, 30*time.Second)
+		if err == nil || r.tr.failed() != nil || ctx.Err() != nil {
+			return err
+		}
+		r.log.Info("waiting for the binlog reader to catch up", "waited", time.Since(start).Round(time.Second))
 	}
 }
 

@@ -48,15 +48,6 @@ type tracker struct {
 	// the table are the new table's.
 	renamed atomic.Bool
 	events  atomic.Int64
-	// lastAt is the commit time (Unix seconds) of the last transaction
-	// that changed the table, for the pacer.
-	lastAt atomic.Int64
-}
-
-// changes returns the table's row changes read so far and the commit time
-// of the last.
-func (t *tracker) changes() (int64, time.Time) {
-	return t.events.Load(), time.Unix(t.lastAt.Load(), 0)
 }
 
 func newTracker(table, marker schema.TableID, kc *keyCols, keys *keySet, images bool) *tracker {
@@ -98,7 +89,6 @@ func (t *tracker) txn(txn *model.Txn) error {
 				continue
 			}
 			seq := t.events.Add(1)
-			t.lastAt.Store(txn.Timestamp.Unix())
 			if t.sealed.Load() {
 				t.slipped.Add(1)
 			}
@@ -139,17 +129,17 @@ func (t *tracker) txn(txn *model.Txn) error {
 
 // seqAt waits until the tracker has read marker id and returns the count
 // of the table's row changes read before it: the changes up to that count
-// are before the marker in binlog order. Zero when the marker is not read
-// within timeout.
-func (t *tracker) seqAt(ctx context.Context, id int64, timeout time.Duration) int64 {
+// are before the marker in binlog order. errAwaitTimeout when the marker
+// is not read within timeout (asking again later may find it).
+func (t *tracker) seqAt(ctx context.Context, id int64, timeout time.Duration) (int64, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	defer delete(t.markerSeq, id)
 	var n int64
-	if t.await(ctx, timeout, func() (ok bool) { n, ok = t.markerSeq[id]; return ok }) != nil {
-		return 0
+	if err := t.await(ctx, timeout, func() (ok bool) { n, ok = t.markerSeq[id]; return ok }); err != nil {
+		return 0, err
 	}
-	return n
+	delete(t.markerSeq, id)
+	return n, nil
 }
 
 // errAwaitTimeout: await's condition did not hold within its timeout.

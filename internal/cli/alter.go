@@ -29,7 +29,9 @@ the shared columns, and an atomic RENAME under a table lock held for
 milliseconds (waited for at most --cutover-lock-timeout, with retries).
 
 The copy is paced by default so that the application's write rate to the
-table stays at 0.9 of its rate without the copy (--keep-write-rate).
+table stays at 0.9 of its rate without the copy (--keep-write-rate); the
+summary says the rate measured, and every table lock the application waited
+on (the checksum point's, the swap's) with its wait and hold.
 
 Operator controls: --dry-run, --max-load / --critical-load (status variables),
 --max-lag with --replica (pause while a replica lags; the swap waits too),
@@ -158,6 +160,12 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 			}
 		}
 		fmt.Fprintln(out)
+		// Every lock the application waited on, not only the swap's.
+		for _, l := range []string{rep.LockSummary(), rep.PacingSummary()} {
+			if l != "" {
+				fmt.Fprintf(out, "  %s\n", l)
+			}
+		}
 	}
 	return nil
 }
