@@ -53,6 +53,13 @@ type Options struct {
 	// MergedTopic (--merged-topic) also writes every shard's transactions
 	// into this single-partition topic in one global order (merged.go).
 	MergedTopic string
+	// Layout (--shard-layout) says how events name their shard: "" is the
+	// shard in the key with several sources, Debezium's layout with one
+	// (kafkasink.ParseLayout).
+	Layout string
+	// ReuseTopics (--reuse-topics) lets a new stream write into topics that
+	// hold another history (kafkasink.Store.CheckNewStream).
+	ReuseTopics bool
 }
 
 // ShardStream is the stream name of shard src.
@@ -90,9 +97,13 @@ func Run(ctx context.Context, o Options) error {
 	if err := o.checkMerged(); err != nil {
 		return err
 	}
+	layout, err := kafkasink.ParseLayout(o.Layout, len(o.Sources))
+	if err != nil {
+		return exitcode.ConfigError(fmt.Errorf("stream: %w", err))
+	}
+	o.Layout = string(layout)
 	var merged *mergedRun
 	if o.MergedTopic != "" {
-		var err error
 		if merged, err = newMergedRun(o); err != nil {
 			return err
 		}
@@ -138,19 +149,14 @@ func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRu
 	if err := rep.Err(); err != nil {
 		return err
 	}
-	db, err := src.OpenDB()
+	serverID, sourceID, err := identify(ctx, src)
 	if err != nil {
-		return exitcode.ConfigError(err)
-	}
-	var serverID uint32
-	err = db.QueryRowContext(ctx, "SELECT @@server_id").Scan(&serverID)
-	_ = db.Close()
-	if err != nil {
-		return exitcode.ConfigError(fmt.Errorf("source %s: %w", src.Redacted(), err))
+		return err
 	}
 	cfg := kafkasink.Config{Brokers: o.Brokers, Prefix: o.Prefix, Stream: name, ServerID: serverID, DefaultDatabase: src.Database,
 		Schemas: o.Schemas, NoTombstones: o.NoTombstones, TxnMetadata: o.TxnMetadata, Partitions: o.Partitions, Decode: binlogpos.Decode,
-		Version: o.Version, Log: log}
+		Version: o.Version, Log: log, Layout: kafkasink.Layout(o.Layout), Shard: kafkasink.ShardLabel(src.Addr()), SourceID: sourceID,
+		ReuseTopics: o.ReuseTopics}
 	if merged != nil {
 		cfg.Journal = merged.journals[name]
 	}
@@ -206,6 +212,13 @@ func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Confi
 	cat, err := schema.Load(ctx, cs.DB, filter)
 	if err != nil {
 		return fmt.Errorf("source: %w", err)
+	}
+	ids := make([]schema.TableID, len(cat.Tables))
+	for i, t := range cat.Tables {
+		ids[i] = t.TableID
+	}
+	if err := store.CheckNewStream(ctx, ids); err != nil {
+		return err
 	}
 	p, err := cs.OpenPoint(ctx, consistent.PointOptions{Sessions: 1, Log: log,
 		Tables: cat.Tables, NonTransactional: consistent.NonTransactional(cat.Tables)})

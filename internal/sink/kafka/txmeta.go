@@ -68,5 +68,5 @@ func (s *Sink) txnRecord(m *txnMeta, end bool) *kgo.Record {
 	}
 	val, _ := json.Marshal(v)
 	key, _ := json.Marshal(map[string]string{"id": m.id})
-	return &kgo.Record{Topic: s.cfg.Prefix + ".transaction", Key: key, Value: val}
+	return &kgo.Record{Topic: s.cfg.TxnTopic(), Key: key, Value: val}
 }
