@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/stream"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
@@ -171,4 +172,46 @@ func shardRows(t *testing.T, rows map[string]map[string]any, ident string) map[s
 		t.Errorf("keys not of shard %s: want those of the one other shard, got %v", ident, names)
 	}
 	return out
+}
+
+// TestStreamShardJoins: shards streamed by separate runs into one topic
+// prefix, each naming its shard in the key, share the topics (a new stream of
+// another server joins); a new stream of a server already streamed there,
+// reached at another address, is refused with exit 2, and so is a stream
+// restarted with another layout.
+func TestStreamShardJoins(t *testing.T) {
+	brokers := testenv.Get(t).Kafka(t)
+	name, shards := twoShards(t, "kshjoin")
+	for i, s := range shards {
+		mustExec(t, s.db, "CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL, s VARCHAR(40))",
+			fmt.Sprintf("INSERT INTO t VALUES (1, %d, 'a'), (2, %d, 'b')", i, i))
+	}
+	run := func(name_ string, url string, layout string) error {
+		return runStream(t, stream.Options{Sources: []config.MySQL{source(t, url)}, Brokers: brokers, Prefix: name, Stream: name_, Layout: layout})
+	}
+	for i, s := range shards {
+		if err := run(fmt.Sprintf("s%d", i), s.url, "key"); err != nil {
+			t.Fatalf("shard %s joining the prefix: %v", s.name, err)
+		}
+	}
+	mustExec(t, shards[0].db, "DELETE FROM t WHERE id = 1")
+	if err := run("s0", shards[0].url, "key"); err != nil {
+		t.Fatal(err)
+	}
+	other := strings.Replace(shards[1].url, "@127.0.0.1:", "@localhost:", 1)
+	if other == shards[1].url {
+		t.Fatalf("shard URL %s is not on 127.0.0.1", other)
+	}
+	if err := run("s1-again", other, "key"); exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), `stream "s1" of the same server`) {
+		t.Errorf("a new stream of shard %s at another address: want exit 2 naming stream s1, got exit %d: %v", shards[1].name, exitcode.Of(err), err)
+	}
+	if err := run("s0", shards[0].url, "topic"); exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "--shard-layout key") {
+		t.Errorf("stream s0 restarted with another layout: want exit 2, got exit %d: %v", exitcode.Of(err), err)
+	}
+	tp := name + "." + name + ".t"
+	evs := consume(t, brokers, tp)
+	for _, s := range shards {
+		ident := name + "." + shardLabel(source(t, s.url).Addr()) + "." + name + ".t"
+		compareRows(t, "upserted by key, shard "+s.name, shardRows(t, upsertByKey(evs, tp), ident), sourceRows(t, s.db, "t"))
+	}
 }
