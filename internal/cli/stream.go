@@ -117,9 +117,13 @@ func runStreamStatus(cmd *cobra.Command, _ []string) error {
 		if !st.SourceTime.IsZero() {
 			lag = st.UpdatedAt.Sub(st.SourceTime).Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(out, "stream %s: position %s, schema version %d, last source commit %s (delay at write %s), state written %s ago\n",
+		layout := st.Layout
+		if st.Shard != "" {
+			layout += ", shard " + st.Shard
+		}
+		fmt.Fprintf(out, "stream %s: position %s, schema version %d, last source commit %s (delay at write %s), state written %s ago, shard layout %s\n",
 			st.Stream, st.Position, st.SchemaVersion, st.SourceTime.Format(time.RFC3339), lag,
-			time.Since(st.UpdatedAt).Round(time.Second))
+			time.Since(st.UpdatedAt).Round(time.Second), layout)
 	}
 	return nil
 }

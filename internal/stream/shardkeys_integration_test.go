@@ -1,14 +1,19 @@
 package stream_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os/exec"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
 	"github.com/sluice-db/sluice/internal/stream"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
@@ -202,11 +207,28 @@ func TestStreamShardJoins(t *testing.T) {
 	if other == shards[1].url {
 		t.Fatalf("shard URL %s is not on 127.0.0.1", other)
 	}
-	if err := run("s1-again", other, "key"); exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), `stream "s1" of the same server`) {
-		t.Errorf("a new stream of shard %s at another address: want exit 2 naming stream s1, got exit %d: %v", shards[1].name, exitcode.Of(err), err)
+	// The command itself: exit status 2 and the message.
+	cmd := testenv.SluiceCommand(testenv.SluiceBinary(t), "stream", "--source", other, "--kafka", strings.Join(brokers, ","),
+		"--topic-prefix", name, "--stream", "s1-again", "--shard-layout", "key", "--until-caught-up")
+	out, err := runWithTimeout(cmd, 2*time.Minute)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitcode.Config || !strings.Contains(out, `stream "s1" of the same server`) {
+		t.Errorf("a new stream of shard %s at another address: want exit 2 naming stream s1, got %v:\n%s", shards[1].name, err, tail(out, 3000))
 	}
 	if err := run("s0", shards[0].url, "topic"); exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "--shard-layout key") {
 		t.Errorf("stream s0 restarted with another layout: want exit 2, got exit %d: %v", exitcode.Of(err), err)
+	}
+	sts, err := kafkasink.ReadStatus(context.Background(), brokers, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range sts {
+		got = append(got, st.Stream+" "+st.Layout+" "+st.Shard)
+	}
+	want := []string{"s0 key " + shardLabel(source(t, shards[0].url).Addr()), "s1 key " + shardLabel(source(t, shards[1].url).Addr())}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("stream status: %q, want %q", got, want)
 	}
 	tp := name + "." + name + ".t"
 	evs := consume(t, brokers, tp)

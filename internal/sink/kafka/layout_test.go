@@ -90,7 +90,7 @@ func TestLayoutRecords(t *testing.T) {
 				}
 			}
 			var v struct {
-				Source struct{ Name string } `json:"source"`
+				Source  struct{ Name string } `json:"source"`
 				Payload struct {
 					Source struct{ Name string } `json:"source"`
 				} `json:"payload"`

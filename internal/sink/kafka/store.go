@@ -126,7 +126,7 @@ type Store struct {
 	state   *stateRecord
 	schemas []schemaRecord
 	writers map[string]*writer // every stream of the schema topic, this one too (newstream.go)
-	topics  *topicLimits // topics known to exist → max.message.bytes
+	topics  *topicLimits       // topics known to exist → max.message.bytes
 
 	pmu     sync.Mutex
 	pending *checkpoint.State // a checkpoint for the next transaction (SaveCheckpoint while busy)
