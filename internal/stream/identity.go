@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -34,4 +35,25 @@ func identify(ctx context.Context, src config.MySQL) (uint32, string, error) {
 		return 0, "", exitcode.ConfigError(fmt.Errorf("source %s: @@server_uuid: %w", src.Redacted(), err))
 	}
 	return serverID, "mysql:" + uuid, nil
+}
+
+// servers are the source servers of one run, by identity: two --source
+// addresses of one server would stream its rows twice.
+type servers struct {
+	mu sync.Mutex
+	by map[string]config.MySQL
+}
+
+func (s *servers) add(id string, src config.MySQL) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.by[id]; ok {
+		return exitcode.ConfigError(fmt.Errorf("stream: --source %s and --source %s are the same server (%s): its rows would be streamed twice; "+
+			"fix: give each shard once", prev.Redacted(), src.Redacted(), id))
+	}
+	if s.by == nil {
+		s.by = map[string]config.MySQL{}
+	}
+	s.by[id] = src
+	return nil
 }

@@ -215,6 +215,10 @@ func TestStreamShardJoins(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitcode.Config || !strings.Contains(out, `stream "s1" of the same server`) {
 		t.Errorf("a new stream of shard %s at another address: want exit 2 naming stream s1, got %v:\n%s", shards[1].name, err, tail(out, 3000))
 	}
+	err = runStream(t, stream.Options{Sources: []config.MySQL{source(t, shards[1].url), source(t, other)}, Brokers: brokers, Prefix: name, Stream: "dup"})
+	if exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "are the same server") {
+		t.Errorf("one server given twice at two addresses: want exit 2, got exit %d: %v", exitcode.Of(err), err)
+	}
 	if err := run("s0", shards[0].url, "topic"); exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "--shard-layout key") {
 		t.Errorf("stream s0 restarted with another layout: want exit 2, got exit %d: %v", exitcode.Of(err), err)
 	}

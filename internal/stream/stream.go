@@ -94,14 +94,14 @@ func Run(ctx context.Context, o Options) error {
 		}
 		seen[s.Addr()] = true
 	}
-	if err := o.checkMerged(); err != nil {
-		return err
-	}
 	layout, err := kafkasink.ParseLayout(o.Layout, len(o.Sources))
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("stream: %w", err))
 	}
 	o.Layout = string(layout)
+	if err := o.checkMerged(); err != nil {
+		return err
+	}
 	var merged *mergedRun
 	if o.MergedTopic != "" {
 		if merged, err = newMergedRun(o); err != nil {
@@ -110,12 +110,13 @@ func Run(ctx context.Context, o Options) error {
 		defer merged.close()
 	}
 	errs := make([]error, len(o.Sources))
+	servers := &servers{}
 	var wg sync.WaitGroup
 	for i, src := range o.Sources {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = runShard(ctx, o, src, merged)
+			errs[i] = runShard(ctx, o, src, merged, servers)
 			if errs[i] != nil && len(o.Sources) > 1 {
 				errs[i] = fmt.Errorf("shard %s: %w", src.Addr(), errs[i])
 			}
@@ -137,7 +138,7 @@ func Run(ctx context.Context, o Options) error {
 	return errors.Join(errs...)
 }
 
-func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRun) error {
+func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRun, servers *servers) error {
 	name := o.ShardStream(src)
 	log := o.Log.With("shard", src.Addr())
 	// The source checks of replicate (reachable, privileges, log_bin, ROW
@@ -151,6 +152,9 @@ func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRu
 	}
 	serverID, sourceID, err := identify(ctx, src)
 	if err != nil {
+		return err
+	}
+	if err := servers.add(sourceID, src); err != nil {
 		return err
 	}
 	cfg := kafkasink.Config{Brokers: o.Brokers, Prefix: o.Prefix, Stream: name, ServerID: serverID, DefaultDatabase: src.Database,

@@ -278,7 +278,9 @@ func (s *Store) readSchemas(ctx context.Context, end int64) error {
 		if r.Value == nil || !strings.Contains(string(r.Key), "\x00v") {
 			return nil
 		}
-		s.noteWriter(r.Value)
+		if s.state == nil { // only a new stream checks the writers (CheckNewStream)
+			s.noteWriter(r.Value)
+		}
 		if !strings.HasPrefix(string(r.Key), s.cfg.Stream+"\x00v") {
 			return nil
 		}
