@@ -104,6 +104,13 @@ func TestLayoutRecords(t *testing.T) {
 			if got := cfg.DDLTopic() + " " + cfg.TxnTopic(); got != c.name+" "+c.name+".transaction" {
 				t.Errorf("%s: DDL and transaction topics %s", c.layout, got)
 			}
+			txnKey := `{"id":"0-1-42"}`
+			if c.layout == LayoutKey {
+				txnKey = `{"id":"0-1-42","__dbz__physicalTableIdentifier":"p.h_3306.transaction"}`
+			}
+			if tr := s.txnRecord(newTxnMeta(&model.Txn{GTID: "0-1-42"}), false); tr.Topic != c.name+".transaction" || string(tr.Key) != txnKey {
+				t.Errorf("%s: transaction record on %s key %s, want %s.transaction key %s", c.layout, tr.Topic, tr.Key, c.name, txnKey)
+			}
 			kl, err := s.rowRecords(&model.RowChange{Table: keyless, Op: model.Insert, After: []any{int32(1), "x"}}, origin{snapshot: "false"}, 0, false)
 			if err != nil || len(kl) != 1 || kl[0].Key != nil {
 				t.Errorf("%s: a keyless table's record: %v, key %s, want a null key", c.layout, err, kl[0].Key)
