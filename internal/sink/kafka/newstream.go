@@ -58,8 +58,12 @@ func (w *writer) collision(c Config) string {
 		return ""
 	case sameServer:
 		return fmt.Sprintf("stream %q of the same server%s", w.stream, caseHint(w.stream, c.Stream))
+	case layoutOf(w.Layout) != LayoutKey:
+		return fmt.Sprintf("stream %q of another server, whose keys do not name their shard (--shard-layout %s): "+
+			"rows of the two servers with the same key would collide", w.stream, layoutOf(w.Layout))
 	}
-	return fmt.Sprintf("stream %q of another server, whose keys do not name their shard (%s)", w.stream, layoutOf(w.Layout))
+	return fmt.Sprintf("stream %q of another server, whose keys name their shard where this stream's would not (--shard-layout %s; "+
+		"--shard-layout key would share the topics)", w.stream, c.Layout)
 }
 
 func caseHint(other, stream string) string {
