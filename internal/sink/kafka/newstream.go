@@ -23,21 +23,34 @@ type writer struct {
 	tables map[schema.TableID]bool
 }
 
-// noteWriter adds a schema record of any stream to the writers.
-func (s *Store) noteWriter(value []byte) {
-	var sr schemaRecord
-	if json.Unmarshal(value, &sr) != nil || sr.Stream == "" {
-		return
+// readWriters reads every stream's schema history, this stream's too,
+// committed before a marker written now: the snapshot of a stream commits
+// its schema with its rows, so every stream whose records a topic showed
+// before is among them (another shard of this run that has just committed
+// its snapshot too).
+func (s *Store) readWriters(ctx context.Context) (map[string]*writer, error) {
+	marks, err := s.mark(ctx, s.cfg.SchemaTopic())
+	if err != nil {
+		return nil, fmt.Errorf("kafka: mark the schema topic: %w", err)
 	}
-	w := s.writers[sr.Stream]
-	if w == nil {
-		w = &writer{stream: sr.Stream, tables: map[schema.TableID]bool{}}
-		s.writers[sr.Stream] = w
-	}
-	w.placement = sr.placement
-	for _, t := range sr.Tables {
-		w.tables[t.TableID] = true
-	}
+	writers := map[string]*writer{}
+	err = s.readRange(ctx, s.cfg.SchemaTopic(), 0, marks[0].Offset, func(r *kgo.Record) error {
+		var sr schemaRecord
+		if r.Value == nil || !strings.Contains(string(r.Key), "\x00v") || json.Unmarshal(r.Value, &sr) != nil || sr.Stream == "" {
+			return nil
+		}
+		w := writers[sr.Stream]
+		if w == nil {
+			w = &writer{stream: sr.Stream, tables: map[schema.TableID]bool{}}
+			writers[sr.Stream] = w
+		}
+		w.placement = sr.placement
+		for _, t := range sr.Tables {
+			w.tables[t.TableID] = true
+		}
+		return nil
+	})
+	return writers, err
 }
 
 // wrote reports whether w wrote table id's events into topic.
@@ -91,6 +104,10 @@ func (s *Store) CheckNewStream(ctx context.Context, tables []schema.TableID) err
 		topics = append(topics, t)
 	}
 	held, err := s.heldTopics(ctx, topics)
+	if err != nil || len(held) == 0 {
+		return err
+	}
+	writers, err := s.readWriters(ctx) // after heldTopics: the writers of what it saw are in
 	if err != nil {
 		return err
 	}
@@ -98,8 +115,8 @@ func (s *Store) CheckNewStream(ctx context.Context, tables []schema.TableID) err
 	for _, t := range held {
 		var by []string
 		found := false
-		for _, name := range sortedKeys(s.writers) {
-			w := s.writers[name]
+		for _, name := range sortedKeys(writers) {
+			w := writers[name]
 			if !w.wrote(s.cfg.Prefix, byTopic[t], t) {
 				continue
 			}

@@ -125,8 +125,7 @@ type Store struct {
 	mu      sync.Mutex // one Kafka transaction at a time
 	state   *stateRecord
 	schemas []schemaRecord
-	writers map[string]*writer // every stream of the schema topic, this one too (newstream.go)
-	topics  *topicLimits       // topics known to exist → max.message.bytes
+	topics  *topicLimits // topics known to exist → max.message.bytes
 
 	pmu     sync.Mutex
 	pending *checkpoint.State // a checkpoint for the next transaction (SaveCheckpoint while busy)
@@ -217,13 +216,7 @@ func (s *Store) open(ctx context.Context) error {
 	if _, _, err := s.cl.ProducerID(ctx); err != nil {
 		return fmt.Errorf("kafka: init the transactional producer (fence earlier runs of stream %q): %w", s.cfg.Stream, err)
 	}
-	marks, err := s.transact(ctx, func() ([]*kgo.Record, error) {
-		v := []byte(strconv.FormatInt(time.Now().UnixNano(), 10))
-		return []*kgo.Record{
-			{Topic: s.cfg.OffsetsTopic(), Key: []byte(s.cfg.Stream + "\x00fence"), Value: v},
-			{Topic: s.cfg.SchemaTopic(), Key: []byte(s.cfg.Stream + "\x00fence"), Value: v},
-		}, nil
-	})
+	marks, err := s.mark(ctx, s.cfg.OffsetsTopic(), s.cfg.SchemaTopic())
 	if err != nil {
 		return fmt.Errorf("kafka: fence: %w", err)
 	}
@@ -240,6 +233,19 @@ func (s *Store) open(ctx context.Context) error {
 		return err
 	}
 	return s.readSchemas(ctx, marks[1].Offset)
+}
+
+// mark commits a marker record in each topic (state topics): every record
+// before it is decided, so reading up to its offset sees what is final.
+func (s *Store) mark(ctx context.Context, topics ...string) ([]*kgo.Record, error) {
+	return s.transact(ctx, func() ([]*kgo.Record, error) {
+		v := []byte(strconv.FormatInt(time.Now().UnixNano(), 10))
+		recs := make([]*kgo.Record, len(topics))
+		for i, t := range topics {
+			recs[i] = &kgo.Record{Topic: t, Key: []byte(s.cfg.Stream + "\x00fence"), Value: v}
+		}
+		return recs, nil
+	})
 }
 
 // readState finds the stream's last state record before offset end of the
@@ -269,19 +275,10 @@ func (s *Store) readState(ctx context.Context, end int64) error {
 	}
 }
 
-// readSchemas reads the stream's schema history and, of every stream, what
-// tables it captured and where it wrote them (the writers).
 func (s *Store) readSchemas(ctx context.Context, end int64) error {
 	s.schemas = nil
-	s.writers = map[string]*writer{}
 	return s.readRange(ctx, s.cfg.SchemaTopic(), 0, end, func(r *kgo.Record) error {
-		if r.Value == nil || !strings.Contains(string(r.Key), "\x00v") {
-			return nil
-		}
-		if s.state == nil { // only a new stream checks the writers (CheckNewStream)
-			s.noteWriter(r.Value)
-		}
-		if !strings.HasPrefix(string(r.Key), s.cfg.Stream+"\x00v") {
+		if !strings.HasPrefix(string(r.Key), s.cfg.Stream+"\x00v") || r.Value == nil {
 			return nil
 		}
 		var sr schemaRecord
