@@ -217,11 +217,7 @@ func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Confi
 	if err != nil {
 		return fmt.Errorf("source: %w", err)
 	}
-	ids := make([]schema.TableID, len(cat.Tables))
-	for i, t := range cat.Tables {
-		ids[i] = t.TableID
-	}
-	if err := store.CheckNewStream(ctx, ids); err != nil {
+	if err := store.CheckNewStream(ctx, cat.Tables); err != nil {
 		return err
 	}
 	p, err := cs.OpenPoint(ctx, consistent.PointOptions{Sessions: 1, Log: log,

@@ -92,15 +92,15 @@ func caseHint(other, stream string) string {
 // either) stays. The topics of tables, as this stream would name them, may
 // hold committed records only of other servers' streams whose keys, like
 // this stream's, name their shard (LayoutKey). ReuseTopics writes anyway.
-func (s *Store) CheckNewStream(ctx context.Context, tables []schema.TableID) error {
+func (s *Store) CheckNewStream(ctx context.Context, tables []*schema.Table) error {
 	if s.state != nil || s.cfg.ReuseTopics || len(tables) == 0 {
 		return nil
 	}
 	byTopic := map[string]schema.TableID{}
 	var topics []string
-	for _, id := range tables {
-		t := s.cfg.TableTopic(id)
-		byTopic[t] = id
+	for _, tb := range tables {
+		t := s.cfg.TableTopic(tb.TableID)
+		byTopic[t] = tb.TableID
 		topics = append(topics, t)
 	}
 	held, err := s.heldTopics(ctx, topics)
