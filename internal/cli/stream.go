@@ -35,11 +35,11 @@ Kafka transaction; a restart (after kill -9 too) fences the old producer and
 continues from the committed position, so a read_committed consumer sees every
 change once. See docs/kafka.md.
 
-A new stream refuses topics that already hold another history (another
-stream's, an earlier run's): --reuse-topics writes into them anyway.
+A new stream refuses (exit 2) topics that already hold another history
+(another stream's, an earlier run's): --reuse-topics writes into them anyway.
 
 Exit codes: 0 stopped or caught up, 1 failure, 2 configuration error (Kafka or
-a source unreachable at start, topics of another history).`,
+a source unreachable at start).`,
 		Example: `  sluice stream --source mysql://sluice:pw@db1:3306/shop --kafka 127.0.0.1:9092 --topic-prefix shop
   sluice stream --source mysql://sluice:pw@shard1:3306/shop --source mysql://sluice:pw@shard2:3306/shop --kafka k1:9092,k2:9092 --topic-prefix shop --schemas`,
 		Args: cobra.NoArgs,
