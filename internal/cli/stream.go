@@ -23,7 +23,9 @@ func newStreamCmd() *cobra.Command {
 		Long: `stream writes every change of one or more MySQL/MariaDB sources (shards) into
 Kafka in the Debezium MySQL connector's JSON format: topic <prefix>.<db>.<table>,
 key = the primary key columns (null without one), value = the Debezium envelope
-(before, after, source, op c/u/d/r, ts_ms). A new stream first writes a consistent
+(before, after, source, op c/u/d/r, ts_ms). With several shards every key also
+names its shard (__dbz__physicalTableIdentifier), or with --shard-layout topic
+each shard has its own topics <prefix>.<host>_<port>.<db>.<table>. A new stream first writes a consistent
 snapshot of every table as op "r" events (--no-snapshot starts at the current
 position), then follows the binlog; schema changes go to the topic <prefix>.
 
@@ -32,6 +34,9 @@ with the stream's position in the compacted topic <prefix>.sluice.offsets, in on
 Kafka transaction; a restart (after kill -9 too) fences the old producer and
 continues from the committed position, so a read_committed consumer sees every
 change once. See docs/kafka.md.
+
+A new stream refuses (exit 2) topics that already hold another history
+(another stream's, an earlier run's): --reuse-topics writes into them anyway.
 
 Exit codes: 0 stopped or caught up, 1 failure, 2 configuration error (Kafka or
 a source unreachable at start).`,
@@ -55,6 +60,8 @@ a source unreachable at start).`,
 	f.String("max-txn-memory", "256MB", "memory for decoded changes per shard; a larger source transaction is written in fragments inside one Kafka transaction")
 	f.Bool("until-caught-up", false, "exit 0 once every shard has written everything its source had when it first went idle")
 	f.String("merged-topic", "", "also write every shard's transactions into this single-partition topic in one global order (per shard in commit order, across shards by commit time, released once every shard's watermark passed it), exactly once; needs --workers 1 (docs/kafka.md)")
+	f.String("shard-layout", "", "how events name their shard: key (the default with several --source: shared topics <prefix>.<db>.<table>, every key with the field __dbz__physicalTableIdentifier, as Debezium's ByLogicalTableRouter), topic (a topic per shard, <prefix>.<host>_<port>.<db>.<table>, keys the primary key alone), none (the default with one --source: Debezium's layout; refused with several)")
+	f.Bool("reuse-topics", false, "let a new stream write into topics that already hold another history (another stream's, an earlier run's); a consumer of them then sees both histories")
 	f.StringSlice("include", nil, "tables to include as db.table patterns, e.g. --include 'shop.order*'; default: the source URL's database")
 	f.StringSlice("exclude", nil, "tables to leave out, same patterns as --include")
 	addStreamFlag(cmd)
@@ -112,9 +119,13 @@ func runStreamStatus(cmd *cobra.Command, _ []string) error {
 		if !st.SourceTime.IsZero() {
 			lag = st.UpdatedAt.Sub(st.SourceTime).Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(out, "stream %s: position %s, schema version %d, last source commit %s (delay at write %s), state written %s ago\n",
+		layout := st.Layout
+		if st.Shard != "" {
+			layout += ", shard " + st.Shard
+		}
+		fmt.Fprintf(out, "stream %s: position %s, schema version %d, last source commit %s (delay at write %s), state written %s ago, shard layout %s\n",
 			st.Stream, st.Position, st.SchemaVersion, st.SourceTime.Format(time.RFC3339), lag,
-			time.Since(st.UpdatedAt).Round(time.Second))
+			time.Since(st.UpdatedAt).Round(time.Second), layout)
 	}
 	return nil
 }
@@ -167,7 +178,7 @@ func runStream(cmd *cobra.Command, _ []string) error {
 		Schemas: k.Bool("schemas"), NoTombstones: k.Bool("no-tombstones"), TxnMetadata: k.Bool("transaction-metadata"), NoSnapshot: k.Bool("no-snapshot"),
 		UntilCaughtUp: k.Bool("until-caught-up"), Include: k.Strings("include"), Exclude: k.Strings("exclude"),
 		Workers: k.Int("workers"), MaxTxnMemory: maxMem, Partitions: int32(k.Int("partitions")),
-		Version: Version, Log: s.Log, MergedTopic: k.String("merged-topic")}
+		Version: Version, Log: s.Log, MergedTopic: k.String("merged-topic"), Layout: k.String("shard-layout"), ReuseTopics: k.Bool("reuse-topics")}
 	if reg != nil {
 		o.Registry = reg
 	}

@@ -35,6 +35,12 @@ func (o Options) checkMerged() error {
 		// source order, so a shard's journal would not be in commit order.
 		return exitcode.ConfigError(errors.New("stream: --merged-topic needs --workers 1 (each shard's transactions in commit order)"))
 	}
+	for _, src := range o.Sources {
+		if shard := o.Prefix + "." + kafkasink.ShardLabel(src.Addr()); o.Layout == string(kafkasink.LayoutTopic) && o.MergedTopic == shard {
+			return exitcode.ConfigError(fmt.Errorf("stream: --merged-topic %s is the schema-change topic of shard %s (--shard-layout topic); "+
+				"choose another name, e.g. %s.merged", o.MergedTopic, src.Addr(), o.Prefix))
+		}
+	}
 	if collides(o.Prefix, o.MergedTopic) {
 		return exitcode.ConfigError(fmt.Errorf("stream: --merged-topic %s could be one of the stream's own topics (%s, %s.<db>.<table>, %s.transaction, %s.sluice.*); "+
 			"choose another name, e.g. %s.merged", o.MergedTopic, o.Prefix, o.Prefix, o.Prefix, o.Prefix, o.Prefix))

@@ -53,6 +53,13 @@ type Options struct {
 	// MergedTopic (--merged-topic) also writes every shard's transactions
 	// into this single-partition topic in one global order (merged.go).
 	MergedTopic string
+	// Layout (--shard-layout) says how events name their shard: "" is the
+	// shard in the key with several sources, Debezium's layout with one
+	// (kafkasink.ParseLayout).
+	Layout string
+	// ReuseTopics (--reuse-topics) lets a new stream write into topics that
+	// hold another history (kafkasink.Store.CheckNewStream).
+	ReuseTopics bool
 }
 
 // ShardStream is the stream name of shard src.
@@ -87,24 +94,29 @@ func Run(ctx context.Context, o Options) error {
 		}
 		seen[s.Addr()] = true
 	}
+	layout, err := kafkasink.ParseLayout(o.Layout, len(o.Sources))
+	if err != nil {
+		return exitcode.ConfigError(fmt.Errorf("stream: %w", err))
+	}
+	o.Layout = string(layout)
 	if err := o.checkMerged(); err != nil {
 		return err
 	}
 	var merged *mergedRun
 	if o.MergedTopic != "" {
-		var err error
 		if merged, err = newMergedRun(o); err != nil {
 			return err
 		}
 		defer merged.close()
 	}
 	errs := make([]error, len(o.Sources))
+	servers := &servers{}
 	var wg sync.WaitGroup
 	for i, src := range o.Sources {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = runShard(ctx, o, src, merged)
+			errs[i] = runShard(ctx, o, src, merged, servers)
 			if errs[i] != nil && len(o.Sources) > 1 {
 				errs[i] = fmt.Errorf("shard %s: %w", src.Addr(), errs[i])
 			}
@@ -126,7 +138,7 @@ func Run(ctx context.Context, o Options) error {
 	return errors.Join(errs...)
 }
 
-func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRun) error {
+func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRun, servers *servers) error {
 	name := o.ShardStream(src)
 	log := o.Log.With("shard", src.Addr())
 	// The source checks of replicate (reachable, privileges, log_bin, ROW
@@ -138,19 +150,17 @@ func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRu
 	if err := rep.Err(); err != nil {
 		return err
 	}
-	db, err := src.OpenDB()
+	serverID, sourceID, err := identify(ctx, src)
 	if err != nil {
-		return exitcode.ConfigError(err)
+		return err
 	}
-	var serverID uint32
-	err = db.QueryRowContext(ctx, "SELECT @@server_id").Scan(&serverID)
-	_ = db.Close()
-	if err != nil {
-		return exitcode.ConfigError(fmt.Errorf("source %s: %w", src.Redacted(), err))
+	if err := servers.add(sourceID, src); err != nil {
+		return err
 	}
 	cfg := kafkasink.Config{Brokers: o.Brokers, Prefix: o.Prefix, Stream: name, ServerID: serverID, DefaultDatabase: src.Database,
 		Schemas: o.Schemas, NoTombstones: o.NoTombstones, TxnMetadata: o.TxnMetadata, Partitions: o.Partitions, Decode: binlogpos.Decode,
-		Version: o.Version, Log: log}
+		Version: o.Version, Log: log, Layout: kafkasink.Layout(o.Layout), Shard: kafkasink.ShardLabel(src.Addr()), SourceID: sourceID,
+		ReuseTopics: o.ReuseTopics}
 	if merged != nil {
 		cfg.Journal = merged.journals[name]
 	}
@@ -206,6 +216,9 @@ func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Confi
 	cat, err := schema.Load(ctx, cs.DB, filter)
 	if err != nil {
 		return fmt.Errorf("source: %w", err)
+	}
+	if err := store.CheckNewStream(ctx, cat.Tables); err != nil {
+		return err
 	}
 	p, err := cs.OpenPoint(ctx, consistent.PointOptions{Sessions: 1, Log: log,
 		Tables: cat.Tables, NonTransactional: consistent.NonTransactional(cat.Tables)})

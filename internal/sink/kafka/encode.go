@@ -39,12 +39,14 @@ type tableCodec struct {
 	fields []*field
 	key    []int  // positions of the key columns (nil: keyless table, null key)
 	topic  string // Config.TableTopic of the table, built once
+	// keyExtra ends every key object with the shard (LayoutKey: layout.go).
+	keyExtra []byte
 	// keySchema and valueSchema are the JsonConverter schema blocks.
 	keySchema, rowSchema map[string]any
 }
 
-func newTableCodec(m *typemap.Mapper, t *schema.Table, prefix string) (*tableCodec, error) {
-	tc := &tableCodec{table: t}
+func newTableCodec(m *typemap.Mapper, t *schema.Table, cfg Config) (*tableCodec, error) {
+	tc := &tableCodec{table: t, topic: cfg.TableTopic(t.TableID), keyExtra: cfg.keyExtra(t.TableID)}
 	for _, c := range t.Columns {
 		f, err := newField(m, t.TableID, c)
 		if err != nil {
@@ -61,11 +63,15 @@ func newTableCodec(m *typemap.Mapper, t *schema.Table, prefix string) (*tableCod
 		}
 		tc.key = append(tc.key, i)
 	}
-	base := prefix + "." + t.Database + "." + t.Name
-	tc.topic = base
+	base := tc.topic
 	tc.rowSchema = structSchema(base+".Value", tc.fields, nil, true)
 	if tc.key != nil {
 		tc.keySchema = structSchema(base+".Key", tc.fields, tc.key, false)
+		if tc.keyExtra != nil {
+			// As Debezium's router adds it to the key schema.
+			tc.keySchema["fields"] = append(tc.keySchema["fields"].([]any),
+				map[string]any{"type": "string", "optional": false, "field": PhysicalIDField})
+		}
 	}
 	return tc, nil
 }
@@ -103,7 +109,17 @@ func (tc *tableCodec) keyOf(vals []any, fromText bool) (json.RawMessage, error) 
 	if tc.key == nil {
 		return nil, nil
 	}
-	return tc.object(vals, tc.key, fromText)
+	return tc.appendKey(make([]byte, 0, 64), vals, fromText)
+}
+
+// appendKey appends the key object of a row image: its key columns, and
+// with LayoutKey the shard.
+func (tc *tableCodec) appendKey(dst []byte, vals []any, fromText bool) ([]byte, error) {
+	dst, err := tc.appendObject(dst, vals, tc.key, fromText)
+	if err != nil || tc.keyExtra == nil || vals == nil {
+		return dst, err
+	}
+	return append(append(dst[:len(dst)-1], tc.keyExtra...), '}'), nil
 }
 
 func (tc *tableCodec) object(vals []any, only []int, fromText bool) (json.RawMessage, error) {

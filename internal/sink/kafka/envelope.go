@@ -78,7 +78,7 @@ func txnOrigin(t *model.Txn) origin {
 }
 
 func (s *Sink) source(o origin, id schema.TableID, row int) sourceInfo {
-	si := sourceInfo{Version: "sluice-" + s.cfg.Version, Connector: "mysql", Name: s.cfg.Prefix, TsMs: o.commit.UnixMilli(),
+	si := sourceInfo{Version: "sluice-" + s.cfg.Version, Connector: "mysql", Name: s.cfg.DataPrefix(), TsMs: o.commit.UnixMilli(),
 		Snapshot: o.snapshot, DB: id.Database, ServerID: s.cfg.ServerID, File: o.pos.File, Pos: o.pos.Pos, Row: row}
 	if id.Name != "" {
 		name := id.Name
@@ -194,7 +194,7 @@ func (s *Sink) appendEvent(out []*kgo.Record, ev *event, op string, before, afte
 	var key []byte
 	if tc.key != nil {
 		var err error
-		if buf, err = tc.appendObject(buf, img, tc.key, ev.fromText); err != nil {
+		if buf, err = tc.appendKey(buf, img, ev.fromText); err != nil {
 			return out, err
 		}
 		key = buf[:len(buf):len(buf)]
@@ -235,12 +235,12 @@ func (s *Sink) wrapValue(tc *tableCodec, val []byte) []byte {
 	b, _ := json.Marshal(struct {
 		Schema  map[string]any  `json:"schema"`
 		Payload json.RawMessage `json:"payload"`
-	}{tc.envelopeSchema(s.cfg.Prefix), val})
+	}{tc.envelopeSchema(), val})
 	return b
 }
 
-func (tc *tableCodec) envelopeSchema(prefix string) map[string]any {
-	base := prefix + "." + tc.table.Database + "." + tc.table.Name
+func (tc *tableCodec) envelopeSchema() map[string]any {
+	base := tc.topic
 	before := copyMap(tc.rowSchema)
 	before["field"] = "before"
 	after := copyMap(tc.rowSchema)
@@ -311,5 +311,5 @@ func (s *Sink) ddlRecord(t *model.Txn) (*kgo.Record, error) {
 		return nil, err
 	}
 	key, _ := json.Marshal(map[string]string{"databaseName": db})
-	return &kgo.Record{Topic: s.cfg.Prefix, Key: key, Value: val}, nil
+	return &kgo.Record{Topic: s.cfg.DDLTopic(), Key: key, Value: val}, nil
 }

@@ -63,7 +63,7 @@ func (s *Sink) codec(t *schema.Table) (*tableCodec, error) {
 	if tc, ok := s.codecs[t]; ok {
 		return tc, nil
 	}
-	tc, err := newTableCodec(s.mapper, t, s.cfg.Prefix)
+	tc, err := newTableCodec(s.mapper, t, s.cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (s *Sink) checkRecords(ctx context.Context, recs []*kgo.Record) error {
 			return fmt.Errorf("kafka: a change event of table %s of %d bytes for topic %s (key %s) is larger than the topic's max.message.bytes=%d: "+
 				"raise it (kafka-configs.sh --alter --entity-type topics --entity-name %s --add-config max.message.bytes=%d, and the broker's "+
 				"message.max.bytes / replica.fetch.max.bytes if smaller); sluice stopped without writing it",
-				strings.TrimPrefix(r.Topic, s.cfg.Prefix+"."), size, r.Topic, abbreviate(r.Key), limit, r.Topic, nextPow2(size))
+				strings.TrimPrefix(r.Topic, s.cfg.DataPrefix()+"."), size, r.Topic, abbreviate(r.Key), limit, r.Topic, nextPow2(size))
 		}
 	}
 	return nil
@@ -329,7 +329,7 @@ func (s *Sink) txnRecords(t *model.Txn, changes []pipeline.Change) ([]*kgo.Recor
 		recs = append(recs, s.txnRecord(o.tx, true))
 	}
 	if j := s.cfg.Journal; j != nil {
-		recs = append(recs, j.journalRows(recs, t.Timestamp, s.cfg.Prefix+".transaction")...)
+		recs = append(recs, j.journalRows(recs, t.Timestamp, s.cfg.TxnTopic())...)
 		recs = append(recs, j.journalEnd(t.Timestamp, t.End))
 	}
 	return recs, nil
@@ -354,7 +354,7 @@ func (se *session) ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.Sta
 	}
 	s.store.mu.Lock()
 	defer s.store.mu.Unlock()
-	if err := s.store.ensureTopic(ctx, s.cfg.Prefix, false); err != nil {
+	if err := s.store.ensureTopic(ctx, s.cfg.DDLTopic(), false); err != nil {
 		return err
 	}
 	if err := s.commitLocked(ctx, nil, []*kgo.Record{dr, sr}, func(r *stateRecord) { s.store.withState(r, st) }); err != nil {

@@ -23,6 +23,9 @@ type StreamStatus struct {
 	SourceTime    time.Time `json:"source_time"`
 	UpdatedAt     time.Time `json:"updated_at"`
 	Applied       int       `json:"applied_above_checkpoint"`
+	// Layout and Shard say where its events go (--shard-layout).
+	Layout string `json:"shard_layout"`
+	Shard  string `json:"shard,omitempty"`
 }
 
 // MergedStatus is the committed state of a merged topic (--merged-topic).
@@ -109,8 +112,12 @@ func ReadAllStatus(ctx context.Context, brokers []string, prefix string) (Status
 			if p, err := decodeAny(pos); err == nil {
 				pos = p
 			}
-			last[string(r.Key)] = StreamStatus{Stream: st.Stream, Position: pos, SchemaVersion: st.SchemaVersion,
-				SourceTime: st.SourceTime, UpdatedAt: st.UpdatedAt, Applied: len(st.Applied)}
+			ss := StreamStatus{Stream: st.Stream, Position: pos, SchemaVersion: st.SchemaVersion,
+				SourceTime: st.SourceTime, UpdatedAt: st.UpdatedAt, Applied: len(st.Applied), Layout: string(layoutOf(st.Layout))}
+			if layoutOf(st.Layout) != LayoutNone {
+				ss.Shard = st.Shard
+			}
+			last[string(r.Key)] = ss
 		})
 	}
 	res.Streams = make([]StreamStatus, 0, len(last))

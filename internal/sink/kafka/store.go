@@ -51,6 +51,19 @@ type Config struct {
 	// Journal, when set (--merged-topic), receives a copy of every change
 	// event in source commit order for the merger (journal.go).
 	Journal *Journal
+	// Layout says how events name their shard (layout.go); "" is LayoutNone.
+	Layout Layout
+	// Shard is the shard's ShardLabel, in its keys (LayoutKey) or topics
+	// (LayoutTopic). A stream keeps the one it started with.
+	Shard string
+	// SourceID identifies the source server whatever address reaches it
+	// (MySQL's @@server_uuid, MariaDB's @@hostname:@@port): a new stream of
+	// a server another stream of the prefix already writes is refused
+	// (newstream.go).
+	SourceID string
+	// ReuseTopics lets a new stream write into topics that hold records of
+	// another history (--reuse-topics).
+	ReuseTopics bool
 }
 
 // OffsetsTopic is the compacted topic of the streams' positions.
@@ -58,11 +71,6 @@ func (c Config) OffsetsTopic() string { return c.Prefix + ".sluice.offsets" }
 
 // SchemaTopic is the compacted topic of the streams' schema history.
 func (c Config) SchemaTopic() string { return c.Prefix + ".sluice.schema" }
-
-// TableTopic is Debezium's topic of a table's change events.
-func (c Config) TableTopic(id schema.TableID) string {
-	return c.Prefix + "." + id.Database + "." + id.Name
-}
 
 // stateRecord is the value of a stream's record in the offsets topic: the
 // whole exactly-once state, rewritten in every Kafka transaction.
@@ -77,6 +85,16 @@ type stateRecord struct {
 	// Merged is the merged topic whose journal this state's run wrote
 	// (--merged-topic), "" for a run without one (journal.go: a gap check).
 	Merged string `json:"merged,omitempty"`
+	placement
+}
+
+// placement is what a stream's state and schema records say of where its
+// events go: its layout and shard, and its source server. Records of sluice
+// before layouts have none (LayoutNone).
+type placement struct {
+	Layout   string `json:"layout,omitempty"`
+	Shard    string `json:"shard,omitempty"`
+	SourceID string `json:"source_id,omitempty"`
 }
 
 type appliedJSON struct {
@@ -93,6 +111,7 @@ type schemaRecord struct {
 	DDL      string           `json:"ddl,omitempty"`
 	Tables   []*schema.Table  `json:"tables"`
 	Dropped  []schema.TableID `json:"dropped,omitempty"`
+	placement
 }
 
 // Store owns the stream's transactional producer and its state: it fences
@@ -197,17 +216,14 @@ func (s *Store) open(ctx context.Context) error {
 	if _, _, err := s.cl.ProducerID(ctx); err != nil {
 		return fmt.Errorf("kafka: init the transactional producer (fence earlier runs of stream %q): %w", s.cfg.Stream, err)
 	}
-	marks, err := s.transact(ctx, func() ([]*kgo.Record, error) {
-		v := []byte(strconv.FormatInt(time.Now().UnixNano(), 10))
-		return []*kgo.Record{
-			{Topic: s.cfg.OffsetsTopic(), Key: []byte(s.cfg.Stream + "\x00fence"), Value: v},
-			{Topic: s.cfg.SchemaTopic(), Key: []byte(s.cfg.Stream + "\x00fence"), Value: v},
-		}, nil
-	})
+	marks, err := s.mark(ctx, s.cfg.OffsetsTopic(), s.cfg.SchemaTopic())
 	if err != nil {
 		return fmt.Errorf("kafka: fence: %w", err)
 	}
 	if err := s.readState(ctx, marks[0].Offset); err != nil {
+		return err
+	}
+	if err := s.keepPlacement(); err != nil {
 		return err
 	}
 	if err := s.checkJournalGap(ctx, marks[0].Offset); err != nil {
@@ -217,6 +233,19 @@ func (s *Store) open(ctx context.Context) error {
 		return err
 	}
 	return s.readSchemas(ctx, marks[1].Offset)
+}
+
+// mark commits a marker record in each topic (state topics): every record
+// before it is decided, so reading up to its offset sees what is final.
+func (s *Store) mark(ctx context.Context, topics ...string) ([]*kgo.Record, error) {
+	return s.transact(ctx, func() ([]*kgo.Record, error) {
+		v := []byte(strconv.FormatInt(time.Now().UnixNano(), 10))
+		recs := make([]*kgo.Record, len(topics))
+		for i, t := range topics {
+			recs[i] = &kgo.Record{Topic: t, Key: []byte(s.cfg.Stream + "\x00fence"), Value: v}
+		}
+		return recs, nil
+	})
 }
 
 // readState finds the stream's last state record before offset end of the
@@ -324,7 +353,7 @@ func (s *Store) ensureTopic(ctx context.Context, topic string, compact bool) err
 		configs["cleanup.policy"] = &c
 		parts = 1
 	}
-	if topic == s.cfg.Prefix || isJournalTopic(s.cfg.Prefix, topic) {
+	if topic == s.cfg.DDLTopic() || isJournalTopic(s.cfg.Prefix, topic) {
 		parts = 1 // one order: schema changes, a shard's journal
 	}
 	if isJournalTopic(s.cfg.Prefix, topic) {
@@ -500,6 +529,7 @@ func (s *Store) next(f func(st *stateRecord)) *stateRecord {
 		s.withState(&st, *cp)
 	}
 	f(&st)
+	st.placement = s.cfg.placement()
 	st.Merged = ""
 	if s.cfg.Journal != nil {
 		st.Merged = s.cfg.Journal.Merged
@@ -518,6 +548,7 @@ func (s *Store) stateRec(st *stateRecord) (*kgo.Record, error) {
 
 func (s *Store) schemaRec(sr schemaRecord) (*kgo.Record, error) {
 	sr.Stream = s.cfg.Stream
+	sr.placement = s.cfg.placement()
 	b, err := json.Marshal(sr)
 	if err != nil {
 		return nil, err

@@ -83,7 +83,7 @@ const topicsPerRequest = 500
 func (s *Store) ensureDataTopics(ctx context.Context, topics []string) error {
 	var plain []string
 	for _, t := range topics {
-		if t == s.cfg.Prefix || isJournalTopic(s.cfg.Prefix, t) {
+		if t == s.cfg.DDLTopic() || isJournalTopic(s.cfg.Prefix, t) {
 			if err := s.ensureTopic(ctx, t, false); err != nil {
 				return err
 			}

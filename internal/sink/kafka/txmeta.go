@@ -68,5 +68,13 @@ func (s *Sink) txnRecord(m *txnMeta, end bool) *kgo.Record {
 	}
 	val, _ := json.Marshal(v)
 	key, _ := json.Marshal(map[string]string{"id": m.id})
-	return &kgo.Record{Topic: s.cfg.Prefix + ".transaction", Key: key, Value: val}
+	if s.cfg.Layout == LayoutKey {
+		// The shards share the topic and their ids can coincide (MariaDB
+		// shards of one gtid_domain_id and server_id): the key names the shard.
+		key, _ = json.Marshal(struct {
+			ID    string `json:"id"`
+			Shard string `json:"__dbz__physicalTableIdentifier"`
+		}{m.id, s.cfg.Prefix + "." + s.cfg.Shard + ".transaction"})
+	}
+	return &kgo.Record{Topic: s.cfg.TxnTopic(), Key: key, Value: val}
 }
