@@ -89,7 +89,7 @@ func (t *pgTarget) recordStart(ctx context.Context, stream string, pos model.Pos
 
 func (t *pgTarget) sink(r *runner) (pipeline.Sink, error) {
 	return pgsink.New(pgsink.Config{Stream: r.o.Stream, Workers: r.o.Workers, Mapper: r.mapper,
-		Decode: binlogpos.Decode, Naming: r.naming, Log: r.log}, t.pool)
+		Decode: binlogpos.Decode, Naming: r.naming, SourceLogsFKActions: r.info.SQLForeignKeys, Log: r.log}, t.pool)
 }
 
 func (t *pgTarget) loadPolicyChanges(ctx context.Context, stream string) ([]typemap.ChangeCount, error) {
