@@ -46,22 +46,28 @@ func ReplicaRoleRefused(err error) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == "42501"
 }
 
-// setReplicaRole sets the role on an apply session; a refusal is a
-// configuration error naming the GRANT.
-func setReplicaRole(ctx context.Context, q Querier) error {
-	_, err := q.Exec(ctx, ReplicaRoleSQL)
+// SetReplicaRole sets the role on a session (or, local, for the current
+// transaction only); a refusal is a configuration error naming the GRANT.
+// Every path that writes replicated rows calls it: the apply sessions, the
+// snapshot's COPY, --recopy's swap, verify's repairs.
+func SetReplicaRole(ctx context.Context, q Querier, local bool) error {
+	set := ReplicaRoleSQL
+	if local {
+		set = `SELECT set_config('session_replication_role', 'replica', true)`
+	}
+	_, err := q.Exec(ctx, set)
 	if err == nil {
 		return nil
 	}
 	if !ReplicaRoleRefused(err) {
-		return fmt.Errorf("apply: set session_replication_role = replica: %w", err)
+		return fmt.Errorf("set session_replication_role = replica: %w", err)
 	}
 	var ver int
 	var user string
 	if qerr := q.QueryRow(ctx, `SELECT current_setting('server_version_num')::int, current_user::text`).Scan(&ver, &user); qerr != nil {
-		return fmt.Errorf("apply: set session_replication_role = replica: %w", err)
+		return fmt.Errorf("set session_replication_role = replica: %w", err)
 	}
-	return exitcode.ConfigError(fmt.Errorf("apply: the target user may not set session_replication_role = replica, "+
-		"which keeps the target's triggers from firing on replicated rows (docs/replication.md, \"Triggers\"): %w; fix: %s",
+	return exitcode.ConfigError(fmt.Errorf("the target user may not set session_replication_role = replica, "+
+		"which keeps the target's triggers from firing on the rows sluice writes (docs/replication.md, \"Triggers\"): %w; fix: %s",
 		err, ReplicaRoleFix(ver, user)))
 }

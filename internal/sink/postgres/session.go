@@ -91,7 +91,10 @@ func (a *Sink) setupSession(ctx context.Context, conn *pgxpool.Conn) error {
 			return fmt.Errorf("apply: prepare session (%s): %w", s.sql, err)
 		}
 	}
-	return setReplicaRole(ctx, conn) // replica.go
+	if err := SetReplicaRole(ctx, conn, false); err != nil { // replica.go
+		return fmt.Errorf("apply: %w", err)
+	}
+	return nil
 }
 
 // fence waits until no session of an earlier run of this stream is left,
