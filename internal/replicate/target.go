@@ -189,6 +189,12 @@ func (t *mysqlTarget) refuseFlavor(ctx context.Context, srcFlavor, srcVersion st
 	return nil
 }
 
+// refuseTriggers refuses a target database with triggers, as the snapshot
+// and the way back do (mysink.RefuseForwardTriggers).
+func (t *mysqlTarget) refuseTriggers(ctx context.Context) error {
+	return mysink.RefuseForwardTriggers(ctx, t.db, t.o.MySQLTarget.Database)
+}
+
 // refuseSourceDatabase refuses a target database on the source server that
 // is the source database or in the source scope (mysink.SourceScopeRefusal),
 // as the snapshot does.
