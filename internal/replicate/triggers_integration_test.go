@@ -16,7 +16,8 @@ import (
 // audit table stays empty. The apply sessions run with the replica role,
 // which also stops PostgreSQL's foreign key actions; MariaDB's binlog has
 // no cascaded rows, so sluice performs them (ON DELETE CASCADE through two
-// levels and a self-reference, SET NULL, ON UPDATE CASCADE) and the tables
+// levels and a self-reference, SET NULL, ON UPDATE CASCADE, a SET NULL that
+// cascades on through the child's own ON UPDATE CASCADE) and the tables
 // equal the source's. MySQL 9 logs its cascades: the same result.
 func TestReplicateTriggersDoNotFire(t *testing.T) {
 	testenv.Flavors(t, testReplicateTriggersDoNotFire)
@@ -28,11 +29,15 @@ func testReplicateTriggersDoNotFire(t *testing.T, env *testenv.Env) {
 		CREATE TABLE c (id INT PRIMARY KEY, k CHAR(4), v INT, FOREIGN KEY (k) REFERENCES p (k) ON UPDATE CASCADE ON DELETE CASCADE);
 		CREATE TABLE gc (id INT PRIMARY KEY, cid INT, FOREIGN KEY (cid) REFERENCES c (id) ON UPDATE CASCADE ON DELETE SET NULL);
 		CREATE TABLE ggc (id INT PRIMARY KEY, cid INT NOT NULL, FOREIGN KEY (cid) REFERENCES c (id) ON UPDATE CASCADE ON DELETE CASCADE);
-		CREATE TABLE tree (id INT PRIMARY KEY, up INT, FOREIGN KEY (up) REFERENCES tree (id) ON DELETE CASCADE)`)
+		CREATE TABLE tree (id INT PRIMARY KEY, up INT, FOREIGN KEY (up) REFERENCES tree (id) ON DELETE CASCADE);
+		CREATE TABLE s1 (id INT PRIMARY KEY);
+		CREATE TABLE s2 (id INT PRIMARY KEY, sid INT, UNIQUE KEY (sid), FOREIGN KEY (sid) REFERENCES s1 (id) ON DELETE SET NULL);
+		CREATE TABLE s3 (id INT PRIMARY KEY, s2sid INT, FOREIGN KEY (s2sid) REFERENCES s2 (sid) ON UPDATE CASCADE)`)
 	g.exec("INSERT INTO p VALUES ('a', 'A'), ('b', 'B'), ('c', 'C')",
 		"INSERT INTO c VALUES (1, 'a', 1), (2, 'a', 2), (3, 'b', 3), (4, 'c', 4)",
 		"INSERT INTO gc VALUES (10, 1), (20, 3), (30, 4)", "INSERT INTO ggc VALUES (100, 1), (200, 2), (300, 3)",
-		"INSERT INTO tree VALUES (1, NULL), (2, 1), (3, 2), (4, 3), (5, NULL), (6, 5)")
+		"INSERT INTO tree VALUES (1, NULL), (2, 1), (3, 2), (4, 3), (5, NULL), (6, 5)",
+		"INSERT INTO s1 VALUES (1), (2)", "INSERT INTO s2 VALUES (1, 1), (2, 2)", "INSERT INTO s3 VALUES (1, 1), (2, 2)")
 	g.snapshot(g.stream, "")
 
 	ctx := context.Background()
@@ -47,7 +52,7 @@ func testReplicateTriggersDoNotFire(t *testing.T, env *testenv.Env) {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
-	for _, tbl := range []string{"p", "c", "gc", "ggc", "tree"} {
+	for _, tbl := range []string{"p", "c", "gc", "ggc", "tree", "s1", "s2", "s3"} {
 		s := "CREATE TRIGGER audit_" + tbl + " AFTER INSERT OR UPDATE OR DELETE ON " + q(tbl) +
 			" FOR EACH ROW EXECUTE FUNCTION " + q("audit_row") + "()"
 		if _, err := g.pg.Exec(ctx, s); err != nil {
@@ -76,10 +81,15 @@ func testReplicateTriggersDoNotFire(t *testing.T, env *testenv.Env) {
 		"DELETE FROM c WHERE id = 4",          // gc 30 set NULL
 		"DELETE FROM tree WHERE id = 1",       // 2, 3, 4 follow
 		"INSERT INTO p VALUES ('a', 'again')", // the freed key taken again
-		"INSERT INTO c VALUES (1, 'a', 7)", "INSERT INTO tree VALUES (2, 5)")
+		"INSERT INTO c VALUES (1, 'a', 7)", "INSERT INTO tree VALUES (2, 5)",
+		"DELETE FROM s1 WHERE id = 1") // s2 1 is set NULL, and its ON UPDATE CASCADE sets s3 1 NULL
+	var s3 string
 	g.catchUp(g.options())
+	if err := g.pg.QueryRow(ctx, "SELECT string_agg(id || '=' || coalesce(s2sid::text, 'null'), ',' ORDER BY id) FROM "+q("s3")).Scan(&s3); err != nil || s3 != "1=null,2=2" {
+		t.Errorf("s3 is %q (%v), want 1=null,2=2", s3, err)
+	}
 	g.compare()
-	for tbl, want := range map[string]int64{"p": 4, "c": 3, "gc": 4, "ggc": 1, "tree": 3} {
+	for tbl, want := range map[string]int64{"p": 4, "c": 3, "gc": 4, "ggc": 1, "tree": 3, "s2": 2, "s3": 2} {
 		if n := g.count(tbl); n != want {
 			t.Errorf("%s has %d rows, want %d", tbl, n, want)
 		}

@@ -135,35 +135,124 @@ type cascadeError struct {
 func (e *cascadeError) Error() string { return "foreign key action: " + e.sql + ": " + e.err.Error() }
 func (e *cascadeError) Unwrap() error { return e.err }
 
-// deleted performs the ON DELETE actions for a deleted row of parent.
-func (c *cascader) deleted(ctx context.Context, parent string, old refRow, depth int) error {
+// deleted performs the ON DELETE actions for deleted rows of parent: one
+// statement per foreign key for up to 256 of them ("fk" IN ($1, ...)), then
+// the same for the rows those statements changed, table by table.
+func (c *cascader) deleted(ctx context.Context, parent string, olds []refRow, depth int) error {
 	for _, a := range c.actions[parent] {
 		if !isAction(a.onDelete) {
 			continue
 		}
-		vals, ok := old.pick(a.parentCols)
-		if !ok {
-			continue
-		}
-		if a.onDelete != 'c' {
-			if err := c.setChildren(ctx, a, vals, a.onDelete, nil, depth); err != nil {
-				return err
+		var keys [][]any
+		for _, old := range olds {
+			if vals, ok := old.pick(a.parentCols); ok {
+				keys = append(keys, vals)
 			}
+		}
+		if len(keys) == 0 {
 			continue
 		}
 		ret := refColumns(c.actions[a.childName])
-		sql := "DELETE FROM " + a.child.Sanitize() + " WHERE " + matchColumns(a.childCols, 1) + returning(ret)
-		rows, err := c.run(ctx, sql, ret, vals, depth)
-		if err != nil {
-			return err
+		if a.onDelete != 'c' && overlaps(ret, a.childCols) {
+			// The children's own ON UPDATE actions need each row's old
+			// values: one parent row at a time.
+			for _, vals := range keys {
+				if err := c.setChildren(ctx, a, vals, a.onDelete, nil, depth); err != nil {
+					return err
+				}
+			}
+			continue
 		}
-		for _, r := range rows {
-			if err := c.deleted(ctx, a.childName, r, depth+1); err != nil {
+		var changed []refRow
+		for len(keys) > 0 {
+			n := inChunk(len(keys), len(a.childCols))
+			var sql string
+			if a.onDelete == 'c' {
+				sql = "DELETE FROM " + a.child.Sanitize() + " WHERE " + inList(a.childCols, n) + returning(ret)
+			} else {
+				sql = "UPDATE " + a.child.Sanitize() + " SET " + setTo(a.childCols, a.onDelete) + " WHERE " + inList(a.childCols, n)
+				ret = nil // the columns set are referenced by no action: nothing to follow
+			}
+			var args []any
+			for _, k := range keys[:n] {
+				args = append(args, k...)
+			}
+			rows, err := c.run(ctx, sql, ret, args, depth)
+			if err != nil {
+				return err
+			}
+			changed = append(changed, rows...)
+			keys = keys[n:]
+		}
+		if len(changed) > 0 {
+			if err := c.deleted(ctx, a.childName, changed, depth+1); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// overlaps says whether a and b share a column.
+func overlaps(a, b []string) bool {
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// setTo is "a" = NULL, ... (SET NULL) or "a" = DEFAULT, ... (SET DEFAULT).
+func setTo(cols []string, action byte) string {
+	to := " = DEFAULT"
+	if action == 'n' {
+		to = " = NULL"
+	}
+	set := make([]string, len(cols))
+	for i, col := range cols {
+		set[i] = schema.QuoteIdent(col) + to
+	}
+	return strings.Join(set, ", ")
+}
+
+// inBuckets are the row counts of the IN lists (few distinct prepared
+// statements per foreign key, as the apply plans' buckets).
+var inBuckets = []int{256, 64, 16, 4, 1}
+
+// inChunk is the largest bucket not above rows whose parameters fit.
+func inChunk(rows, cols int) int {
+	for _, b := range inBuckets {
+		if b <= rows && b*cols <= maxParams {
+			return b
+		}
+	}
+	return 1
+}
+
+// inList is "a" IN ($1, ..., $rows) for one column, ("a", "b") IN (($1, $2),
+// ...) for several: each parameter takes its column's type.
+func inList(cols []string, rows int) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = schema.QuoteIdent(c)
+	}
+	tuples := make([]string, rows)
+	for r := range rows {
+		ps := make([]string, len(cols))
+		for i := range cols {
+			ps[i] = "$" + strconv.Itoa(r*len(cols)+i+1)
+		}
+		tuples[r] = strings.Join(ps, ", ")
+		if len(cols) > 1 {
+			tuples[r] = "(" + tuples[r] + ")"
+		}
+	}
+	lhs := q[0]
+	if len(cols) > 1 {
+		lhs = "(" + strings.Join(q, ", ") + ")"
+	}
+	return lhs + " IN (" + strings.Join(tuples, ", ") + ")"
 }
 
 // updated performs the ON UPDATE actions for a row of parent whose
@@ -196,21 +285,17 @@ func (c *cascader) updated(ctx context.Context, parent string, old, new refRow, 
 // children's own ON UPDATE actions.
 func (c *cascader) setChildren(ctx context.Context, a fkAction, vals []any, action byte, to []any, depth int) error {
 	args := append([]any(nil), vals...)
-	set := make([]string, len(a.childCols))
-	for i, col := range a.childCols {
-		switch action {
-		case 'c':
+	set := setTo(a.childCols, action)
+	if action == 'c' {
+		parts := make([]string, len(a.childCols))
+		for i, col := range a.childCols {
 			args = append(args, to[i])
-			set[i] = schema.QuoteIdent(col) + " = $" + strconv.Itoa(len(args))
-		case 'n':
-			set[i] = schema.QuoteIdent(col) + " = NULL"
-		default:
-			set[i] = schema.QuoteIdent(col) + " = DEFAULT"
+			parts[i] = schema.QuoteIdent(col) + " = $" + strconv.Itoa(len(args))
 		}
+		set = strings.Join(parts, ", ")
 	}
 	ret := refColumns(c.actions[a.childName])
-	sql := "UPDATE " + a.child.Sanitize() + " SET " + strings.Join(set, ", ") + " WHERE " +
-		matchColumns(a.childCols, 1) + returning(ret)
+	sql := "UPDATE " + a.child.Sanitize() + " SET " + set + " WHERE " + inList(a.childCols, 1) + returning(ret)
 	rows, err := c.run(ctx, sql, ret, args, depth)
 	if err != nil {
 		return err
@@ -265,15 +350,6 @@ func (c *cascader) run(ctx context.Context, sql string, ret []string, args []any
 	return out, nil
 }
 
-// matchColumns is "a" = $first AND "b" = $first+1 ...
-func matchColumns(cols []string, first int) string {
-	parts := make([]string, len(cols))
-	for i, col := range cols {
-		parts[i] = schema.QuoteIdent(col) + " = $" + strconv.Itoa(first+i)
-	}
-	return strings.Join(parts, " AND ")
-}
-
 func returning(cols []string) string {
 	if len(cols) == 0 {
 		return ""
@@ -326,15 +402,22 @@ func (w *writer) cascadeRun(ctx context.Context, plan *ApplyPlan, run []pipeline
 	if err := w.flush(ctx); err != nil {
 		return err
 	}
-	for _, f := range fire {
-		var err error
-		if f.ch.Op == model.Delete {
-			err = w.cascade.deleted(ctx, parent, f.old, 0)
-		} else {
-			err = w.cascade.updated(ctx, parent, f.old, f.new, 0)
+	fail := func(ch *pipeline.Change, err error) error {
+		return &stmtError{stmt: stmt{sql: "foreign key action of " + plan.QTable, ch: ch, rows: len(fire)}, err: err}
+	}
+	if run[0].Op == model.Delete {
+		olds := make([]refRow, len(fire))
+		for i, f := range fire {
+			olds[i] = f.old
 		}
-		if err != nil {
-			return &stmtError{stmt: stmt{sql: "foreign key action of " + plan.QTable, ch: f.ch}, err: err}
+		if err := w.cascade.deleted(ctx, parent, olds, 0); err != nil {
+			return fail(fire[0].ch, err)
+		}
+		return nil
+	}
+	for _, f := range fire {
+		if err := w.cascade.updated(ctx, parent, f.old, f.new, 0); err != nil {
+			return fail(f.ch, err)
 		}
 	}
 	return nil
