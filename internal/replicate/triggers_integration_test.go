@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sluice-db/sluice/internal/snapshot"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -102,5 +103,43 @@ func testReplicateTriggersDoNotFire(t *testing.T, env *testenv.Env) {
 		var fires string
 		_ = g.pg.QueryRow(ctx, "SELECT string_agg(tbl || ' ' || op, ', ') FROM "+q("audit")).Scan(&fires)
 		t.Errorf("the target's triggers fired %d times on replicated rows: %s", audited, fires)
+	}
+}
+
+// TestSnapshotTriggersDoNotFire: a data-only snapshot into tables made
+// earlier (--schema-only), on which the application's trigger already
+// exists: COPY fires row triggers, so the chunks are copied with the
+// replica role and the audit table stays empty.
+func TestSnapshotTriggersDoNotFire(t *testing.T) {
+	g := newRig(t, "sn_trig", "CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(10))")
+	g.exec("INSERT INTO p SELECT seq, CONCAT('n', seq) FROM seq_1_to_300")
+	ctx := context.Background()
+	o := snapshot.Options{Source: g.src, Target: g.dst, Include: []string{g.db}, Stream: g.stream, Workers: 2,
+		ChunkRows: 100, SchemaOnly: true, Log: testenv.Logger()}
+	if _, err := snapshot.Run(ctx, o); err != nil {
+		t.Fatalf("snapshot --schema-only: %v", err)
+	}
+	q := func(name string) string { return pgx.Identifier{g.db, name}.Sanitize() }
+	for _, s := range []string{
+		"CREATE TABLE " + q("audit") + " (tbl text, op text)",
+		"GRANT ALL ON " + q("audit") + " TO PUBLIC",
+		"CREATE FUNCTION " + q("audit_row") + "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO " + q("audit") +
+			" VALUES (TG_TABLE_NAME, TG_OP); RETURN NULL; END $$",
+		"CREATE TRIGGER audit_p AFTER INSERT OR UPDATE OR DELETE ON " + q("p") + " FOR EACH ROW EXECUTE FUNCTION " + q("audit_row") + "()",
+	} {
+		if _, err := g.pg.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	o.SchemaOnly, o.DataOnly = false, true
+	if _, err := snapshot.Run(ctx, o); err != nil {
+		t.Fatalf("snapshot --data-only: %v", err)
+	}
+	if n := g.count("p"); n != 300 {
+		t.Errorf("p has %d rows, want 300", n)
+	}
+	var audited int
+	if err := g.pg.QueryRow(ctx, "SELECT count(*) FROM "+q("audit")).Scan(&audited); err != nil || audited != 0 {
+		t.Errorf("the target's trigger fired %d times on copied rows (%v)", audited, err)
 	}
 }
