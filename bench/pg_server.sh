@@ -104,6 +104,8 @@ EOF
 		>"$dir/provision.log" 2>&1 <<'SQL' || {
 ALTER ROLE postgres PASSWORD 'postgres';
 CREATE ROLE sluice LOGIN CREATEDB REPLICATION NOSUPERUSER PASSWORD 'sluice';
+-- Apply sessions run with session_replication_role = replica (docs/replication.md, "Triggers").
+GRANT SET ON PARAMETER session_replication_role TO sluice;
 SQL
 		bench_log "provisioning PostgreSQL failed (see $dir/provision.log)"
 		return 1

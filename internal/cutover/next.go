@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/reverse"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 )
 
 // FallbackCommand is the reverse stream's command line: PostgreSQL's new
@@ -44,7 +45,7 @@ func (r *run) next(ctx context.Context) {
 		// when the operator runs the fallback command.
 		at := len(r.rep.Next) - 2
 		r.rep.Next = append(r.rep.Next[:at:at], append([]string{"the MySQL tables have triggers that would fire on every row the way back writes (" +
-			strings.Join(list, "; ") + "), and the reverse stream refuses to start while they exist: " + reverse.DropTriggersAdvice(found)},
+			strings.Join(list, "; ") + "), and the reverse stream refuses to start while they exist: " + mysink.DropTriggersAdvice(found, reverse.TriggersUntil)},
 			r.rep.Next[at:]...)...)
 	}
 	if r.runningReplicator != "" {
@@ -59,15 +60,15 @@ func (r *run) next(ctx context.Context) {
 // mysqlTriggers lists the triggers on the migrated tables' databases. A
 // failure to list them is logged, not fatal: the switch is already done, and
 // the reverse stream checks again when it starts.
-func (r *run) mysqlTriggers(ctx context.Context) []reverse.Trigger {
+func (r *run) mysqlTriggers(ctx context.Context) []mysink.Trigger {
 	seen := map[string]bool{}
-	var found []reverse.Trigger
+	var found []mysink.Trigger
 	for _, t := range r.tables {
 		if seen[t.Database] {
 			continue
 		}
 		seen[t.Database] = true
-		ts, err := reverse.Triggers(ctx, r.srcDB, t.Database)
+		ts, err := mysink.Triggers(ctx, r.srcDB, t.Database)
 		if err != nil {
 			r.log.Warn("cutover: cannot list the MySQL triggers the way back would refuse", "database", t.Database, "err", err)
 			continue

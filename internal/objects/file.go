@@ -23,7 +23,8 @@ func (r *Result) Write(w io.Writer) error {
 		b.WriteString("-- The translated statements were not run on the target (dry run): PostgreSQL may still refuse one.\n")
 	}
 	b.WriteString("-- Run it with: psql -v ON_ERROR_STOP=1 -f this_file.sql\n")
-	b.WriteString("-- Triggers are created DISABLED (they would fire on replicated rows): enable them at cut-over.\n")
+	b.WriteString("-- Triggers are created DISABLED: enable them at cut-over (ENABLE TRIGGER, never ALWAYS or REPLICA:\n")
+	b.WriteString("-- sluice's sessions run with session_replication_role = replica, which only those fire in).\n")
 	b.WriteString("-- While sluice replicates, PostgreSQL refuses a replicated ALTER … TYPE or DROP COLUMN of a\n")
 	b.WriteString("-- column a view reads (replication stops) and a replicated DROP TABLE drops its views (CASCADE):\n")
 	b.WriteString("-- create the views at cut-over, or re-run this file after such DDL.\n")

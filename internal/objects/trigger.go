@@ -38,13 +38,14 @@ func (g *generator) translateTrigger(t *triggerDef) {
 		"DROP TRIGGER IF EXISTS " + quoteIdent(o.Name) + " ON " + qtable,
 		"CREATE TRIGGER " + quoteIdent(o.Name) + " " + timing + " " + event + " ON " + qtable +
 			" FOR EACH ROW EXECUTE FUNCTION " + fn + "()",
-		// Enabled, it would also fire on the rows sluice replicates, which
-		// already carry what MySQL's trigger did.
+		// The application starts writing here at the cut-over. (sluice's own
+		// sessions never fire it: they run with session_replication_role =
+		// replica, docs/replication.md "Triggers".)
 		"ALTER TABLE " + qtable + " DISABLE TRIGGER " + quoteIdent(o.Name),
 	}
 	if o.Translated() {
 		o.Notes = append(o.Notes, "created DISABLED: at cut-over, ALTER TABLE "+qtable+" ENABLE TRIGGER "+quoteIdent(o.Name)+
-			" (enabled while sluice replicates, it would fire on replicated rows)")
+			" (it fires for the application only: sluice's sessions run with session_replication_role = replica; never ENABLE ALWAYS or REPLICA)")
 	}
 	if t.order > 1 {
 		o.Notes = append(o.Notes, "MySQL runs triggers of one event in ACTION_ORDER, PostgreSQL in name order")

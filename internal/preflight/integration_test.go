@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -98,5 +101,49 @@ func TestMissingPrivilegesAndWrongPassword(t *testing.T) {
 	msg = rep.Err().Error()
 	if !strings.Contains(msg, "access denied for user") || strings.Contains(msg, "wrong-secret") {
 		t.Errorf("wrong password: %s", msg)
+	}
+}
+
+// TestTargetReplicaRolePrivilege: sessions that write replicated rows into
+// PostgreSQL set session_replication_role = replica (the target's triggers
+// must not fire on them). A user without the privilege is refused by
+// pre-flight with exit code 2 and the exact GRANT; a read-only verify does
+// not need it; once granted, pre-flight passes.
+func TestTargetReplicaRolePrivilege(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, env.PGAdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := testenv.UniqueName("pfrr")
+	if _, err := admin.Exec(ctx, `CREATE ROLE "`+role+`" LOGIN NOSUPERUSER PASSWORD 'pw'`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), `REVOKE SET ON PARAMETER session_replication_role FROM "`+role+`"`)
+		_, _ = admin.Exec(context.Background(), `DROP ROLE "`+role+`"`)
+		_ = admin.Close(context.Background())
+	})
+	sandbox := mustTarget(t, env.TargetURL()).Postgres
+	dst := mustTarget(t, "postgres://"+role+":pw@"+sandbox.Addr()+"/"+sandbox.Database)
+	needs := Needs{Target: true}
+	err = Run(ctx, config.MySQL{}, dst, needs).Err()
+	fix := `GRANT SET ON PARAMETER session_replication_role TO "` + role + `"`
+	if err == nil || exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), fix) ||
+		!strings.Contains(err.Error(), "session_replication_role = replica") {
+		t.Fatalf("want a refusal with exit code 2 naming %q, got %v", fix, err)
+	}
+	if strings.Contains(err.Error(), "pw@") {
+		t.Errorf("the refusal shows the password: %v", err)
+	}
+	if err := Run(ctx, config.MySQL{}, dst, Needs{Target: true, TargetReadOnly: true}).Err(); err != nil {
+		t.Errorf("a read-only command does not set the role: %v", err)
+	}
+	if _, err := admin.Exec(ctx, fix); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(ctx, config.MySQL{}, dst, needs).Err(); err != nil {
+		t.Errorf("after %s: %v", fix, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/config"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 )
 
 // TargetInfo is what the checks learned about the target.
@@ -42,6 +43,9 @@ func checkTarget(ctx context.Context, p config.Postgres, needs Needs) (TargetInf
 	if needs.TargetCreate && !canCreate {
 		probs = append(probs, problem("target", "GRANT CREATE ON DATABASE \""+p.Database+"\" TO \""+p.User+"\"",
 			"user %q cannot create schemas in database %q", p.User, p.Database))
+	}
+	if !needs.TargetReadOnly {
+		probs = append(probs, checkReplicaRole(ctx, conn, p)...)
 	}
 	if info.WALLevel != "logical" {
 		probs = append(probs, warning("target", "set wal_level = logical in postgresql.conf (needs a restart) before using reverse replication",
@@ -79,4 +83,25 @@ func targetConnectProblem(p config.Postgres, err error) Problem {
 		return problem("target", "check the host, port and firewall", "cannot reach %s: connection timed out", p.Addr())
 	}
 	return problem("target", "check the --target URL and that the server runs", "cannot connect to %s: %v", p.Addr(), err)
+}
+
+// checkReplicaRole tries the setting every session writing replicated rows
+// runs with (pgsink.ReplicaRoleSQL: the target's triggers must not fire on
+// them), on this connection only.
+func checkReplicaRole(ctx context.Context, conn *pgx.Conn, p config.Postgres) []Problem {
+	_, err := conn.Exec(ctx, pgsink.ReplicaRoleSQL)
+	if err == nil {
+		_, err = conn.Exec(ctx, `RESET session_replication_role`)
+	}
+	if err == nil {
+		return nil
+	}
+	if !pgsink.ReplicaRoleRefused(err) {
+		return []Problem{problem("target", "", "cannot set session_replication_role: %v", err)}
+	}
+	var ver int
+	_ = conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&ver)
+	return []Problem{problem("target", pgsink.ReplicaRoleFix(ver, p.User),
+		"user %q may not set session_replication_role = replica, which keeps the target's triggers from firing "+
+			"on the rows sluice writes (docs/replication.md, \"Triggers\")", p.User)}
 }

@@ -279,6 +279,9 @@ func (r *runner) loadSource(ctx context.Context) error {
 		if err := my.refuseSourceDatabase(ctx, r.srcDB); err != nil {
 			return err
 		}
+		if err := my.refuseTriggers(ctx); err != nil {
+			return err
+		}
 	}
 	if opts.PostGIS, err = r.tgt.postGIS(ctx); err != nil {
 		return err

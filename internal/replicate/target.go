@@ -89,7 +89,7 @@ func (t *pgTarget) recordStart(ctx context.Context, stream string, pos model.Pos
 
 func (t *pgTarget) sink(r *runner) (pipeline.Sink, error) {
 	return pgsink.New(pgsink.Config{Stream: r.o.Stream, Workers: r.o.Workers, Mapper: r.mapper,
-		Decode: binlogpos.Decode, Naming: r.naming, Log: r.log}, t.pool)
+		Decode: binlogpos.Decode, Naming: r.naming, SourceLogsFKActions: r.info.SQLForeignKeys, Log: r.log}, t.pool)
 }
 
 func (t *pgTarget) loadPolicyChanges(ctx context.Context, stream string) ([]typemap.ChangeCount, error) {
@@ -187,6 +187,12 @@ func (t *mysqlTarget) refuseFlavor(ctx context.Context, srcFlavor, srcVersion st
 		return exitcode.ConfigError(err)
 	}
 	return nil
+}
+
+// refuseTriggers refuses a target database with triggers, as the snapshot
+// and the way back do (mysink.RefuseForwardTriggers).
+func (t *mysqlTarget) refuseTriggers(ctx context.Context) error {
+	return mysink.RefuseForwardTriggers(ctx, t.db, t.o.MySQLTarget.Database)
 }
 
 // refuseSourceDatabase refuses a target database on the source server that

@@ -195,6 +195,9 @@ func (r *myRunner) connect(ctx context.Context) error {
 	if r.sameServer, err = r.isSourceServer(ctx); err != nil {
 		return err
 	}
+	if err := mysink.RefuseForwardTriggers(ctx, r.db, r.dbName); err != nil {
+		return err
+	}
 	if r.fromMySQL {
 		c, err := r.db.Conn(ctx)
 		if err != nil {

@@ -345,9 +345,13 @@ func swapIn(ctx context.Context, o Options, pool *pgxpool.Pool, tables []recopyT
 	if err := checkNothingPast(ctx, tx, o.Stream, pos); err != nil {
 		return err
 	}
-	// sluice.apply keeps the ON UPDATE CURRENT_TIMESTAMP triggers quiet:
-	// the copied values are the source's.
+	// sluice.apply keeps the ON UPDATE CURRENT_TIMESTAMP triggers quiet,
+	// and the replica role every other trigger: the copied values are the
+	// source's.
 	if _, err := tx.Exec(ctx, "SET LOCAL sluice.apply = 'on'"); err != nil {
+		return fmt.Errorf("--recopy: %w", err)
+	}
+	if err := postgres.SetReplicaRole(ctx, tx, true); err != nil {
 		return fmt.Errorf("--recopy: %w", err)
 	}
 	for _, t := range tables {

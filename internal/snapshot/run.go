@@ -71,8 +71,8 @@ type runner struct {
 	pos     binlogpos.Position
 	resumed bool
 	// replicaRole: some target table has foreign keys already (tables the
-	// user created), so COPY runs with session_replication_role = replica
-	// and TRUNCATE is not used.
+	// user created), so TRUNCATE is not used (COPY always runs with
+	// session_replication_role = replica, which skips their checks).
 	replicaRole bool
 
 	sched   *scheduler

@@ -270,8 +270,8 @@ func (r *runner) restart(ctx context.Context) error {
 }
 
 // detectForeignKeys finds foreign keys on or to the target tables that
-// this run did not plan to drop (tables the user created): COPY then runs
-// with session_replication_role = replica, which only a superuser may set.
+// this run did not plan to drop (tables the user created): TRUNCATE would
+// fail on them, so chunks are cleared with DELETE.
 func (r *runner) detectForeignKeys(ctx context.Context) error {
 	var names []string
 	for _, j := range r.jobs {
@@ -285,7 +285,7 @@ func (r *runner) detectForeignKeys(ctx context.Context) error {
 	}
 	r.replicaRole = n > 0
 	if r.replicaRole {
-		r.log.Info("target tables have foreign keys: copying with session_replication_role = replica", "foreign_keys", n)
+		r.log.Info("target tables have foreign keys: clearing with DELETE, not TRUNCATE", "foreign_keys", n)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/schema"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
@@ -165,6 +166,10 @@ func (t *pgTarget) apply(ctx context.Context, p *tablePlan, stmts []stmt) error 
 func (t *pgTarget) applyOnce(ctx context.Context, p *tablePlan, stmts []stmt) error {
 	return pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SET LOCAL sluice.apply = 'on'"); err != nil {
+			return err
+		}
+		// The repaired rows are the source's: no trigger of the target fires.
+		if err := pgsink.SetReplicaRole(ctx, tx, true); err != nil {
 			return err
 		}
 		for _, s := range stmts {

@@ -29,6 +29,13 @@ type session struct {
 	marked map[*schema.Table]string
 }
 
+// newWriter starts a target transaction's writer on the session.
+func (s *session) newWriter(copyRows, flushRows int) *writer {
+	w := newWriter(s.conn.Conn(), s.plans, copyRows, flushRows)
+	w.cascade = s.a.cascader(s.conn)
+	return w
+}
+
 // Close returns the connection to the pool.
 func (s *session) Close() { s.a.release(s.conn) }
 
@@ -48,7 +55,7 @@ func (s *session) Reset(ctx context.Context) error {
 // pinpoints the failing change or (if the failure came from grouping) applies it.
 func (s *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart model.Position) (bool, error) {
 	s.markSequences(g.Changes)
-	wr := newWriter(s.conn.Conn(), s.plans, s.a.cfg.CopyRows, 0)
+	wr := s.newWriter(s.a.cfg.CopyRows, 0)
 	err := s.writeTxn(ctx, wr, g.Changes, g.Txns, runStart)
 	if err == nil {
 		return false, nil
@@ -62,7 +69,7 @@ func (s *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart mo
 	}
 	s.a.cfg.Log.Debug("apply: group failed, re-applying one transaction at a time", "txns", len(g.Txns), "error", err)
 	for i, t := range g.Txns {
-		wr := newWriter(s.conn.Conn(), s.plans, 0, 0)
+		wr := s.newWriter(0, 0)
 		wr.single = true
 		if err := s.writeTxn(ctx, wr, g.One(i), []*model.Txn{t}, runStart); err != nil {
 			s.a.rollback(s.conn)
@@ -161,7 +168,7 @@ func (s *session) ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.Stat
 
 // BeginLarge opens the transaction of a fragmented source transaction.
 func (s *session) BeginLarge(context.Context) (pipeline.LargeTxn, error) {
-	wr := newWriter(s.conn.Conn(), s.plans, s.a.cfg.CopyRows, largeFlushRows)
+	wr := s.newWriter(s.a.cfg.CopyRows, largeFlushRows)
 	wr.queue(stmt{sql: "BEGIN", expect: -1})
 	return &largeTxn{s: s, wr: wr}, nil
 }

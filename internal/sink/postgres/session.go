@@ -40,6 +40,8 @@ func (a *Sink) applicationName() string {
 //   - sluice.apply = 'on' makes the ON UPDATE CURRENT_TIMESTAMP triggers the
 //     DDL translator creates do nothing, because the binlog image already
 //     carries the value MySQL computed;
+//   - session_replication_role = replica: no ordinary trigger fires on the
+//     rows it applies (replica.go);
 //   - synchronous_commit = off (unless Config.SyncCommit): a commit returns
 //     before its WAL is flushed. A PostgreSQL crash can then lose the last
 //     commits, but only as a suffix of the WAL: each lost transaction takes
@@ -88,6 +90,9 @@ func (a *Sink) setupSession(ctx context.Context, conn *pgxpool.Conn) error {
 		if _, err := conn.Exec(ctx, s.sql, s.args...); err != nil {
 			return fmt.Errorf("apply: prepare session (%s): %w", s.sql, err)
 		}
+	}
+	if err := SetReplicaRole(ctx, conn, false); err != nil { // replica.go
+		return fmt.Errorf("apply: %w", err)
 	}
 	return nil
 }
@@ -186,7 +191,7 @@ func (a *Sink) release(conn *pgxpool.Conn) {
 		reset = append(reset, `SELECT pg_replication_origin_session_reset() WHERE pg_replication_origin_session_is_setup()`)
 	}
 	for _, s := range append(reset,
-		`RESET sluice.apply`, `RESET synchronous_commit`, `RESET application_name`,
+		`RESET sluice.apply`, `RESET session_replication_role`, `RESET synchronous_commit`, `RESET application_name`,
 		`RESET tcp_keepalives_idle`, `RESET tcp_keepalives_interval`, `RESET tcp_keepalives_count`,
 	) {
 		if _, err := conn.Exec(ctx, s); err != nil {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -50,7 +51,10 @@ type Config struct {
 	// target (generated columns of the target left out). Default:
 	// ddl.WritableColumns, the rule the CREATE TABLE was made with.
 	Writable func(t *schema.Table) []int
-	Log      *slog.Logger
+	// SourceLogsFKActions: the source logs the rows its foreign key actions
+	// change (MySQL 9), so the sink performs none (cascade.go).
+	SourceLogsFKActions bool
+	Log                 *slog.Logger
 }
 
 func (c Config) withDefaults() Config {
@@ -90,6 +94,9 @@ type Sink struct {
 	runs *openRuns
 	// origins mark the apply's transactions after a cut-over (origin.go).
 	origins origins
+	// actions are the target's foreign key actions the sink performs
+	// (cascade.go), read by Cascades at start and after each DDL.
+	actions atomic.Pointer[fkActions]
 }
 
 var _ pipeline.Sink = (*Sink)(nil)
@@ -187,26 +194,17 @@ func (a *Sink) TargetName(id schema.TableID) string {
 }
 
 // Cascades reads every foreign key with an action from the target's
-// catalog: the catalog is what PostgreSQL will actually do.
+// catalog: the catalog is what PostgreSQL will actually do. The sink keeps
+// them to perform them itself (cascade.go) unless the source logs them.
 func (a *Sink) Cascades(ctx context.Context) (*pipeline.Cascades, error) {
-	rows, err := a.pool.Query(ctx, `SELECT pn.nspname::text, p.relname::text, cn.nspname::text, c.relname::text
-		FROM pg_constraint k
-		JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
-		JOIN pg_class p ON p.oid = k.confrelid JOIN pg_namespace pn ON pn.oid = p.relnamespace
-		WHERE k.contype = 'f' AND (k.confdeltype IN ('c', 'n', 'd') OR k.confupdtype IN ('c', 'n', 'd'))`)
+	acts, edges, err := readActions(ctx, a.pool)
 	if err != nil {
-		return nil, fmt.Errorf("apply: read the target's foreign key actions: %w", err)
+		return nil, err
 	}
-	edges := map[string][]string{}
-	var ps, pt, cs, ct string
-	_, err = pgx.ForEachRow(rows, []any{&ps, &pt, &cs, &ct}, func() error {
-		p := ps + "\x00" + pt
-		edges[p] = append(edges[p], cs+"\x00"+ct)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("apply: read the target's foreign key actions: %w", err)
+	if a.cfg.SourceLogsFKActions {
+		acts = nil
 	}
+	a.actions.Store(&acts)
 	return pipeline.NewCascades(edges), nil
 }
 
@@ -217,4 +215,14 @@ func (a *Sink) Session(ctx context.Context) (pipeline.Session, error) {
 		return nil, err
 	}
 	return &session{a: a, conn: conn, plans: newPlanCache(a.cfg.Naming, a.cfg.Mapper, a.cfg.Writable)}, nil
+}
+
+// cascader returns what performs the foreign key actions on conn, or nil
+// when there are none to perform.
+func (a *Sink) cascader(conn *pgxpool.Conn) *cascader {
+	acts := a.actions.Load()
+	if acts == nil || len(*acts) == 0 {
+		return nil
+	}
+	return &cascader{conn: conn.Conn(), actions: *acts}
 }

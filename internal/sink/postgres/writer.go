@@ -33,6 +33,9 @@ type writer struct {
 	flushRows int
 	// single sends one row per statement, to find the exact failing row.
 	single bool
+	// cascade performs the target's foreign key actions (cascade.go); nil
+	// when the source logs them.
+	cascade *cascader
 
 	batch  pgx.Batch
 	stmts  []stmt
@@ -118,9 +121,15 @@ func (w *writer) writeRun(ctx context.Context, run []pipeline.Change) error {
 		}
 		return w.queueInserts(plan, run)
 	case model.Update:
-		return w.queueUpdates(ctx, plan, run)
+		if err := w.queueUpdates(ctx, plan, run); err != nil {
+			return err
+		}
+		return w.cascadeRun(ctx, plan, run)
 	case model.Delete:
-		return w.queueDeletes(plan, run)
+		if err := w.queueDeletes(plan, run); err != nil {
+			return err
+		}
+		return w.cascadeRun(ctx, plan, run)
 	}
 	return &stmtError{stmt: stmt{ch: &run[0]}, err: fmt.Errorf("unknown row operation %v", run[0].Op)}
 }
