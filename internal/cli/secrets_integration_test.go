@@ -63,6 +63,23 @@ func newSecretAccounts(t *testing.T, env *testenv.Env, my *sql.DB, db string) se
 	}
 	admin.Path = "/" + user
 	a.pgAdminDB = admin.String()
+	// The role sluice applies as needs to set session_replication_role
+	// (pre-flight refuses it otherwise); only a superuser can grant that.
+	su, err := pgx.Connect(ctx, env.PGAdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer su.Close(ctx)
+	if _, err := su.Exec(ctx, `GRANT SET ON PARAMETER session_replication_role TO "`+user+`"`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), env.PGAdminURL())
+		if err == nil {
+			_, _ = c.Exec(context.Background(), `REVOKE SET ON PARAMETER session_replication_role FROM "`+user+`"`)
+			_ = c.Close(context.Background())
+		}
+	})
 	return a
 }
 
