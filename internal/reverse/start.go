@@ -51,15 +51,12 @@ func preflight(ctx context.Context, o Options, pg *pgx.Conn) error {
 // (--start-at-current-lsn), a new slot and publication created here for
 // the tables of the schema.
 func prepareStart(ctx context.Context, o Options, db *sql.DB, pg *pgx.Conn, tables map[string]*schema.Table) error {
-	if err := checkOwner(ctx, o, pg); err != nil {
-		return err
-	}
 	st, err := mysqlstate.Load(ctx, db, o.Stream, lsnpos.Decode)
 	if err != nil {
 		return err
 	}
 	if st != nil {
-		return nil
+		return checkOwner(ctx, o, pg)
 	}
 	start, err := startLSN(ctx, o, pg, tables)
 	if err != nil {
@@ -118,6 +115,9 @@ func startLSN(ctx context.Context, o Options, pg *pgx.Conn, tables map[string]*s
 		}
 		o.Log.Warn("reverse: --start-at-current-lsn although these tables were cut over under another stream name, whose slot is gone",
 			"stream", o.Stream, "cutovers", wrongStream(o.Stream, others).Error())
+	}
+	if err := checkOwner(ctx, o, pg); err != nil {
+		return "", err
 	}
 	slot := logical.SlotName(o.Stream)
 	var flushed *string
