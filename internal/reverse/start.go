@@ -58,20 +58,27 @@ func prepareStart(ctx context.Context, o Options, db *sql.DB, pg *pgx.Conn, tabl
 	if st != nil {
 		return checkOwner(ctx, o, pg)
 	}
-	start, err := startLSN(ctx, o, pg, tables)
-	if err != nil {
-		return err
-	}
-	pos, err := lsnpos.Decode(start)
-	if err != nil || pos == nil {
-		return fmt.Errorf("source: slot %s has no usable position (%q): %v", logical.SlotName(o.Stream), start, err)
-	}
 	var list []*schema.Table
 	for _, t := range tables {
 		list = append(list, t)
 	}
 	if err := mysink.EnsureState(ctx, db, ""); err != nil {
 		return err
+	}
+	own, err := checkCutovers(ctx, o, pg)
+	if err != nil {
+		return err
+	}
+	if err := mysqlstate.RefuseOtherWriters(ctx, db, o.Stream, o.Target.Database, schema.TableNames(list)); err != nil {
+		return err
+	}
+	start, err := startLSN(ctx, o, pg, tables, own)
+	if err != nil {
+		return err
+	}
+	pos, err := lsnpos.Decode(start)
+	if err != nil || pos == nil {
+		return fmt.Errorf("source: slot %s has no usable position (%q): %v", logical.SlotName(o.Stream), start, err)
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -84,19 +91,22 @@ func prepareStart(ctx context.Context, o Options, db *sql.DB, pg *pgx.Conn, tabl
 	if err := mysqlstate.Save(ctx, tx, o.Stream, checkpoint.State{Position: pos, SchemaVersion: 1}); err != nil {
 		return err
 	}
+	if err := mysqlstate.SaveTarget(ctx, tx, o.Stream, o.Target.Database); err != nil {
+		return err
+	}
 	return tx.Commit()
 }
 
-// startLSN is where a stream without a checkpoint starts. A stream is
-// refused (exit 2) when a cut-over of these tables names another reverse
-// stream (the forward name or none given by mistake: starting anyway would
-// begin at PostgreSQL's current position and leave out every write since
-// the switch), and when it has no slot, unless --start-at-current-lsn asks
-// for exactly that.
-func startLSN(ctx context.Context, o Options, pg *pgx.Conn, tables map[string]*schema.Table) (string, error) {
+// checkCutovers refuses (exit 2) a stream without a checkpoint when a
+// cut-over of these tables names another reverse stream (the forward name
+// or none given by mistake: starting anyway would begin at PostgreSQL's
+// current position and leave out every write since the switch), and one
+// whose slot and publication belong to another stream. It returns the
+// cut-over this stream is the way back of (nil: none).
+func checkCutovers(ctx context.Context, o Options, pg *pgx.Conn) (*cutover, error) {
 	cs, err := cutoversOf(ctx, o, pg)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var own *cutover
 	var others []cutover
@@ -111,17 +121,22 @@ func startLSN(ctx context.Context, o Options, pg *pgx.Conn, tables map[string]*s
 	}
 	if own == nil && len(others) > 0 {
 		if !o.StartAtCurrentLSN || othersArmed {
-			return "", exitcode.ConfigError(wrongStream(o.Stream, others))
+			return nil, exitcode.ConfigError(wrongStream(o.Stream, others))
 		}
 		o.Log.Warn("reverse: --start-at-current-lsn although these tables were cut over under another stream name, whose slot is gone",
 			"stream", o.Stream, "cutovers", wrongStream(o.Stream, others).Error())
 	}
-	if err := checkOwner(ctx, o, pg); err != nil {
-		return "", err
-	}
+	return own, checkOwner(ctx, o, pg)
+}
+
+// startLSN is where a stream without a checkpoint starts: its slot's
+// position; without a slot it is refused (exit 2), unless
+// --start-at-current-lsn asks to create one at PostgreSQL's current
+// position. own is the cut-over the stream continues (nil: none).
+func startLSN(ctx context.Context, o Options, pg *pgx.Conn, tables map[string]*schema.Table, own *cutover) (string, error) {
 	slot := logical.SlotName(o.Stream)
 	var flushed *string
-	err = pg.QueryRow(ctx, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1", slot).Scan(&flushed)
+	err := pg.QueryRow(ctx, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1", slot).Scan(&flushed)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows) && !o.StartAtCurrentLSN:
 		return "", exitcode.ConfigError(noSlot(o, own))

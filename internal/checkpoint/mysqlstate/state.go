@@ -84,7 +84,7 @@ func CheckStream(stream string) error {
 // allTables are the templates of every state table (tests create them on
 // each engine).
 func allTables() []string {
-	return append(append(append([]string{}, tables...), snapshotTables...), pendingTable)
+	return append(append(append([]string{}, tables...), snapshotTables...), pendingTable, targetTable)
 }
 
 // Ensure creates the sluice database and its tables when missing. engine is
@@ -99,7 +99,7 @@ func Ensure(ctx context.Context, q Querier, engine string) error {
 	if _, err := q.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS sluice CHARACTER SET utf8mb4"); err != nil {
 		return fmt.Errorf("state: create database sluice on the target: %w (the target user needs CREATE on `sluice`.*)", err)
 	}
-	for _, t := range tables {
+	for _, t := range append(tables[:len(tables):len(tables)], targetTable) {
 		if _, err := q.ExecContext(ctx, fmt.Sprintf(t, engine)); err != nil {
 			return fmt.Errorf("state: create sluice's tables on the target: %w", err)
 		}
@@ -162,7 +162,7 @@ func Save(ctx context.Context, q Querier, stream string, st checkpoint.State) er
 // Delete forgets a stream's checkpoint, schema history and applied records
 // (a new snapshot of the stream).
 func Delete(ctx context.Context, q Querier, stream string) error {
-	for _, t := range []string{"checkpoint", "schema_history", "applied", "ddl_pending"} {
+	for _, t := range []string{"checkpoint", "schema_history", "applied", "ddl_pending", "stream_target"} {
 		if _, err := q.ExecContext(ctx, "DELETE FROM sluice."+t+" WHERE stream = ?", stream); err != nil && !missing(err) {
 			return fmt.Errorf("checkpoint: delete stream %q from sluice.%s: %w", stream, t, err)
 		}
