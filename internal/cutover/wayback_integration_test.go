@@ -80,3 +80,76 @@ func testWayBackWrongName(t *testing.T, env *testenv.Env) {
 		}
 	}
 }
+
+// TestCutoverStreamsDifferingInCase: streams s and S (two databases) share
+// their reverse streams' slot name (slot names are lower case). The second
+// cut-over is refused with exit 2 naming the owner and --reverse-stream;
+// with another --reverse-stream it succeeds (the MySQL boundary table, once
+// under the server's case-insensitive collation, refused S's record as a
+// duplicate of s's), and each way back carries its own database's writes.
+func TestCutoverStreamsDifferingInCase(t *testing.T) {
+	testenv.Flavors(t, testCutoverStreamsDifferingInCase)
+}
+
+func testCutoverStreamsDifferingInCase(t *testing.T, env *testenv.Env) {
+	lower := migrated(t, env, "cut_case")
+	upper := migratedAs(t, env, "cut_case", strings.ToUpper(lower.stream))
+	back := upper.stream + "_back"
+	my := env.MySQL(t, "")
+	t.Cleanup(func() {
+		for _, s := range []string{lower.rev, back} {
+			for _, tbl := range []string{"checkpoint", "schema_history", "applied", "stream_target"} {
+				_, _ = my.Exec("DELETE FROM sluice."+tbl+" WHERE stream = ?", s)
+			}
+		}
+		_, _ = my.Exec("DELETE FROM sluice.cutover WHERE stream = ?", upper.stream)
+		if conn, err := env.PG(t).Acquire(context.Background()); err == nil {
+			_ = logical.Disarm(context.Background(), conn.Conn(), back)
+			conn.Release()
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cut := func(f *fixture, extra ...string) (int, string) {
+		code, _, errOut := runCLI(ctx, append([]string{"cutover", "--source", env.SourceURL(f.db), "--target", env.TargetURL(),
+			"--stream", f.stream, "--quiet-for", "1s", "--skip-verify", "--log-level", "warn"}, extra...)...)
+		return code, errOut
+	}
+	if code, errOut := cut(lower); code != 0 {
+		t.Fatalf("cutover %s: exit %d\n%s", lower.stream, code, errOut)
+	}
+	if code, errOut := cut(upper); code != 2 || !strings.Contains(errOut, "belong to reverse stream "+lower.rev) ||
+		!strings.Contains(errOut, "--reverse-stream") {
+		t.Fatalf("cutover %s over %s's slot: exit %d, want 2 naming it\n%s", upper.stream, lower.rev, code, errOut)
+	}
+	if code, errOut := cut(upper, "--reverse-stream", back); code != 0 {
+		t.Fatalf("cutover %s --reverse-stream %s: exit %d\n%s", upper.stream, back, code, errOut)
+	}
+	var recs int
+	if err := my.QueryRow("SELECT count(*) FROM sluice.cutover WHERE stream IN (?, ?)", lower.stream, upper.stream).Scan(&recs); err != nil || recs != 2 {
+		t.Errorf("MySQL boundary records of %s and %s: %d (%v)", lower.stream, upper.stream, recs, err)
+	}
+	pg := env.PG(t)
+	for _, f := range []*fixture{lower, upper} {
+		if _, err := pg.Exec(ctx, "INSERT INTO "+f.qlog+" VALUES (777, "+`'`+f.stream+`'`+")"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(f *fixture, stream string) (int, string) {
+		code, _, errOut := runCLI(ctx, "replicate", "--source", env.TargetURL(), "--target", env.MySQLAdminURL(f.db),
+			"--stream", stream, "--until-caught-up", "--log-level", "warn")
+		return code, errOut
+	}
+	if code, errOut := run(upper, upper.stream); code != 2 || !strings.Contains(errOut, "`--stream "+back+"`") {
+		t.Errorf("the way back of %s under its forward name: exit %d, want 2 naming %s\n%s", upper.db, code, back, errOut)
+	}
+	for f, stream := range map[*fixture]string{lower: lower.rev, upper: back} {
+		if code, errOut := run(f, stream); code != 0 {
+			t.Fatalf("the way back of %s (--stream %s): exit %d\n%s", f.db, stream, code, errOut)
+		}
+		got := testenv.MySQLRows(t, env.MySQL(t, f.db), "SELECT acct, note FROM log WHERE acct = 777")
+		if strings.Join(got, " ") != "777|"+f.stream {
+			t.Errorf("%s after its way back: %v, want its own row 777|%s", f.db, got, f.stream)
+		}
+	}
+}

@@ -87,3 +87,32 @@ func TestReverseSlotOfAnotherCase(t *testing.T) {
 		t.Fatalf("owner of %s: %q, %v", logical.PublicationName(lower), owner, err)
 	}
 }
+
+// TestReverseSecondStreamIntoTheDatabase: a second reverse stream into the
+// MySQL database another reverse stream writes is refused with exit 2 naming
+// it (both would apply PostgreSQL's writes), before it creates a slot.
+func TestReverseSecondStreamIntoTheDatabase(t *testing.T) {
+	testenv.Flavors(t, testReverseSecondStreamIntoTheDatabase)
+}
+
+func testReverseSecondStreamIntoTheDatabase(t *testing.T, env *testenv.Env) {
+	g := newRigOn(t, env, "rvtwo", "CREATE TABLE s (id INT PRIMARY KEY)")
+	g.snapshot()
+	g.catchUp()
+	o := g.options()
+	o.Stream = testenv.UniqueName("rv2")
+	err := g.run(o)
+	if exitcode.Of(err) != 2 || !strings.Contains(err.Error(), `stream "`+g.stream+`" writes s`) {
+		t.Fatalf("a second reverse stream into %s: exit %d, %v", g.db, exitcode.Of(err), err)
+	}
+	var slots int
+	if err := g.pg.QueryRow(context.Background(), "SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1",
+		logical.SlotName(o.Stream)).Scan(&slots); err != nil || slots != 0 {
+		t.Fatalf("the refused stream left %d slots (%v)", slots, err)
+	}
+	g.postgres("INSERT INTO s VALUES (5)")
+	g.catchUp()
+	if got := strings.Join(g.rows("s", []string{"id"}, "id"), " "); got != "35" {
+		t.Fatalf("rows %s after the first stream ran on, want id 5", got)
+	}
+}
