@@ -63,7 +63,11 @@ func wrongStream(stream string, cs []cutover) error {
 	for i, c := range cs {
 		lines[i] = c.String()
 	}
-	return fmt.Errorf("stream %s is not the way back of this schema's cut-over: %s; "+
+	name := "stream " + stream
+	if stream == checkpoint.DefaultStream {
+		name += " (no --stream given)"
+	}
+	return fmt.Errorf("%s is not the way back of this schema's cut-over: %s; "+
 		"starting another stream here would begin at PostgreSQL's current position and leave out every write since the cut-over",
-		stream, strings.Join(lines, "; "))
+		name, strings.Join(lines, "; "))
 }
