@@ -12,8 +12,9 @@ import (
 
 // TestArmAndDisarm: Arm creates the publication for exactly the tables,
 // the pgoutput slot, and REPLICA IDENTITY FULL on the keyless table; a
-// second Arm keeps the slot and sets the publication's tables; Disarm drops
-// both, and again is no error.
+// second Arm keeps the slot and sets the publication's tables; the
+// publication records its stream (Owner); Disarm drops both, and again is
+// no error.
 func TestArmAndDisarm(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
@@ -45,6 +46,13 @@ func TestArmAndDisarm(t *testing.T) {
 	}
 	if !a.Created || a.ConsistentLSN == "" {
 		t.Fatalf("first Arm: %+v", a)
+	}
+	// The publication names its stream exactly (the object names fold case
+	// and punctuation: "Arm-Test…" and "arm_test…" share them).
+	for _, s := range []string{stream, sanitized(stream)} {
+		if owner, err := Owner(ctx, conn, s); err != nil || owner != stream {
+			t.Fatalf("Owner(%s) = %q, %v; want %s", s, owner, err, stream)
+		}
 	}
 	pubTables := func() []string {
 		rows, err := conn.Query(ctx, "SELECT tablename::text FROM pg_publication_tables WHERE pubname = $1 ORDER BY 1", a.Publication)
@@ -94,6 +102,9 @@ func TestArmAndDisarm(t *testing.T) {
 	}
 	if err := Disarm(ctx, conn, stream); err != nil {
 		t.Fatalf("second Disarm: %v", err)
+	}
+	if owner, err := Owner(ctx, conn, stream); err != nil || owner != "" {
+		t.Fatalf("Owner after Disarm = %q, %v", owner, err)
 	}
 	if _, err := Arm(ctx, conn, stream, nil); err == nil {
 		t.Fatal("Arm without tables succeeded")
