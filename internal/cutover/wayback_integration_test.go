@@ -153,3 +153,47 @@ func testCutoverStreamsDifferingInCase(t *testing.T, env *testenv.Env) {
 		}
 	}
 }
+
+// TestWayBackWithoutItsSlot: the cut-over's slot dropped before the way back
+// first ran: `--stream S_reverse` is refused with exit 2 (the writes since
+// the switch are gone with the slot), naming --start-at-current-lsn, which
+// then starts the stream at the current position and carries later writes.
+func TestWayBackWithoutItsSlot(t *testing.T) {
+	env := testenv.Get(t)
+	f := migrated(t, env, "cut_noslot")
+	my := env.MySQL(t, "")
+	t.Cleanup(func() {
+		for _, tbl := range []string{"checkpoint", "schema_history", "applied", "stream_target"} {
+			_, _ = my.Exec("DELETE FROM sluice."+tbl+" WHERE stream = ?", f.rev)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if code, out, errOut := runCLI(ctx, "cutover", "--source", env.SourceURL(f.db), "--target", env.TargetURL(),
+		"--stream", f.stream, "--quiet-for", "1s", "--skip-verify", "--log-level", "warn"); code != 0 {
+		t.Fatalf("cutover: exit %d\n%s\n%s", code, out, errOut)
+	}
+	pg := env.PG(t)
+	if _, err := pg.Exec(ctx, "SELECT pg_drop_replication_slot($1)", f.slot); err != nil {
+		t.Fatal(err)
+	}
+	back := []string{"replicate", "--source", env.TargetURL(), "--target", env.MySQLAdminURL(f.db), "--stream", f.rev,
+		"--until-caught-up", "--log-level", "warn"}
+	code, _, errOut := runCLI(ctx, back...)
+	if code != 2 || !strings.Contains(errOut, "the slot "+f.slot+" that the cut-over of stream "+f.stream) ||
+		!strings.Contains(errOut, "--start-at-current-lsn") {
+		t.Fatalf("the way back without its slot: exit %d, want 2\n%s", code, errOut)
+	}
+	if code, out, errOut := runCLI(ctx, append(back, "--start-at-current-lsn")...); code != 0 {
+		t.Fatalf("--start-at-current-lsn: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := pg.Exec(ctx, "INSERT INTO "+f.qlog+" VALUES (555, 'later')"); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(ctx, back...); code != 0 {
+		t.Fatalf("the way back after its new start: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got := testenv.MySQLRows(t, env.MySQL(t, f.db), "SELECT acct, note FROM log WHERE acct = 555"); strings.Join(got, " ") != "555|later" {
+		t.Fatalf("the write after the new start: %v", got)
+	}
+}

@@ -165,9 +165,10 @@ func startLSN(ctx context.Context, o Options, pg *pgx.Conn, tables map[string]*s
 func noSlot(o Options, own *cutover) error {
 	slot := logical.SlotName(o.Stream)
 	if own != nil {
-		return fmt.Errorf("%s, but the stream has no checkpoint in the MySQL target %s: what PostgreSQL committed since the cut-over "+
-			"is no longer kept, so the way back cannot start without losing it; compare the databases (sluice verify, repair), "+
-			"then start at PostgreSQL's current position with --start-at-current-lsn", own, o.Target.Redacted())
+		return fmt.Errorf("the slot %s that the cut-over of stream %s armed at %s no longer exists, and stream %s has no checkpoint "+
+			"in the MySQL target %s: what PostgreSQL committed since the cut-over is no longer kept, so the way back cannot start without "+
+			"losing it; compare the databases (sluice verify, repair), then start at PostgreSQL's current position with --start-at-current-lsn",
+			slot, own.stream, own.at.UTC().Format("2006-01-02 15:04:05Z"), o.Stream, o.Target.Redacted())
 	}
 	return fmt.Errorf("stream %s has no checkpoint in the MySQL target %s and PostgreSQL has no replication slot %s: "+
 		"the way back after sluice cutover is the reverse stream it armed and printed (`--stream <forward stream>_reverse`); "+
