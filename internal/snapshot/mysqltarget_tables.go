@@ -81,11 +81,13 @@ func (r *myRunner) checkTargets(ctx context.Context) (map[schema.TableID]action,
 	for i, j := range r.b.jobs {
 		names[i] = j.my.name
 	}
-	if err := mysqlstate.RefuseOtherWriters(ctx, r.db, r.o.Stream, r.dbName, names); err != nil {
+	var problems []string
+	if err := mysqlstate.RefuseOtherWriters(ctx, r.db, r.o.Stream, r.dbName, names); exitcode.Of(err) == 2 {
+		problems = append(problems, err.Error())
+	} else if err != nil {
 		return nil, err
 	}
 	acts := map[schema.TableID]action{}
-	var problems []string
 	for _, j := range r.b.jobs {
 		mt := j.my
 		have, err := r.showTarget(ctx, r.db, mt)
