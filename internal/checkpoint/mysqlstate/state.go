@@ -64,6 +64,7 @@ var tables = []string{
 	recorded_at DATETIME(6) NOT NULL,
 	PRIMARY KEY (stream, last_key)
 ) ENGINE=%s DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
+	targetTable,
 }
 
 // MaxStream is the longest stream name (bytes) the state tables hold: their
@@ -84,7 +85,7 @@ func CheckStream(stream string) error {
 // allTables are the templates of every state table (tests create them on
 // each engine).
 func allTables() []string {
-	return append(append(append([]string{}, tables...), snapshotTables...), pendingTable, targetTable)
+	return append(append(append([]string{}, tables...), snapshotTables...), pendingTable)
 }
 
 // Ensure creates the sluice database and its tables when missing. engine is
@@ -99,7 +100,7 @@ func Ensure(ctx context.Context, q Querier, engine string) error {
 	if _, err := q.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS sluice CHARACTER SET utf8mb4"); err != nil {
 		return fmt.Errorf("state: create database sluice on the target: %w (the target user needs CREATE on `sluice`.*)", err)
 	}
-	for _, t := range append(tables[:len(tables):len(tables)], targetTable) {
+	for _, t := range tables {
 		if _, err := q.ExecContext(ctx, fmt.Sprintf(t, engine)); err != nil {
 			return fmt.Errorf("state: create sluice's tables on the target: %w", err)
 		}
