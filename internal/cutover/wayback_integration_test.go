@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
@@ -30,9 +31,7 @@ func testWayBackWrongName(t *testing.T, env *testenv.Env) {
 	upper := strings.ToUpper(f.rev)
 	t.Cleanup(func() {
 		for _, s := range []string{f.rev, f.stream, upper} {
-			for _, tbl := range []string{"checkpoint", "schema_history", "applied"} {
-				_, _ = my.Exec("DELETE FROM sluice."+tbl+" WHERE stream = ?", s)
-			}
+			_ = mysqlstate.Delete(context.Background(), my, s)
 		}
 		if conn, err := env.PG(t).Acquire(context.Background()); err == nil {
 			_ = logical.Disarm(context.Background(), conn.Conn(), f.stream)
@@ -98,9 +97,7 @@ func testCutoverStreamsDifferingInCase(t *testing.T, env *testenv.Env) {
 	my := env.MySQL(t, "")
 	t.Cleanup(func() {
 		for _, s := range []string{lower.rev, back} {
-			for _, tbl := range []string{"checkpoint", "schema_history", "applied", "stream_target"} {
-				_, _ = my.Exec("DELETE FROM sluice."+tbl+" WHERE stream = ?", s)
-			}
+			_ = mysqlstate.Delete(context.Background(), my, s)
 		}
 		_, _ = my.Exec("DELETE FROM sluice.cutover WHERE stream = ?", upper.stream)
 		if conn, err := env.PG(t).Acquire(context.Background()); err == nil {
@@ -163,9 +160,7 @@ func TestWayBackWithoutItsSlot(t *testing.T) {
 	f := migrated(t, env, "cut_noslot")
 	my := env.MySQL(t, "")
 	t.Cleanup(func() {
-		for _, tbl := range []string{"checkpoint", "schema_history", "applied", "stream_target"} {
-			_, _ = my.Exec("DELETE FROM sluice."+tbl+" WHERE stream = ?", f.rev)
-		}
+		_ = mysqlstate.Delete(context.Background(), my, f.rev)
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
