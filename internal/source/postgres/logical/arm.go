@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -149,8 +150,23 @@ func Owner(ctx context.Context, conn *pgx.Conn, stream string) (string, error) {
 // cut-over leaves nothing behind). Missing objects are not an error.
 func Disarm(ctx context.Context, conn *pgx.Conn, stream string) error {
 	slot, pub := SlotName(stream), PublicationName(stream)
-	if _, err := conn.Exec(ctx, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1", slot); err != nil {
-		return fmt.Errorf("disarm reverse stream %s: slot %s: %w", stream, slot, err)
+	// A reverse stream that just ended leaves its walsender exiting for a
+	// moment, the slot still active (object_in_use): wait for it a little.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		_, err := conn.Exec(ctx, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1", slot)
+		var pgErr *pgconn.PgError
+		if err != nil && errors.As(err, &pgErr) && pgErr.Code == "55006" && time.Now().Before(deadline) {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("disarm reverse stream %s: slot %s: %w", stream, slot, err)
+		}
+		break
 	}
 	if _, err := conn.Exec(ctx, "DROP PUBLICATION IF EXISTS "+pgx.Identifier{pub}.Sanitize()); err != nil {
 		return fmt.Errorf("disarm reverse stream %s: publication %s: %w", stream, pub, err)
