@@ -163,6 +163,9 @@ snapshot() {
 tool_args() {
 	if [[ $1 == reverse ]]; then
 		TOOL_ARGS=("$BENCH_SLUICE" replicate --source "$(pg_url rev)" --target "$(mt_url mysql rev)" --stream rev)
+		# No cut-over armed a slot here (the copy is a snapshot): the first run starts at the current
+		# LSN on request; a build from before the flag did so unasked (reverse_ab.sh runs old builds).
+		"$BENCH_SLUICE" replicate --help 2>/dev/null | grep -q -- --start-at-current-lsn && TOOL_ARGS+=(--start-at-current-lsn)
 	else
 		TOOL_ARGS=("$BENCH_SLUICE" replicate --source "$(mt_url mysql fwd)" --target "$(pg_url fwd)"
 			--include 'fwd.*' --stream fwd)

@@ -45,7 +45,7 @@ func LoadNaming(ctx context.Context, q Querier, stream string) (*schema.NamingOp
 	var b []byte
 	err := q.QueryRow(ctx, `SELECT naming FROM sluice.stream_naming WHERE stream = $1`, stream).Scan(&b)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows) || undefinedTable(err):
+	case errors.Is(err, pgx.ErrNoRows) || IsUndefined(err):
 		return nil, nil
 	case err != nil:
 		return nil, fmt.Errorf("read the naming of stream %s: %w", stream, err)

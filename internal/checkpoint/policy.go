@@ -64,7 +64,7 @@ func LoadSnapshotPolicyChanges(ctx context.Context, q Querier, stream string) ([
 
 func loadCounts(ctx context.Context, q Querier, query, stream string) ([]typemap.ChangeCount, error) {
 	rows, err := q.Query(ctx, query, stream)
-	if undefinedTable(err) {
+	if IsUndefined(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -81,7 +81,7 @@ func loadCounts(ctx context.Context, q Querier, query, stream string) ([]typemap
 			out = append(out, c)
 		}
 	}
-	if err := rows.Err(); undefinedTable(err) {
+	if err := rows.Err(); IsUndefined(err) {
 		return nil, nil
 	} else if err != nil {
 		return nil, fmt.Errorf("checkpoint: load policy counts of stream %q: %w", stream, err)
@@ -90,9 +90,9 @@ func loadCounts(ctx context.Context, q Querier, query, stream string) ([]typemap
 	return out, nil
 }
 
-// undefinedTable reports PostgreSQL's "no such table/schema": nothing was
-// recorded yet.
-func undefinedTable(err error) bool {
+// IsUndefined reports PostgreSQL's "no such table/schema" (undefined_table,
+// invalid_schema_name): nothing was recorded there yet.
+func IsUndefined(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000")
 }

@@ -2,10 +2,7 @@ package checkpoint
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
@@ -69,7 +66,7 @@ func RecopyRequested(ctx context.Context, q Querier, stream string) (requested, 
 	err = q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sluice.recopy WHERE stream = $1 AND requested),
 		EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $2 AND objid = hashtext($1)::oid
 			AND objsubid = 2 AND granted AND pid <> pg_backend_pid())`, stream, RecopyLockClass).Scan(&requested, &alive)
-	if missingTable(err) {
+	if IsUndefined(err) {
 		return false, false, nil
 	}
 	if err != nil {
@@ -84,7 +81,7 @@ func DropRecopyRequests(ctx context.Context, q Querier, stream string) error {
 	for _, stmt := range []string{`DELETE FROM sluice.recopy WHERE stream = $1 AND requested AND position = ''`,
 		`UPDATE sluice.recopy SET requested = false, updated_at = now() WHERE stream = $1 AND requested`} {
 		_, err := q.Exec(ctx, stmt, stream)
-		if missingTable(err) {
+		if IsUndefined(err) {
 			return nil
 		}
 		if err != nil {
@@ -109,7 +106,7 @@ func MarkRecopied(ctx context.Context, q Querier, stream string, id schema.Table
 // position their rows match.
 func LoadRecopied(ctx context.Context, q Querier, stream string, decode model.PositionDecoder) (map[schema.TableID]model.Position, error) {
 	rows, err := q.Query(ctx, `SELECT database, table_name, position FROM sluice.recopy WHERE stream = $1 AND position <> ''`, stream)
-	if missingTable(err) {
+	if IsUndefined(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -141,7 +138,7 @@ func ForgetRecopied(ctx context.Context, q Querier, stream string, ids []schema.
 	for _, id := range ids {
 		_, err := q.Exec(ctx, `DELETE FROM sluice.recopy WHERE stream = $1 AND database = $2 AND table_name = $3 AND NOT requested`,
 			stream, id.Database, id.Name)
-		if err != nil && !missingTable(err) {
+		if err != nil && !IsUndefined(err) {
 			return fmt.Errorf("checkpoint: forget re-copy of %s: %w", id, err)
 		}
 	}
@@ -160,11 +157,4 @@ func DeleteRecopy(ctx context.Context, q Querier, stream string) error {
 		return fmt.Errorf("checkpoint: delete re-copy records of stream %q: %w", stream, err)
 	}
 	return nil
-}
-
-// missingTable is PostgreSQL's undefined_table or invalid_schema_name:
-// no re-copy ever ran against this target.
-func missingTable(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000")
 }

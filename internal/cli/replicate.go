@@ -43,9 +43,13 @@ are then assumed to be defined at that position as they are now.
 With a postgres:// --source and a mysql:// --target, replicate runs the way back
 (docs/reverse.md): the PostgreSQL schema named like the target database (or
 what --schema-map maps it to) is read from the logical replication slot
-sluice_<stream> (created with its publication when missing) and written into the
-MySQL tables it came from, values converted for their columns; a value MySQL
-cannot hold stops it (--on-error skip-and-log leaves such rows out).
+sluice_<stream> that 'sluice cutover' armed and written into the MySQL tables it
+came from, values converted for their columns; a value MySQL cannot hold stops
+it (--on-error skip-and-log leaves such rows out). After a cut-over of stream S
+the way back is --stream S_reverse; a stream with neither a checkpoint nor a slot
+is refused (exit 2), naming the cut-over's reverse stream when there is one,
+unless --start-at-current-lsn asks to create the slot and start at PostgreSQL's
+current position, leaving out every write committed before it.
 
 A status line is logged every 5 seconds (lag, throughput, queue, positions) and
 --metrics-addr serves them to Prometheus. SIGINT/SIGTERM stop reading, commit
@@ -58,7 +62,7 @@ or pre-flight error (including no start position and a purged binlog).`,
   sluice replicate --start-position mysql-bin.000042:4 --include 'shop.*'
   sluice replicate --skip-ddl 'ALTER TABLE shop.log*' --metrics-addr 127.0.0.1:9187
   SLUICE_SOURCE_PASSWORD=… SLUICE_TARGET_PASSWORD=… sluice replicate --source mysql://sluice@db1:3306/shop --target mysql://sluice@db2:3306/shop_copy --target-engine ROCKSDB
-  sluice replicate --source postgres://sluice@pg1:5432/shop --source-password-file /etc/sluice/pg1.pw --target mysql://sluice@db1:3306/shop --target-password-file /etc/sluice/db1.pw --stream back   # the way back (docs/reverse.md)`,
+  sluice replicate --source postgres://sluice@pg1:5432/shop --source-password-file /etc/sluice/pg1.pw --target mysql://sluice@db1:3306/shop --target-password-file /etc/sluice/db1.pw --stream shop_reverse   # the way back after sluice cutover --stream shop (docs/reverse.md)`,
 		Args: cobra.NoArgs,
 		RunE: runReplicate,
 	}
@@ -79,6 +83,9 @@ or pre-flight error (including no start position and a purged binlog).`,
 	addReplicateFlags(cmd)
 	// Not in addReplicateFlags: migrate registers it with its snapshot flags.
 	addTargetEngineFlag(cmd)
+	// The way back only (migrate has no reverse stream).
+	cmd.Flags().Bool("start-at-current-lsn", false, "reverse stream (postgres:// --source) without a checkpoint or a slot: create the slot and start at PostgreSQL's current position, "+
+		"leaving out every write committed before it (after sluice cutover, run the reverse stream it printed instead), e.g. --start-at-current-lsn")
 	return cmd
 }
 
@@ -132,6 +139,10 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 	maxMem, err := replicate.ParseSize(k.String("max-txn-memory"))
 	if err != nil {
 		return replicate.Options{}, exitcode.ConfigError(fmt.Errorf("--max-txn-memory: %w", err))
+	}
+	if k.Bool("start-at-current-lsn") {
+		return replicate.Options{}, exitcode.ConfigError(fmt.Errorf("--start-at-current-lsn applies to the reverse stream (a postgres:// --source) only; " +
+			"a binlog stream without a checkpoint starts at --start-gtid or --start-position"))
 	}
 	if oe := k.String("on-error"); oe != "" && oe != "stop" {
 		return replicate.Options{}, exitcode.ConfigError(fmt.Errorf("--on-error %s applies to the reverse stream (a postgres:// --source) only", oe))

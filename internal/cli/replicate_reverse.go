@@ -59,7 +59,7 @@ func reverseOptions(s *Settings) (reverse.Options, error) {
 	}
 	o := reverse.Options{Source: src, Target: *tgt.MySQL, Stream: k.String("stream"), Workers: k.Int("workers"),
 		MaxTxnMemory: maxMem, SkipBadRows: onError == "skip-and-log", UntilCaughtUp: k.Bool("until-caught-up"),
-		Retry: targetRetry(k.Duration("target-retry")), Log: s.Log}
+		StartAtCurrentLSN: k.Bool("start-at-current-lsn"), Retry: targetRetry(k.Duration("target-retry")), Log: s.Log}
 	// The forward stream's naming read backwards. An excluded column has no
 	// PostgreSQL value to carry back: refused rather than written as the
 	// MySQL default or left stale.

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 )
 
@@ -34,6 +35,17 @@ func (r *run) arm(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("read the target's slots and publications: %w", err)
 	}
 	if slotExists || pubExists {
+		// Slot and publication names fold case and punctuation: say whose
+		// they are when another reverse stream's name maps to them.
+		owner, err := logical.Owner(ctx, r.pg, r.o.ReverseStream)
+		if err != nil {
+			return "", fmt.Errorf("target: %w", err)
+		}
+		if owner != "" && owner != r.o.ReverseStream {
+			return "", exitcode.ConfigError(fmt.Errorf("the reverse stream's slot %s and publication %s belong to reverse stream %s "+
+				"(their names are lower case, with punctuation as _, so %s maps to them too): pass another --reverse-stream, e.g. --reverse-stream %s_back",
+				slot, pub, owner, r.o.ReverseStream, r.o.Stream))
+		}
 		return "", fmt.Errorf("the reverse stream %s is armed already (slot %s exists: %v, publication %s exists: %v) but no cut-over is recorded: "+
 			"a running reverse stream, or what a killed cutover left; if it is a leftover, drop it on the target: "+
 			"SELECT pg_drop_replication_slot('%s'); DROP PUBLICATION IF EXISTS %s; or pass another --reverse-stream",

@@ -32,7 +32,13 @@ const pgBoundaryDDL = `CREATE TABLE IF NOT EXISTS sluice.cutover (
 const mysqlBoundaryDDL = "CREATE TABLE IF NOT EXISTS sluice.cutover (" +
 	"stream VARCHAR(190) NOT NULL PRIMARY KEY, reverse_stream VARCHAR(190) NOT NULL, source_position TEXT NOT NULL, " +
 	"lsn VARCHAR(32) NOT NULL, slot VARCHAR(64) NOT NULL, publication VARCHAR(64) NOT NULL, cut_at DATETIME(6) NOT NULL" +
-	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+
+// mysqlBoundaryBinary makes a boundary table created before it compare
+// stream names as bytes, as every other state table does: under the
+// server's default collation streams S and s shared one record (the second
+// cut-over failed on a duplicate key).
+const mysqlBoundaryBinary = "ALTER TABLE sluice.cutover CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
 
 // record is step 6. The source is checked quiet once more up to now; the
 // reverse stream's slot is advanced to PostgreSQL's current WAL position
@@ -80,6 +86,16 @@ func (r *run) recordSource(ctx context.Context, b *Boundary, enc, slot, pub stri
 	for _, q := range []string{"CREATE DATABASE IF NOT EXISTS sluice CHARACTER SET utf8mb4", mysqlBoundaryDDL} {
 		if _, err := r.srcDB.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("source: create sluice.cutover (the reverse stream's state database; the source user needs CREATE on `sluice`.*): %w", err)
+		}
+	}
+	var coll string
+	if err := r.srcDB.QueryRowContext(ctx, `SELECT COLLATION_NAME FROM information_schema.COLUMNS
+		WHERE TABLE_SCHEMA = 'sluice' AND TABLE_NAME = 'cutover' AND COLUMN_NAME = 'stream'`).Scan(&coll); err != nil {
+		return fmt.Errorf("source: read the collation of sluice.cutover: %w", err)
+	}
+	if coll != "utf8mb4_bin" {
+		if _, err := r.srcDB.ExecContext(ctx, mysqlBoundaryBinary); err != nil {
+			return fmt.Errorf("source: %s (the source user needs ALTER on `sluice`.*): %w", mysqlBoundaryBinary, err)
 		}
 	}
 	r.onUndo("boundary record in the source deleted", func(ctx context.Context) error {

@@ -53,6 +53,12 @@ type fixture struct {
 
 func migrated(t *testing.T, env *testenv.Env, prefix string) *fixture {
 	t.Helper()
+	return migratedAs(t, env, prefix, testenv.UniqueName("cut"))
+}
+
+// migratedAs is migrated under a given stream name.
+func migratedAs(t *testing.T, env *testenv.Env, prefix, stream string) *fixture {
+	t.Helper()
 	db := env.NewDatabase(t, prefix)
 	my := env.MySQL(t, db)
 	if _, err := my.Exec(env.SQL(`CREATE TABLE acct (id BIGINT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(40) NOT NULL, balance INT, UNIQUE KEY uq_name (name));
@@ -61,7 +67,6 @@ func migrated(t *testing.T, env *testenv.Env, prefix string) *fixture {
 		INSERT INTO log SELECT seq, 'x' FROM seq_1_to_50`)); err != nil {
 		t.Fatal(err)
 	}
-	stream := testenv.UniqueName("cut")
 	f := &fixture{env: env, db: db, stream: stream, rev: cutover.DefaultReverseStream(stream), ctx: context.Background(),
 		qacct: pgx.Identifier{db, "acct"}.Sanitize(), qlog: pgx.Identifier{db, "log"}.Sanitize()}
 	f.slot, f.pub = logical.SlotName(f.rev), logical.PublicationName(f.rev)

@@ -151,6 +151,9 @@ func (t *mysqlTarget) recordStart(ctx context.Context, stream string, pos model.
 	if err := mysink.EnsureState(ctx, t.db, t.o.TargetEngine); err != nil {
 		return err
 	}
+	if err := mysqlstate.RefuseOtherWriters(ctx, t.db, stream, t.o.MySQLTarget.Database, schema.TableNames(tables)); err != nil {
+		return err
+	}
 	tx, err := t.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("target: begin: %w", err)
@@ -160,6 +163,9 @@ func (t *mysqlTarget) recordStart(ctx context.Context, stream string, pos model.
 		return err
 	}
 	if err := mysqlstate.Save(ctx, tx, stream, checkpoint.State{Position: pos, SchemaVersion: 1}); err != nil {
+		return err
+	}
+	if err := mysqlstate.SaveTarget(ctx, tx, stream, t.o.MySQLTarget.Database); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -136,7 +136,8 @@ func (g *rig) options() Options {
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	return Options{Source: src, Target: dst, Schema: g.schema, Naming: naming, Stream: g.stream, Workers: 4, UntilCaughtUp: true,
+	// No cut-over armed a slot: the first run creates it at the current LSN.
+	return Options{Source: src, Target: dst, Schema: g.schema, Naming: naming, Stream: g.stream, Workers: 4, UntilCaughtUp: true, StartAtCurrentLSN: true,
 		StatusEvery: time.Second, Log: testenv.Logger()}
 }
 

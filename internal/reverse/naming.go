@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 )
@@ -19,9 +18,8 @@ import (
 func checkForwardNaming(ctx context.Context, o Options, pg *pgx.Conn) error {
 	var forward string
 	err := pg.QueryRow(ctx, `SELECT stream FROM sluice.cutover WHERE reverse_stream = $1`, o.Stream).Scan(&forward)
-	var pgErr *pgconn.PgError
 	switch {
-	case errors.Is(err, pgx.ErrNoRows), errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000"):
+	case errors.Is(err, pgx.ErrNoRows), checkpoint.IsUndefined(err):
 		return nil
 	case err != nil:
 		return fmt.Errorf("source: read the cut-over record of stream %s: %w", o.Stream, err)

@@ -42,10 +42,15 @@ type Options struct {
 	// Naming is the forward stream's mapping (--schema-map, --identifiers,
 	// --rename), read backwards: the PostgreSQL table and column of each
 	// MySQL table and column.
-	Naming       schema.Naming
-	Stream       string
-	Workers      int
-	MaxTxnMemory int64
+	Naming schema.Naming
+	Stream string
+	// StartAtCurrentLSN is --start-at-current-lsn: a stream with neither a
+	// checkpoint nor a slot starts at PostgreSQL's current position (a new
+	// slot), leaving out what was committed before; without it such a start
+	// is refused.
+	StartAtCurrentLSN bool
+	Workers           int
+	MaxTxnMemory      int64
 	// SkipBadRows is --on-error skip-and-log.
 	SkipBadRows   bool
 	UntilCaughtUp bool

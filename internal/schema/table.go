@@ -242,3 +242,12 @@ func (t *Table) TargetOrderText() string {
 	}
 	return "source (" + strings.Join(src, ", ") + ") target (" + strings.Join(t.TargetOrder, ", ") + ")"
 }
+
+// TableNames are the tables' names (without their databases).
+func TableNames(ts []*Table) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}

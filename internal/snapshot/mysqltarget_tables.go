@@ -73,11 +73,21 @@ func (r *myRunner) hasRows(ctx context.Context, mt *myTable) (bool, error) {
 }
 
 // checkTargets decides, for a new run, what happens to each target table,
-// and refuses (exit 2, every problem at once) tables that exist with
-// another definition or with rows, unless --drop-existing.
+// and refuses (exit 2, every problem at once) tables that another stream
+// writes, and tables that exist with another definition or with rows,
+// unless --drop-existing.
 func (r *myRunner) checkTargets(ctx context.Context) (map[schema.TableID]action, error) {
-	acts := map[schema.TableID]action{}
+	names := make([]string, len(r.b.jobs))
+	for i, j := range r.b.jobs {
+		names[i] = j.my.name
+	}
 	var problems []string
+	if err := mysqlstate.RefuseOtherWriters(ctx, r.db, r.o.Stream, r.dbName, names); exitcode.Of(err) == 2 {
+		problems = append(problems, err.Error())
+	} else if err != nil {
+		return nil, err
+	}
+	acts := map[schema.TableID]action{}
 	for _, j := range r.b.jobs {
 		mt := j.my
 		have, err := r.showTarget(ctx, r.db, mt)

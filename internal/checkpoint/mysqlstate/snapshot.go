@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // snapshotTables are the run state of a snapshot into a MySQL target (the
@@ -317,10 +318,12 @@ func LoadSnapshotChunks(ctx context.Context, q Querier, stream, db, table string
 }
 
 // SnapshotLockName is the GET_LOCK name a snapshot of a stream holds on the
-// target (at most 64 characters, as GET_LOCK allows).
+// target (at most 64 characters, as GET_LOCK allows). MySQL compares lock
+// names without case (MariaDB does not): a name with upper-case letters is
+// hashed, so that streams S and s lock apart everywhere.
 func SnapshotLockName(stream string) string {
 	n := "sluice snapshot " + stream
-	if len(n) > 64 {
+	if len(n) > 64 || strings.ToLower(stream) != stream {
 		sum := sha256.Sum256([]byte(stream))
 		n = "sluice snapshot " + hex.EncodeToString(sum[:20])
 	}

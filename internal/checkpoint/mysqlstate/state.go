@@ -64,6 +64,7 @@ var tables = []string{
 	recorded_at DATETIME(6) NOT NULL,
 	PRIMARY KEY (stream, last_key)
 ) ENGINE=%s DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
+	targetTable,
 }
 
 // MaxStream is the longest stream name (bytes) the state tables hold: their
@@ -162,7 +163,7 @@ func Save(ctx context.Context, q Querier, stream string, st checkpoint.State) er
 // Delete forgets a stream's checkpoint, schema history and applied records
 // (a new snapshot of the stream).
 func Delete(ctx context.Context, q Querier, stream string) error {
-	for _, t := range []string{"checkpoint", "schema_history", "applied", "ddl_pending"} {
+	for _, t := range []string{"checkpoint", "schema_history", "applied", "ddl_pending", "stream_target"} {
 		if _, err := q.ExecContext(ctx, "DELETE FROM sluice."+t+" WHERE stream = ?", stream); err != nil && !missing(err) {
 			return fmt.Errorf("checkpoint: delete stream %q from sluice.%s: %w", stream, t, err)
 		}

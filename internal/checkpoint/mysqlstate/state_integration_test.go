@@ -112,3 +112,37 @@ func TestStateTablesFitEveryEngine(t *testing.T) {
 		t.Errorf("a stream name over %d bytes: %v", MaxStream, err)
 	}
 }
+
+// TestSnapshotLocksOfStreamsDifferingInCase: the snapshot locks of streams S
+// and s are distinct on each target server (MySQL 9.7 compares GET_LOCK
+// names without case: a snapshot of s waited for S's and was refused).
+func TestSnapshotLocksOfStreamsDifferingInCase(t *testing.T) {
+	env := testenv.Get(t)
+	for _, f := range []testenv.Flavor{testenv.MariaDB, testenv.MySQL} {
+		t.Run(string(f), func(t *testing.T) {
+			db := env.WithMySQLTarget(f).MySQLTarget(t).Admin(t)
+			ctx := context.Background()
+			upper := strings.ToUpper(testenv.UniqueName("lock"))
+			a, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			b, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			var got int
+			if err := a.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", SnapshotLockName(upper)).Scan(&got); err != nil || got != 1 {
+				t.Fatalf("lock of %s: %d, %v", upper, got, err)
+			}
+			if err := b.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", SnapshotLockName(strings.ToLower(upper))).Scan(&got); err != nil || got != 1 {
+				t.Fatalf("lock of %s while %s holds its own: %d, %v", strings.ToLower(upper), upper, got, err)
+			}
+			if SnapshotLockName("shop") != "sluice snapshot shop" {
+				t.Errorf("a lower-case stream's lock name changed: %s", SnapshotLockName("shop"))
+			}
+		})
+	}
+}

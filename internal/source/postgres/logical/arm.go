@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -94,13 +95,24 @@ func Arm(ctx context.Context, conn *pgx.Conn, stream string, tables []Table) (Ar
 	if _, err := conn.Exec(ctx, q); err != nil {
 		return a, fmt.Errorf("arm reverse stream %s: publication %s: %w", stream, a.Publication, err)
 	}
+	// The object names fold case and punctuation (S and s share them): the
+	// stream's exact name on the publication tells whose they are (Owner).
+	// COMMENT takes no parameters: PostgreSQL's format() quotes the name.
+	var comment string
+	err := conn.QueryRow(ctx, "SELECT format('COMMENT ON PUBLICATION %I IS %L', $1::text, $2::text)", a.Publication, ownerPrefix+stream).Scan(&comment)
+	if err == nil {
+		_, err = conn.Exec(ctx, comment)
+	}
+	if err != nil {
+		return a, fmt.Errorf("arm reverse stream %s: publication %s: record its stream: %w", stream, a.Publication, err)
+	}
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_replication_slots WHERE slot_name = $1)", a.Slot).Scan(&exists); err != nil {
 		return a, fmt.Errorf("arm reverse stream %s: %w", stream, err)
 	}
 	if exists {
 		return a, nil
 	}
-	err := conn.QueryRow(ctx, "SELECT lsn::text FROM pg_create_logical_replication_slot($1, 'pgoutput')", a.Slot).Scan(&a.ConsistentLSN)
+	err = conn.QueryRow(ctx, "SELECT lsn::text FROM pg_create_logical_replication_slot($1, 'pgoutput')", a.Slot).Scan(&a.ConsistentLSN)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "42501" {
 		return a, fmt.Errorf("arm reverse stream %s: creating slot %s needs the REPLICATION attribute: ALTER ROLE %s REPLICATION (%w)",
@@ -113,12 +125,48 @@ func Arm(ctx context.Context, conn *pgx.Conn, stream string, tables []Table) (Ar
 	return a, nil
 }
 
+// ownerPrefix starts the comment Arm puts on a publication.
+const ownerPrefix = "sluice reverse stream "
+
+// Owner is the stream whose slot and publication SlotName(stream) and
+// PublicationName(stream) are, as Arm recorded it on the publication ("":
+// no publication, or one armed before sluice recorded its stream). Stream
+// names that differ only in case or punctuation share the object names, so
+// a start compares Owner with its own name rather than trusting the names.
+func Owner(ctx context.Context, conn *pgx.Conn, stream string) (string, error) {
+	var comment *string
+	err := conn.QueryRow(ctx, `SELECT obj_description(oid, 'pg_publication') FROM pg_publication WHERE pubname = $1`,
+		PublicationName(stream)).Scan(&comment)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && (comment == nil || !strings.HasPrefix(*comment, ownerPrefix)) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read publication %s: %w", PublicationName(stream), err)
+	}
+	return strings.TrimPrefix(*comment, ownerPrefix), nil
+}
+
 // Disarm drops the slot and the publication of a reverse stream (a failed
 // cut-over leaves nothing behind). Missing objects are not an error.
 func Disarm(ctx context.Context, conn *pgx.Conn, stream string) error {
 	slot, pub := SlotName(stream), PublicationName(stream)
-	if _, err := conn.Exec(ctx, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1", slot); err != nil {
-		return fmt.Errorf("disarm reverse stream %s: slot %s: %w", stream, slot, err)
+	// A reverse stream that just ended leaves its walsender exiting for a
+	// moment, the slot still active (object_in_use): wait for it a little.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		_, err := conn.Exec(ctx, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1", slot)
+		var pgErr *pgconn.PgError
+		if err != nil && errors.As(err, &pgErr) && pgErr.Code == "55006" && time.Now().Before(deadline) {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("disarm reverse stream %s: slot %s: %w", stream, slot, err)
+		}
+		break
 	}
 	if _, err := conn.Exec(ctx, "DROP PUBLICATION IF EXISTS "+pgx.Identifier{pub}.Sanitize()); err != nil {
 		return fmt.Errorf("disarm reverse stream %s: publication %s: %w", stream, pub, err)

@@ -4,16 +4,20 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // TestArmAndDisarm: Arm creates the publication for exactly the tables,
 // the pgoutput slot, and REPLICA IDENTITY FULL on the keyless table; a
-// second Arm keeps the slot and sets the publication's tables; Disarm drops
-// both, and again is no error.
+// second Arm keeps the slot and sets the publication's tables; the
+// publication records its stream (Owner); Disarm drops both, and again is
+// no error.
 func TestArmAndDisarm(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
@@ -45,6 +49,13 @@ func TestArmAndDisarm(t *testing.T) {
 	}
 	if !a.Created || a.ConsistentLSN == "" {
 		t.Fatalf("first Arm: %+v", a)
+	}
+	// The publication names its stream exactly (the object names fold case
+	// and punctuation: "Arm-Test…" and "arm_test…" share them).
+	for _, s := range []string{stream, sanitized(stream)} {
+		if owner, err := Owner(ctx, conn, s); err != nil || owner != stream {
+			t.Fatalf("Owner(%s) = %q, %v; want %s", s, owner, err, stream)
+		}
 	}
 	pubTables := func() []string {
 		rows, err := conn.Query(ctx, "SELECT tablename::text FROM pg_publication_tables WHERE pubname = $1 ORDER BY 1", a.Publication)
@@ -95,6 +106,9 @@ func TestArmAndDisarm(t *testing.T) {
 	if err := Disarm(ctx, conn, stream); err != nil {
 		t.Fatalf("second Disarm: %v", err)
 	}
+	if owner, err := Owner(ctx, conn, stream); err != nil || owner != "" {
+		t.Fatalf("Owner after Disarm = %q, %v", owner, err)
+	}
 	if _, err := Arm(ctx, conn, stream, nil); err == nil {
 		t.Fatal("Arm without tables succeeded")
 	}
@@ -113,4 +127,51 @@ func sanitized(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// TestDisarmWaitsForAnEndingStream: a slot still active (a reverse stream's
+// walsender ending) is dropped once it is released, instead of Disarm
+// failing and leaving slot and publication behind (retaining WAL).
+func TestDisarmWaitsForAnEndingStream(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env.TargetURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	sch, stream := testenv.UniqueName("disarm"), testenv.UniqueName("disarm")
+	q := pgx.Identifier{sch}.Sanitize()
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+q+"; CREATE TABLE "+q+".k (id int PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = Disarm(ctx, conn, stream)
+		_, _ = conn.Exec(ctx, "DROP SCHEMA "+q+" CASCADE")
+	})
+	if _, err := Arm(ctx, conn, stream, []Table{{Schema: sch, Name: "k"}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := pgconn.ParseConfig(env.TargetURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RuntimeParams["replication"] = "database"
+	repl, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pglogrepl.StartReplication(ctx, repl, SlotName(stream), 0, pglogrepl.StartReplicationOptions{
+		Mode: pglogrepl.LogicalReplication, PluginArgs: []string{"proto_version '1'", "publication_names '" + PublicationName(stream) + "'"}}); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(500*time.Millisecond, func() { _ = repl.Close(context.Background()) })
+	if err := Disarm(ctx, conn, stream); err != nil {
+		t.Fatalf("Disarm while the slot's stream ends: %v", err)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT (SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1) + (SELECT count(*) FROM pg_publication WHERE pubname = $1)",
+		SlotName(stream)).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("after Disarm %d objects left (%v)", n, err)
+	}
 }
