@@ -33,8 +33,9 @@ Kafka transaction; a restart (after kill -9 too) fences the old producer and
 continues from the committed position, so a read_committed consumer sees every
 change once. See docs/kafka.md.
 
-Exit codes: 0 stopped or caught up, 1 failure, 2 configuration error (Kafka or
-a source unreachable at start).`,
+Exit codes: 0 stopped (SIGINT/SIGTERM) or caught up, 1 failure, 2 configuration
+error (Kafka or a source unreachable at start), 130 (SIGINT) or 143 (SIGTERM)
+stopped before --until-caught-up was reached.`,
 		Example: `  sluice stream --source mysql://sluice:pw@db1:3306/shop --kafka 127.0.0.1:9092 --topic-prefix shop
   sluice stream --source mysql://sluice:pw@shard1:3306/shop --source mysql://sluice:pw@shard2:3306/shop --kafka k1:9092,k2:9092 --topic-prefix shop --schemas`,
 		Args: cobra.NoArgs,
@@ -172,7 +173,7 @@ func runStream(cmd *cobra.Command, _ []string) error {
 	if reg != nil {
 		o.Registry = reg
 	}
-	return stream.Run(cmd.Context(), o)
+	return stoppedEarly(cmd.Context(), o.UntilCaughtUp, stream.Run(cmd.Context(), o))
 }
 
 // printMerged prints each merged topic's progress and the shard whose
