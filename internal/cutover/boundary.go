@@ -93,23 +93,25 @@ func (r *run) recordSource(ctx context.Context, b *Boundary, enc, slot, pub stri
 	return nil
 }
 
-// loadTargetBoundary reads a recorded cut-over of stream (nil: none).
-func loadTargetBoundary(ctx context.Context, q checkpoint.Querier, stream string) (*Boundary, error) {
+// loadTargetBoundary reads a recorded cut-over of stream (nil: none) and
+// says where it was found.
+func loadTargetBoundary(ctx context.Context, q checkpoint.Querier, stream string) (*Boundary, string, error) {
 	var b Boundary
 	var enc string
-	err := q.QueryRow(ctx, `SELECT source_position, lsn::text, cut_at FROM sluice.cutover WHERE stream = $1`, stream).Scan(&enc, &b.LSN, &b.At)
+	err := q.QueryRow(ctx, `SELECT source_position, lsn::text, cut_at, reverse_stream FROM sluice.cutover WHERE stream = $1`, stream).
+		Scan(&enc, &b.LSN, &b.At, &b.ReverseStream)
 	if errors.Is(err, pgx.ErrNoRows) || isUndefinedTable(err) {
-		return nil, nil
+		return nil, "", nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("target: read sluice.cutover: %w", err)
+		return nil, "", fmt.Errorf("target: read sluice.cutover: %w", err)
 	}
 	p, err := binlogpos.Decode(enc)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	b.SourcePosition, err = binlogpos.From(p)
-	return &b, err
+	return &b, "the target's sluice.cutover", err
 }
 
 // LoadSourceBoundary reads a recorded cut-over of stream from the MySQL
@@ -117,7 +119,8 @@ func loadTargetBoundary(ctx context.Context, q checkpoint.Querier, stream string
 func LoadSourceBoundary(ctx context.Context, db *sql.DB, stream string) (*Boundary, error) {
 	var b Boundary
 	var enc, at string
-	err := db.QueryRowContext(ctx, `SELECT source_position, lsn, DATE_FORMAT(cut_at, '%Y-%m-%dT%H:%i:%s.%fZ') FROM sluice.cutover WHERE stream = ?`, stream).Scan(&enc, &b.LSN, &at)
+	err := db.QueryRowContext(ctx, `SELECT source_position, lsn, DATE_FORMAT(cut_at, '%Y-%m-%dT%H:%i:%s.%fZ'), reverse_stream
+		FROM sluice.cutover WHERE stream = ?`, stream).Scan(&enc, &b.LSN, &at, &b.ReverseStream)
 	var me *mysql.MySQLError
 	if errors.Is(err, sql.ErrNoRows) || errors.As(err, &me) && (me.Number == 1049 || me.Number == 1146) {
 		return nil, nil
