@@ -132,6 +132,7 @@ on SIGINT/SIGTERM after committing what they received, and exit 0.`,
 		newVerifyCmd(),
 		newStatusCmd(),
 		newCutoverCmd(),
+		newDropCmd(),
 		newAlterCmd(),
 		newVersionCmd(),
 	)
