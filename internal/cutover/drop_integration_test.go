@@ -105,13 +105,15 @@ func testDropStream(t *testing.T, env *testenv.Env) {
 	}
 	// The way back of f ran (its state is in the MySQL source's database
 	// sluice), and a killed forward apply left a replication origin.
-	mustPG(`INSERT INTO `+f.qlog+` VALUES (500, 'on pg')`)
+	mustPG(`INSERT INTO ` + f.qlog + ` VALUES (500, 'on pg')`)
 	if code, _, errOut := runCLI(ctx, "replicate", "--source", env.TargetURL(), "--target", env.SourceURL(f.db), "--stream", f.rev,
 		"--until-caught-up", "--log-level", "warn"); code != 0 {
 		t.Fatalf("the way back: exit %d\n%s", code, errOut)
 	}
 	mustPG(`SELECT pg_replication_origin_create($1)`, logical.ForwardOrigin(f.stream, 0))
-	t.Cleanup(func() { _, _ = pg.Exec(context.Background(), `SELECT pg_replication_origin_drop($1)`, logical.ForwardOrigin(f.stream, 0)) })
+	t.Cleanup(func() {
+		_, _ = pg.Exec(context.Background(), `SELECT pg_replication_origin_drop($1)`, logical.ForwardOrigin(f.stream, 0))
+	})
 	pgBefore, myBefore, objBefore := f.streamRows(t, f.stream, f.rev)
 	if pgBefore == 0 || myBefore < 2 || objBefore != 3 {
 		t.Fatalf("before the drop: %d target rows, %d source rows, %d slots/publications/origins: the fixture is not what the test needs", pgBefore, myBefore, objBefore)
