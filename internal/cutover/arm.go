@@ -106,10 +106,11 @@ func (r *run) targetTables(ctx context.Context) ([]logical.Table, error) {
 // rebuilt, or a rehearsal ran against another PostgreSQL), which would
 // otherwise surface as a duplicate key at the last step.
 func (r *run) refuseCutOver(ctx context.Context) error {
-	b, where, err := loadTargetBoundary(ctx, r.pg, r.o.Stream)
+	b, err := LoadTargetBoundary(ctx, r.pg, r.o.Stream)
 	if err != nil {
 		return err
 	}
+	where := "the target's sluice.cutover"
 	if b == nil {
 		if b, err = LoadSourceBoundary(ctx, r.srcDB, r.o.Stream); err != nil {
 			return err

@@ -93,25 +93,35 @@ func (r *run) recordSource(ctx context.Context, b *Boundary, enc, slot, pub stri
 	return nil
 }
 
-// loadTargetBoundary reads a recorded cut-over of stream (nil: none) and
-// says where it was found.
-func loadTargetBoundary(ctx context.Context, q checkpoint.Querier, stream string) (*Boundary, string, error) {
+// LoadTargetBoundary reads a recorded cut-over of stream from the
+// PostgreSQL target's sluice.cutover (nil: none).
+func LoadTargetBoundary(ctx context.Context, q checkpoint.Querier, stream string) (*Boundary, error) {
 	var b Boundary
 	var enc string
 	err := q.QueryRow(ctx, `SELECT source_position, lsn::text, cut_at, reverse_stream FROM sluice.cutover WHERE stream = $1`, stream).
 		Scan(&enc, &b.LSN, &b.At, &b.ReverseStream)
 	if errors.Is(err, pgx.ErrNoRows) || isUndefinedTable(err) {
-		return nil, "", nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("target: read sluice.cutover: %w", err)
+		return nil, fmt.Errorf("target: read sluice.cutover: %w", err)
 	}
 	p, err := binlogpos.Decode(enc)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	b.SourcePosition, err = binlogpos.From(p)
-	return &b, "the target's sluice.cutover", err
+	return &b, err
+}
+
+// ReverseStreamOf is the way back of stream: as its cut-over recorded it
+// in the target, else the default name.
+func ReverseStreamOf(ctx context.Context, q checkpoint.Querier, stream string) (string, error) {
+	b, err := LoadTargetBoundary(ctx, q, stream)
+	if err != nil || b == nil || b.ReverseStream == "" {
+		return DefaultReverseStream(stream), err
+	}
+	return b.ReverseStream, nil
 }
 
 // LoadSourceBoundary reads a recorded cut-over of stream from the MySQL

@@ -3,13 +3,11 @@ package drop
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 
-	gomysql "github.com/go-sql-driver/mysql"
-
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/cutover"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
@@ -83,24 +81,11 @@ func (s *mySide) streams(ctx context.Context) ([]string, error) {
 }
 
 func (s *mySide) reverseOf(ctx context.Context, stream string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT reverse_stream FROM sluice.cutover WHERE stream = ?", stream)
-	var me *gomysql.MySQLError
-	if errors.As(err, &me) && (me.Number == 1049 || me.Number == 1146) { // no database / table sluice.cutover
-		return nil, nil
+	b, err := cutover.LoadSourceBoundary(ctx, s.db, stream)
+	if err != nil || b == nil {
+		return nil, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: read sluice.cutover: %w", s.where, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return []string{b.ReverseStream}, nil
 }
 
 func (s *mySide) running(ctx context.Context, streams []string) (string, error) {

@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/cutover"
 	"github.com/sluice-db/sluice/internal/replicate"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 )
@@ -71,15 +71,11 @@ func (s *pgSide) streams(ctx context.Context) ([]string, error) {
 }
 
 func (s *pgSide) reverseOf(ctx context.Context, stream string) ([]string, error) {
-	rows, err := s.conn.Query(ctx, `SELECT reverse_stream FROM sluice.cutover WHERE stream = $1`, stream)
-	if err != nil {
-		return nil, fmt.Errorf("%s: read sluice.cutover: %w", s.where, err)
+	b, err := cutover.LoadTargetBoundary(ctx, s.conn, stream)
+	if err != nil || b == nil {
+		return nil, err
 	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if isUndefined(err) {
-		return nil, nil
-	}
-	return out, err
+	return []string{b.ReverseStream}, nil
 }
 
 func (s *pgSide) running(ctx context.Context, streams []string) (string, error) {
@@ -157,17 +153,14 @@ func (s *pgSide) planRows(ctx context.Context, streams []string) ([]Item, error)
 func (s *pgSide) planLogical(ctx context.Context, stream string) ([]Item, error) {
 	slot, pub := logical.SlotName(stream), logical.PublicationName(stream)
 	var items []Item
-	var retained *int64
-	err := s.conn.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint FROM pg_replication_slots
-		WHERE slot_name = $1 AND database = current_database()`, slot).Scan(&retained)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-	case err != nil:
-		return nil, fmt.Errorf("%s: read slot %s: %w", s.where, slot, err)
-	default:
-		what := "replication slot " + slot
-		if retained != nil {
-			what += " (retains " + replicate.FormatSize(*retained) + " of WAL)"
+	slots, err := logical.Slots(ctx, s.conn, []string{slot})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.where, err)
+	}
+	for _, sl := range slots {
+		what := "replication slot " + sl.Name
+		if sl.RetainedBytes != nil {
+			what += " (retains " + replicate.HumanSize(*sl.RetainedBytes) + " of WAL)"
 		}
 		items = append(items, Item{Server: s.where, What: what, remove: func(ctx context.Context) error {
 			_, err := s.conn.Exec(ctx, `SELECT pg_drop_replication_slot($1)`, slot)
@@ -204,9 +197,4 @@ func (s *pgSide) planLogical(ctx context.Context, stream string) ([]Item, error)
 		}})
 	}
 	return items, nil
-}
-
-func isUndefined(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000")
 }
