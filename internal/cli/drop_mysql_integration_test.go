@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -13,19 +12,6 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
-
-// runCLINoTerminal is runCLI with an empty stdin that is not a terminal.
-func runCLINoTerminal(ctx context.Context, args ...string) (int, string, string) {
-	var out, errOut bytes.Buffer
-	root := NewRootCmd(&out, &errOut)
-	root.SetIn(strings.NewReader(""))
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	if err != nil {
-		fmt.Fprintln(&errOut, "sluice: "+err.Error())
-	}
-	return exitcode.Of(err), out.String(), errOut.String()
-}
 
 // mysqlStateRows counts a stream's rows in every table of the server's
 // database sluice that has a stream column.
@@ -92,7 +78,7 @@ func testDropMySQLTargetStream(t *testing.T, env *testenv.Env) {
 		_, out, _ := runCLI(ctx, "status", "--target", tgt.URL(tdbs[0]), "--stream", drop)
 		return strings.Contains(out, "replicator:      connected")
 	})
-	code, _, errOut := runCLINoTerminal(ctx, "drop", "--target", tgt.URL(tdbs[0]), "--stream", drop, "--yes")
+	code, _, errOut := runCLI(ctx, "drop", "--target", tgt.URL(tdbs[0]), "--stream", drop, "--yes")
 	if code != exitcode.Config || !strings.Contains(errOut, `stream "`+drop+`" is being replicated into the target mysql://`) ||
 		!strings.Contains(errOut, "by the sluice on target connection ") {
 		t.Errorf("drop of a running stream: exit %d, want 2 naming the replicator: %s", code, errOut)
@@ -106,7 +92,7 @@ func testDropMySQLTargetStream(t *testing.T, env *testenv.Env) {
 		return strings.Contains(out, "replicator:      not connected")
 	})
 
-	code, out, errOut := runCLINoTerminal(ctx, "drop", "--target", tgt.URL(tdbs[0]), "--stream", drop)
+	code, out, errOut := runCLI(ctx, "drop", "--target", tgt.URL(tdbs[0]), "--stream", drop)
 	if code != exitcode.Config || !strings.Contains(out, "on the target mysql://") || !strings.Contains(out, "1 row of sluice.checkpoint") ||
 		!strings.Contains(out, "of sluice.schema_history") || !strings.Contains(errOut, "pass --yes") {
 		t.Errorf("drop without --yes: exit %d, want 2 and the list:\n%s%s", code, out, errOut)
@@ -114,7 +100,7 @@ func testDropMySQLTargetStream(t *testing.T, env *testenv.Env) {
 	if got := mysqlStateRows(t, admin, drop); fmt.Sprint(got) != fmt.Sprint(before) {
 		t.Errorf("an unconfirmed drop changed the state: %v, was %v", got, before)
 	}
-	if code, out, errOut = runCLINoTerminal(ctx, "drop", "--target", tgt.URL(tdbs[0]), "--stream", drop, "--yes"); code != 0 {
+	if code, out, errOut = runCLI(ctx, "drop", "--target", tgt.URL(tdbs[0]), "--stream", drop, "--yes"); code != 0 {
 		t.Fatalf("drop --yes: exit %d\n%s%s", code, out, errOut)
 	}
 	if got := mysqlStateRows(t, admin, drop); len(got) != 0 {
@@ -128,7 +114,7 @@ func testDropMySQLTargetStream(t *testing.T, env *testenv.Env) {
 			t.Errorf("replicated table %s.t after the drop: %v", tdb, rows)
 		}
 	}
-	code, _, errOut = runCLINoTerminal(ctx, "drop", "--target", tgt.URL(tdbs[0]), "--stream", drop, "--yes")
+	code, _, errOut = runCLI(ctx, "drop", "--target", tgt.URL(tdbs[0]), "--stream", drop, "--yes")
 	if code != exitcode.Config || !strings.Contains(errOut, keep) {
 		t.Errorf("drop of a dropped stream: exit %d, want 2 listing %s: %s", code, keep, errOut)
 	}

@@ -74,7 +74,7 @@ func TestStatusWarnsAboutAnInactiveSlot(t *testing.T) {
 	if text, st = status(); strings.Contains(text, "WARNING") || len(st.Warnings) != 0 || !strings.Contains(text, "slot:            "+slot) {
 		t.Errorf("status under the default 1GiB threshold warns, or does not list the slot:\n%s", text)
 	}
-	if code, out, errOut := runCLINoTerminal(ctx, "drop", "--target", env.TargetURL(), "--stream", rev, "--yes"); code != 0 ||
+	if code, out, errOut := runCLI(ctx, "drop", "--target", env.TargetURL(), "--stream", rev, "--yes"); code != 0 ||
 		!strings.Contains(out, "dropped target postgres://") || !strings.Contains(out, "replication slot "+slot) {
 		t.Fatalf("drop of the way back: exit %d\n%s%s", code, out, errOut)
 	}

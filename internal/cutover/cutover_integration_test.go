@@ -24,10 +24,12 @@ import (
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
-// runCLI runs the sluice command line in-process.
+// runCLI runs the sluice command line in-process, with an empty stdin that
+// is not a terminal.
 func runCLI(ctx context.Context, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	root := cli.NewRootCmd(&out, &errOut)
+	root.SetIn(strings.NewReader(""))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {

@@ -1,33 +1,21 @@
 package cutover_test
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
-	"github.com/sluice-db/sluice/internal/cli"
 	"github.com/sluice-db/sluice/internal/cutover"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
-// runDrop runs the command line in-process with an empty stdin that is not
-// a terminal.
+// runDrop runs sluice drop in-process.
 func runDrop(ctx context.Context, args ...string) (int, string, string) {
-	var out, errOut bytes.Buffer
-	root := cli.NewRootCmd(&out, &errOut)
-	root.SetIn(strings.NewReader(""))
-	root.SetArgs(append([]string{"drop", "--log-level", "warn"}, args...))
-	err := root.ExecuteContext(ctx)
-	if err != nil {
-		fmt.Fprintln(&errOut, "sluice: "+err.Error())
-	}
-	return exitcode.Of(err), out.String(), errOut.String()
+	return runCLI(ctx, append([]string{"drop", "--log-level", "warn"}, args...)...)
 }
 
 // streamRows counts the rows of the streams in every sluice table of the

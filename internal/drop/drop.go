@@ -56,8 +56,8 @@ type Plan struct {
 type side interface {
 	// streams lists the names of every stream with state on the server.
 	streams(ctx context.Context) ([]string, error)
-	// reverseOf lists the reverse streams recorded for stream's cut-over.
-	reverseOf(ctx context.Context, stream string) ([]string, error)
+	// boundary is the stream's cut-over record there (nil: none).
+	boundary(ctx context.Context, stream string) (*cutover.Boundary, error)
 	// running describes a running replicator of one of the streams ("": none).
 	running(ctx context.Context, streams []string) (string, error)
 	// plan lists what the server holds of the streams.
@@ -122,12 +122,12 @@ func (p *Plan) findReverse(ctx context.Context, stream string) error {
 		}
 	}
 	for _, sd := range p.sides {
-		rev, err := sd.reverseOf(ctx, stream)
+		b, err := sd.boundary(ctx, stream)
 		if err != nil {
 			return err
 		}
-		for _, n := range rev {
-			add(n)
+		if b != nil && b.ReverseStream != "" {
+			add(b.ReverseStream)
 		}
 	}
 	add(cutover.DefaultReverseStream(stream))

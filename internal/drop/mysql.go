@@ -80,12 +80,8 @@ func (s *mySide) streams(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
-func (s *mySide) reverseOf(ctx context.Context, stream string) ([]string, error) {
-	b, err := cutover.LoadSourceBoundary(ctx, s.db, stream)
-	if err != nil || b == nil {
-		return nil, err
-	}
-	return []string{b.ReverseStream}, nil
+func (s *mySide) boundary(ctx context.Context, stream string) (*cutover.Boundary, error) {
+	return cutover.LoadSourceBoundary(ctx, s.db, stream)
 }
 
 func (s *mySide) running(ctx context.Context, streams []string) (string, error) {

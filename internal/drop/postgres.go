@@ -70,12 +70,8 @@ func (s *pgSide) streams(ctx context.Context) ([]string, error) {
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-func (s *pgSide) reverseOf(ctx context.Context, stream string) ([]string, error) {
-	b, err := cutover.LoadTargetBoundary(ctx, s.conn, stream)
-	if err != nil || b == nil {
-		return nil, err
-	}
-	return []string{b.ReverseStream}, nil
+func (s *pgSide) boundary(ctx context.Context, stream string) (*cutover.Boundary, error) {
+	return cutover.LoadTargetBoundary(ctx, s.conn, stream)
 }
 
 func (s *pgSide) running(ctx context.Context, streams []string) (string, error) {
