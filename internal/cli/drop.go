@@ -31,8 +31,13 @@ stream its cut-over recorded, <stream>_reverse by default), on the servers given
   MySQL       the streams' rows in database sluice (a MySQL target's state; on
               a forward stream's source: the cut-over record and the way back's
               state)
+  Kafka       with --kafka and --topic-prefix: the records of the stream (and of
+              its shards, <stream>@host:port) in <prefix>.sluice.offsets and
+              <prefix>.sluice.schema, as tombstones in one transaction under
+              the stream's transactional.id (which fences its producer); the
+              data topics stay
 
---target is where the stream's state is; --source (optional) the stream's
+--target (or --kafka) is where the stream's state is; --source (optional) the stream's
 source, for what the stream keeps there. No table of the application and no
 other stream's rows are touched. Everything is listed first; on a terminal
 drop asks for the stream's name, otherwise it needs --yes. A stream that runs
@@ -43,7 +48,8 @@ configuration error, not confirmed, the stream running, or nothing kept
 under that name (the streams that exist are listed).`,
 		Example: `  sluice drop --target postgres://sluice:pw@pg1:5432/shop --source mysql://sluice:pw@db1:3306/shop --stream shop
   sluice drop --target mysql://sluice:pw@db2:3306/replica --stream app --yes
-  sluice drop --source postgres://sluice:pw@pg1:5432/shop --target mysql://sluice:pw@db1:3306/shop --stream shop_reverse --yes`,
+  sluice drop --source postgres://sluice:pw@pg1:5432/shop --target mysql://sluice:pw@db1:3306/shop --stream shop_reverse --yes
+  sluice drop --kafka 127.0.0.1:9092 --topic-prefix shop --stream default --yes`,
 		Args: cobra.NoArgs,
 		RunE: runDrop,
 	}
@@ -52,6 +58,8 @@ under that name (the streams that exist are listed).`,
 	f.String("source", "", "the stream's source, when what the stream keeps there is to go too: mysql://… (a forward stream's cut-over record and "+
 		"its way back's state) or postgres://… (a reverse stream's slot); env SLUICE_SOURCE")
 	addTLSFlags(cmd, "source")
+	f.String("kafka", "", "Kafka bootstrap brokers of a `sluice stream` whose state is to go (with --topic-prefix), e.g. --kafka 127.0.0.1:9092")
+	f.String("topic-prefix", "", "the topic prefix of that stream, e.g. --topic-prefix shop")
 	// No default: a destructive command names its stream.
 	f.String("stream", "", "the stream to drop (required), e.g. --stream shop")
 	f.Bool("yes", false, "drop without asking (required without a terminal)")
@@ -97,13 +105,19 @@ func runDrop(cmd *cobra.Command, _ []string) error {
 }
 
 func dropOptions(s *Settings) (drop.Options, error) {
-	o := drop.Options{Stream: s.K.String("stream")}
+	k := s.K
+	o := drop.Options{Stream: k.String("stream")}
+	if k.String("kafka") != "" || k.String("topic-prefix") != "" {
+		if k.String("kafka") == "" || k.String("topic-prefix") == "" {
+			return o, exitcode.ConfigError(errors.New("--kafka and --topic-prefix go together: the brokers and the topic prefix of the stream"))
+		}
+		o.Servers = append(o.Servers, drop.Server{Role: "kafka", Kafka: &drop.Kafka{Brokers: splitBrokers(k.String("kafka")), Prefix: k.String("topic-prefix")}})
+	} else if k.String("target") == "" {
+		return o, exitcode.ConfigError(errors.New("--target (or --kafka with --topic-prefix) is required: where the stream's state is, e.g. --target postgres://sluice:pw@pg1:5432/shop"))
+	}
 	for _, role := range []string{"target", "source"} {
-		url := s.K.String(role)
+		url := k.String(role)
 		if url == "" {
-			if role == "target" {
-				return o, exitcode.ConfigError(errors.New("--target is required: the server holding the stream's state, e.g. --target postgres://sluice:pw@pg1:5432/shop"))
-			}
 			continue
 		}
 		t, err := config.ParseAnyTarget(url)
@@ -116,7 +130,7 @@ func dropOptions(s *Settings) (drop.Options, error) {
 		o.Servers = append(o.Servers, drop.Server{Role: role, Target: t})
 	}
 	if o.Stream == "" {
-		return o, exitcode.ConfigError(errors.New("--stream is required: the name of the stream to drop (sluice status lists a target's streams)"))
+		return o, exitcode.ConfigError(errors.New("--stream is required: the name of the stream to drop"))
 	}
 	return o, nil
 }

@@ -27,8 +27,10 @@ import (
 // cut-over record and the way back's state; a reverse stream's PostgreSQL
 // source holds its slot).
 type Server struct {
-	Role   string // "target" or "source", for messages
+	Role   string // "target", "source" or "kafka", for messages
 	Target config.Target
+	// Kafka is set instead of Target for a `sluice stream` topic prefix.
+	Kafka *Kafka
 }
 
 // Options say what to drop where.
@@ -152,7 +154,7 @@ func (p *Plan) nothingFound(ctx context.Context, o Options) error {
 	}
 	sort.Strings(names)
 	for _, s := range o.Servers {
-		where = append(where, s.Role+" "+s.Target.Redacted())
+		where = append(where, s.Role+" "+s.redacted())
 	}
 	exist := "no stream has state there"
 	if len(names) > 0 {
@@ -186,7 +188,10 @@ func (p *Plan) Close() {
 }
 
 func connect(ctx context.Context, s Server) (side, error) {
-	where := s.Role + " " + s.Target.Redacted()
+	where := s.Role + " " + s.redacted()
+	if s.Kafka != nil {
+		return connectKafka(*s.Kafka, where), nil
+	}
 	if s.Target.MySQL != nil {
 		return connectMySQL(ctx, *s.Target.MySQL, where)
 	}
@@ -208,4 +213,12 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// redacted names the server for messages (no password).
+func (s Server) redacted() string {
+	if s.Kafka != nil {
+		return strings.Join(s.Kafka.Brokers, ",") + " topic prefix " + s.Kafka.Prefix
+	}
+	return s.Target.Redacted()
 }
