@@ -14,9 +14,19 @@ import (
 // Flag groups shared by several subcommands, so a flag means the same thing
 // everywhere.
 
+const sourceUsage = "source URL: mysql://user:password@host:3306/database (MySQL 5.7 and later, MariaDB); env SLUICE_SOURCE"
+
 func addSourceFlag(cmd *cobra.Command) {
-	cmd.Flags().String("source", "", "source URL: mysql://user:password@host:3306/database (MySQL 5.7/8.0, MariaDB); env SLUICE_SOURCE")
+	cmd.Flags().String("source", "", sourceUsage)
 	addTLSFlags(cmd, "source")
+}
+
+// addSourceOrReverseFlag is --source of a command that also runs (or
+// reports on) the way back, whose source is the PostgreSQL database.
+func addSourceOrReverseFlag(cmd *cobra.Command) {
+	addSourceFlag(cmd)
+	cmd.Flags().Lookup("source").Usage = sourceUsage + "; or postgres://user:password@host:5432/database for the way back " +
+		"(a reverse stream, PostgreSQL → MySQL: docs/reverse.md)"
 }
 
 // addTLSFlags adds --<side>-ssl-mode/-ca/-cert/-key: the URL's TLS

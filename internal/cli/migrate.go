@@ -56,11 +56,13 @@ caught up with --until-caught-up: run the same command again to resume.`,
 	for _, name := range migrateRefuses {
 		_ = cmd.Flags().MarkHidden(name)
 	}
+	cmd.Flags().Lookup(objectsFlag).Usage = objectsMigrateUsage
 	return cmd
 }
 
-// migrateRefuses are the snapshot and replicate flags migrate does not take.
-var migrateRefuses = []string{"dry-run", "schema-only", "start-gtid", "start-position"}
+// migrateRefuses are the snapshot and replicate flags migrate does not take
+// (--on-error is the way back's).
+var migrateRefuses = []string{"dry-run", "schema-only", "start-gtid", "start-position", "on-error"}
 
 func runMigrate(cmd *cobra.Command, _ []string) error {
 	s, err := loadSettings(cmd)

@@ -63,7 +63,7 @@ or pre-flight error (including no start position and a purged binlog), 130
 		Args: cobra.NoArgs,
 		RunE: runReplicate,
 	}
-	addSourceFlag(cmd)
+	addSourceOrReverseFlag(cmd)
 	addTargetFlag(cmd)
 	addScopeFlags(cmd)
 	addTypeFlags(cmd)

@@ -47,7 +47,7 @@ Exit codes: 0 printed, 1 the stream has no checkpoint, 2 configuration error.`,
 		Args: cobra.NoArgs,
 		RunE: runStatus,
 	}
-	addSourceFlag(cmd)
+	addSourceOrReverseFlag(cmd)
 	addTargetFlag(cmd)
 	addStreamFlag(cmd)
 	addJSONFlag(cmd)
