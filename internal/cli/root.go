@@ -39,11 +39,13 @@ func Execute() int {
 		code = exitcode.Config
 	}
 	msg := strings.TrimSpace(err.Error())
-	if sig := caught(); sig != 0 && code == exitcode.Failure {
+	if sig := caught(); sig != 0 {
 		// Stopped by a signal before the work was done (a command that
 		// stops gracefully returned nil): 128 + the signal's number, as a
 		// shell reports a process the signal ended, so a script neither
-		// takes it for success nor for a failure of the work itself.
+		// takes it for success nor for a failure of the work itself (an
+		// interrupted verify's unfinished tables are no configuration
+		// error, its differences so far no verdict).
 		code = exitcode.Interrupted(int(sig))
 		msg = "interrupted by " + signalName(sig) + ": " + msg
 	}
