@@ -15,8 +15,9 @@ import (
 // TestSnapshotInterruptExitCode sends SIGINT to the sluice binary in the
 // middle of a snapshot: an interrupted (resumable) snapshot is not a success
 // for a script, so it exits 130 (128 + SIGINT, as a shell reports it) and
-// says how to resume; the same command then resumes and exits 0. A
-// continuous replicate stopped by SIGINT is a graceful stop: exit 0.
+// says how to resume; the same command then resumes and exits 0. So does an
+// interrupted verify (130: no verdict). A continuous replicate stopped by
+// SIGINT is a graceful stop: exit 0.
 func TestSnapshotInterruptExitCode(t *testing.T) {
 	env := testenv.Get(t)
 	bin := testenv.SluiceBinary(t)
@@ -89,6 +90,28 @@ func TestSnapshotInterruptExitCode(t *testing.T) {
 	var rows int
 	if err := pg.QueryRow(ctx, `SELECT count(*) FROM "`+db+`".t`).Scan(&rows); err != nil || rows != 12000 {
 		t.Fatalf("after the resumed snapshot the target holds %d rows (%v), want 12000", rows, err)
+	}
+
+	// An interrupted verify has no verdict: neither 0 nor its 1
+	// (differences) or 2 (a table it could not compare).
+	ver := testenv.SluiceCommand(bin, "verify", "--source", env.SourceURL(db), "--target", env.TargetURL(), "--stream", stream,
+		"--online=off", "--workers", "1", "--chunk-rows", "2", "--max-rate", "0.1", "--log-format", "text")
+	var verr testenv.SyncBuffer
+	ver.Stderr = &verr
+	if err := ver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- ver.Wait() }()
+	time.Sleep(1500 * time.Millisecond) // 6000 chunks of 2 rows: about 10 s to go
+	_ = ver.Process.Signal(os.Interrupt)
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		_ = ver.Process.Kill()
+		t.Fatalf("verify did not stop on SIGINT\n%s", verr.String())
+	}
+	if code := exitCodeOf(t, err); code != 130 || !strings.Contains(verr.String(), "sluice: interrupted by SIGINT") {
+		t.Errorf("interrupted verify: exit %d, want 130\n%s", code, verr.String())
 	}
 
 	repl := testenv.SluiceCommand(bin, "replicate", "--source", env.SourceURL(db), "--target", env.TargetURL(), "--stream", stream, "--log-format", "text")
