@@ -41,7 +41,8 @@ started again with the same clauses; --cleanup removes what it left.
 
 Exit codes: 0 done, 1 failure or abort (checksum difference, critical load),
 2 refused (no shared key, foreign keys, triggers, renamed or dropped columns,
-binlog settings, disk, a --replica unreachable or without the privilege).`,
+binlog settings, disk, a --replica unreachable or without the privilege),
+130 (SIGINT) or 143 (SIGTERM) interrupted: the same command resumes.`,
 		Example: `  sluice alter --source mysql://root@db1:3306/shop --source-password-file /etc/sluice/db1.pw --table orders --alter "ADD COLUMN note VARCHAR(200), ADD INDEX (created_at)"
   sluice alter --source ... --table orders --alter "MODIFY amount DECIMAL(14,2)" --dry-run
   sluice alter --source ... --table orders --alter "DROP COLUMN legacy" --allow-drop-column --control-file /tmp/alter.ctl --postpone-cutover

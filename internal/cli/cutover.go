@@ -44,7 +44,9 @@ publication, replica identity, records) is dropped again and the forward stream
 is left as it was. See docs/cutover.md.
 
 Exit codes: 0 switched, 1 refused (the report says at which step and why),
-2 configuration or pre-flight error.`,
+2 configuration or pre-flight error (a stream cut over already included),
+130 (SIGINT) or 143 (SIGTERM) interrupted (what the run created is dropped
+again, as on a refusal).`,
 		Example: `  sluice cutover --source mysql://sluice@db1:3306/shop --source-password-file /etc/sluice/db1.pw --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw --stream shop
   sluice cutover --lock --json > cutover.json          # block writes during the switch
   sluice cutover --quiet-for 30s --skip-verify`,

@@ -14,8 +14,10 @@ import (
 // Flag groups shared by several subcommands, so a flag means the same thing
 // everywhere.
 
+const sourceUsage = "source URL: mysql://user@host:3306/database (MySQL 5.7 and later, MariaDB); env SLUICE_SOURCE; the password from --source-password-file or SLUICE_SOURCE_PASSWORD"
+
 func addSourceFlag(cmd *cobra.Command) {
-	cmd.Flags().String("source", "", "source URL: mysql://user@host:3306/database (MySQL 5.7/8.0, MariaDB); env SLUICE_SOURCE; the password from --source-password-file or SLUICE_SOURCE_PASSWORD")
+	cmd.Flags().String("source", "", sourceUsage)
 	addPasswordFileFlag(cmd, "source")
 	addTLSFlags(cmd, "source")
 }
@@ -26,6 +28,14 @@ func addSourceFlag(cmd *cobra.Command) {
 func addPasswordFileFlag(cmd *cobra.Command, name string) {
 	cmd.Flags().String(config.PasswordFileFlag(name), "", "file holding the password of the --"+name+
 		" URL (mode 0600 or stricter; one line), e.g. --"+config.PasswordFileFlag(name)+" /etc/sluice/"+name+".pw; or the password itself in "+config.PasswordEnv(name))
+}
+
+// addSourceOrReverseFlag is --source of a command that also runs (or
+// reports on) the way back, whose source is the PostgreSQL database.
+func addSourceOrReverseFlag(cmd *cobra.Command) {
+	addSourceFlag(cmd)
+	cmd.Flags().Lookup("source").Usage = sourceUsage + "; or postgres://user@host:5432/database for the way back " +
+		"(a reverse stream, PostgreSQL → MySQL: docs/reverse.md)"
 }
 
 // addTLSFlags adds --<side>-ssl-mode/-ca/-cert/-key: the URL's TLS

@@ -6,5 +6,5 @@ import (
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
-// TestMain removes the sluice binary the subprocess tests build.
+// TestMain removes the sluice binary the end-to-end tests build.
 func TestMain(m *testing.M) { testenv.MainWithSluiceBinary(m) }

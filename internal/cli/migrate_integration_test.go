@@ -20,10 +20,12 @@ import (
 )
 
 // runCLI runs the sluice command line in-process and returns its exit code
-// and output.
+// and output. Its stdin is empty and not a terminal (sluice drop then needs
+// --yes).
 func runCLI(ctx context.Context, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	root := NewRootCmd(&out, &errOut)
+	root.SetIn(strings.NewReader(""))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {

@@ -17,10 +17,15 @@ import (
 
 const objectsFlag = "objects-sql"
 
-// objectsFlagUsage is --objects-sql's help, shared by snapshot and migrate.
-const objectsFlagUsage = "write the views, triggers, routines, events and uncomputed generated columns in scope to FILE: " +
-	"MySQL definitions and best-effort PostgreSQL translations, each marked 'translated, review' or 'NEEDS A HUMAN'; " +
-	"runs under psql -v ON_ERROR_STOP=1 (with --dry-run: nothing else is written), e.g. --objects-sql objects.sql"
+// objectsFlagUsage is --objects-sql's help in snapshot; migrate, which has
+// no dry run, shows objectsMigrateUsage.
+const (
+	objectsUsage = "write the views, triggers, routines, events and uncomputed generated columns in scope to FILE: " +
+		"MySQL definitions and best-effort PostgreSQL translations, each marked 'translated, review' or 'NEEDS A HUMAN'; " +
+		"runs under psql -v ON_ERROR_STOP=1"
+	objectsFlagUsage    = objectsUsage + " (with --dry-run: nothing else is written), e.g. --objects-sql objects.sql"
+	objectsMigrateUsage = objectsUsage + ", e.g. --objects-sql objects.sql"
+)
 
 // checkObjectsFile fails before any copying when --objects-sql names a
 // directory that does not exist.

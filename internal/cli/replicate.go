@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -53,10 +54,12 @@ current position, leaving out every write committed before it.
 
 A status line is logged every 5 seconds (lag, throughput, queue, positions) and
 --metrics-addr serves them to Prometheus. SIGINT/SIGTERM stop reading, commit
-what was received and exit 0. See docs/replication.md.
+what was received and exit 0 (with --until-caught-up, before it caught up: 130
+or 143). See docs/replication.md.
 
 Exit codes: 0 stopped or caught up, 1 failure while replicating, 2 configuration
-or pre-flight error (including no start position and a purged binlog).`,
+or pre-flight error (including no start position and a purged binlog), 130
+(SIGINT) or 143 (SIGTERM) stopped before --until-caught-up was reached.`,
 		Example: `  sluice replicate --source mysql://sluice@db1:3306/shop --source-password-file /etc/sluice/db1.pw --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw
   sluice replicate --until-caught-up            # exit 0 once the target has everything the source had when it went idle
   sluice replicate --start-position mysql-bin.000042:4 --include 'shop.*'
@@ -66,7 +69,7 @@ or pre-flight error (including no start position and a purged binlog).`,
 		Args: cobra.NoArgs,
 		RunE: runReplicate,
 	}
-	addSourceFlag(cmd)
+	addSourceOrReverseFlag(cmd)
 	addTargetFlag(cmd)
 	addScopeFlags(cmd)
 	addTypeFlags(cmd)
@@ -119,7 +122,7 @@ func runReplicate(cmd *cobra.Command, _ []string) error {
 		if reg != nil {
 			ro.Registry = reg
 		}
-		return reverse.Run(cmd.Context(), ro)
+		return stoppedEarly(cmd.Context(), ro.UntilCaughtUp, reverse.Run(cmd.Context(), ro))
 	}
 	opts, err := replicateOptions(cmd, s)
 	if err != nil {
@@ -128,7 +131,18 @@ func runReplicate(cmd *cobra.Command, _ []string) error {
 	if err := serveMetrics(cmd.Context(), s, &opts); err != nil {
 		return err
 	}
-	return replicate.Run(cmd.Context(), opts)
+	return stoppedEarly(cmd.Context(), opts.UntilCaughtUp, replicate.Run(cmd.Context(), opts))
+}
+
+// stoppedEarly is the outcome of a stream that returned err: a signal ends
+// a continuous stream gracefully (nil: exit 0), but with --until-caught-up
+// the promise is "caught up", so a signal before that is an interruption
+// (Execute exits 128 + the signal's number).
+func stoppedEarly(ctx context.Context, untilCaughtUp bool, err error) error {
+	if err == nil && untilCaughtUp && ctx.Err() != nil {
+		return errors.New("stopped before it caught up (--until-caught-up); everything received was committed: run it again to continue from the checkpoint")
+	}
+	return err
 }
 
 // replicateOptions reads the settings and runs the pre-flight checks. The

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/knadh/koanf/v2"
@@ -26,8 +27,7 @@ import (
 
 // Execute runs the command line and returns the process exit code.
 func Execute() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, caught := notifySignals(context.Background())
 	root := NewRootCmd(os.Stdout, os.Stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -38,10 +38,54 @@ func Execute() int {
 	if errors.As(err, &ue) {
 		code = exitcode.Config
 	}
+	msg := strings.TrimSpace(err.Error())
+	if sig := caught(); sig != 0 {
+		// Stopped by a signal before the work was done (a command that
+		// stops gracefully returned nil): 128 + the signal's number, as a
+		// shell reports a process the signal ended, so a script neither
+		// takes it for success nor for a failure of the work itself (an
+		// interrupted verify's unfinished tables are no configuration
+		// error, its differences so far no verdict).
+		code = exitcode.Interrupted(int(sig))
+		msg = "interrupted by " + signalName(sig) + ": " + msg
+	}
 	if !errors.Is(err, errSilent) {
-		fmt.Fprintln(os.Stderr, "sluice: "+strings.TrimSpace(err.Error()))
+		fmt.Fprintln(os.Stderr, "sluice: "+msg)
 	}
 	return code
+}
+
+// notifySignals returns a context cancelled by the first SIGINT or SIGTERM,
+// and a function returning that signal (0 while none came).
+func notifySignals(parent context.Context) (context.Context, func() syscall.Signal) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
+	go func() {
+		select {
+		case s := <-ch:
+			got.Store(s.(syscall.Signal))
+			cancel()
+		case <-ctx.Done():
+		}
+		// Later signals stay caught (ignored): a cutover's undo or a
+		// snapshot's last commit runs to its end.
+	}()
+	return ctx, func() syscall.Signal {
+		s, _ := got.Load().(syscall.Signal)
+		return s
+	}
+}
+
+func signalName(s syscall.Signal) string {
+	if s == syscall.SIGINT {
+		return "SIGINT"
+	}
+	if s == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return s.String()
 }
 
 // errSilent is returned by commands that already printed their outcome
@@ -67,7 +111,10 @@ of the command line: --source-password-file FILE or SLUICE_SOURCE_PASSWORD (the
 same for --target and alter's --replica), or a config file of mode 0600.
 
 Exit codes: 0 success, 1 failure (verify: differences found), 2 configuration
-or pre-flight error.`,
+or pre-flight error, 130 (SIGINT) or 143 (SIGTERM) stopped before the work was
+done (a snapshot, verify, cutover, alter, or --until-caught-up; run the same
+command again to resume). replicate and stream without --until-caught-up stop
+on SIGINT/SIGTERM after committing what they received, and exit 0.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -89,6 +136,7 @@ or pre-flight error.`,
 		newVerifyCmd(),
 		newStatusCmd(),
 		newCutoverCmd(),
+		newDropCmd(),
 		newAlterCmd(),
 		newVersionCmd(),
 	)

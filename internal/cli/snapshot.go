@@ -24,8 +24,9 @@ func newSnapshotCmd() *cobra.Command {
 		Short: "Copy schema and data from MySQL/MariaDB into PostgreSQL (or MySQL/MariaDB) at one consistent instant",
 		Long: `snapshot creates the PostgreSQL tables for the selected MySQL/MariaDB tables and
 copies their rows as of one instant of the source, in parallel key-range chunks
-over binary COPY, without stopping writes on the source (a global read lock is
-held for milliseconds at most, or not at all on MariaDB). Indexes are built after
+over binary COPY, without stopping writes on the source (a read lock of the
+tables in scope is held for milliseconds; --snapshot-method chooses the global
+read lock, or on MariaDB no lock). Indexes are built after
 each table's data, foreign keys after all data. The binlog position of that
 instant is recorded in the target's "sluice" schema, and 'sluice replicate'
 continues from exactly there.
@@ -43,7 +44,9 @@ are translated for MariaDB, see docs/mysql8.md) and the rows are written byte fo
 byte; the state is kept in the target's "sluice" database.
 
 Exit codes: 0 done, 1 failure while copying (the message names the table, chunk
-and cause), 2 configuration or pre-flight error (nothing copied).`,
+and cause), 2 configuration or pre-flight error (nothing copied), 130 (SIGINT)
+or 143 (SIGTERM) interrupted: the chunks copied so far are kept and the same
+command resumes.`,
 		Example: `  sluice snapshot --source mysql://sluice@db1:3306/shop --source-password-file /etc/sluice/db1.pw --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw
   sluice snapshot --include 'shop.order*' --exclude 'shop.order_archive' --workers 8
   sluice snapshot --schema-only                      # tables, indexes, foreign keys; no rows

@@ -15,10 +15,12 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/replicate"
 	"github.com/sluice-db/sluice/internal/schema"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 	"github.com/sluice-db/sluice/internal/source/postgres/lsnpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -33,6 +35,11 @@ commit time it covers. With --source it also reads the source's current binlog
 position and reports the lag: 0 when the checkpoint is at the source's position,
 else the time since the source committed the last applied transaction.
 
+On PostgreSQL, status also reads the stream's replication slots (the way back's,
+sluice_<stream>_reverse on the target; a reverse stream's own on its --source):
+an inactive slot that retains more WAL than --warn-slot-wal keeps PostgreSQL
+from recycling it (its disk fills) and is warned about, naming 'sluice drop'.
+
 Exit codes: 0 printed, 1 the stream has no checkpoint, 2 configuration error.`,
 		Example: `  sluice status --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw
   SLUICE_TARGET_PASSWORD=… sluice status --target mysql://sluice@db2:3306/replica --stream shop
@@ -40,10 +47,11 @@ Exit codes: 0 printed, 1 the stream has no checkpoint, 2 configuration error.`,
 		Args: cobra.NoArgs,
 		RunE: runStatus,
 	}
-	addSourceFlag(cmd)
+	addSourceOrReverseFlag(cmd)
 	addTargetFlag(cmd)
 	addStreamFlag(cmd)
 	addJSONFlag(cmd)
+	cmd.Flags().String("warn-slot-wal", "1GiB", "warn when an inactive replication slot of the stream retains more WAL than this, e.g. --warn-slot-wal 10GiB")
 	return cmd
 }
 
@@ -75,6 +83,11 @@ type streamStatus struct {
 	// Reverse is set for a reverse stream (PostgreSQL → MySQL) instead of
 	// the binlog positions.
 	Reverse *reverseStatus `json:"reverse,omitempty"`
+	// Slots are the stream's replication slots on PostgreSQL (the way
+	// back's on the target, a reverse stream's own on its source).
+	Slots []logical.Slot `json:"slots,omitempty"`
+	// Warnings are what needs the operator (an inactive slot retaining WAL).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func runStatus(cmd *cobra.Command, _ []string) error {
@@ -111,9 +124,19 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		}
 		source = &src
 	}
+	warnAt, err := replicate.ParseSize(k.String("warn-slot-wal"))
+	if err != nil {
+		return exitcode.ConfigError(fmt.Errorf("--warn-slot-wal: %w", err))
+	}
 	st, err := readStatus(cmd.Context(), target, source, pgSource, k.String("stream"))
 	if err != nil {
 		return err
+	}
+	if err := checkSlots(cmd.Context(), st, target, pgSource, warnAt); err != nil {
+		return err
+	}
+	for _, w := range st.Warnings {
+		s.Log.Warn("status: " + w)
 	}
 	if k.Bool("json") {
 		enc := json.NewEncoder(cmd.OutOrStdout())
@@ -288,6 +311,12 @@ func printStatus(w io.Writer, st *streamStatus) {
 		fmt.Fprintf(w, "replicator:      connected (%s)\n", st.Replicator)
 	} else {
 		fmt.Fprintf(w, "replicator:      not connected\n")
+	}
+	for _, sl := range st.Slots {
+		fmt.Fprintf(w, "slot:            %s\n", slotLine(sl))
+	}
+	for _, warn := range st.Warnings {
+		fmt.Fprintf(w, "WARNING:         %s\n", warn)
 	}
 	printPolicyChanges(w, "snapshot", st.SnapshotPolicyChanges)
 	printPolicyChanges(w, "replication", st.ReplicatePolicyChanges)

@@ -38,8 +38,9 @@ change once. See docs/kafka.md.
 A new stream refuses (exit 2) topics that already hold another history
 (another stream's, an earlier run's): --reuse-topics writes into them anyway.
 
-Exit codes: 0 stopped or caught up, 1 failure, 2 configuration error (Kafka or
-a source unreachable at start).`,
+Exit codes: 0 stopped (SIGINT/SIGTERM) or caught up, 1 failure, 2 configuration
+error (Kafka or a source unreachable at start), 130 (SIGINT) or 143 (SIGTERM)
+stopped before --until-caught-up was reached.`,
 		Example: `  sluice stream --source mysql://sluice@db1:3306/shop --source-password-file /etc/sluice/db1.pw --kafka 127.0.0.1:9092 --topic-prefix shop
   SLUICE_SOURCE_PASSWORD=… sluice stream --source mysql://sluice@shard1:3306/shop --source mysql://sluice@shard2:3306/shop --kafka k1:9092,k2:9092 --topic-prefix shop --schemas`,
 		Args: cobra.NoArgs,
@@ -182,7 +183,7 @@ func runStream(cmd *cobra.Command, _ []string) error {
 	if reg != nil {
 		o.Registry = reg
 	}
-	return stream.Run(cmd.Context(), o)
+	return stoppedEarly(cmd.Context(), o.UntilCaughtUp, stream.Run(cmd.Context(), o))
 }
 
 // printMerged prints each merged topic's progress and the shard whose

@@ -43,7 +43,8 @@ the replicator has applied everything the source read saw, up to --recheck
 times, and only rows that still differ are reported.
 
 Exit codes: 0 equal (or every difference repaired), 1 differences found,
-2 error. See docs/verify.md.`,
+2 error, 130 (SIGINT) or 143 (SIGTERM) interrupted (nothing concluded).
+See docs/verify.md.`,
 		Example: `  sluice verify --source mysql://sluice@db1:3306/shop --source-password-file /etc/sluice/db1.pw --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw
   SLUICE_SOURCE_PASSWORD=… SLUICE_TARGET_PASSWORD=… sluice verify --source mysql://sluice@db1:3306/app --target mysql://sluice@db2:3306/replica
   sluice verify --include 'shop.orders' --json > report.json

@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 )
@@ -17,11 +16,8 @@ import (
 // may be a running reverse stream's): this run drops only what it created.
 func (r *run) arm(ctx context.Context) (string, error) {
 	slot, pub := logical.SlotName(r.o.ReverseStream), logical.PublicationName(r.o.ReverseStream)
-	if b, err := loadTargetBoundary(ctx, r.pg, r.o.Stream); err != nil {
+	if err := r.refuseCutOver(ctx); err != nil {
 		return "", err
-	} else if b != nil {
-		return "", fmt.Errorf("stream %s was cut over already at %s (source position %s = PostgreSQL LSN %s, recorded in %s.cutover); "+
-			"the reverse stream is %s", r.o.Stream, b.At.UTC().Format("2006-01-02 15:04:05Z"), b.SourcePosition, b.LSN, checkpoint.Schema, r.o.ReverseStream)
 	}
 	// After the switch the forward apply marks its transactions with
 	// replication origins (internal/sink/postgres/origin.go): the target
@@ -48,8 +44,8 @@ func (r *run) arm(ctx context.Context) (string, error) {
 		}
 		return "", fmt.Errorf("the reverse stream %s is armed already (slot %s exists: %v, publication %s exists: %v) but no cut-over is recorded: "+
 			"a running reverse stream, or what a killed cutover left; if it is a leftover, drop it on the target: "+
-			"SELECT pg_drop_replication_slot('%s'); DROP PUBLICATION IF EXISTS %s; or pass another --reverse-stream",
-			r.o.ReverseStream, slot, slotExists, pub, pubExists, slot, pgx.Identifier{pub}.Sanitize())
+			"sluice drop --target %s --stream %s (it names what it removes first); or pass another --reverse-stream",
+			r.o.ReverseStream, slot, slotExists, pub, pubExists, r.o.Target.Redacted(), r.o.ReverseStream)
 	}
 	tables, err := r.targetTables(ctx)
 	if err != nil {
@@ -114,4 +110,36 @@ func (r *run) targetTables(ctx context.Context) ([]logical.Table, error) {
 		return nil, fmt.Errorf("the target lacks migrated tables %s: run `sluice migrate` (or snapshot) first, or narrow --include", strings.Join(missing, ", "))
 	}
 	return out, nil
+}
+
+// refuseCutOver refuses a stream whose cut-over is recorded on either side
+// (exit 2): the target's record, or only the source's (the target was
+// rebuilt, or a rehearsal ran against another PostgreSQL), which would
+// otherwise surface as a duplicate key at the last step.
+func (r *run) refuseCutOver(ctx context.Context) error {
+	b, err := LoadTargetBoundary(ctx, r.pg, r.o.Stream)
+	if err != nil {
+		return err
+	}
+	where := "the target's sluice.cutover"
+	if b == nil {
+		if b, err = LoadSourceBoundary(ctx, r.srcDB, r.o.Stream); err != nil {
+			return err
+		}
+		where = "the source's sluice.cutover (not the target's)"
+	}
+	if b == nil {
+		return nil
+	}
+	rev := b.ReverseStream
+	if rev == "" {
+		rev = r.o.ReverseStream
+	}
+	back := Options{Source: r.o.Source, Target: r.o.Target, ReverseStream: rev}
+	return exitcode.ConfigError(fmt.Errorf("stream %s was cut over already at %s: source position %s = PostgreSQL LSN %s, "+
+		"recorded in %s; its way back is stream %s (slot %s). If PostgreSQL is the primary, there is nothing to cut over: "+
+		"keep the way back running (%s). To cut over again (after falling back to MySQL, or onto a rebuilt target), "+
+		"decommission the old way back first: sluice drop --source %s --target %s --stream %s, then run cutover again",
+		r.o.Stream, b.At.UTC().Format("2006-01-02 15:04:05Z"), b.SourcePosition, b.LSN, where, rev, logical.SlotName(rev),
+		FallbackCommand(back), r.o.Target.Redacted(), r.o.Source.Redacted(), rev))
 }

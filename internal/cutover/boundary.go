@@ -109,11 +109,13 @@ func (r *run) recordSource(ctx context.Context, b *Boundary, enc, slot, pub stri
 	return nil
 }
 
-// loadTargetBoundary reads a recorded cut-over of stream (nil: none).
-func loadTargetBoundary(ctx context.Context, q checkpoint.Querier, stream string) (*Boundary, error) {
+// LoadTargetBoundary reads a recorded cut-over of stream from the
+// PostgreSQL target's sluice.cutover (nil: none).
+func LoadTargetBoundary(ctx context.Context, q checkpoint.Querier, stream string) (*Boundary, error) {
 	var b Boundary
 	var enc string
-	err := q.QueryRow(ctx, `SELECT source_position, lsn::text, cut_at FROM sluice.cutover WHERE stream = $1`, stream).Scan(&enc, &b.LSN, &b.At)
+	err := q.QueryRow(ctx, `SELECT source_position, lsn::text, cut_at, reverse_stream FROM sluice.cutover WHERE stream = $1`, stream).
+		Scan(&enc, &b.LSN, &b.At, &b.ReverseStream)
 	if errors.Is(err, pgx.ErrNoRows) || isUndefinedTable(err) {
 		return nil, nil
 	}
@@ -128,12 +130,23 @@ func loadTargetBoundary(ctx context.Context, q checkpoint.Querier, stream string
 	return &b, err
 }
 
+// ReverseStreamOf is the way back of stream: as its cut-over recorded it
+// in the target, else the default name.
+func ReverseStreamOf(ctx context.Context, q checkpoint.Querier, stream string) (string, error) {
+	b, err := LoadTargetBoundary(ctx, q, stream)
+	if err != nil || b == nil || b.ReverseStream == "" {
+		return DefaultReverseStream(stream), err
+	}
+	return b.ReverseStream, nil
+}
+
 // LoadSourceBoundary reads a recorded cut-over of stream from the MySQL
 // source's sluice.cutover (nil: none).
 func LoadSourceBoundary(ctx context.Context, db *sql.DB, stream string) (*Boundary, error) {
 	var b Boundary
 	var enc, at string
-	err := db.QueryRowContext(ctx, `SELECT source_position, lsn, DATE_FORMAT(cut_at, '%Y-%m-%dT%H:%i:%s.%fZ') FROM sluice.cutover WHERE stream = ?`, stream).Scan(&enc, &b.LSN, &at)
+	err := db.QueryRowContext(ctx, `SELECT source_position, lsn, DATE_FORMAT(cut_at, '%Y-%m-%dT%H:%i:%s.%fZ'), reverse_stream
+		FROM sluice.cutover WHERE stream = ?`, stream).Scan(&enc, &b.LSN, &at, &b.ReverseStream)
 	var me *mysql.MySQLError
 	if errors.Is(err, sql.ErrNoRows) || errors.As(err, &me) && (me.Number == 1049 || me.Number == 1146) {
 		return nil, nil

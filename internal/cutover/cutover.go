@@ -130,6 +130,9 @@ type Boundary struct {
 	SourcePosition binlogpos.Position `json:"source_position"`
 	LSN            string             `json:"lsn"`
 	At             time.Time          `json:"at"`
+	// ReverseStream is the way back's stream, as read back from a record
+	// (the report names it as reverse_stream).
+	ReverseStream string `json:"-"`
 }
 
 // run is one cut-over's connections and what it created (for undo).

@@ -24,10 +24,12 @@ import (
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
-// runCLI runs the sluice command line in-process.
+// runCLI runs the sluice command line in-process, with an empty stdin that
+// is not a terminal.
 func runCLI(ctx context.Context, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	root := cli.NewRootCmd(&out, &errOut)
+	root.SetIn(strings.NewReader(""))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
@@ -234,11 +236,57 @@ func testCutoverHappyPath(t *testing.T, env *testenv.Env) {
 			t.Errorf("%s: source %d rows, target %d rows", q, len(a), len(b))
 		}
 	}
-	// A second cutover of the stream is refused, naming the first.
-	code, _, errOut = runCLI(ctx, "cutover", "--source", env.SourceURL(f.db), "--target", env.TargetURL(),
-		"--stream", f.stream, "--quiet-for", "1s", "--skip-verify", "--log-level", "warn")
-	if code != 1 || !strings.Contains(errOut, "cut over already") {
-		t.Errorf("second cutover: exit %d: %s", code, errOut)
+	testSecondCutoverRefused(t, f, rep)
+}
+
+// testSecondCutoverRefused: a second cutover of a cut-over stream is refused
+// (exit 2) naming the first (time, position, LSN), the way back and the drop
+// that decommissions it, and leaves the first one's slot as it was; also
+// when only the source still has the record (a rebuilt target, a rehearsal
+// against another PostgreSQL), which was a raw "Error 1062 Duplicate entry"
+// at the last step.
+func testSecondCutoverRefused(t *testing.T, f *fixture, first cutover.Report) {
+	ctx := f.ctx
+	second := func(where string) {
+		t.Helper()
+		code, _, errOut := runCLI(ctx, "cutover", "--source", f.env.SourceURL(f.db), "--target", f.env.TargetURL(),
+			"--stream", f.stream, "--quiet-for", "1s", "--skip-verify", "--log-level", "warn")
+		for _, want := range []string{"stream " + f.stream + " was cut over already at " + first.Boundary.At.UTC().Format("2006-01-02 15:04:05Z"),
+			"= PostgreSQL LSN " + first.Boundary.LSN, "recorded in " + where, "its way back is stream " + f.rev + " (slot " + f.slot + ")",
+			"--stream " + f.rev + ")", "sluice drop --source postgres://", "--stream " + f.rev + ", then run cutover again"} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("second cutover (record in %s): the refusal lacks %q: %s", where, want, errOut)
+			}
+		}
+		if code != exitcode.Config || strings.Contains(errOut, "1062") {
+			t.Errorf("second cutover (record in %s): exit %d, want 2: %s", where, code, errOut)
+		}
+	}
+	second("the target's sluice.cutover")
+	var confirmed string
+	if err := f.pg.QueryRow(ctx, `SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1`, f.slot).Scan(&confirmed); err != nil ||
+		confirmed != first.Boundary.LSN {
+		t.Errorf("after the refused second cutover the first one's slot %s is at %q (%v), want %s", f.slot, confirmed, err, first.Boundary.LSN)
+	}
+	// The target as a rebuilt one (or another PostgreSQL) has neither the
+	// record nor the slot: only the source remembers the cut-over.
+	pg := f.env.PG(t)
+	conn, err := pg.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = logical.Disarm(ctx, conn.Conn(), f.rev)
+	conn.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pg.Exec(ctx, `DELETE FROM sluice.cutover WHERE stream = $1`, f.stream); err != nil {
+		t.Fatal(err)
+	}
+	second("the source's sluice.cutover (not the target's)")
+	var slots int
+	if err := f.pg.QueryRow(ctx, `SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1`, f.slot).Scan(&slots); err != nil || slots != 0 {
+		t.Errorf("the refused cutover left %d slots %s (%v)", slots, f.slot, err)
 	}
 }
 

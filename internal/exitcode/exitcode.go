@@ -1,7 +1,8 @@
 // Package exitcode carries the process exit code inside an error, so that the
 // engines can say "this is the user's configuration" without knowing the CLI.
 // 0 = success, 1 = runtime failure (or, for verify, differences found),
-// 2 = configuration or pre-flight error.
+// 2 = configuration or pre-flight error, 128+N = stopped by signal N (130:
+// SIGINT, 143: SIGTERM) before the work was done.
 package exitcode
 
 import "errors"
@@ -11,6 +12,11 @@ const (
 	Failure = 1
 	Config  = 2
 )
+
+// Interrupted is the exit code of a command that signal signo stopped
+// before its work was done: 128 + signo, what a shell reports for a process
+// the signal ended (130 for SIGINT, 143 for SIGTERM).
+func Interrupted(signo int) int { return 128 + signo }
 
 // Error wraps err with an exit code.
 type Error struct {

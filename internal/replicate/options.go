@@ -205,6 +205,20 @@ func FormatSize(n int64) string {
 	return strconv.FormatInt(n, 10) + "B"
 }
 
+// HumanSize prints a measured byte count with one decimal in its largest
+// binary unit, e.g. 660.2 KiB (FormatSize is exact, for flag values).
+func HumanSize(n int64) string {
+	units := []string{"KiB", "MiB", "GiB", "TiB"}
+	if n < 1<<10 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	v, i := float64(n)/(1<<10), 0
+	for v >= 1<<10 && i < len(units)-1 {
+		v, i = v/(1<<10), i+1
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i]
+}
+
 // NamingOptions are the naming flags of the run (schema.NewNamingOptions).
 func (o Options) NamingOptions() schema.NamingOptions {
 	return schema.NamingOptions{SchemaMap: o.SchemaMap, Identifiers: o.Identifiers, Renames: o.Renames,

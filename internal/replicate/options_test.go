@@ -29,6 +29,11 @@ func TestParseSize(t *testing.T) {
 	if FormatSize(256<<20) != "256MiB" || FormatSize(1<<30) != "1GiB" || FormatSize(1000) != "1000B" {
 		t.Error("FormatSize")
 	}
+	for n, want := range map[int64]string{1000: "1000 B", 676000: "660.2 KiB", 3 << 30: "3.0 GiB", 1<<40 + 1<<39: "1.5 TiB"} {
+		if got := HumanSize(n); got != want {
+			t.Errorf("HumanSize(%d) = %q, want %q", n, got, want)
+		}
+	}
 }
 
 func TestParsePosition(t *testing.T) {

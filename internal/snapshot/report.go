@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -124,7 +125,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "position: %s (replicate continues from here, stream %q)\n", r.Position, r.Stream)
 	}
 	if r.Method != "" && r.Sessions > 0 {
-		fmt.Fprintf(&b, "consistent read: %s, %d sessions, global read lock held %d ms\n", r.Method, r.Sessions, r.LockHeldMS)
+		fmt.Fprintf(&b, "consistent read: %s, %d sessions, %s\n", r.Method, r.Sessions, lockHeld(r.Method, r.LockHeldMS))
 	}
 	if r.Resumed {
 		fmt.Fprintf(&b, "resumed (pass %d): %d chunks copied, %d earlier chunks unchanged and kept, %d re-copied because the source changed\n",
@@ -220,4 +221,18 @@ func writePerTable(b *strings.Builder, tables []TableReport) {
 	for _, t := range tables {
 		fmt.Fprintf(b, "  %s → %s: %d rows, %s, %d chunks, %.1f MB/s\n", t.Source, t.Target, t.Rows, megabytes(t.Bytes), t.Chunks, t.MBPerSec)
 	}
+}
+
+// lockHeld says which lock the consistent read held on the source, and for
+// how long: the method actually used (auto resolves to one of them).
+func lockHeld(method string, ms int64) string {
+	switch mysnap.Method(method) {
+	case mysnap.MethodTableLock:
+		return fmt.Sprintf("read lock of the tables in scope (LOCK TABLES … READ) held %d ms", ms)
+	case mysnap.MethodGlobalLock:
+		return fmt.Sprintf("global read lock (FLUSH TABLES WITH READ LOCK) held %d ms", ms)
+	case mysnap.MethodLockFree, mysnap.MethodSingle:
+		return "no lock"
+	}
+	return fmt.Sprintf("lock held %d ms", ms)
 }

@@ -61,64 +61,41 @@ func ReadStatus(ctx context.Context, brokers []string, prefix string) ([]StreamS
 func ReadAllStatus(ctx context.Context, brokers []string, prefix string) (Status, error) {
 	var res Status
 	topic := prefix + ".sluice.offsets"
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(500*time.Millisecond))
-	if err != nil {
-		return res, exitcode.ConfigError(fmt.Errorf("kafka %s: %w", strings.Join(brokers, ","), err))
-	}
-	defer cl.Close()
-	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	err = cl.Ping(pingCtx)
-	cancel()
-	if err != nil {
-		return res, exitcode.ConfigError(fmt.Errorf("kafka: cannot reach the broker %s: %w", strings.Join(brokers, ","), err))
-	}
 	last := map[string]StreamStatus{}
 	merged := map[string]mergeState{}
-	idle := time.Now()
-	for time.Since(idle) < 2*time.Second {
-		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		fs := cl.PollFetches(pctx)
-		cancel()
-		if ctx.Err() != nil {
-			return res, ctx.Err()
+	err := readCommitted(ctx, brokers, []string{topic}, func(r *kgo.Record) {
+		if strings.Contains(string(r.Key), "\x00") {
+			return
 		}
-		var ferr error
-		fs.EachError(func(_ string, _ int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) {
-				ferr = err
-			}
-		})
-		if ferr != nil {
-			return res, fmt.Errorf("kafka: reading %s: %w", topic, ferr)
+		if r.Value == nil { // a tombstone: the stream was dropped
+			delete(last, string(r.Key))
+			delete(merged, string(r.Key))
+			return
 		}
-		fs.EachRecord(func(r *kgo.Record) {
-			idle = time.Now()
-			if r.Value == nil || strings.Contains(string(r.Key), "\x00") {
-				return
+		if strings.HasPrefix(string(r.Key), "merged:") {
+			var ms mergeState
+			if json.Unmarshal(r.Value, &ms) == nil {
+				merged[string(r.Key)] = ms
 			}
-			if strings.HasPrefix(string(r.Key), "merged:") {
-				var ms mergeState
-				if json.Unmarshal(r.Value, &ms) == nil {
-					merged[string(r.Key)] = ms
-				}
-				return
-			}
-			var st stateRecord
-			if json.Unmarshal(r.Value, &st) != nil {
-				return
-			}
-			pos := st.Position
-			if p, err := decodeAny(pos); err == nil {
-				pos = p
-			}
-			ss := StreamStatus{Stream: st.Stream, Position: pos, SchemaVersion: st.SchemaVersion,
-				SourceTime: st.SourceTime, UpdatedAt: st.UpdatedAt, Applied: len(st.Applied), Layout: string(layoutOf(st.Layout))}
-			if layoutOf(st.Layout) != LayoutNone {
-				ss.Shard = st.Shard
-			}
-			last[string(r.Key)] = ss
-		})
+			return
+		}
+		var st stateRecord
+		if json.Unmarshal(r.Value, &st) != nil {
+			return
+		}
+		pos := st.Position
+		if p, err := decodeAny(pos); err == nil {
+			pos = p
+		}
+		ss := StreamStatus{Stream: st.Stream, Position: pos, SchemaVersion: st.SchemaVersion,
+			SourceTime: st.SourceTime, UpdatedAt: st.UpdatedAt, Applied: len(st.Applied), Layout: string(layoutOf(st.Layout))}
+		if layoutOf(st.Layout) != LayoutNone {
+			ss.Shard = st.Shard
+		}
+		last[string(r.Key)] = ss
+	})
+	if err != nil {
+		return res, err
 	}
 	res.Streams = make([]StreamStatus, 0, len(last))
 	for _, s := range last {
@@ -162,4 +139,46 @@ func decodeAny(enc string) (string, error) {
 		s += " gtid " + p.GTIDSet
 	}
 	return s, nil
+}
+
+// readCommitted reads the committed records of topics from their start
+// until none came for 2 s (a reader up to an offset waits forever when the
+// last one is a transaction marker). Kafka unreachable is a configuration
+// error naming the brokers.
+func readCommitted(ctx context.Context, brokers []string, topics []string, each func(*kgo.Record)) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeTopics(topics...), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(500*time.Millisecond))
+	if err != nil {
+		return exitcode.ConfigError(fmt.Errorf("kafka %s: %w", strings.Join(brokers, ","), err))
+	}
+	defer cl.Close()
+	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	err = cl.Ping(pingCtx)
+	cancel()
+	if err != nil {
+		return exitcode.ConfigError(fmt.Errorf("kafka: cannot reach the broker %s: %w", strings.Join(brokers, ","), err))
+	}
+	idle := time.Now()
+	for time.Since(idle) < 2*time.Second {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		fs := cl.PollFetches(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var ferr error
+		fs.EachError(func(t string, _ int32, err error) {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				ferr = fmt.Errorf("kafka: reading %s: %w", t, err)
+			}
+		})
+		if ferr != nil {
+			return ferr
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			idle = time.Now()
+			each(r)
+		})
+	}
+	return nil
 }

@@ -152,7 +152,7 @@ func Connect(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Prefix == "" || len(cfg.Brokers) == 0 || cfg.Decode == nil {
 		return nil, exitcode.ConfigError(errors.New("kafka: --kafka and --topic-prefix are required"))
 	}
-	txnID := "sluice." + cfg.Prefix + "." + cfg.Stream
+	txnID := TransactionalID(cfg.Prefix, cfg.Stream)
 	limits := newTopicLimits()
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(cfg.Brokers...),
@@ -254,8 +254,14 @@ func (s *Store) readState(ctx context.Context, end int64) error {
 	for window := int64(512); ; window *= 4 {
 		from := max(0, end-window)
 		var found *stateRecord
+		decided := false // a record or a tombstone (sluice drop) of the stream
 		err := s.readRange(ctx, s.cfg.OffsetsTopic(), from, end, func(r *kgo.Record) error {
-			if string(r.Key) != s.cfg.Stream || r.Value == nil {
+			if string(r.Key) != s.cfg.Stream {
+				return nil
+			}
+			decided = true
+			if r.Value == nil {
+				found = nil
 				return nil
 			}
 			var st stateRecord
@@ -268,7 +274,7 @@ func (s *Store) readState(ctx context.Context, end int64) error {
 		if err != nil {
 			return err
 		}
-		if found != nil || from == 0 {
+		if decided || from == 0 {
 			s.state = found
 			return nil
 		}
@@ -277,17 +283,33 @@ func (s *Store) readState(ctx context.Context, end int64) error {
 
 func (s *Store) readSchemas(ctx context.Context, end int64) error {
 	s.schemas = nil
-	return s.readRange(ctx, s.cfg.SchemaTopic(), 0, end, func(r *kgo.Record) error {
-		if !strings.HasPrefix(string(r.Key), s.cfg.Stream+"\x00v") || r.Value == nil {
+	var keys []string
+	byKey := map[string]schemaRecord{}
+	err := s.readRange(ctx, s.cfg.SchemaTopic(), 0, end, func(r *kgo.Record) error {
+		key := string(r.Key)
+		if !strings.HasPrefix(key, s.cfg.Stream+"\x00v") {
+			return nil
+		}
+		if r.Value == nil { // a tombstone (sluice drop)
+			delete(byKey, key)
 			return nil
 		}
 		var sr schemaRecord
 		if err := json.Unmarshal(r.Value, &sr); err != nil {
 			return fmt.Errorf("kafka: schema history of stream %q at %s offset %d: %w", s.cfg.Stream, r.Topic, r.Offset, err)
 		}
-		s.schemas = append(s.schemas, sr)
+		if _, seen := byKey[key]; !seen {
+			keys = append(keys, key)
+		}
+		byKey[key] = sr
 		return nil
 	})
+	for _, key := range keys {
+		if sr, ok := byKey[key]; ok {
+			s.schemas = append(s.schemas, sr)
+		}
+	}
+	return err
 }
 
 // readRange reads the committed records of partition 0 of topic in [from, end).

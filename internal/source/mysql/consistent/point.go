@@ -90,9 +90,10 @@ type Point struct {
 	Sessions []*sql.Conn
 	Position binlogpos.Position
 	Method   Method
-	// LockHeld is how long the global read lock blocked writes (0 without
-	// lock): from sending FLUSH TABLES WITH READ LOCK, because new writes
-	// queue behind it while it waits for running ones, to UNLOCK TABLES.
+	// LockHeld is how long the lock of Method (the tables' read lock or the
+	// global read lock) blocked writes (0 without lock): from sending LOCK
+	// TABLES / FLUSH TABLES WITH READ LOCK, because new writes queue behind
+	// it while it waits for running ones, to UNLOCK TABLES.
 	LockHeld time.Duration
 	// Warnings explain degraded modes (one session, no binlog).
 	Warnings []string
