@@ -168,10 +168,12 @@ func (r *myRunner) connect(ctx context.Context) error {
 	}
 	var version string
 	var packet int
-	var rocks int
+	var rocks bool
 	probe := sql.OpenDB(conn)
-	err = probe.QueryRowContext(ctx, `SELECT VERSION(), @@max_allowed_packet,
-		(SELECT COUNT(*) FROM information_schema.ENGINES WHERE ENGINE = 'ROCKSDB' AND SUPPORT IN ('YES', 'DEFAULT'))`).Scan(&version, &packet, &rocks)
+	err = probe.QueryRowContext(ctx, `SELECT VERSION(), @@max_allowed_packet`).Scan(&version, &packet)
+	if err == nil {
+		rocks, err = mysink.HasRocksDB(ctx, probe)
+	}
 	probe.Close()
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
@@ -186,8 +188,9 @@ func (r *myRunner) connect(ctx context.Context) error {
 	if r.mariadb {
 		stmts = append(append([]string{}, stmts...), mariaDBSessionSetup)
 	}
-	if rocks > 0 {
-		stmts = append(append([]string{}, stmts...), rocksDBSessionSetup)
+	if rocks {
+		// A chunk is one transaction (a table without a key is one chunk).
+		stmts = append(append([]string{}, stmts...), mysink.RocksDBSessionSetup)
 	}
 	r.db = sql.OpenDB(setupConnector{Connector: conn, stmts: stmts})
 	r.db.SetMaxOpenConns(r.o.Workers + 2)

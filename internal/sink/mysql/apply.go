@@ -249,9 +249,13 @@ func (s *session) inserts(ctx context.Context, b *batch, p *plan, run []pipeline
 	return nil
 }
 
-// deletes queues a run of deletes: by primary key several to a statement,
-// one row per statement (LIMIT 1) for a keyless table.
+// deletes queues a run of deletes: by primary key several to a statement;
+// for a keyless table several distinct rows to a statement (keyless.go), or
+// one row per statement (LIMIT 1) when single.
 func (s *session) deletes(ctx context.Context, b *batch, p *plan, run []pipeline.Change, single bool) error {
+	if p.key == nil && !single {
+		return s.keylessDeletes(ctx, b, p, run)
+	}
 	head := "DELETE FROM " + p.qtable + " WHERE "
 	buf := b.stmt[:0]
 	defer func() { b.stmt = buf }()

@@ -1,0 +1,153 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/sluice-db/sluice/internal/pipeline"
+)
+
+// A table without a primary key finds the row of a delete by all its
+// written columns, which no index covers: each statement is a scan of the
+// table. One DELETE … LIMIT 1 per row made a run of k deletes k scans, and
+// on MyRocks k times the table's rows against rocksdb_max_row_locks (which
+// counts every row a locking scan reads, also with rocksdb_lock_scanned_rows
+// off): the group was refused and applied one source transaction at a time,
+// far behind the source (issue 22). So a run of keyless deletes goes in
+// chunks of up to maxStmtRows distinct rows, each two scans: a plain read
+// counting the target's copies of every distinct row, then one DELETE of
+// the rows whose copies the run deletes all (… WHERE r1 OR r2 …). A row the
+// target holds more copies of than the run deletes goes alone with LIMIT
+// (any copy is the row); one it holds fewer of is a divergence, as a LIMIT 1
+// DELETE finding nothing was. The counts hold until the DELETE: every
+// change of a keyless table shares one conflict key (internal/pipeline), so
+// no other worker writes the table in between.
+
+// keylessImage is one distinct row of a run of keyless deletes.
+type keylessImage struct {
+	match  string // the row's condition (plan.appendWhere)
+	first  int    // index in the run of its first delete
+	copies int    // the deletes of it in the run
+}
+
+// keylessDeletes queues a run of deletes of a keyless table, exactly one
+// row per change, in as few table scans as the statement bounds allow.
+func (s *session) keylessDeletes(ctx context.Context, b *batch, p *plan, run []pipeline.Change) error {
+	for len(run) > 0 {
+		imgs, n, err := s.keylessImages(p, run)
+		if err != nil {
+			return err
+		}
+		if err := s.keylessChunk(ctx, b, p, run[:n], imgs); err != nil {
+			return err
+		}
+		run = run[n:]
+	}
+	return nil
+}
+
+// keylessImages reads the distinct rows of the first n deletes of run, as
+// many as one statement takes (maxStmtRows rows; the counting SELECT, which
+// names each row twice, within the statement bytes).
+func (s *session) keylessImages(p *plan, run []pipeline.Change) ([]keylessImage, int, error) {
+	var imgs []keylessImage
+	at := map[string]int{}
+	size, n := 0, 0
+	buf := make([]byte, 0, 256)
+	for ; n < len(run); n++ {
+		var err error
+		if buf, err = p.appendWhere(buf[:0], run[n].Before); err != nil {
+			return nil, 0, &stmtError{ch: &run[n], err: err}
+		}
+		if i, ok := at[string(buf)]; ok {
+			imgs[i].copies++
+			continue
+		}
+		if len(imgs) > 0 && (len(imgs) >= maxStmtRows || size+2*len(buf) > s.a.stmtBytes) {
+			break
+		}
+		at[string(buf)] = len(imgs)
+		imgs = append(imgs, keylessImage{match: string(buf), first: n, copies: 1})
+		size += 2*len(buf) + 16
+	}
+	return imgs, n, nil
+}
+
+// keylessChunk queues the deletes of run, whose distinct rows are imgs.
+func (s *session) keylessChunk(ctx context.Context, b *batch, p *plan, run []pipeline.Change, imgs []keylessImage) error {
+	head := "DELETE FROM " + p.qtable + " WHERE "
+	limited := func(im keylessImage) error {
+		q := fmt.Sprintf("%s%s LIMIT %d", head, im.match, im.copies)
+		return b.add(ctx, []byte(q), int64(im.copies), &run[im.first], im.copies)
+	}
+	if len(imgs) == 1 {
+		return limited(imgs[0])
+	}
+	if err := b.flush(ctx); err != nil { // what the count must see
+		return err
+	}
+	have, err := s.keylessCopies(ctx, p, imgs)
+	if err != nil {
+		return &stmtError{ch: &run[0], rows: len(run), err: err}
+	}
+	q := []byte(head)
+	var want int64
+	var all *keylessImage
+	for i, im := range imgs {
+		switch {
+		case have[i] < int64(im.copies):
+			return &stmtError{sql: head + im.match, ch: &run[im.first], rows: 1,
+				err: fmt.Errorf("%w: the target holds %d copies of the row, the source deleted %d", errTargetDiverged, have[i], im.copies)}
+		case have[i] > int64(im.copies):
+			if err := limited(im); err != nil {
+				return err
+			}
+			continue
+		}
+		if all != nil {
+			q = append(q, " OR "...)
+		} else {
+			all = &imgs[i]
+		}
+		q = append(append(append(q, '('), im.match...), ')')
+		want += int64(im.copies)
+	}
+	if all == nil {
+		return nil
+	}
+	return b.add(ctx, q, want, &run[all.first], int(want))
+}
+
+// keylessCopies counts the target's copies of each of imgs in one read of
+// the table.
+func (s *session) keylessCopies(ctx context.Context, p *plan, imgs []keylessImage) ([]int64, error) {
+	q := []byte("SELECT ")
+	for i, im := range imgs {
+		if i > 0 {
+			q = append(q, ',')
+		}
+		q = append(append(append(q, "SUM("...), im.match...), ')')
+	}
+	q = append(append(q, " FROM "...), p.qtable...)
+	q = append(q, " WHERE "...)
+	for i, im := range imgs {
+		if i > 0 {
+			q = append(q, " OR "...)
+		}
+		q = append(append(append(q, '('), im.match...), ')')
+	}
+	counts := make([]sql.NullInt64, len(imgs))
+	dest := make([]any, len(imgs))
+	for i := range counts {
+		dest[i] = &counts[i]
+	}
+	if err := s.conn.QueryRowContext(ctx, string(q)).Scan(dest...); err != nil {
+		return nil, fmt.Errorf("count the rows to delete: %w", err)
+	}
+	have := make([]int64, len(imgs))
+	for i, c := range counts {
+		have[i] = c.Int64 // NULL: no row matched any
+	}
+	return have, nil
+}
