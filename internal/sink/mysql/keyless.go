@@ -5,24 +5,97 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/pipeline"
 )
 
 // A table without a primary key finds the row of a delete by all its
 // written columns, which no index covers: each statement is a scan of the
-// table. One DELETE … LIMIT 1 per row made a run of k deletes k scans, and
-// on MyRocks k times the table's rows against rocksdb_max_row_locks (which
-// counts every row a locking scan reads, also with rocksdb_lock_scanned_rows
-// off): the group was refused and applied one source transaction at a time,
-// far behind the source (issue 22). So a run of keyless deletes goes in
-// chunks of up to maxStmtRows distinct rows, each two scans: a plain read
-// counting the target's copies of every distinct row, then one DELETE of
-// the rows whose copies the run deletes all (… WHERE r1 OR r2 …). A row the
-// target holds more copies of than the run deletes goes alone with LIMIT
-// (any copy is the row); one it holds fewer of is a divergence, as a LIMIT 1
-// DELETE finding nothing was. The counts hold until the DELETE: every
-// change of a keyless table shares one conflict key (internal/pipeline), so
-// no other worker writes the table in between.
+// table. One DELETE … LIMIT 1 per row made k deletes k scans in one target
+// transaction, and on MyRocks k times the table's rows against
+// rocksdb_max_row_locks (which counts every row a locking scan reads, also
+// with rocksdb_lock_scanned_rows off): the group was refused and applied
+// one source transaction at a time, far behind the source (issue 22).
+//
+// So the inserts and deletes of a keyless table that follow each other in
+// a group are written as their net effect on the table's multiset of rows
+// (keylessSegment): a delete of a row inserted earlier in the segment
+// cancels that insert (either copy is the row); the deletes left, each of a
+// row the target held before the segment, go first, then the inserts left,
+// in order. That is the sequence's result, and it fails exactly when the
+// sequence would: a delete left over finds fewer copies than it deletes.
+// Deleting first never breaks a unique key the final rows keep.
+//
+// The deletes go in chunks of up to maxStmtRows distinct rows, each two
+// scans: a plain read counting the target's copies of every distinct row,
+// then one DELETE of the rows whose copies the chunk deletes all (… WHERE
+// r1 OR r2 …). A row the target holds more copies of than the chunk
+// deletes goes alone with LIMIT (any copy is the row); one it holds fewer
+// of is a divergence, as a LIMIT 1 DELETE finding nothing was. The counts
+// hold until the DELETE: a change of a row matching a counted one shares
+// its conflict key (every change of a table without row identity shares
+// one, internal/pipeline), so no other worker writes such a row in between.
+
+// keylessRow reports whether ch is an insert or delete of a table without
+// a primary key (the sink finds its rows by all their columns).
+func (s *session) keylessRow(ch pipeline.Change) bool {
+	if ch.Op != model.Insert && ch.Op != model.Delete {
+		return false
+	}
+	p, err := s.plan(ch.Table)
+	return err == nil && p.key == nil
+}
+
+// keylessSegment queues the net effect of seg, inserts and deletes of one
+// keyless table version: the deletes it leaves, then the inserts.
+func (s *session) keylessSegment(ctx context.Context, b *batch, seg []pipeline.Change) error {
+	p, err := s.plan(seg[0].Table)
+	if err != nil {
+		return &stmtError{ch: &seg[0], err: err}
+	}
+	keep := make([]bool, len(seg))
+	inserted := map[string][]int{} // row condition → its uncancelled inserts
+	buf := make([]byte, 0, 256)
+	for i := range seg {
+		img := seg[i].After
+		if seg[i].Op == model.Delete {
+			img = seg[i].Before
+		}
+		if buf, err = p.appendWhere(buf[:0], img); err != nil {
+			return &stmtError{ch: &seg[i], err: err}
+		}
+		ins := inserted[string(buf)]
+		switch {
+		case seg[i].Op == model.Insert:
+			inserted[string(buf)] = append(ins, i)
+			keep[i] = true
+		case len(ins) > 0:
+			keep[ins[len(ins)-1]] = false
+			inserted[string(buf)] = ins[:len(ins)-1]
+		default:
+			keep[i] = true
+		}
+	}
+	var dels, inss []pipeline.Change
+	for i := range seg {
+		switch {
+		case !keep[i]:
+		case seg[i].Op == model.Delete:
+			dels = append(dels, seg[i])
+		default:
+			inss = append(inss, seg[i])
+		}
+	}
+	if len(dels) > 0 {
+		if err := s.keylessDeletes(ctx, b, p, dels); err != nil {
+			return err
+		}
+	}
+	if len(inss) > 0 {
+		return s.inserts(ctx, b, p, inss, false)
+	}
+	return nil
+}
 
 // keylessImage is one distinct row of a run of keyless deletes.
 type keylessImage struct {
