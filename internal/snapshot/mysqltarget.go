@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
@@ -349,6 +350,9 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 		j.size = sizes[t.TableID]
 		b.jobs = append(b.jobs, j)
 		b.byID[t.TableID] = j
+	}
+	if err := mysink.CascadeRefusal(b.cat.Tables, mysink.EngineOf(r.o.TargetEngine, nil), binlog.SQLForeignKeys(ctx, b.src.DB)); err != nil {
+		problems = append(problems, err.Error())
 	}
 	if len(problems) > 0 {
 		return exitcode.ConfigError(errors.New(strings.Join(problems, "\n")))
