@@ -174,21 +174,9 @@ func testMyRocksReplicaCascades(t *testing.T, env *testenv.Env) {
 // pairs reads a two-column table's rows as "a:b", sorted.
 func pairs(t *testing.T, db *sql.DB, schema, table string) []string {
 	t.Helper()
-	rs, err := db.Query(fmt.Sprintf("SELECT CONCAT(id, ':', IFNULL(%s, 'NULL')) FROM `%s`.`%s`", secondColumn(table), schema, table))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rs.Close()
 	var out []string
-	for rs.Next() {
-		var s string
-		if err := rs.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	if err := rs.Err(); err != nil {
-		t.Fatal(err)
+	for _, r := range testenv.MySQLTexts(t, db, fmt.Sprintf("SELECT CONCAT(id, ':', IFNULL(%s, 'NULL')) FROM `%s`.`%s`", secondColumn(table), schema, table)) {
+		out = append(out, r[0].String)
 	}
 	slices.Sort(out)
 	return out
