@@ -46,6 +46,9 @@ func (r *runner) ensureStart(ctx context.Context) error {
 		r.log.Warn("starting without a snapshot: the tables at the start position are assumed to be defined as they are now "+
 			"(information_schema), and the target tables must hold the rows the source had at that position",
 			"stream", o.Stream, "start", pos.String(), "tables", len(r.cat.Tables))
+		if err := r.refuseCascades(ctx, r.cat.Tables); err != nil {
+			return err // before the start is recorded
+		}
 		return r.recordStart(ctx, pos)
 	case o.StartGTID != "" || o.StartPosition != "":
 		r.log.Warn("the stream has a checkpoint: --start-gtid/--start-position only apply to a stream without one",

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -199,6 +201,37 @@ func (t *mysqlTarget) refuseFlavor(ctx context.Context, srcFlavor, srcVersion st
 // and the way back do (mysink.RefuseForwardTriggers).
 func (t *mysqlTarget) refuseTriggers(ctx context.Context) error {
 	return mysink.RefuseForwardTriggers(ctx, t.db, t.o.MySQLTarget.Database)
+}
+
+// refuseCascades refuses, on a MySQL target, tables whose foreign key
+// actions the target would not run (mysink.CascadeRefusal): their engine on
+// the target (the table there, else --target-engine or the source's) has no
+// foreign keys and the source does not log the rows the actions change.
+func (r *runner) refuseCascades(ctx context.Context, tables []*schema.Table) error {
+	t, ok := r.tgt.(*mysqlTarget)
+	if !ok || r.info.SQLForeignKeys {
+		return nil
+	}
+	existing, err := mysink.TargetEngines(ctx, t.db, t.o.MySQLTarget.Database)
+	if err != nil {
+		return err
+	}
+	if err := mysink.CascadeRefusal(tables, mysink.EngineOf(t.o.TargetEngine, existing), false); err != nil {
+		return exitcode.ConfigError(err)
+	}
+	return nil
+}
+
+// inScope lists the tables of a schema version that the filter keeps.
+func (r *runner) inScope(tables map[schema.TableID]*schema.Table) []*schema.Table {
+	var out []*schema.Table
+	for id, t := range tables {
+		if r.filter.Match(id.Database, id.Name) {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b *schema.Table) int { return strings.Compare(a.TableID.String(), b.TableID.String()) })
+	return out
 }
 
 // refuseSourceDatabase refuses a target database on the source server that

@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
@@ -168,10 +169,12 @@ func (r *myRunner) connect(ctx context.Context) error {
 	}
 	var version string
 	var packet int
-	var rocks int
+	var rocks bool
 	probe := sql.OpenDB(conn)
-	err = probe.QueryRowContext(ctx, `SELECT VERSION(), @@max_allowed_packet,
-		(SELECT COUNT(*) FROM information_schema.ENGINES WHERE ENGINE = 'ROCKSDB' AND SUPPORT IN ('YES', 'DEFAULT'))`).Scan(&version, &packet, &rocks)
+	err = probe.QueryRowContext(ctx, `SELECT VERSION(), @@max_allowed_packet`).Scan(&version, &packet)
+	if err == nil {
+		rocks, err = mysink.HasRocksDB(ctx, probe)
+	}
 	probe.Close()
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
@@ -186,8 +189,9 @@ func (r *myRunner) connect(ctx context.Context) error {
 	if r.mariadb {
 		stmts = append(append([]string{}, stmts...), mariaDBSessionSetup)
 	}
-	if rocks > 0 {
-		stmts = append(append([]string{}, stmts...), rocksDBSessionSetup)
+	if rocks {
+		// A chunk is one transaction (a table without a key is one chunk).
+		stmts = append(append([]string{}, stmts...), mysink.RocksDBSessionSetup)
 	}
 	r.db = sql.OpenDB(setupConnector{Connector: conn, stmts: stmts})
 	r.db.SetMaxOpenConns(r.o.Workers + 2)
@@ -349,6 +353,9 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 		j.size = sizes[t.TableID]
 		b.jobs = append(b.jobs, j)
 		b.byID[t.TableID] = j
+	}
+	if err := mysink.CascadeRefusal(b.cat.Tables, mysink.EngineOf(r.o.TargetEngine, nil), binlog.SQLForeignKeys(ctx, b.src.DB)); err != nil {
+		problems = append(problems, err.Error())
 	}
 	if len(problems) > 0 {
 		return exitcode.ConfigError(errors.New(strings.Join(problems, "\n")))

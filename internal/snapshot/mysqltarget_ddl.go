@@ -41,7 +41,9 @@ var (
 // retarget turns a source table's (src, for messages) SHOW CREATE TABLE (as printed with an empty sql_mode,
 // so with backquotes) into the plan of the target table db.name: ENGINE=
 // rewritten when engine is set; with ROCKSDB, foreign keys are left out
-// (MyRocks has none: a warning names each) and FULLTEXT/SPATIAL indexes are
+// (MyRocks has none: a warning names each; a foreign key whose action the
+// binlog does not carry was refused before, mysink.CascadeRefusal) and
+// FULLTEXT/SPATIAL indexes are
 // refused (MyRocks has neither, and dropping an index silently would change
 // what the target answers). AUTO_INCREMENT= is kept.
 func retarget(showCreate, src, db, name, engine string) (*myTable, error) {
@@ -67,7 +69,10 @@ func retarget(showCreate, src, db, name, engine string) (*myTable, error) {
 		d := strings.TrimSuffix(strings.TrimSpace(l), ",")
 		switch {
 		case rocks && strings.HasPrefix(d, "CONSTRAINT ") && strings.Contains(d, " FOREIGN KEY "):
-			t.warnings = append(t.warnings, fmt.Sprintf("%s: foreign key left out (ROCKSDB has no foreign keys): %s", src, d))
+			// Those with an action the binlog does not carry are refused
+			// before (mysink.CascadeRefusal).
+			t.warnings = append(t.warnings, fmt.Sprintf("%s: foreign key left out (ROCKSDB has no foreign keys; the source "+
+				"enforces it and the binlog carries every row it lets change): %s", src, d))
 			continue
 		case rocks && (strings.HasPrefix(d, "FULLTEXT ") || strings.HasPrefix(d, "SPATIAL ")):
 			refused = append(refused, d)

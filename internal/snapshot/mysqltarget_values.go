@@ -197,10 +197,6 @@ func withUniqueChecks(ctx context.Context, tx *sql.Tx, fn func() error) error {
 // column's json_valid) are the source's, which its rows already passed.
 const mariaDBSessionSetup = "SET SESSION check_constraint_checks = 0"
 
-// rocksDBSessionSetup: a chunk is one transaction (a table without a key is
-// one chunk); MyRocks' default of 1M row locks per transaction would cut it.
-const rocksDBSessionSetup = "SET SESSION rocksdb_max_row_locks = 1073741824"
-
 // setupConnector runs the session setup on every new connection of the
 // target pool, so that any of its connections writes the same way.
 type setupConnector struct {

@@ -185,11 +185,22 @@ func (s *session) rollback(ctx context.Context) {
 }
 
 // write queues the statements of cs on b, in order, grouping consecutive
-// changes of one op on one table version; single makes a statement of
-// every row, to pinpoint a failing one.
+// changes of one op on one table version (inserts and deletes of a keyless
+// table together: keyless.go); single makes a statement of every row, to
+// pinpoint a failing one.
 func (s *session) write(ctx context.Context, b *batch, cs []pipeline.Change, single bool) error {
 	for i := 0; i < len(cs); {
 		j := i + 1
+		if !single && s.keylessRow(cs[i]) {
+			for j < len(cs) && cs[j].Table == cs[i].Table && (cs[j].Op == model.Insert || cs[j].Op == model.Delete) {
+				j++
+			}
+			if err := s.keylessSegment(ctx, b, cs[i:j]); err != nil {
+				return err
+			}
+			i = j
+			continue
+		}
 		for j < len(cs) && cs[j].Table == cs[i].Table && cs[j].Op == cs[i].Op {
 			j++
 		}
@@ -250,7 +261,8 @@ func (s *session) inserts(ctx context.Context, b *batch, p *plan, run []pipeline
 }
 
 // deletes queues a run of deletes: by primary key several to a statement,
-// one row per statement (LIMIT 1) for a keyless table.
+// one row per statement (LIMIT 1) for a keyless table (which write hands
+// to keylessSegment unless single).
 func (s *session) deletes(ctx context.Context, b *batch, p *plan, run []pipeline.Change, single bool) error {
 	head := "DELETE FROM " + p.qtable + " WHERE "
 	buf := b.stmt[:0]

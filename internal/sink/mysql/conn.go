@@ -59,7 +59,9 @@ func Open(target config.MySQL) (*sql.DB, error) {
 //     the children of an ON UPDATE CASCADE before their parent (which the
 //     target's check would refuse), and InnoDB without checks runs no action
 //     of its own on top. Otherwise the target's actions are the only copy of
-//     those changes, and its checks stay on.
+//     those changes, and its checks stay on;
+//   - on a target with MyRocks, its row lock bound at the maximum
+//     (RocksDBSessionSetup).
 var sessionSetup = []string{
 	"SET NAMES binary",
 	"SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION', time_zone = '+00:00'",
@@ -70,6 +72,29 @@ func SessionSetup() []string { return append([]string(nil), sessionSetup...) }
 
 const readCommitted = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"
 
+// RocksDBSessionSetup lifts MyRocks' bound on the row locks of one
+// transaction (rocksdb_max_row_locks, 1M by default) to its maximum for
+// sluice's sessions. MyRocks counts there every row a locking read scans,
+// released or not (rocksdb_lock_scanned_rows off), for the whole
+// transaction: a delete from a keyless table scans the table, so a few of
+// them in one target transaction, or a snapshot chunk or a large source
+// transaction of a million rows, were refused with error 1296 though the
+// locks they hold are bounded by the rows they write (and sluice bounds a
+// group's rows).
+const RocksDBSessionSetup = "SET SESSION rocksdb_max_row_locks = 1073741824"
+
+// HasRocksDB reports whether a target server has the MyRocks engine enabled.
+func HasRocksDB(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.ENGINES WHERE ENGINE = 'ROCKSDB' AND SUPPORT IN ('YES', 'DEFAULT')`).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("apply: read the target's storage engines: %w", err)
+	}
+	return n > 0, nil
+}
+
 func (a *Sink) setupSession(ctx context.Context, conn *sql.Conn) error {
 	setup := sessionSetup
 	if a.readCommitted {
@@ -77,6 +102,9 @@ func (a *Sink) setupSession(ctx context.Context, conn *sql.Conn) error {
 	}
 	if a.cfg.SourceLogsFKActions {
 		setup = append(setup[:len(setup):len(setup)], "SET SESSION foreign_key_checks = 0")
+	}
+	if a.rocksDB {
+		setup = append(setup[:len(setup):len(setup)], RocksDBSessionSetup)
 	}
 	for _, s := range setup {
 		if _, err := conn.ExecContext(ctx, s); err != nil {

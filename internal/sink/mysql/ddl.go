@@ -78,6 +78,9 @@ func (s *session) ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.Stat
 			return fail("", oneDatabase(id, cfg))
 		}
 	}
+	if err := s.refuseCascades(ctx, d); err != nil {
+		return fail("", err)
+	}
 	if d.Database != "" && d.Database != cfg.SourceDB && len(d.PG) > 0 {
 		// Its unqualified names meant that database on the source; here
 		// they name the target database.

@@ -52,6 +52,9 @@ func (a *Sink) fence(ctx context.Context) (*sql.Conn, error) {
 		return fail(err)
 	}
 	a.readCommitted = !stmtLog
+	if a.rocksDB, err = HasRocksDB(ctx, conn); err != nil {
+		return fail(err)
+	}
 	if err := a.setupSession(ctx, conn); err != nil {
 		return fail(err)
 	}

@@ -24,6 +24,11 @@ type plan struct {
 	// row differing in case or trailing spaces), JSON of a MySQL target as
 	// JSON.
 	where [][2]string // text before and after the literal
+	// tuple is, for a keyless table whose columns compare with = as with
+	// <=> (no JSON of a MySQL target, ENUM or SET), its written columns as
+	// compared in where, "(`a`,CAST(`b` AS BINARY))": rows without NULL are
+	// found by "tuple IN (row, …)" (keyless.go); "" otherwise.
+	tuple string
 	// insertHead is "INSERT INTO t (cols) VALUES ".
 	insertHead string
 	// params convert the written columns' values to the parameters of a
@@ -84,19 +89,27 @@ func newPlan(t *schema.Table, targetDB string, mysqlJSON, rowAlias bool) (*plan,
 		p.key = append(p.key, i)
 	}
 	if len(p.key) == 0 {
+		tuple, tupleOK := make([]string, 0, len(p.cols)), true
 		for _, i := range p.cols {
 			c := t.Columns[i]
 			q := quoteIdent(c.Name)
 			switch {
 			case c.DataType == "json" && mysqlJSON:
 				p.where = append(p.where, [2]string{q + " <=> CAST(", " AS JSON)"})
+				tupleOK = false
 			case c.DataType == "enum" || c.DataType == "set":
 				p.where = append(p.where, [2]string{q + " <=> ", ""}) // by index and bit mask, as they arrive
+				tupleOK = false
 			case c.Charset != "" && c.Charset != "binary":
 				p.where = append(p.where, [2]string{"CAST(" + q + " AS BINARY) <=> ", ""})
+				tuple = append(tuple, "CAST("+q+" AS BINARY)")
 			default:
 				p.where = append(p.where, [2]string{q + " <=> ", ""})
+				tuple = append(tuple, q)
 			}
+		}
+		if tupleOK {
+			p.tuple = "(" + strings.Join(tuple, ",") + ")"
 		}
 	}
 	p.insertHead = "INSERT INTO " + p.qtable + " (" + strings.Join(names, ",") + ") VALUES "

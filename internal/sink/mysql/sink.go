@@ -98,6 +98,9 @@ type Sink struct {
 	leader *sql.Conn
 	// readCommitted says the sessions run READ COMMITTED (conn.go).
 	readCommitted bool
+	// rocksDB: the target has MyRocks; the sessions lift its row lock
+	// bound (conn.go).
+	rocksDB bool
 	// mysqlJSON is true for a MySQL (not MariaDB) target: its JSON type
 	// needs text in a character set, not binary strings.
 	mysqlJSON bool

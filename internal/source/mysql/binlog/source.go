@@ -89,17 +89,24 @@ func (s *Source) Info(ctx context.Context) (SourceInfo, error) {
 	if err := s.db.QueryRowContext(ctx, `SELECT @@gtid_mode`).Scan(&gtidMode); err == nil {
 		info.GTID = strings.EqualFold(gtidMode.String, "ON")
 	}
-	// The variable exists from MySQL 9 on; an error means InnoDB's own
-	// foreign keys (their actions are not in the binlog).
 	var utf8mb4 sql.NullString
 	if err := s.db.QueryRowContext(ctx, `SELECT @@default_collation_for_utf8mb4`).Scan(&utf8mb4); err == nil {
 		info.UTF8MB4Collation = utf8mb4.String
 	}
-	var native sql.NullString
-	if err := s.db.QueryRowContext(ctx, `SELECT @@innodb_native_foreign_keys`).Scan(&native); err == nil {
-		info.SQLForeignKeys = native.String == "0" || strings.EqualFold(native.String, "OFF")
-	}
+	info.SQLForeignKeys = SQLForeignKeys(ctx, s.db)
 	return info, nil
+}
+
+// SQLForeignKeys reports MySQL 9's innodb_native_foreign_keys=OFF (see
+// SourceInfo.SQLForeignKeys): the source logs the rows its foreign key
+// actions change. The variable exists from MySQL 9 on (not on MariaDB); an
+// error means InnoDB's own foreign keys, whose actions are not in the binlog.
+func SQLForeignKeys(ctx context.Context, db *sql.DB) bool {
+	var native sql.NullString
+	if err := db.QueryRowContext(ctx, `SELECT @@innodb_native_foreign_keys`).Scan(&native); err != nil {
+		return false
+	}
+	return native.String == "0" || strings.EqualFold(native.String, "OFF")
 }
 
 // MasterStatus returns the source's current binlog position (SHOW MASTER
