@@ -92,7 +92,7 @@ func TestDDLTextInItsClientCharset(t *testing.T) {
 		t.Fatalf("a schema change written in utf8mb4_uca1400_ai_ci: %v", err)
 	}
 	var o string
-	if err := f.admin.QueryRow("SELECT HEX(o) FROM `"+f.name+"`.t WHERE id = 1").Scan(&o); err != nil || o != "DC6EEF636F6465" {
+	if err := f.admin.QueryRow("SELECT HEX(o) FROM `" + f.name + "`.t WHERE id = 1").Scan(&o); err != nil || o != "DC6EEF636F6465" {
 		t.Errorf("latin1 default from a MariaDB 11 session: %s (%v), want DC6EEF636F6465", o, err)
 	}
 }

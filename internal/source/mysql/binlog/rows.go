@@ -34,7 +34,7 @@ func (s *Stream) rows(ctx context.Context, e *replication.RowsEvent, h *replicat
 	if err != nil {
 		return s.errorf(s.statementAt(h, logPos), "%v", err)
 	}
-	if err := checkSkipped(mt.table, e.SkippedColumns); err != nil {
+	if err := s.checkSkipped(mt, e.SkippedColumns); err != nil {
 		return s.errorf(s.statementAt(h, logPos), "%v", err)
 	}
 	changes, bytes, err := s.convertRows(mt.table, op, e.Rows)
