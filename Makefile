@@ -17,11 +17,12 @@ TEST_PARALLEL ?= 4
 TEST_TIMEOUT ?= 25m
 TEST_FLAGS ?=
 
-.PHONY: help build test deps fmt-check vet sandbox sandbox-up sandbox-stop demo bench clean
+.PHONY: help build test test-matrix deps fmt-check vet sandbox sandbox-up sandbox-stop demo bench clean
 
 help:
 	@echo "make build         build $(BIN)"
-	@echo "make test          start the sandbox, gofmt check, go vet, all unit + integration tests"
+	@echo "make test          start the sandbox, gofmt check, go vet, all unit + integration tests, then test-matrix"
+	@echo "make test-matrix   the version matrix: MariaDB 11.8, PostgreSQL 17/18 pairs (docs/versions.md)"
 	@echo "make demo          the main job on the sandbox: sysbench data, migrate under writes, verify"
 	@echo "make bench         run bench/run.sh"
 	@echo "make sandbox       start the sandbox MariaDB + MySQL 9.7 + PostgreSQL (scripts/sandbox start)"
@@ -65,6 +66,12 @@ test: deps sandbox-up fmt-check vet
 	CI="$${CI:-true}" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -p $(TEST_P) -parallel $(TEST_PARALLEL) $(TEST_FLAGS) \
 		$$($(GO) list ./... | grep -v /crashtest); \
 	CI="$${CI:-true}" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./internal/pipeline/crashtest/...
+	$(MAKE) --no-print-directory test-matrix
+
+# test-matrix: the crash, fuzz, all-types and way-back tests on every newer source/target pair
+# (scripts/test-matrix; it starts and, the first time, downloads the newer servers).
+test-matrix: deps
+	GO="$(GO)" TEST_FLAGS="$(TEST_FLAGS)" bash scripts/test-matrix
 # The crash and 1 GB-transaction tests run alone, after the rest: their load (and a 20 s
 # transaction) on the shared sandbox would make other tests' FLUSH TABLES WITH READ LOCK wait.
 

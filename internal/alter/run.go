@@ -355,8 +355,10 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 		Tables:        map[schema.TableID]*schema.Table{r.id: r.src, marker.TableID: marker},
 		SchemaVersion: 1,
 		InScope:       func(id schema.TableID) bool { return id == r.id || id == marker.TableID },
-		Translate:     r.tr.translator(),
-		Heartbeat:     200 * time.Millisecond,
+		// The shadow table is on the same server, which computes its generated columns.
+		WrittenGenerated: func(*schema.Table) []int { return nil },
+		Translate:        r.tr.translator(),
+		Heartbeat:        200 * time.Millisecond,
 		// Read in bursts: the reader shares the source's CPU with the
 		// application (docs/alter.md).
 		ReadCoalesce: readCoalesce,

@@ -207,16 +207,17 @@ func (r *runner) prepare(ctx context.Context) error {
 	cfg := binlog.Config{
 		Source: o.Source, Info: r.info, ServerID: serverID, Stream: o.Stream,
 		Start: start.pos, Tables: start.tables, SchemaVersion: start.version,
-		InScope:       func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) },
-		Translate:     r.translator(),
-		SkipDDL:       skip,
-		SkipLoopback:  true,
-		KeepReplace:   o.Kafka != nil, // events as logged, as Debezium emits them
-		Reload:        r.reload,
-		FragmentBytes: o.MaxTxnMemory / 16,
-		Heartbeat:     o.Heartbeat,
-		Log:           r.log,
-		OnIdle:        r.noteIdle,
+		InScope:          func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) },
+		Translate:        r.translator(),
+		SkipDDL:          skip,
+		SkipLoopback:     true,
+		WrittenGenerated: r.writtenColumns,
+		KeepReplace:      o.Kafka != nil, // events as logged, as Debezium emits them
+		Reload:           r.reload,
+		FragmentBytes:    o.MaxTxnMemory / 16,
+		Heartbeat:        o.Heartbeat,
+		Log:              r.log,
+		OnIdle:           r.noteIdle,
 	}
 	if len(r.recopied) > 0 {
 		cfg.SkipRows, cfg.SchemaChangeAt = r.skipRows, r.recopyDDL
@@ -387,4 +388,21 @@ func (r *runner) run(ctx context.Context) error {
 		return errRecopyPause
 	}
 	return streamErr
+}
+
+// writtenColumns are the columns of t the target is written (binlog.Config.WrittenGenerated):
+// a MySQL target computes generated columns itself, PostgreSQL those whose expression
+// translates (ddl.WritableColumns), Kafka gets every column.
+func (r *runner) writtenColumns(t *schema.Table) []int {
+	switch {
+	case r.o.MySQLTarget != nil:
+		return nil
+	case r.o.Kafka != nil:
+		all := make([]int, len(t.Columns))
+		for i := range all {
+			all[i] = i
+		}
+		return all
+	}
+	return ddl.WritableColumns(t)
 }

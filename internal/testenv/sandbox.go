@@ -17,23 +17,30 @@ import (
 // Debian packages first, which takes minutes.
 const sandboxStartTimeout = 15 * time.Minute
 
-// startSandbox runs `scripts/sandbox start` and returns the URLs from the export lines it prints.
-func startSandbox(ctx context.Context) (envVars, error) {
+// startSandbox runs `scripts/sandbox start` (with the servers the SLUICE_TEST_MARIADB/PG
+// variables chose, versions.go) and returns the URLs from the export lines it prints, and all
+// of those lines.
+func startSandbox(ctx context.Context) (envVars, map[string]string, error) {
 	root, err := RepoRoot()
 	if err != nil {
-		return envVars{}, err
+		return envVars{}, nil, err
+	}
+	switches, err := sandboxSwitches()
+	if err != nil {
+		return envVars{}, nil, err
 	}
 	script := filepath.Join(root, "scripts", "sandbox")
 	ctx, cancel := context.WithTimeout(ctx, sandboxStartTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", script, "start")
+	cmd.Env = append(os.Environ(), switches...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// The servers the script starts must not keep our pipes open; if one ever does, give up
 	// waiting for the pipes instead of hanging the test binary.
 	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Run(); err != nil {
-		return envVars{}, fmt.Errorf("bash %s start: %w\n%s", script, err, Tail(stderr.String(), 40))
+		return envVars{}, nil, fmt.Errorf("bash %s start: %w\n%s", script, err, Tail(stderr.String(), 40))
 	}
 	vars := parseExports(stdout.String())
 	v := envVars{
@@ -45,9 +52,9 @@ func startSandbox(ctx context.Context) (envVars, error) {
 		mysqlTargetAdmin: vars["SLUICE_TEST_MYSQL_TARGET_ADMIN"],
 	}
 	if v.mysqlAdmin == "" || v.pgAdmin == "" {
-		return envVars{}, fmt.Errorf("bash %s start printed no SLUICE_TEST_MYSQL_ADMIN/SLUICE_TEST_PG_ADMIN exports", script)
+		return envVars{}, nil, fmt.Errorf("bash %s start printed no SLUICE_TEST_MYSQL_ADMIN/SLUICE_TEST_PG_ADMIN exports", script)
 	}
-	return v, nil
+	return v, vars, nil
 }
 
 // parseExports reads `export NAME=value` lines (values unquoted or in single/double quotes).

@@ -80,23 +80,52 @@ func truthy(v string) bool {
 // resolve finds the servers as described in the package comment and checks that they answer.
 func resolve(ctx context.Context) (*Env, error) {
 	my, pg := os.Getenv("SLUICE_TEST_MYSQL_ADMIN"), os.Getenv("SLUICE_TEST_PG_ADMIN")
+	var (
+		v      envVars
+		lookup = os.Getenv
+		origin string
+	)
 	switch {
 	case my != "" && pg != "":
-		return connectEnv(ctx, envVars{mysqlAdmin: my, pgAdmin: pg,
+		v = envVars{mysqlAdmin: my, pgAdmin: pg,
 			source: os.Getenv("SLUICE_TEST_SOURCE"), target: os.Getenv("SLUICE_TEST_TARGET"),
-			mysql9Admin: os.Getenv("SLUICE_TEST_MYSQL9_ADMIN"), mysqlTargetAdmin: os.Getenv("SLUICE_TEST_MYSQL_TARGET_ADMIN")},
-			"SLUICE_TEST_MYSQL_ADMIN/SLUICE_TEST_PG_ADMIN")
+			mysql9Admin: os.Getenv("SLUICE_TEST_MYSQL9_ADMIN"), mysqlTargetAdmin: os.Getenv("SLUICE_TEST_MYSQL_TARGET_ADMIN")}
+		origin = "SLUICE_TEST_MYSQL_ADMIN/SLUICE_TEST_PG_ADMIN"
 	case my != "" || pg != "":
 		return nil, errors.New("set both SLUICE_TEST_MYSQL_ADMIN and SLUICE_TEST_PG_ADMIN, or neither")
 	case InCI() || truthy(os.Getenv("SLUICE_TEST_SANDBOX")):
-		vars, err := startSandbox(ctx)
-		if err != nil {
+		var exports map[string]string
+		var err error
+		if v, exports, err = startSandbox(ctx); err != nil {
 			return nil, err
 		}
-		return connectEnv(ctx, vars, "scripts/sandbox start")
+		lookup = func(name string) string { return exports[name] }
+		origin = "scripts/sandbox start"
 	default:
-		return connectEnv(ctx, sandboxDefaults(), "the sandbox's default ports")
+		v, origin = sandboxDefaults(), "the sandbox's default ports"
+		lookup = func(name string) string { return envOr(name, sandboxNewerDefaults[name]) }
 	}
+	v, err := applyVersions(v, lookup)
+	if err != nil {
+		return nil, err
+	}
+	env, err := connectEnv(ctx, v, origin)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkVersions(ctx, v); err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// sandboxNewerDefaults are the URLs of the newer servers `scripts/sandbox env` prints when they
+// were started (SLUICE_SANDBOX_MARIADB11=1 etc.).
+var sandboxNewerDefaults = map[string]string{
+	"SLUICE_TEST_MARIADB11_ADMIN":        "mysql://root:root@127.0.0.1:" + envOr("SLUICE_MARIADB11_PORT", "13318") + "/",
+	"SLUICE_TEST_MARIADB11_TARGET_ADMIN": "mysql://root:root@127.0.0.1:" + envOr("SLUICE_MARIADB11_TARGET_PORT", "13319") + "/",
+	"SLUICE_TEST_PG17_ADMIN":             "postgres://postgres:postgres@127.0.0.1:" + envOr("SLUICE_PG17_PORT", "15417") + "/sluice",
+	"SLUICE_TEST_PG18_ADMIN":             "postgres://postgres:postgres@127.0.0.1:" + envOr("SLUICE_PG18_PORT", "15418") + "/sluice",
 }
 
 // envVars are the four URLs of a test environment, as strings.

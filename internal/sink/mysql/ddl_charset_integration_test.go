@@ -85,4 +85,14 @@ func TestDDLTextInItsClientCharset(t *testing.T) {
 		!strings.Contains(err.Error(), "--skip-ddl") {
 		t.Errorf("a non-ASCII schema change without its charset: %v, want a refusal naming --skip-ddl", err)
 	}
+	// MariaDB 11's default utf8mb4_uca1400_ai_ci (2304): the client collation of every session
+	// of an 11.8 source (found by the fuzz test, MariaDB 11.8 into a MariaDB target). MariaDB
+	// 10.10+ lists its id only in COLLATION_CHARACTER_SET_APPLICABILITY.
+	if err := ddl(500, 6, 2304, "ALTER TABLE t ADD COLUMN o VARCHAR(20) CHARACTER SET latin1 DEFAULT 'Ünïcode'", "id", "l", "u", "m", "g", "h", "o"); err != nil {
+		t.Fatalf("a schema change written in utf8mb4_uca1400_ai_ci: %v", err)
+	}
+	var o string
+	if err := f.admin.QueryRow("SELECT HEX(o) FROM `" + f.name + "`.t WHERE id = 1").Scan(&o); err != nil || o != "DC6EEF636F6465" {
+		t.Errorf("latin1 default from a MariaDB 11 session: %s (%v), want DC6EEF636F6465", o, err)
+	}
 }

@@ -314,18 +314,25 @@ func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, map[u
 		return fail(err)
 	}
 	// MariaDB 10.10+ lists its UCA 14 collations once for all charsets
-	// (uca1400_ai_ci); their full names are here. Older servers lack the column.
-	full, err := conn.QueryContext(ctx, "SELECT FULL_COLLATION_NAME FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY")
+	// (uca1400_ai_ci); their full names and ids are here: utf8mb4_uca1400_ai_ci,
+	// id 2304, is MariaDB 11's default, the collation of its clients' sessions.
+	// Older servers lack the columns.
+	full, err := conn.QueryContext(ctx, "SELECT FULL_COLLATION_NAME, CHARACTER_SET_NAME, ID FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY")
 	if err != nil {
 		return names, charsets, nil
 	}
 	defer full.Close()
 	for full.Next() {
 		var c string
-		if err := full.Scan(&c); err != nil {
+		var cs sql.NullString
+		var id sql.NullInt64
+		if err := full.Scan(&c, &cs, &id); err != nil {
 			return fail(err)
 		}
 		names[strings.ToLower(c)] = true
+		if _, known := charsets[uint16(id.Int64)]; cs.Valid && id.Valid && id.Int64 > 0 && id.Int64 <= 0xffff && !known {
+			charsets[uint16(id.Int64)] = cs.String
+		}
 	}
 	if err := full.Err(); err != nil {
 		return fail(err)

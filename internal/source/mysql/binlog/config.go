@@ -58,6 +58,12 @@ type Config struct {
 	// (the rows event's own, inside its transaction): a table re-copied at
 	// P skips its changes up to P (sluice snapshot --recopy).
 	SkipRows func(id schema.TableID, at binlogpos.Position) bool
+	// WrittenGenerated gives the columns of a table that the target is written rather than
+	// computing them itself (indexes into Columns; generated columns among them matter).
+	// MariaDB 11 leaves generated columns out of UPDATE and DELETE row images, so the stream
+	// refuses such an image when it lacks a written one (checkSkipped). nil: every column is
+	// written (Kafka, or any consumer of whole rows).
+	WrittenGenerated func(*schema.Table) []int
 	// SchemaChangeAt, when set, sees each translated schema change with
 	// the position it ends at before it is emitted; it may clear res.PG
 	// (the target already has the change) or stop the stream.

@@ -34,11 +34,8 @@ func (s *Stream) rows(ctx context.Context, e *replication.RowsEvent, h *replicat
 	if err != nil {
 		return s.errorf(s.statementAt(h, logPos), "%v", err)
 	}
-	for _, skipped := range e.SkippedColumns {
-		if len(skipped) > 0 {
-			return s.errorf(s.statementAt(h, logPos), "table %s: the row image lacks columns %v: sluice needs binlog_row_image=FULL "+
-				"(SET GLOBAL binlog_row_image='FULL' and restart the writing sessions)", mt.table.TableID, skipped)
-		}
+	if err := s.checkSkipped(mt, e.SkippedColumns); err != nil {
+		return s.errorf(s.statementAt(h, logPos), "%v", err)
 	}
 	changes, bytes, err := s.convertRows(mt.table, op, e.Rows)
 	if err != nil {

@@ -29,6 +29,9 @@ type tableSet struct {
 type mappedTable struct {
 	table *schema.Table
 	skip  bool
+	// written caches Config.WrittenGenerated of table (checkSkipped), computed on first use.
+	written     []int
+	writtenDone bool
 }
 
 func newTableSet(tables map[schema.TableID]*schema.Table, version int64, inScope func(schema.TableID) bool) *tableSet {

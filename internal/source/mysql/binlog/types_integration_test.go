@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"github.com/sluice-db/sluice/internal/testenv"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/testenv/typecorpus"
@@ -26,6 +28,7 @@ func testStreamEveryTypeEqualsSnapshotReading(t *testing.T, env *testenv.Env) {
 	corpus := typecorpus.For(env.IsMySQL())
 	f.exec(corpus.CreateTable("types"))
 	cfg := f.config(f.position(), ignoreOthers(f.db))
+	cfg.WrittenGenerated = ddl.WritableColumns // as into PostgreSQL, which computes gv and gs itself
 	tbl := cfg.Tables[schema.TableID{Database: f.db, Name: "types"}]
 	if tbl == nil || len(tbl.Columns) != len(corpus)+1 {
 		t.Fatalf("schema of types: %+v", tbl)
@@ -59,8 +62,24 @@ func testStreamEveryTypeEqualsSnapshotReading(t *testing.T, env *testenv.Env) {
 	upd := r.next(10 * time.Second)
 	del := r.next(10 * time.Second)
 	checkImages(t, "insert", ins, model.Insert, func(i int) ([]any, []any) { return nil, snap[i] })
-	checkImages(t, "update", upd, model.Update, func(i int) ([]any, []any) { return snap[i], moved[i] })
-	checkImages(t, "delete", del, model.Delete, func(i int) ([]any, []any) { return moved[1], nil })
+	// MariaDB 11 leaves the generated columns out of UPDATE and DELETE images (checkSkipped).
+	img := func(row []any) []any { return row }
+	if !env.IsMySQL() && strings.HasPrefix(env.MySQLVersion(t), "11.") {
+		img = func(row []any) []any { return withoutGenerated(tbl, row) }
+	}
+	checkImages(t, "update", upd, model.Update, func(i int) ([]any, []any) { return img(snap[i]), img(moved[i]) })
+	checkImages(t, "delete", del, model.Delete, func(i int) ([]any, []any) { return img(moved[1]), nil })
+}
+
+// withoutGenerated is row with nil for the generated columns of t.
+func withoutGenerated(t *schema.Table, row []any) []any {
+	out := slices.Clone(row)
+	for i, c := range t.Columns {
+		if c.GenerationExpr != "" {
+			out[i] = nil
+		}
+	}
+	return out
 }
 
 // checkImages compares the changes of a Txn with the expected images.

@@ -1,0 +1,199 @@
+package testenv
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Server versions. The same tests run on any source/target pair: three variables pick which
+// sandbox server plays each part (docs/versions.md), the default pair unchanged when unset.
+//
+//	SLUICE_TEST_MARIADB=10.11|11.8         the MariaDB source (Get, the "mariadb" flavor)
+//	SLUICE_TEST_PG=15|17|18                the PostgreSQL target
+//	SLUICE_TEST_MARIADB_TARGET=10.11|11.8  the MariaDB MySQL target (MySQLTarget)
+//
+// A non-default choice reads the server's admin URL from its own variable (the export lines of
+// `scripts/sandbox env`, e.g. SLUICE_TEST_PG17_ADMIN); when the tests start the sandbox themselves
+// (CI=true), they ask it for that server (SLUICE_SANDBOX_PG17=1). The server's version is checked
+// once: a test never runs on another server than the one asked for.
+
+// versionChoice is one part of the pair: the variable choosing it, the versions it accepts, and
+// for each non-default version the variable with its admin URL and the sandbox switch starting it.
+type versionChoice struct {
+	variable string
+	deflt    string
+	servers  map[string]newerServer
+}
+
+type newerServer struct {
+	adminVar, sandboxVar string
+}
+
+var (
+	mariadbChoice = versionChoice{variable: "SLUICE_TEST_MARIADB", deflt: "10.11", servers: map[string]newerServer{
+		"11.8": {"SLUICE_TEST_MARIADB11_ADMIN", "SLUICE_SANDBOX_MARIADB11"}}}
+	pgChoice = versionChoice{variable: "SLUICE_TEST_PG", deflt: "15", servers: map[string]newerServer{
+		"17": {"SLUICE_TEST_PG17_ADMIN", "SLUICE_SANDBOX_PG17"},
+		"18": {"SLUICE_TEST_PG18_ADMIN", "SLUICE_SANDBOX_PG18"}}}
+	mariadbTargetChoice = versionChoice{variable: "SLUICE_TEST_MARIADB_TARGET", deflt: "10.11", servers: map[string]newerServer{
+		"11.8": {"SLUICE_TEST_MARIADB11_TARGET_ADMIN", "SLUICE_SANDBOX_MARIADB11"}}}
+)
+
+// chosen is the version asked for ("" for the default) and the newer server playing it.
+func (c versionChoice) chosen() (string, newerServer, error) {
+	v := strings.TrimSpace(os.Getenv(c.variable))
+	if v == "" || v == c.deflt {
+		return "", newerServer{}, nil
+	}
+	s, ok := c.servers[v]
+	if !ok {
+		want := []string{c.deflt}
+		for k := range c.servers {
+			want = append(want, k)
+		}
+		slices.Sort(want[1:])
+		return "", newerServer{}, fmt.Errorf("%s=%s: want one of %s", c.variable, v, strings.Join(want, ", "))
+	}
+	return v, s, nil
+}
+
+// sandboxSwitches are the SLUICE_SANDBOX_* settings that make `scripts/sandbox start` also
+// start the servers the variables chose.
+func sandboxSwitches() ([]string, error) {
+	var out []string
+	for _, c := range []versionChoice{mariadbChoice, pgChoice, mariadbTargetChoice} {
+		v, s, err := c.chosen()
+		if err != nil {
+			return nil, err
+		}
+		if v != "" {
+			out = append(out, s.sandboxVar+"=1")
+		}
+	}
+	return out, nil
+}
+
+// applyVersions points v's admin URLs at the chosen servers; lookup finds a variable's value
+// (the environment, or the sandbox's export lines). The sluice-user URLs follow the admin ones.
+func applyVersions(v envVars, lookup func(string) string) (envVars, error) {
+	for _, p := range []struct {
+		c     versionChoice
+		admin *string
+		user  *string
+	}{
+		{mariadbChoice, &v.mysqlAdmin, &v.source},
+		{pgChoice, &v.pgAdmin, &v.target},
+		{mariadbTargetChoice, &v.mysqlTargetAdmin, nil},
+	} {
+		ver, s, err := p.c.chosen()
+		if err != nil || ver == "" {
+			if err != nil {
+				return v, err
+			}
+			continue
+		}
+		u := lookup(s.adminVar)
+		if u == "" {
+			return v, fmt.Errorf("%s=%s but %s is not set: `%s=1 bash scripts/sandbox start` starts that server, "+
+				"`bash scripts/sandbox env` prints its URL", p.c.variable, ver, s.adminVar, s.sandboxVar)
+		}
+		*p.admin = u
+		if p.user != nil {
+			*p.user = ""
+		}
+	}
+	return v, nil
+}
+
+// checkVersions fails when a chosen server runs another version than the one asked for.
+func checkVersions(ctx context.Context, v envVars) error {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	for _, p := range []struct {
+		c   versionChoice
+		url string
+	}{{mariadbChoice, v.mysqlAdmin}, {mariadbTargetChoice, v.mysqlTargetAdmin}} {
+		if ver, _, _ := p.c.chosen(); ver != "" {
+			got, err := mysqlVersion(ctx, p.url)
+			if err != nil {
+				return fmt.Errorf("%s=%s: %w", p.c.variable, ver, err)
+			}
+			if !strings.HasPrefix(got, ver+".") {
+				return fmt.Errorf("%s=%s but the server at %s is %s", p.c.variable, ver, redactURL(p.url), got)
+			}
+		}
+	}
+	if ver, _, _ := pgChoice.chosen(); ver != "" {
+		got, err := pgMajor(ctx, v.pgAdmin)
+		if err != nil {
+			return fmt.Errorf("%s=%s: %w", pgChoice.variable, ver, err)
+		}
+		if strconv.Itoa(got) != ver {
+			return fmt.Errorf("%s=%s but the server at %s is PostgreSQL %d", pgChoice.variable, ver, redactURL(v.pgAdmin), got)
+		}
+	}
+	return nil
+}
+
+func mysqlVersion(ctx context.Context, adminURL string) (string, error) {
+	m, err := parseMySQLURL(adminURL)
+	if err != nil {
+		return "", err
+	}
+	db, err := sql.Open("mysql", m.DSN("", nil))
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	var ver string
+	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&ver); err != nil {
+		return "", fmt.Errorf("%s: %w", m.Redacted(), err)
+	}
+	return ver, nil
+}
+
+func pgMajor(ctx context.Context, adminURL string) (int, error) {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", redactURL(adminURL), err)
+	}
+	defer conn.Close(ctx)
+	var num int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&num); err != nil {
+		return 0, fmt.Errorf("%s: %w", redactURL(adminURL), err)
+	}
+	return num / 10000, nil
+}
+
+// PGMajor is the target PostgreSQL's major version (15, 17, 18).
+func (e *Env) PGMajor(t testing.TB) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n, err := pgMajor(ctx, e.pgAdmin)
+	if err != nil {
+		t.Fatalf("testenv: PostgreSQL version: %v", err)
+	}
+	return n
+}
+
+// MySQLVersion is the source server's VERSION() (e.g. "11.8.9-MariaDB-0+deb13u1 from Debian-log").
+func (e *Env) MySQLVersion(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v, err := mysqlVersion(ctx, e.mysqlAdmin.URL(""))
+	if err != nil {
+		t.Fatalf("testenv: source version: %v", err)
+	}
+	return v
+}
