@@ -26,10 +26,10 @@ type pendingFK struct {
 }
 
 // columnKey handles column-level PRIMARY KEY, KEY and UNIQUE.
-func (b *tableBuilder) columnKey(def *sqlparser.ColumnDefinition) {
+func (b *tableBuilder) columnKey(def *sqlparser.ColumnDefinition) error {
 	o := def.Type.Options
 	if o == nil {
-		return
+		return nil
 	}
 	name := def.Name.String()
 	switch o.KeyOpt {
@@ -39,6 +39,30 @@ func (b *tableBuilder) columnKey(def *sqlparser.ColumnDefinition) {
 		b.t.Indexes = append(b.t.Indexes, schema.Index{Name: b.uniqueIndexName(name), Unique: true, Kind: "BTREE",
 			Columns: []schema.IndexColumn{{Name: name}}})
 	}
+	if fk := columnReference(def); fk != nil {
+		return b.addForeignKey("", fk)
+	}
+	return nil
+}
+
+// columnReference is a column-level REFERENCES as the foreign key MariaDB
+// 10.5+ and MySQL 9 make of it (older servers ignored it), or nil.
+func columnReference(def *sqlparser.ColumnDefinition) *sqlparser.ForeignKeyDefinition {
+	if def.Type.Options == nil || def.Type.Options.Reference == nil {
+		return nil
+	}
+	return &sqlparser.ForeignKeyDefinition{Source: sqlparser.Columns{def.Name}, ReferenceDefinition: def.Type.Options.Reference}
+}
+
+// keepsForeignKeys reports whether a storage engine enforces foreign keys.
+// The others (MyISAM, Aria, MEMORY …) accept FOREIGN KEY and REFERENCES
+// clauses, create the index a foreign key needs and drop the constraint.
+func keepsForeignKeys(engine string) bool {
+	switch strings.ToLower(engine) {
+	case "", "innodb", "ndbcluster", "ndb":
+		return true
+	}
+	return false
 }
 
 // uniqueIndexName returns base, or base_2, base_3 ... when taken.
@@ -263,6 +287,9 @@ func jsonValidOf(e sqlparser.Expr) string {
 // columns NOT NULL and sorts keys as the loader does.
 func (b *tableBuilder) finish() {
 	b.finishForeignKeyIndexes()
+	if !keepsForeignKeys(b.t.Engine) {
+		b.t.ForeignKeys = nil
+	}
 	for _, name := range b.t.PrimaryKey {
 		if c := b.t.Column(name); c != nil {
 			c.Nullable = false

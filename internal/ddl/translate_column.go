@@ -126,7 +126,12 @@ func (a *alteration) columnKeys(def *sqlparser.ColumnDefinition) error {
 	case sqlparser.ColKeyPrimary, sqlparser.ColKey:
 		return a.addIndex(&sqlparser.IndexDefinition{Info: &sqlparser.IndexInfo{Type: sqlparser.IndexTypePrimary}, Columns: cols})
 	case sqlparser.ColKeyUnique, sqlparser.ColKeyUniqueKey:
-		return a.addIndex(&sqlparser.IndexDefinition{Info: &sqlparser.IndexInfo{Type: sqlparser.IndexTypeUnique}, Columns: cols})
+		if err := a.addIndex(&sqlparser.IndexDefinition{Info: &sqlparser.IndexInfo{Type: sqlparser.IndexTypeUnique}, Columns: cols}); err != nil {
+			return err
+		}
+	}
+	if fk := columnReference(def); fk != nil {
+		return a.addConstraint(&sqlparser.ConstraintDefinition{Details: fk})
 	}
 	return nil
 }

@@ -1,0 +1,146 @@
+package replicate
+
+import (
+	"testing"
+
+	"github.com/sluice-db/sluice/internal/verify"
+
+	"github.com/sluice-db/sluice/internal/testenv"
+)
+
+// TestDDLClassDropPrimaryKeyNullable: a column made nullable in the ALTER
+// that drops the primary key is nullable on PostgreSQL too (the next NULL
+// insert applies); a primary key column the ALTER does not MODIFY keeps
+// its NOT NULL, as on the source.
+func TestDDLClassDropPrimaryKeyNullable(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		g := newRigOn(t, env, "cls_pknull", "CREATE TABLE a (id INT NOT NULL, k INT, v INT, PRIMARY KEY (id, k))")
+		g.exec("INSERT INTO a VALUES (1, 1, 1)")
+		g.snapshot(g.stream, "")
+		g.exec(
+			"ALTER TABLE a DROP PRIMARY KEY, MODIFY id INT NULL",
+			"INSERT INTO a VALUES (NULL, 2, 2)",
+			"CREATE TABLE b (id INT PRIMARY KEY, v INT)",
+			"INSERT INTO b VALUES (1, 1)",
+			"ALTER TABLE b MODIFY id INT, DROP PRIMARY KEY",
+			"INSERT INTO b VALUES (NULL, 2)",
+			"CREATE TABLE c (id INT, v INT, PRIMARY KEY (id))",
+			"ALTER TABLE c CHANGE id id2 INT NULL DEFAULT NULL, DROP PRIMARY KEY, ADD UNIQUE KEY (v)",
+			"INSERT INTO c VALUES (NULL, 2), (3, 3)",
+			"UPDATE c SET v = 4 WHERE id2 IS NULL",
+			"CREATE TABLE d (id INT PRIMARY KEY, v INT)",
+			"ALTER TABLE d MODIFY id INT, DROP PRIMARY KEY, ADD PRIMARY KEY (v)",
+			"INSERT INTO d VALUES (NULL, 1)",
+			"CREATE TABLE e (id INT, v INT, PRIMARY KEY (id))",
+			"ALTER TABLE e DROP PRIMARY KEY",
+			"ALTER TABLE e MODIFY v INT NOT NULL",
+			"INSERT INTO e VALUES (1, 1)",
+		)
+		g.catchUp(g.options())
+		g.compare()
+	})
+}
+
+// TestDDLClassPrimaryKeySwap: a primary key replaced by a composite one in
+// the statement that swaps a unique key; later updates and deletes apply.
+func TestDDLClassPrimaryKeySwap(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		g := newRigOn(t, env, "cls_pkswap", "CREATE TABLE s (id INT NOT NULL, k INT NOT NULL, v INT, PRIMARY KEY (id), UNIQUE KEY uk (k))")
+		g.exec("INSERT INTO s VALUES (1, 10, 1), (2, 20, 2)")
+		g.snapshot(g.stream, "")
+		g.exec(
+			"ALTER TABLE s DROP PRIMARY KEY, DROP KEY uk, ADD PRIMARY KEY (k, id), ADD UNIQUE KEY uk (id)",
+			"INSERT INTO s VALUES (3, 30, 3)",
+			"UPDATE s SET v = v + 10",
+			"UPDATE s SET k = k + 1 WHERE id = 2",
+			"DELETE FROM s WHERE id = 1",
+			"ALTER TABLE s DROP PRIMARY KEY, ADD PRIMARY KEY (id, v), DROP INDEX uk, ADD UNIQUE INDEX uk (k)",
+			"UPDATE s SET v = v + 1",
+			"DELETE FROM s WHERE id = 3",
+			"ALTER TABLE s ADD PRIMARY KEY (k), ADD UNIQUE KEY uk (id, v), DROP PRIMARY KEY, DROP KEY uk",
+			"UPDATE s SET v = v + 1",
+			"UPDATE s SET k = k + 100 WHERE id = 2",
+		)
+		g.catchUp(g.options())
+		g.compare()
+	})
+}
+
+// TestDDLClassMoveColumn: CHANGE … AFTER / FIRST together with other
+// changes in one ALTER; rows written after it land in the right columns.
+func TestDDLClassMoveColumn(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		g := newRigOn(t, env, "cls_move", "CREATE TABLE m (id INT PRIMARY KEY, a INT, b VARCHAR(10), c INT)")
+		g.exec("INSERT INTO m VALUES (1, 1, 'one', 100)")
+		g.snapshot(g.stream, "")
+		g.exec(
+			"ALTER TABLE m CHANGE a a BIGINT AFTER c, CHANGE b b2 VARCHAR(20) FIRST",
+			"INSERT INTO m VALUES ('two', 2, 200, 2)",
+			"ALTER TABLE m ADD COLUMN d INT AFTER id, MODIFY c INT AFTER d, CHANGE id id INT FIRST",
+			"INSERT INTO m VALUES (3, 'three', 33, 300, 3)",
+			"UPDATE m SET d = id * 10, c = c + 1",
+			"ALTER TABLE m ADD COLUMN e INT FIRST, ADD COLUMN f INT AFTER e, DROP COLUMN d",
+			"INSERT INTO m VALUES (5, 6, 4, 'four', 400, 4)",
+			"ALTER TABLE m MODIFY a BIGINT FIRST, MODIFY e INT AFTER c",
+			"INSERT INTO m VALUES (7, 8, 5, 'five', 500, 9)",
+			"UPDATE m SET f = a",
+		)
+		g.catchUp(g.options())
+		g.compare()
+	})
+}
+
+// TestDDLClassMyISAMReferences: a MyISAM table with column-level
+// REFERENCES or a FOREIGN KEY (the engine drops the constraint and keeps its
+// index) appears on the target with its rows and no constraint; on InnoDB
+// a column-level REFERENCES is a foreign key whose cascade the target does.
+func TestDDLClassMyISAMReferences(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		g := newRigOn(t, env, "cls_myisam", "CREATE TABLE p (id INT PRIMARY KEY)")
+		g.snapshot(g.stream, "")
+		g.exec(
+			"CREATE TABLE r (id INT PRIMARY KEY, pid INT REFERENCES p(id), qid INT REFERENCES nowhere(x) ON DELETE CASCADE) ENGINE=MyISAM",
+			"INSERT INTO r VALUES (1, 5, 7)",
+			"CREATE TABLE r2 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p(id)) ENGINE=MyISAM",
+			"INSERT INTO r2 VALUES (1, 9)",
+			"ALTER TABLE r2 ADD COLUMN qid INT REFERENCES p(id), ADD FOREIGN KEY (id) REFERENCES p(id)",
+			"INSERT INTO r2 VALUES (2, 9, 9)",
+			// InnoDB makes column-level REFERENCES a foreign key: its cascade
+			// is not in the binlog, so the target must have it too.
+			"INSERT INTO p VALUES (1), (2)",
+			"CREATE TABLE c (id INT PRIMARY KEY, pid INT REFERENCES p(id) ON DELETE CASCADE)",
+			"INSERT INTO c VALUES (1, 1), (2, 2)",
+			"CREATE TABLE c2 (id INT PRIMARY KEY)",
+			"ALTER TABLE c2 ADD COLUMN pid INT REFERENCES p(id) ON DELETE CASCADE",
+			"INSERT INTO c2 VALUES (1, 1), (2, 2)",
+			"DELETE FROM p WHERE id = 1",
+		)
+		g.catchUp(g.options())
+		g.compare()
+	})
+}
+
+// TestDDLClassBackslashName: tables whose names hold a backslash are
+// replicated (DDL included) and verified.
+func TestDDLClassBackslashName(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		g := newRigOn(t, env, "cls_bslash", "CREATE TABLE `a\\b` (id INT PRIMARY KEY, v INT)")
+		g.exec("INSERT INTO `a\\b` VALUES (1, 1)")
+		g.snapshot(g.stream, "")
+		g.exec(
+			"ALTER TABLE `a\\b` ADD COLUMN w INT",
+			"INSERT INTO `a\\b` VALUES (2, 2, 2)",
+			"CREATE TABLE `c\\d` (id INT PRIMARY KEY, `x\\y` INT, KEY `k\\1` (`x\\y`))",
+			"INSERT INTO `c\\d` VALUES (1, 1)",
+			"RENAME TABLE `a\\b` TO `a\\b\\c`",
+			"UPDATE `a\\b\\c` SET v = 3",
+		)
+		g.catchUp(g.options())
+		g.compare()
+		for _, name := range []string{"a\\b\\c", "c\\d"} {
+			if rep := g.verifyTable(t, "`"+name+"`"); rep.Result != verify.ResultEqual {
+				t.Errorf("verify %s: %s", name, rep.Result)
+			}
+		}
+	})
+}
