@@ -122,7 +122,11 @@ func (x *translation) truncate(s *sqlparser.TruncateTable) error {
 func (x *translation) renameTables(s *sqlparser.RenameTable) error {
 	work := newOverlay(x.cur)
 	for _, pair := range s.TablePairs {
-		if err := x.renameOne(work, tableID(pair.FromTable, x.db), tableID(pair.ToTable, x.db)); err != nil {
+		from := tableID(pair.FromTable, x.db)
+		if x.pr.renameIfExists && x.inScope(from) && work.get(from) == nil {
+			continue // RENAME TABLE IF EXISTS: the source had no such table either
+		}
+		if err := x.renameOne(work, from, tableID(pair.ToTable, x.db)); err != nil {
 			return err
 		}
 	}
