@@ -310,7 +310,9 @@ func (a *alteration) addIndex(def *sqlparser.IndexDefinition) error {
 		for _, c := range a.t.PrimaryKey {
 			if col := a.t.Column(c); col != nil {
 				if col.Nullable {
-					a.zeroDatesNotNull(col) // PostgreSQL's PRIMARY KEY sets NOT NULL
+					if err := a.zeroDatesNotNull(col); err != nil { // PostgreSQL's PRIMARY KEY sets NOT NULL
+						return err
+					}
 				}
 				col.Nullable = false
 			}
@@ -369,8 +371,20 @@ func (a *alteration) addConstraint(cd *sqlparser.ConstraintDefinition) error {
 			return nil
 		}
 		ref := schema.TableID{Database: fk.RefDatabase, Name: fk.RefTable}
-		if ref != a.t.TableID && a.work.get(ref) == nil {
+		refTable := a.t
+		if ref != a.t.TableID {
+			refTable = a.work.get(ref)
+		}
+		if refTable == nil {
 			a.x.warn("%s: foreign key %s references %s, which sluice does not replicate: not created", a.t, fk.Name, ref)
+			return nil
+		}
+		create, warn, err := foreignKeyOnTarget(a.t, refTable, fk)
+		if err != nil {
+			return a.x.unsupported("%v", err)
+		}
+		if !create {
+			a.x.warn("%s", warn)
 			return nil
 		}
 		for _, c := range fk.Columns {

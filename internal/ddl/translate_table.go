@@ -71,8 +71,20 @@ func (x *translation) planNewTable(t *schema.Table) error {
 	x.emit(p.PostData...)
 	for i, fk := range t.ForeignKeys {
 		ref := schema.TableID{Database: fk.RefDatabase, Name: fk.RefTable}
-		if ref != t.TableID && x.cur[ref] == nil {
+		refTable := t
+		if ref != t.TableID {
+			refTable = x.cur[ref]
+		}
+		if refTable == nil {
 			x.warn("%s: foreign key %s references %s, which sluice does not replicate: not created", t, fk.Name, ref)
+			continue
+		}
+		create, warn, err := foreignKeyOnTarget(t, refTable, fk)
+		if err != nil {
+			return x.unsupported("%v", err)
+		}
+		if !create {
+			x.warn("%s", warn)
 			continue
 		}
 		x.emit(p.ForeignKeys[i])

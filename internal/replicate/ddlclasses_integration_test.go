@@ -1,7 +1,10 @@
 package replicate
 
 import (
+	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluice-db/sluice/internal/verify"
 
@@ -143,4 +146,118 @@ func TestDDLClassBackslashName(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDDLClassUnicodeColumns: CHAR/VARCHAR UNICODE (ucs2) columns of a
+// table created mid-stream take rows like any other.
+func TestDDLClassUnicodeColumns(t *testing.T) {
+	g := newRigOn(t, testenv.GetFlavor(t, testenv.MariaDB), "cls_ucs2", "CREATE TABLE p (id INT PRIMARY KEY)")
+	g.snapshot(g.stream, "")
+	g.exec(
+		"CREATE TABLE t1 (a CHAR(10) UNICODE, b VARCHAR(20) UNICODE)",
+		"INSERT INTO t1 VALUES ('v1-é', 'v2-é'), (NULL, NULL)",
+		"CREATE TABLE t2 (id INT PRIMARY KEY, a CHAR(10) UNICODE)",
+		"INSERT INTO t2 VALUES (1, 'x-é')",
+	)
+	g.catchUp(g.options())
+	g.compare()
+}
+
+// TestDDLClassStatementTime: rows that a schema change fills with the
+// current time get the source's statement time on the target too (to the
+// microsecond): ADD COLUMN … TIMESTAMP DEFAULT CURRENT_TIMESTAMP, and on
+// MariaDB a TIMESTAMP column's NULLs when it becomes NOT NULL (by MODIFY or
+// by joining the primary key).
+func TestDDLClassStatementTime(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		g := newRigOn(t, env, "cls_now", "CREATE TABLE a (id INT PRIMARY KEY, v INT)")
+		g.exec("INSERT INTO a VALUES (1, 1), (2, 2)")
+		g.snapshot(g.stream, "")
+		g.exec(
+			"ALTER TABLE a ADD COLUMN t0 TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP",
+			"ALTER TABLE a ADD COLUMN t6 TIMESTAMP(6) NULL DEFAULT CURRENT_TIMESTAMP(6), ADD COLUMN t3 TIMESTAMP(3) NULL DEFAULT CURRENT_TIMESTAMP(3)",
+			"INSERT INTO a (id, v) VALUES (3, 3)",
+		)
+		if !env.IsMySQL() {
+			g.exec(
+				"CREATE TABLE b (id INT PRIMARY KEY, ts TIMESTAMP NULL, ts3 TIMESTAMP(3) NULL, k INT NOT NULL)",
+				"INSERT INTO b VALUES (1, NULL, NULL, 1), (2, '2020-01-01 00:00:00', '2020-01-01 00:00:00.5', 2)",
+				"ALTER TABLE b MODIFY ts TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP",
+				"ALTER TABLE b DROP PRIMARY KEY, ADD PRIMARY KEY (k, ts3)",
+				"UPDATE b SET id = id + 10",
+			)
+		}
+		g.catchUp(g.options())
+		g.compare()
+	})
+}
+
+// TestDDLClassBinaryWiden: BINARY(n) made wider pads existing values with
+// zero bytes on the target as MySQL does, so a keyless table's later
+// updates find their rows.
+func TestDDLClassBinaryWiden(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		g := newRigOn(t, env, "cls_bin", "CREATE TABLE b (s BINARY(8), v INT)")
+		g.exec("INSERT INTO b VALUES ('test', 1), (NULL, 2)")
+		g.snapshot(g.stream, "")
+		g.exec(
+			"ALTER TABLE b MODIFY s BINARY(10)",
+			"UPDATE b SET v = 3 WHERE v = 1",
+			"INSERT INTO b VALUES ('new', 4)",
+		)
+		g.catchUp(g.options())
+		g.compare()
+	})
+}
+
+// TestDDLClassForeignKeyToNonUniqueKey: InnoDB lets a foreign key reference
+// any indexed columns, PostgreSQL only a unique key. One that only
+// restricts is left out on the target (the source enforces it) and rows
+// flow; one with a cascade, whose changes the binlog does not carry, stops
+// replication with --skip-ddl guidance. (MySQL 9.7 refuses such keys:
+// restrict_fk_on_non_standard_key.)
+func TestDDLClassForeignKeyToNonUniqueKey(t *testing.T) {
+	g := newRigOn(t, testenv.GetFlavor(t, testenv.MariaDB), "cls_fknu", "CREATE TABLE p (id INT PRIMARY KEY, i INT, KEY (i))")
+	g.exec("INSERT INTO p VALUES (1, 10), (2, 10)")
+	g.snapshot(g.stream, "")
+	g.exec(
+		"CREATE TABLE c (id INT PRIMARY KEY, i INT, CONSTRAINT f1 FOREIGN KEY (i) REFERENCES p (i) ON DELETE RESTRICT)",
+		"INSERT INTO c VALUES (1, 10)",
+		"CREATE TABLE c2 (id INT PRIMARY KEY, i INT)",
+		"INSERT INTO c2 VALUES (1, 10)",
+	)
+	g.catchUp(g.options())
+	g.compare()
+	g.exec("ALTER TABLE c2 ADD CONSTRAINT f2 FOREIGN KEY (i) REFERENCES p (i) ON DELETE CASCADE")
+	g.expectRefusal("ALTER TABLE c2 ADD CONSTRAINT f2", "no primary or unique key")
+}
+
+// TestDDLClassUntranslatableDefault: ADD COLUMN with a default PostgreSQL
+// cannot compute gives existing rows a value the target would not have: it
+// stops with --skip-ddl guidance instead of a NOT NULL violation there.
+func TestDDLClassUntranslatableDefault(t *testing.T) {
+	g := newRigOn(t, testenv.GetFlavor(t, testenv.MariaDB), "cls_def", "CREATE TABLE t3 (id INT PRIMARY KEY)")
+	g.exec("INSERT INTO t3 VALUES (1)")
+	g.snapshot(g.stream, "")
+	g.exec("ALTER TABLE t3 ADD COLUMN c7 TIME NOT NULL DEFAULT current_timestamp()")
+	g.expectRefusal("ALTER TABLE t3 ADD COLUMN c7", "the target cannot compute it")
+}
+
+// expectRefusal runs replicate until it stops and checks that it names the
+// statement, the reason and --skip-ddl.
+func (g *rig) expectRefusal(stmt, reason string) {
+	g.t.Helper()
+	o := g.options()
+	o.UntilCaughtUp = true
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := Run(ctx, o)
+	if err == nil {
+		g.t.Fatalf("replication went past %s", stmt)
+	}
+	for _, want := range []string{stmt, reason, "--skip-ddl"} {
+		if !strings.Contains(err.Error(), want) {
+			g.t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
 }

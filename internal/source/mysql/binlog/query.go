@@ -93,7 +93,7 @@ func (s *Stream) statement(ctx context.Context, e *replication.QueryEvent, h *re
 		s.logger().Info("statement of a table left out of replication passed over", "statement", clip(q), "position", at.String())
 		return s.afterIgnored(ctx, h, logPos)
 	}
-	res, err := s.cfg.Translate(s.tables.tables, q, db)
+	res, err := s.cfg.Translate(s.tables.tables, q, db, statementTime(h, e))
 	if err != nil {
 		hint := ""
 		if !strings.Contains(err.Error(), "--skip-ddl") {
