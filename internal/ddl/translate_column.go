@@ -1,6 +1,7 @@
 package ddl
 
 import (
+	"fmt"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -103,7 +104,8 @@ func (a *alteration) emitAddColumn(c *schema.Column) error {
 			noDefault.Default = nil
 			col = &noDefault
 		case now || expiry:
-			a.x.warn("%s.%s: rows that exist get the target's current time, not the source's", a.t, c.Name)
+			a.refuseIfRows(fmt.Sprintf("the rows %s held got the source's time in its session's zone for the new column %s "+
+				"(DEFAULT %s), which the binlog does not carry", a.t, c.Name, *c.Default))
 		}
 		if expr, dropped := pgDefault(a.t, c, m); expr == "" && dropped != "" && col == c {
 			// Existing rows got the default on the source; on the target
@@ -137,6 +139,16 @@ func (a *alteration) emitAddColumn(c *schema.Column) error {
 	}
 	a.onUpdate = a.onUpdate || c.OnUpdateCurrentTS
 	return nil
+}
+
+// refuseIfRows makes the target stop the schema change when the table
+// holds rows: reason says what those rows got on the source that the target
+// cannot give them. An empty table (a new application's schema) goes on.
+func (a *alteration) refuseIfRows(reason string) {
+	msg := "sluice: " + reason + "; to skip this statement knowingly, run with --skip-ddl '" + SkipPattern(a.x.stmt) +
+		"' and set the column on the target yourself"
+	a.x.emit("DO $sluice$ BEGIN IF EXISTS (SELECT 1 FROM " + a.qname + ") THEN RAISE EXCEPTION '%', " + quotePG(msg) +
+		"; END IF; END $sluice$")
 }
 
 // columnKeys handles PRIMARY KEY / UNIQUE written on an added column.

@@ -261,3 +261,22 @@ func (g *rig) expectRefusal(stmt, reason string) {
 		}
 	}
 }
+
+// TestDDLClassAddColumnLocalTime: ADD COLUMN DATETIME DEFAULT
+// CURRENT_TIMESTAMP gives existing rows the source's time in the zone of
+// the session that ran it, which the binlog does not carry: with rows in
+// the table the target stops the change with --skip-ddl guidance; an empty
+// table takes it.
+func TestDDLClassAddColumnLocalTime(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		g := newRigOn(t, env, "cls_local", "CREATE TABLE e (id INT PRIMARY KEY)")
+		g.exec("CREATE TABLE f (id INT PRIMARY KEY)")
+		g.exec("INSERT INTO f VALUES (1)")
+		g.snapshot(g.stream, "")
+		g.exec("ALTER TABLE e ADD COLUMN d DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP", "INSERT INTO e (id) VALUES (1)")
+		g.catchUp(g.options())
+		g.compare()
+		g.exec("ALTER TABLE f ADD COLUMN d DATETIME DEFAULT CURRENT_TIMESTAMP")
+		g.expectRefusal("ALTER TABLE f ADD COLUMN d", "session's zone")
+	})
+}

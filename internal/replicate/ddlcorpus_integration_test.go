@@ -305,7 +305,9 @@ func (r *corpusRun) stop(g corpusGroup, stmt string, err error) {
 // resumes with the statement skipped (the caller drops the group's tables:
 // their target tables no longer match). It returns false for any other stop.
 func (r *corpusRun) refusal(g corpusGroup, stmt string, err error) bool {
-	if !strings.Contains(err.Error(), "--skip-ddl") || !strings.Contains(err.Error(), "statement: "+stmt[:min(len(stmt), 150)]) {
+	head := stmt[:min(len(stmt), 150)]
+	if msg := err.Error(); !strings.Contains(msg, "--skip-ddl") ||
+		(!strings.Contains(msg, "statement: "+head) && !strings.Contains(msg, "DDL "+head)) {
 		return false
 	}
 	r.counts.refused++

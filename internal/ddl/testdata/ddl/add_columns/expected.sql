@@ -103,8 +103,8 @@ CREATE OR REPLACE TRIGGER "sluice_on_update" BEFORE UPDATE ON "src"."t" FOR EACH
 --   UNIQUE BTREE code (code)
 
 -- ALTER TABLE t ADD COLUMN expires DATETIME NOT NULL DEFAULT (CURRENT_TIMESTAMP + INTERVAL 1 DAY)
+DO $sluice$ BEGIN IF EXISTS (SELECT 1 FROM "src"."t") THEN RAISE EXCEPTION '%', 'sluice: the rows src.t held got the source''s time in its session''s zone for the new column expires (DEFAULT current_timestamp() + interval 1 day), which the binlog does not carry; to skip this statement knowingly, run with --skip-ddl ''ALTER TABLE t ADD*'' and set the column on the target yourself'; END IF; END $sluice$;
 ALTER TABLE "src"."t" ADD COLUMN "expires" timestamp(0) without time zone DEFAULT (LOCALTIMESTAMP + interval '1 days') NOT NULL;
--- warning: src.t.expires: rows that exist get the target's current time, not the source's
 -- table src.t
 --   1 first_col varchar(5) utf8mb4_general_ci
 --   2 id int(11) NOT NULL
