@@ -1,10 +1,8 @@
 package replicate
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sluice-db/sluice/internal/verify"
 
@@ -247,14 +245,7 @@ func TestDDLClassUntranslatableDefault(t *testing.T) {
 // statement, the reason and --skip-ddl.
 func (g *rig) expectRefusal(stmt, reason string) {
 	g.t.Helper()
-	o := g.options()
-	o.UntilCaughtUp = true
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	err := Run(ctx, o)
-	if err == nil {
-		g.t.Fatalf("replication went past %s", stmt)
-	}
+	err := g.runUntilStop(g.options(), stmt)
 	for _, want := range []string{stmt, reason, "--skip-ddl"} {
 		if !strings.Contains(err.Error(), want) {
 			g.t.Errorf("error lacks %q:\n%v", want, err)

@@ -226,17 +226,8 @@ func newCorpusRun(t *testing.T, env *testenv.Env, groups []corpusGroup) *corpusR
 	// of order).
 	r.opts = Options{Source: src, Target: dst, Include: r.dbs, Stream: stream, Workers: 1, Log: quietLogger(),
 		StatusEvery: time.Minute, DrainTimeout: 20 * time.Second}
-	r.bg = r.startRun()
+	r.bg = startBackground(t, r.opts)
 	return r
-}
-
-func (r *corpusRun) startRun() *background {
-	ctx, cancel := context.WithCancel(context.Background())
-	b := &background{cancel: cancel, done: make(chan error, 1)}
-	o := r.opts
-	go func() { b.done <- Run(ctx, o) }()
-	r.t.Cleanup(func() { _ = b.stop(30 * time.Second) })
-	return b
 }
 
 // replay runs every group of the batch in turn; a stop ends the batch (the
@@ -313,7 +304,7 @@ func (r *corpusRun) refusal(g corpusGroup, stmt string, err error) bool {
 	r.counts.refused++
 	r.notes = append(r.notes, fmt.Sprintf("refused %s: %s\n  %s", g.name, stmt, firstLine(err.Error())))
 	r.opts.SkipDDL = append(r.opts.SkipDDL, stmt)
-	r.bg = r.startRun()
+	r.bg = startBackground(r.t, r.opts)
 	return true
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
+	"github.com/sluice-db/sluice/internal/testenv"
 )
 
 // The DDL corpus test's row load: after each statement, rows that use the
@@ -28,8 +29,8 @@ var quoteMy = consistent.QuoteMy
 func corpusTables(t *testing.T, my *sql.DB, db string) []string {
 	t.Helper()
 	var out []string
-	for _, r := range queryStrings(t, my, `SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' AND TABLE_NAME <> ?`, db, corpusMark) {
-		out = append(out, r[0])
+	for _, r := range testenv.MySQLTexts(t, my, `SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' AND TABLE_NAME <> ?`, db, corpusMark) {
+		out = append(out, r[0].String)
 	}
 	return out
 }
@@ -44,36 +45,6 @@ func corpusTouched(t *testing.T, my *sql.DB, db, stmt string) []string {
 		if regexp.MustCompile(`(^|[^a-z0-9_$])` + regexp.QuoteMeta(name) + `($|[^a-z0-9_$])`).MatchString(low) {
 			out = append(out, tbl)
 		}
-	}
-	return out
-}
-
-func queryStrings(t *testing.T, my *sql.DB, q string, args ...any) [][]string {
-	t.Helper()
-	rows, err := my.Query(q, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out [][]string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		row := make([]string, len(cols))
-		for i, v := range vals {
-			row[i] = v.String
-		}
-		out = append(out, row)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
@@ -93,11 +64,11 @@ type corpusColumn struct {
 
 func (w *corpusRows) columns(t *testing.T, table string) []corpusColumn {
 	var out []corpusColumn
-	for _, r := range queryStrings(t, w.db, `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, EXTRA, IS_NULLABLE, COALESCE(CHARACTER_MAXIMUM_LENGTH, 0)
+	for _, r := range testenv.MySQLTexts(t, w.db, `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, EXTRA, IS_NULLABLE, COALESCE(CHARACTER_MAXIMUM_LENGTH, 0)
 		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, table) {
-		c := corpusColumn{name: r[0], dataType: strings.ToLower(r[1]), columnType: strings.ToLower(r[2]), extra: strings.ToLower(r[3]),
-			nullable: r[4] == "YES"}
-		fmt.Sscan(r[5], &c.maxLen)
+		c := corpusColumn{name: r[0].String, dataType: strings.ToLower(r[1].String), columnType: strings.ToLower(r[2].String),
+			extra: strings.ToLower(r[3].String), nullable: r[4].String == "YES"}
+		fmt.Sscan(r[5].String, &c.maxLen)
 		if strings.Contains(c.extra, "generated") || strings.Contains(c.extra, "virtual") || strings.Contains(c.extra, "stored") {
 			continue
 		}
