@@ -84,6 +84,19 @@ func (c *corpusTotal) add(o corpusCounts, notes []string) {
 
 func TestDDLCorpusIntoPostgres(t *testing.T) {
 	env := testenv.GetFlavor(t, testenv.MariaDB)
+	runCorpus(t, "PostgreSQL", func(t *testing.T, batch []corpusGroup) *corpusRun { return newPGCorpusRun(t, env, batch) })
+}
+
+// TestDDLCorpusIntoMySQLTarget replays the corpus into the sandbox's
+// MariaDB target, which runs the source's statements itself.
+func TestDDLCorpusIntoMySQLTarget(t *testing.T) {
+	env := testenv.GetFlavor(t, testenv.MariaDB)
+	runCorpus(t, "a MariaDB target", func(t *testing.T, batch []corpusGroup) *corpusRun { return newMyCorpusRun(t, env, batch) })
+}
+
+// runCorpus replays every corpus file, its batches in parallel, and checks
+// the counts.
+func runCorpus(t *testing.T, into string, newRun func(*testing.T, []corpusGroup) *corpusRun) {
 	files, err := filepath.Glob("../ddl/testdata/corpus/*.sql")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus files: %v", err)
@@ -96,7 +109,7 @@ func TestDDLCorpusIntoPostgres(t *testing.T) {
 				name := fmt.Sprintf("%s/%d", strings.TrimSuffix(filepath.Base(f), ".sql"), i+1)
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
-					r := newCorpusRun(t, env, batch)
+					r := newRun(t, batch)
 					start := time.Now()
 					r.replay()
 					t.Logf("%d statements in %s, %s of it waiting for the target", r.counts.accepted+r.counts.rejected,
@@ -111,9 +124,9 @@ func TestDDLCorpusIntoPostgres(t *testing.T) {
 		t.Log(n)
 	}
 	ratio := float64(total.applied) / float64(max(total.accepted, 1))
-	t.Logf("DDL corpus into PostgreSQL in %s: %d statements the source accepted (%d it rejected): "+
+	t.Logf("DDL corpus into %s in %s: %d statements the source accepted (%d it rejected): "+
 		"applied %d (%.2f%%), refused with --skip-ddl guidance %d, wrong %d, stopped %d, not reached %d",
-		time.Since(start).Round(time.Second), total.accepted, total.rejected, total.applied, 100*ratio,
+		into, time.Since(start).Round(time.Second), total.accepted, total.rejected, total.applied, 100*ratio,
 		total.refused, total.wrong, total.stops, total.notReached)
 	if total.wrong > 0 || total.stops > 0 {
 		t.Errorf("%d wrong, %d stopped: want none", total.wrong, total.stops)
@@ -173,13 +186,14 @@ func corpusBatches(groups []corpusGroup) [][]corpusGroup {
 	return out
 }
 
-// corpusRun is one batch: a database per group, one stream over them all.
+// corpusRun is one batch: its groups in turn in one source database (the
+// tables of each dropped before the next), one stream.
 type corpusRun struct {
 	t      *testing.T
-	env    *testenv.Env
 	groups []corpusGroup
-	dbs    []string
-	pg     *pgxpool.Pool
+	db     string
+	my     *sql.DB // the source database, one connection
+	target corpusTarget
 	opts   Options
 	bg     *background
 	mark   int
@@ -188,20 +202,31 @@ type corpusRun struct {
 	notes  []string
 }
 
-func newCorpusRun(t *testing.T, env *testenv.Env, groups []corpusGroup) *corpusRun {
-	r := &corpusRun{t: t, env: env, groups: groups, pg: env.PG(t)}
-	for range groups {
-		db := env.NewDatabase(t, "ddlcorp")
-		my := env.MySQL(t, db)
-		if _, err := my.Exec("CREATE TABLE " + corpusMark + " (id INT PRIMARY KEY, n INT NOT NULL)"); err != nil {
+// corpusTarget is the target side of a corpus run.
+type corpusTarget interface {
+	// mark reads the target's copy of the mark.
+	mark(ctx context.Context) (int, error)
+	// tables lists the target's tables but the mark.
+	tables() ([]string, error)
+	// differences compares the touched tables, "" when equal.
+	differences(touched []string) string
+}
+
+// newCorpusDB creates the batch's source database with the mark.
+func newCorpusDB(t *testing.T, my *sql.DB) {
+	my.SetMaxOpenConns(1)
+	for _, q := range []string{"CREATE TABLE " + corpusMark + " (id INT PRIMARY KEY, n INT NOT NULL)", "INSERT INTO " + corpusMark + " VALUES (1, 0)"} {
+		if _, err := my.Exec(q); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := my.Exec("INSERT INTO " + corpusMark + " VALUES (1, 0)"); err != nil {
-			t.Fatal(err)
-		}
-		r.dbs = append(r.dbs, db)
 	}
-	src, err := config.ParseSource(env.SourceURL(r.dbs[0]))
+}
+
+func newPGCorpusRun(t *testing.T, env *testenv.Env, groups []corpusGroup) *corpusRun {
+	db := env.NewDatabase(t, "ddlcorp")
+	r := &corpusRun{t: t, groups: groups, db: db, my: env.MySQL(t, db)}
+	newCorpusDB(t, r.my)
+	src, err := config.ParseSource(env.SourceURL(db))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,23 +234,36 @@ func newCorpusRun(t *testing.T, env *testenv.Env, groups []corpusGroup) *corpusR
 	if err != nil {
 		t.Fatal(err)
 	}
+	pg := env.PG(t)
 	stream := testenv.UniqueName("ddlcorp")
 	t.Cleanup(func() {
 		for _, tbl := range []string{"snapshot_chunk", "snapshot_table", "snapshot_run", "checkpoint", "schema_history", "applied", "stream_naming"} {
-			_, _ = r.pg.Exec(context.Background(), "DELETE FROM sluice."+tbl+" WHERE stream = $1", stream)
+			_, _ = pg.Exec(context.Background(), "DELETE FROM sluice."+tbl+" WHERE stream = $1", stream)
 		}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := snapshot.Run(ctx, snapshot.Options{Source: src, Target: dst, Include: r.dbs, Stream: stream,
+	if _, err := snapshot.Run(ctx, snapshot.Options{Source: src, Target: dst, Include: []string{db}, Stream: stream,
 		Workers: 1, Log: testenv.Logger()}); err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
 	// One worker: the mark reaching the target then means that everything
 	// before it did (parallel workers commit independent transactions out
 	// of order).
-	r.opts = Options{Source: src, Target: dst, Include: r.dbs, Stream: stream, Workers: 1, Log: quietLogger(),
+	r.opts = Options{Source: src, Target: dst, Include: []string{db}, Stream: stream, Workers: 1, Log: quietLogger(),
 		StatusEvery: time.Minute, DrainTimeout: 20 * time.Second}
+	r.target = &pgCorpusTarget{t: t, pg: pg, db: db, my: r.my, opts: &r.opts}
+	r.bg = startBackground(t, r.opts)
+	return r
+}
+
+func newMyCorpusRun(t *testing.T, env *testenv.Env, groups []corpusGroup) *corpusRun {
+	g := newMyRig(t, env, "ddlcorpm", "")
+	r := &corpusRun{t: t, groups: groups, db: g.db, my: g.my}
+	newCorpusDB(t, r.my)
+	r.opts = g.options()
+	r.opts.Workers, r.opts.Log, r.opts.StatusEvery = 1, quietLogger(), time.Minute
+	r.target = &myCorpusTarget{g: g}
 	r.bg = startBackground(t, r.opts)
 	return r
 }
@@ -234,7 +272,7 @@ func newCorpusRun(t *testing.T, env *testenv.Env, groups []corpusGroup) *corpusR
 // stream cannot go past it).
 func (r *corpusRun) replay() {
 	for i, g := range r.groups {
-		if !r.replayGroup(g, r.dbs[i]) {
+		if !r.replayGroup(g) || !r.dropTables(g, "the group's end") {
 			for _, rest := range r.groups[i+1:] {
 				r.counts.notReached += len(rest.stmts)
 			}
@@ -244,43 +282,41 @@ func (r *corpusRun) replay() {
 }
 
 // replayGroup returns false when the stream stopped.
-func (r *corpusRun) replayGroup(g corpusGroup, db string) bool {
+func (r *corpusRun) replayGroup(g corpusGroup) bool {
 	ctx := context.Background()
-	my := r.env.MySQL(r.t, db)
-	my.SetMaxOpenConns(1)
-	rows := &corpusRows{db: my, n: 1}
+	rows := &corpusRows{db: r.my, n: 1}
 	for i, stmt := range g.stmts {
-		if _, err := my.ExecContext(ctx, stmt); err != nil {
+		if _, err := r.my.ExecContext(ctx, stmt); err != nil {
 			r.counts.rejected++
 			continue
 		}
 		r.counts.accepted++
-		if err := r.sync(db, my); err != nil {
+		if err := r.sync(); err != nil {
 			if !r.refusal(g, stmt, err) {
 				r.stop(g, stmt, err)
 				r.counts.notReached += len(g.stmts) - i - 1
 				return false
 			}
-			if !r.dropTables(g, db, my, stmt) {
+			if !r.dropTables(g, stmt) {
 				r.counts.notReached += len(g.stmts) - i - 1
 				return false
 			}
 			continue
 		}
-		tables := corpusTouched(r.t, my, db, stmt)
+		tables := corpusTouched(r.t, r.my, r.db, stmt)
 		for _, tbl := range tables {
 			rows.traffic(r.t, tbl)
 		}
-		if err := r.sync(db, my); err != nil {
+		if err := r.sync(); err != nil {
 			r.stop(g, stmt, fmt.Errorf("rows after it: %w", err))
 			r.counts.notReached += len(g.stmts) - i - 1
 			return false
 		}
-		if d := r.compare(my, db, tables); d != "" {
+		if d := r.compare(tables); d != "" {
 			r.counts.wrong++
 			r.notes = append(r.notes, fmt.Sprintf("WRONG %s: %s\n  %s", g.name, stmt, d))
 			r.counts.notReached += len(g.stmts) - i - 1
-			return r.dropTables(g, db, my, stmt) // the stream goes on with the next group
+			return true // the caller drops the tables; the stream goes on with the next group
 		}
 		r.counts.applied++
 	}
@@ -308,37 +344,37 @@ func (r *corpusRun) refusal(g corpusGroup, stmt string, err error) bool {
 	return true
 }
 
-// dropTables drops the group's tables on the source, so that a table the
-// target no longer matches takes no more rows; false when the stream
-// stopped on the way.
-func (r *corpusRun) dropTables(g corpusGroup, db string, my *sql.DB, stmt string) bool {
-	if _, err := my.Exec("SET foreign_key_checks = 0"); err != nil {
-		r.t.Fatal(err)
-	}
-	for _, tbl := range corpusTables(r.t, my, db) {
-		if _, err := my.Exec("DROP TABLE " + quoteMy(tbl)); err != nil {
-			r.t.Fatalf("drop %s: %v", tbl, err)
+// dropTables drops the batch database's tables on the source: after a
+// group, and after a refusal or a wrong statement (the target's copies no
+// longer match); false when the stream stopped on the way.
+func (r *corpusRun) dropTables(g corpusGroup, after string) bool {
+	for _, q := range []string{"SET foreign_key_checks = 0", "SET foreign_key_checks = 1"} {
+		if q == "SET foreign_key_checks = 1" {
+			for _, tbl := range corpusTables(r.t, r.my, r.db) {
+				if _, err := r.my.Exec("DROP TABLE " + quoteMy(tbl)); err != nil {
+					r.t.Fatalf("drop %s: %v", tbl, err)
+				}
+			}
+		}
+		if _, err := r.my.Exec(q); err != nil {
+			r.t.Fatal(err)
 		}
 	}
-	if _, err := my.Exec("SET foreign_key_checks = 1"); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := r.sync(db, my); err != nil {
-		r.stop(g, stmt, fmt.Errorf("dropping the group's tables after it: %w", err))
+	if err := r.sync(); err != nil {
+		r.stop(g, after, fmt.Errorf("dropping the group's tables after it: %w", err))
 		return false
 	}
 	return true
 }
 
-// sync bumps the group's mark and waits until the target has it, or the
-// run ends (its error).
-func (r *corpusRun) sync(db string, my *sql.DB) error {
+// sync bumps the mark and waits until the target has it, or the run ends
+// (its error).
+func (r *corpusRun) sync() error {
 	r.mark++
 	defer func(start time.Time) { r.waited += time.Since(start) }(time.Now())
-	if _, err := my.Exec("UPDATE "+corpusMark+" SET n = ? WHERE id = 1", r.mark); err != nil {
+	if _, err := r.my.Exec("UPDATE "+corpusMark+" SET n = ? WHERE id = 1", r.mark); err != nil {
 		r.t.Fatal(err)
 	}
-	q := "SELECT n FROM " + pgx.Identifier{db, corpusMark}.Sanitize()
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -350,8 +386,7 @@ func (r *corpusRun) sync(db string, my *sql.DB) error {
 			return err
 		default:
 		}
-		var n int
-		if err := r.pg.QueryRow(context.Background(), q).Scan(&n); err == nil && n >= r.mark {
+		if n, err := r.target.mark(context.Background()); err == nil && n >= r.mark {
 			return nil
 		}
 		time.Sleep(15 * time.Millisecond)
@@ -359,40 +394,63 @@ func (r *corpusRun) sync(db string, my *sql.DB) error {
 	return fmt.Errorf("the target did not catch up within 90 s")
 }
 
-// compare checks that the group's tables exist on both sides alike and that
-// the touched ones hold the same rows (verify).
-func (r *corpusRun) compare(my *sql.DB, db string, tables []string) string {
-	src := corpusTables(r.t, my, db)
-	var tgt []string
-	rows, err := r.pg.Query(context.Background(), `SELECT tablename::text FROM pg_tables WHERE schemaname = $1 AND tablename <> $2 ORDER BY 1`, db, corpusMark)
+// compare checks that the database's tables exist on both sides alike and
+// that the touched ones hold the same rows.
+func (r *corpusRun) compare(touched []string) string {
+	src := corpusTables(r.t, r.my, r.db)
+	tgt, err := r.target.tables()
 	if err != nil {
-		r.t.Fatal(err)
-	}
-	if tgt, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-		r.t.Fatal(err)
+		return fmt.Sprintf("target tables: %v", err)
 	}
 	sort.Strings(src)
 	sort.Strings(tgt)
 	if strings.Join(src, ",") != strings.Join(tgt, ",") {
 		return fmt.Sprintf("tables: source %v, target %v", src, tgt)
 	}
-	if len(tables) == 0 {
+	if len(touched) == 0 {
 		return ""
 	}
+	return r.target.differences(touched)
+}
+
+// pgCorpusTarget is PostgreSQL: schema db, compared by verify.
+type pgCorpusTarget struct {
+	t    *testing.T
+	pg   *pgxpool.Pool
+	db   string
+	my   *sql.DB
+	opts *Options
+}
+
+func (p *pgCorpusTarget) mark(ctx context.Context) (int, error) {
+	var n int
+	err := p.pg.QueryRow(ctx, "SELECT n FROM "+pgx.Identifier{p.db, corpusMark}.Sanitize()).Scan(&n)
+	return n, err
+}
+
+func (p *pgCorpusTarget) tables() ([]string, error) {
+	rows, err := p.pg.Query(context.Background(), `SELECT tablename::text FROM pg_tables WHERE schemaname = $1 AND tablename <> $2`, p.db, corpusMark)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+func (p *pgCorpusTarget) differences(touched []string) string {
 	var pats []string
-	for _, tbl := range tables {
-		pats = append(pats, db+".`"+strings.ReplaceAll(tbl, "`", "``")+"`")
+	for _, tbl := range touched {
+		pats = append(pats, p.db+".`"+strings.ReplaceAll(tbl, "`", "``")+"`")
 	}
 	f, err := schema.NewFilter(pats, nil, "")
 	if err != nil {
-		r.t.Fatal(err)
+		p.t.Fatal(err)
 	}
-	cat, err := schema.Load(context.Background(), my, f)
+	cat, err := schema.Load(context.Background(), p.my, f)
 	if err != nil {
 		return fmt.Sprintf("schema.Load: %v", err)
 	}
 	naming, _ := schema.NewNaming(nil)
-	rep, err := verify.Run(context.Background(), verify.Options{Source: r.opts.Source, Target: r.opts.Target, Tables: cat.Tables,
+	rep, err := verify.Run(context.Background(), verify.Options{Source: p.opts.Source, Target: p.opts.Target, Tables: cat.Tables,
 		Naming: naming, Mapper: typemap.New(typemap.DefaultOptions(), nil), Workers: 1, Online: verify.OnlineOff, Log: quietLogger()})
 	if err != nil {
 		return fmt.Sprintf("verify: %v", err)
@@ -404,6 +462,22 @@ func (r *corpusRun) compare(my *sql.DB, db string, tables []string) string {
 	}
 	return ""
 }
+
+// myCorpusTarget is a MySQL/MariaDB target: every table compared byte for
+// byte (myRig.differences).
+type myCorpusTarget struct{ g *myRig }
+
+func (m *myCorpusTarget) mark(ctx context.Context) (int, error) {
+	var n int
+	err := m.g.tgt.QueryRowContext(ctx, "SELECT n FROM "+quoteMy(m.g.tdb)+"."+corpusMark).Scan(&n)
+	return n, err
+}
+
+func (m *myCorpusTarget) tables() ([]string, error) {
+	return corpusTables(m.g.t, m.g.tgt, m.g.tdb), nil
+}
+
+func (m *myCorpusTarget) differences([]string) string { return strings.Join(m.g.differences(), "; ") }
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
