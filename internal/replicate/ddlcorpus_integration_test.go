@@ -258,7 +258,10 @@ func newPGCorpusRun(t *testing.T, env *testenv.Env, groups []corpusGroup) *corpu
 }
 
 func newMyCorpusRun(t *testing.T, env *testenv.Env, groups []corpusGroup) *corpusRun {
-	g := newMyRig(t, env, "ddlcorpm", "")
+	// --target-engine InnoDB, as the refusal of a MyISAM table without it
+	// says (TestMySQLTargetBadInputIsRefused): the corpus's MyISAM,
+	// MEMORY and Aria tables are created as InnoDB, the rest as written.
+	g := newMyRig(t, env, "ddlcorpm", "InnoDB")
 	r := &corpusRun{t: t, groups: groups, db: g.db, my: g.my}
 	newCorpusDB(t, r.my)
 	r.opts = g.options()

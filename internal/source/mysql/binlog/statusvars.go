@@ -106,3 +106,14 @@ func statementMicros(vars []byte) uint32 {
 	}
 	return 0
 }
+
+// optionNoForeignKeyChecks is OPTION_NO_FOREIGN_KEY_CHECKS in a Query
+// event's Q_FLAGS2: the session had foreign_key_checks = 0.
+const optionNoForeignKeyChecks = 1 << 26
+
+// noForeignKeyChecks reports whether the session that wrote a Query event
+// had foreign_key_checks off (false when the event does not say).
+func noForeignKeyChecks(vars []byte) bool {
+	v, ok := statusVar(vars, qFlags2)
+	return ok && binary.LittleEndian.Uint32(v)&optionNoForeignKeyChecks != 0
+}
