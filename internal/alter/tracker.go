@@ -210,7 +210,7 @@ func (t *tracker) waitMarker(ctx context.Context, id int64, timeout time.Duratio
 // cut-over's own RENAME.
 func (t *tracker) translator() binlog.Translator {
 	parser := sqlparser.NewTestParser()
-	return func(_ map[schema.TableID]*schema.Table, stmt, defaultDB string) (*binlog.DDLResult, error) {
+	return func(_ map[schema.TableID]*schema.Table, stmt, defaultDB string, _ time.Time) (*binlog.DDLResult, error) {
 		if !touches(parser, stmt, defaultDB, t.table) {
 			return &binlog.DDLResult{Ignored: true, Reason: "not the altered table"}, nil
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -54,7 +55,7 @@ func replayCase(t *testing.T, env *testenv.Env, c corpusCase) {
 	cur := ddl.Tables{}
 	for _, raw := range append(append([]string{}, c.setup...), c.tests...) {
 		stmt := expand(raw, db, db2)
-		res, err := tr.Translate(cur, stmt, db)
+		res, err := tr.TranslateAt(cur, stmt, db, time.Now())
 		var unsup *ddl.UnsupportedError
 		switch {
 		case errors.As(err, &unsup):

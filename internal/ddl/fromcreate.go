@@ -111,7 +111,9 @@ func (s *Translator) tableFromAST(ct *sqlparser.CreateTable, defaultDB string) (
 			return nil, fmt.Errorf("table %s: %w", id, err)
 		}
 		t.Columns = append(t.Columns, c)
-		b.columnKey(def)
+		if err := b.columnKey(def); err != nil {
+			return nil, fmt.Errorf("table %s: %w", id, err)
+		}
 	}
 	for _, ix := range spec.Indexes {
 		if err := b.addIndex(ix); err != nil {

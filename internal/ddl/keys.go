@@ -26,10 +26,10 @@ type pendingFK struct {
 }
 
 // columnKey handles column-level PRIMARY KEY, KEY and UNIQUE.
-func (b *tableBuilder) columnKey(def *sqlparser.ColumnDefinition) {
+func (b *tableBuilder) columnKey(def *sqlparser.ColumnDefinition) error {
 	o := def.Type.Options
 	if o == nil {
-		return
+		return nil
 	}
 	name := def.Name.String()
 	switch o.KeyOpt {
@@ -39,6 +39,97 @@ func (b *tableBuilder) columnKey(def *sqlparser.ColumnDefinition) {
 		b.t.Indexes = append(b.t.Indexes, schema.Index{Name: b.uniqueIndexName(name), Unique: true, Kind: "BTREE",
 			Columns: []schema.IndexColumn{{Name: name}}})
 	}
+	if fk := columnReference(def); fk != nil {
+		return b.addForeignKey("", fk)
+	}
+	return nil
+}
+
+// columnReference is a column-level REFERENCES as the foreign key MariaDB
+// 10.5+ and MySQL 9 make of it (older servers ignored it), or nil.
+func columnReference(def *sqlparser.ColumnDefinition) *sqlparser.ForeignKeyDefinition {
+	if def.Type.Options == nil || def.Type.Options.Reference == nil {
+		return nil
+	}
+	return &sqlparser.ForeignKeyDefinition{Source: sqlparser.Columns{def.Name}, ReferenceDefinition: def.Type.Options.Reference}
+}
+
+// referencesUniqueKey reports whether a foreign key's referenced columns are
+// the referenced table's primary key or one of its unique keys (in any
+// order, whole columns): PostgreSQL requires that, InnoDB only an index.
+func referencesUniqueKey(ref *schema.Table, fk schema.ForeignKey) bool {
+	same := func(cols []string) bool {
+		if len(cols) != len(fk.RefColumns) {
+			return false
+		}
+		for _, c := range cols {
+			if indexOfFold(fk.RefColumns, c) < 0 {
+				return false
+			}
+		}
+		return true
+	}
+	if same(ref.PrimaryKey) {
+		return true
+	}
+	for _, ix := range ref.Indexes {
+		if !ix.Unique {
+			continue
+		}
+		var cols []string
+		for _, p := range ix.Columns {
+			if p.SubPart > 0 || p.Name == "" {
+				cols = nil
+				break
+			}
+			cols = append(cols, p.Name)
+		}
+		if cols != nil && same(cols) {
+			return true
+		}
+	}
+	return false
+}
+
+func indexOfFold(list []string, s string) int {
+	for i, v := range list {
+		if strings.EqualFold(v, s) {
+			return i
+		}
+	}
+	return -1
+}
+
+// foreignKeyOnTarget decides whether a foreign key is created on
+// PostgreSQL: not when its referenced columns are no unique key there
+// (PostgreSQL refuses it) and it only restricts (the source enforces that);
+// an error when it has actions, whose changes the binlog does not carry.
+func foreignKeyOnTarget(t, ref *schema.Table, fk schema.ForeignKey) (bool, string, error) {
+	if referencesUniqueKey(ref, fk) {
+		return true, "", nil
+	}
+	for _, act := range []string{fk.OnDelete, fk.OnUpdate} {
+		switch strings.ToUpper(act) {
+		case "", "RESTRICT", "NO ACTION":
+		default:
+			return false, "", fmt.Errorf("foreign key %s of %s references %s (%s), which is no primary or unique key: "+
+				"PostgreSQL cannot hold it, and its %s action changes rows the binlog does not carry",
+				fk.Name, t, ref, strings.Join(fk.RefColumns, ", "), act)
+		}
+	}
+	return false, fmt.Sprintf("%s: foreign key %s references %s (%s), which is no primary or unique key: not created "+
+		"(PostgreSQL requires one; the source still enforces it)", t, fk.Name, ref, strings.Join(fk.RefColumns, ", ")), nil
+}
+
+// keepsForeignKeys reports whether a storage engine enforces foreign keys.
+// The others (MyISAM, Aria, MEMORY …) accept FOREIGN KEY and REFERENCES
+// clauses, create the index a foreign key needs and drop the constraint.
+func keepsForeignKeys(engine string) bool {
+	switch strings.ToLower(engine) {
+	case "", "innodb", "ndbcluster", "ndb":
+		return true
+	}
+	return false
 }
 
 // uniqueIndexName returns base, or base_2, base_3 ... when taken.
@@ -263,6 +354,9 @@ func jsonValidOf(e sqlparser.Expr) string {
 // columns NOT NULL and sorts keys as the loader does.
 func (b *tableBuilder) finish() {
 	b.finishForeignKeyIndexes()
+	if !keepsForeignKeys(b.t.Engine) {
+		b.t.ForeignKeys = nil
+	}
 	for _, name := range b.t.PrimaryKey {
 		if c := b.t.Column(name); c != nil {
 			c.Nullable = false

@@ -112,9 +112,9 @@ func CreateTable(t *schema.Table, m *typemap.Mapper, n schema.Naming) (*TablePla
 // CreateTables plans every table of a catalog; foreign keys that reference
 // a table outside it are left out with a warning.
 func CreateTables(tables []*schema.Table, m *typemap.Mapper, n schema.Naming) ([]*TablePlan, error) {
-	in := map[schema.TableID]bool{}
+	in := map[schema.TableID]*schema.Table{}
 	for _, t := range tables {
-		in[t.TableID] = true
+		in[t.TableID] = t
 	}
 	plans := make([]*TablePlan, 0, len(tables))
 	for _, t := range tables {
@@ -125,9 +125,17 @@ func CreateTables(tables []*schema.Table, m *typemap.Mapper, n schema.Naming) ([
 		p.ForeignKeys = p.ForeignKeys[:0]
 		for _, fk := range t.ForeignKeys {
 			ref := schema.TableID{Database: fk.RefDatabase, Name: fk.RefTable}
-			if !in[ref] {
+			if in[ref] == nil {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: foreign key %s references %s, which is not migrated: not created",
 					t, fk.Name, ref))
+				continue
+			}
+			create, warn, err := foreignKeyOnTarget(t, in[ref], fk)
+			if err != nil {
+				return nil, err
+			}
+			if !create {
+				p.Warnings = append(p.Warnings, warn)
 				continue
 			}
 			p.ForeignKeys = append(p.ForeignKeys, addForeignKey(p.QName, t, fk, n))

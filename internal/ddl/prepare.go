@@ -10,6 +10,9 @@ import (
 type prepared struct {
 	sql       string
 	orReplace bool // CREATE OR REPLACE TABLE
+	// renameIfExists: MariaDB's RENAME TABLE IF EXISTS, which passes over
+	// the pairs whose table does not exist.
+	renameIfExists bool
 	// ifExists and ifNotExists hold the lower-cased names of ALTER TABLE
 	// clauses written with IF [NOT] EXISTS (MariaDB), which vitess rejects.
 	ifExists, ifNotExists map[string]bool
@@ -141,6 +144,13 @@ func (p *preparer) statementPrefix(toks []token) []token {
 	if len(toks) > 2 && toks[0].is("alter") && (toks[1].is("online") || toks[1].is("ignore")) {
 		toks = append([]token{toks[0]}, toks[2:]...)
 	}
+	if len(toks) > 2 && toks[0].is("rename") && (toks[1].is("table") || toks[1].is("tables")) {
+		toks = append([]token{toks[0], tk(tWord, "table")}, toks[2:]...) // vitess knows RENAME TABLE only
+		if len(toks) > 4 && toks[2].is("if") && toks[3].is("exists") {
+			p.out.renameIfExists = true
+			toks = append(toks[:2:2], toks[4:]...)
+		}
+	}
 	out := toks[:0:0]
 	for i := 0; i < len(toks); i++ {
 		if toks[i].is("nowait") {
@@ -251,6 +261,15 @@ func dropTableOptions(toks []token) []token {
 			out = append(out, tk(tWord, "character")) // [DEFAULT] CHAR SET [=] x
 			continue
 		}
+		if j := defaultCharsetOption(toks, i); j > i {
+			// [DEFAULT] CHARACTER SET|CHARSET|COLLATE [=] DEFAULT: the
+			// database's, which a table without the option inherits too.
+			if len(out) > 0 && out[len(out)-1].is("default") {
+				out = out[:len(out)-1]
+			}
+			i = j
+			continue
+		}
 		if toks[i].isName() && ignoredTableOptions[strings.ToLower(toks[i].name())] {
 			j := i + 1
 			if j < len(toks) && toks[j].isPunct("=") {
@@ -266,6 +285,31 @@ func dropTableOptions(toks []token) []token {
 	return out
 }
 
+// defaultCharsetOption returns the index of the last token of a
+// CHARACTER SET, CHARSET or COLLATE table option starting at i whose value is
+// DEFAULT, or i when there is none.
+func defaultCharsetOption(toks []token, i int) int {
+	j := i
+	switch {
+	case toks[j].is("character") || toks[j].is("char"):
+		if j+1 >= len(toks) || !toks[j+1].is("set") {
+			return i
+		}
+		j += 2
+	case toks[j].is("charset") || toks[j].is("collate"):
+		j++
+	default:
+		return i
+	}
+	if j < len(toks) && toks[j].isPunct("=") {
+		j++
+	}
+	if j < len(toks) && toks[j].is("default") {
+		return j
+	}
+	return i
+}
+
 // alterItems rewrites the column definitions of ADD/MODIFY/CHANGE clauses.
 func (p *preparer) alterItems(toks []token) []token {
 	// ALTER TABLE name <items>
@@ -278,6 +322,14 @@ func (p *preparer) alterItems(toks []token) []token {
 	}
 	items := splitItems(toks[start:])
 	var outItems [][]token
+	for i, it := range items {
+		if len(it) > 1 && it[0].is("order") && it[1].is("by") {
+			// ORDER BY (the last clause: its column list takes the commas
+			// after it) orders the source's rows once; nothing for the target.
+			items = items[:i]
+			break
+		}
+	}
 	for _, it := range items {
 		rewritten, extra := p.alterItem(it)
 		outItems = append(outItems, rewritten)

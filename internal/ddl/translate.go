@@ -3,6 +3,7 @@ package ddl
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
@@ -18,6 +19,14 @@ type Tables = map[schema.TableID]*schema.Table
 // statements that change nothing sluice replicates, or an
 // *UnsupportedError for changes in scope sluice cannot reproduce.
 func (tr *Translator) Translate(cur Tables, stmt, defaultDB string) (*Result, error) {
+	return tr.TranslateAt(cur, stmt, defaultDB, time.Time{})
+}
+
+// TranslateAt is Translate of a statement the source ran at a known time
+// (the binlog event's, to the microsecond where the server logged it): the
+// value MySQL gives existing rows when a change fills them with the current
+// time. Without it (the zero time) such changes are refused.
+func (tr *Translator) TranslateAt(cur Tables, stmt, defaultDB string, at time.Time) (*Result, error) {
 	stmt = withoutSetStatement(stmt)
 	if reason := ignoredStatement(stmt); reason != "" {
 		return &Result{Ignored: true, Reason: reason}, nil
@@ -30,7 +39,7 @@ func (tr *Translator) Translate(cur Tables, stmt, defaultDB string) (*Result, er
 		}
 		return nil, unsupported(stmt, "sluice cannot parse it (%v)", err)
 	}
-	x := &translation{tr: tr, cur: cur, stmt: stmt, db: defaultDB, pr: pr, res: &Result{}}
+	x := &translation{tr: tr, cur: cur, stmt: stmt, db: defaultDB, at: at, pr: pr, res: &Result{}}
 	switch s := st.(type) {
 	case *sqlparser.CreateTable:
 		err = x.createTable(s)
@@ -108,6 +117,7 @@ type translation struct {
 	cur  Tables
 	stmt string
 	db   string
+	at   time.Time // when the source ran the statement (TranslateAt)
 	pr   prepared
 	res  *Result
 }

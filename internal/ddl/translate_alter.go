@@ -42,12 +42,33 @@ func (x *translation) alterTable(s *sqlparser.AlterTable) error {
 	}
 	a := &alteration{x: x, work: newOverlay(x.cur), old: old, t: cloneTable(old), qname: x.tr.Naming.QTable(id)}
 	a.work.put(a.t)
-	for _, opt := range s.AlterOptions {
+	for _, opt := range keyDropsFirst(s.AlterOptions) {
 		if err := a.option(opt); err != nil {
 			return err
 		}
 	}
 	return a.finish()
+}
+
+// keyDropsFirst orders an ALTER's clauses as MySQL applies them: the keys
+// it drops go before everything else, whatever their place in the
+// statement. So a column MODIFYed NULL next to DROP PRIMARY KEY is nullable
+// (the primary key no longer holds it NOT NULL), an ADD PRIMARY KEY or ADD
+// UNIQUE KEY may come before the DROP of the key it replaces, and PostgreSQL
+// is asked to drop the constraint before the column loses its NOT NULL.
+func keyDropsFirst(opts []sqlparser.AlterOption) []sqlparser.AlterOption {
+	out := make([]sqlparser.AlterOption, 0, len(opts))
+	for _, opt := range opts {
+		if _, ok := opt.(*sqlparser.DropKey); ok {
+			out = append(out, opt)
+		}
+	}
+	for _, opt := range opts {
+		if _, ok := opt.(*sqlparser.DropKey); !ok {
+			out = append(out, opt)
+		}
+	}
+	return out
 }
 
 func (a *alteration) option(opt sqlparser.AlterOption) error {
@@ -289,7 +310,9 @@ func (a *alteration) addIndex(def *sqlparser.IndexDefinition) error {
 		for _, c := range a.t.PrimaryKey {
 			if col := a.t.Column(c); col != nil {
 				if col.Nullable {
-					a.zeroDatesNotNull(col) // PostgreSQL's PRIMARY KEY sets NOT NULL
+					if err := a.zeroDatesNotNull(col); err != nil { // PostgreSQL's PRIMARY KEY sets NOT NULL
+						return err
+					}
 				}
 				col.Nullable = false
 			}
@@ -343,9 +366,25 @@ func (a *alteration) addConstraint(cd *sqlparser.ConstraintDefinition) error {
 		for _, ix := range a.t.Indexes[ixBefore:] {
 			a.createIndex(ix)
 		}
+		if !keepsForeignKeys(a.t.Engine) {
+			a.t.ForeignKeys = a.t.ForeignKeys[:before] // the engine keeps only the index
+			return nil
+		}
 		ref := schema.TableID{Database: fk.RefDatabase, Name: fk.RefTable}
-		if ref != a.t.TableID && a.work.get(ref) == nil {
+		refTable := a.t
+		if ref != a.t.TableID {
+			refTable = a.work.get(ref)
+		}
+		if refTable == nil {
 			a.x.warn("%s: foreign key %s references %s, which sluice does not replicate: not created", a.t, fk.Name, ref)
+			return nil
+		}
+		create, warn, err := foreignKeyOnTarget(a.t, refTable, fk)
+		if err != nil {
+			return a.x.unsupported("%v", err)
+		}
+		if !create {
+			a.x.warn("%s", warn)
 			return nil
 		}
 		for _, c := range fk.Columns {

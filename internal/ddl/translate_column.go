@@ -1,6 +1,7 @@
 package ddl
 
 import (
+	"fmt"
 	"strings"
 
 	"vitess.io/vitess/go/vt/sqlparser"
@@ -82,27 +83,52 @@ func (a *alteration) emitAddColumn(c *schema.Column) error {
 	if g.warning != "" {
 		a.x.warn("%s", g.warning)
 	}
-	implicit := ""
+	// implicit is what existing rows get, when it is not the column's
+	// default on the target: MySQL's implicit value of a NOT NULL column,
+	// or the source's time for a TIMESTAMP DEFAULT CURRENT_TIMESTAMP.
+	implicit, col := "", c
 	if !c.Nullable && c.Default == nil && g.expr == "" {
 		if implicit, err = a.implicitDefault(c, pgType); err != nil {
 			return a.x.unsupported("ADD COLUMN %s NOT NULL without DEFAULT: %v", c.Name, err)
 		}
 	}
-	if c.Default != nil {
-		_, now := schema.IsCurrentTimestamp(*c.Default)
-		if _, expiry := intervalDefault(*c.Default, kind); now || expiry {
-			a.x.warn("%s.%s: rows that exist get the target's current time, not the source's", a.t, c.Name)
+	if c.Default != nil && g.expr == "" {
+		fsp, now := schema.IsCurrentTimestamp(*c.Default)
+		_, expiry := intervalDefault(*c.Default, kind)
+		switch {
+		case now && c.DataType == "timestamp":
+			if implicit, err = a.x.statementTime(fsp); err != nil {
+				return a.x.unsupported("ADD COLUMN %s DEFAULT %s: %v", c.Name, *c.Default, err)
+			}
+			noDefault := *c
+			noDefault.Default = nil
+			col = &noDefault
+		case now || expiry:
+			a.refuseIfRows(fmt.Sprintf("the rows %s held got the source's time in its session's zone for the new column %s "+
+				"(DEFAULT %s), which the binlog does not carry", a.t, c.Name, *c.Default))
+		}
+		if expr, dropped := pgDefault(a.t, c, m); expr == "" && dropped != "" && col == c {
+			// Existing rows got the default on the source; on the target
+			// they would be NULL (or the ADD fail on NOT NULL).
+			return a.x.unsupported("ADD COLUMN %s DEFAULT %s: existing rows get that value on the source, "+
+				"and the target cannot compute it (%s)", c.Name, *c.Default, dropped)
 		}
 	}
-	def, _, warn := colDef(a.t, c, pgType, g, m, n)
+	def, _, warn := colDef(a.t, col, pgType, g, m, n)
 	if warn != "" {
 		a.x.warn("%s", warn)
 	}
 	if implicit != "" {
-		def = strings.TrimSuffix(def, " NOT NULL") + " DEFAULT " + implicit + " NOT NULL"
+		def = strings.TrimSuffix(def, " NOT NULL") + " DEFAULT " + implicit
+		if !c.Nullable {
+			def += " NOT NULL"
+		}
 	}
 	a.x.emit("ALTER TABLE " + a.qname + " ADD COLUMN " + def)
-	if implicit != "" {
+	switch {
+	case col != c:
+		a.setDefault(c)
+	case implicit != "":
 		a.x.emit("ALTER TABLE " + a.qname + " ALTER COLUMN " + a.qc(c.Name) + " DROP DEFAULT")
 	}
 	if chk := memberCheck(a.t, c, n); chk != "" {
@@ -113,6 +139,16 @@ func (a *alteration) emitAddColumn(c *schema.Column) error {
 	}
 	a.onUpdate = a.onUpdate || c.OnUpdateCurrentTS
 	return nil
+}
+
+// refuseIfRows makes the target stop the schema change when the table
+// holds rows: reason says what those rows got on the source that the target
+// cannot give them. An empty table (a new application's schema) goes on.
+func (a *alteration) refuseIfRows(reason string) {
+	msg := "sluice: " + reason + "; to skip this statement knowingly, run with --skip-ddl '" + SkipPattern(a.x.stmt) +
+		"' and set the column on the target yourself"
+	a.x.emit("DO $sluice$ BEGIN IF EXISTS (SELECT 1 FROM " + a.qname + ") THEN RAISE EXCEPTION '%', " + quotePG(msg) +
+		"; END IF; END $sluice$")
 }
 
 // columnKeys handles PRIMARY KEY / UNIQUE written on an added column.
@@ -126,7 +162,12 @@ func (a *alteration) columnKeys(def *sqlparser.ColumnDefinition) error {
 	case sqlparser.ColKeyPrimary, sqlparser.ColKey:
 		return a.addIndex(&sqlparser.IndexDefinition{Info: &sqlparser.IndexInfo{Type: sqlparser.IndexTypePrimary}, Columns: cols})
 	case sqlparser.ColKeyUnique, sqlparser.ColKeyUniqueKey:
-		return a.addIndex(&sqlparser.IndexDefinition{Info: &sqlparser.IndexInfo{Type: sqlparser.IndexTypeUnique}, Columns: cols})
+		if err := a.addIndex(&sqlparser.IndexDefinition{Info: &sqlparser.IndexInfo{Type: sqlparser.IndexTypeUnique}, Columns: cols}); err != nil {
+			return err
+		}
+	}
+	if fk := columnReference(def); fk != nil {
+		return a.addConstraint(&sqlparser.ConstraintDefinition{Details: fk})
 	}
 	return nil
 }

@@ -1,8 +1,11 @@
 package ddl
 
 import (
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
+	"time"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
@@ -144,6 +147,13 @@ func (a *alteration) changePlain(old, nc *schema.Column) error {
 			"another zone, existing rows differ from the source by that offset (sluice verify shows them)",
 			a.t, nc.Name, typeLabel(old), typeLabel(nc))
 	}
+	if old.DataType == "binary" && nc.DataType == "binary" && nc.CharMaxLength > old.CharMaxLength {
+		// MySQL pads BINARY values with zero bytes to the new length; bytea
+		// keeps what it holds.
+		n := strconv.FormatInt(nc.CharMaxLength, 10)
+		a.x.emit("UPDATE " + a.qname + " SET " + col + " = " + col + " || decode(repeat('00', " + n + " - octet_length(" + col +
+			")), 'hex') WHERE octet_length(" + col + ") < " + n)
+	}
 	membersChanged := (old.DataType == "enum" || old.DataType == "set" || nc.DataType == "enum" || nc.DataType == "set") &&
 		(old.DataType != nc.DataType || !reflect.DeepEqual(old.Elements, nc.Elements))
 	if membersChanged && (old.DataType == "enum" || old.DataType == "set") {
@@ -172,7 +182,9 @@ func (a *alteration) changePlain(old, nc *schema.Column) error {
 		if nc.Nullable {
 			a.x.emit(alter + " DROP NOT NULL")
 		} else {
-			a.zeroDatesNotNull(nc)
+			if err := a.zeroDatesNotNull(nc); err != nil {
+				return err
+			}
 			a.x.emit(alter + " SET NOT NULL")
 		}
 	}
@@ -240,14 +252,43 @@ func (a *alteration) inPrimaryKey(name string) bool {
 // zero date that the zero-date policy wrote as NULL while the column was
 // nullable; in a NOT NULL column the policy writes -infinity, and so does
 // this. Under --zero-date=error the target has no zero dates: nothing to do.
-func (a *alteration) zeroDatesNotNull(c *schema.Column) {
+func (a *alteration) zeroDatesNotNull(c *schema.Column) error {
 	switch c.DataType {
 	case "date", "datetime", "timestamp":
 	default:
-		return
+		return nil
 	}
-	if a.x.tr.Mapper.Options().ZeroDate == "error" {
-		return
+	value := "'-infinity'"
+	if c.DataType == "timestamp" && a.x.tr.Flavor == "mariadb" {
+		// MariaDB gives a TIMESTAMP column's NULLs the statement's time
+		// (MySQL refuses the change while NULLs are there).
+		now, err := a.x.statementTime(int(c.FracDigits))
+		if err != nil {
+			return a.x.unsupported("%s.%s becomes NOT NULL: %v", a.t, c.Name, err)
+		}
+		value = now
+	} else if a.x.tr.Mapper.Options().ZeroDate == "error" {
+		return nil
 	}
-	a.x.emit("UPDATE " + a.qname + " SET " + a.qc(c.Name) + " = '-infinity' WHERE " + a.qc(c.Name) + " IS NULL")
+	a.x.emit("UPDATE " + a.qname + " SET " + a.qc(c.Name) + " = " + value + " WHERE " + a.qc(c.Name) + " IS NULL")
+	return nil
+}
+
+// statementTime is the time the source ran the statement, as the PostgreSQL
+// literal of a timestamptz with fsp fractional digits (MySQL's
+// CURRENT_TIMESTAMP(fsp)).
+func (x *translation) statementTime(fsp int) (string, error) {
+	if x.at.IsZero() {
+		return "", fmt.Errorf("existing rows get the source's current time, and the statement's time is not known")
+	}
+	at := x.at.UTC().Truncate(time.Microsecond * time.Duration(pow10(6-min(max(fsp, 0), 6))))
+	return "'" + at.Format("2006-01-02 15:04:05.999999") + "+00'::timestamptz", nil
+}
+
+func pow10(n int) int64 {
+	p := int64(1)
+	for ; n > 0; n-- {
+		p *= 10
+	}
+	return p
 }

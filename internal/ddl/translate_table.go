@@ -71,8 +71,20 @@ func (x *translation) planNewTable(t *schema.Table) error {
 	x.emit(p.PostData...)
 	for i, fk := range t.ForeignKeys {
 		ref := schema.TableID{Database: fk.RefDatabase, Name: fk.RefTable}
-		if ref != t.TableID && x.cur[ref] == nil {
+		refTable := t
+		if ref != t.TableID {
+			refTable = x.cur[ref]
+		}
+		if refTable == nil {
 			x.warn("%s: foreign key %s references %s, which sluice does not replicate: not created", t, fk.Name, ref)
+			continue
+		}
+		create, warn, err := foreignKeyOnTarget(t, refTable, fk)
+		if err != nil {
+			return x.unsupported("%v", err)
+		}
+		if !create {
+			x.warn("%s", warn)
 			continue
 		}
 		x.emit(p.ForeignKeys[i])
@@ -122,7 +134,11 @@ func (x *translation) truncate(s *sqlparser.TruncateTable) error {
 func (x *translation) renameTables(s *sqlparser.RenameTable) error {
 	work := newOverlay(x.cur)
 	for _, pair := range s.TablePairs {
-		if err := x.renameOne(work, tableID(pair.FromTable, x.db), tableID(pair.ToTable, x.db)); err != nil {
+		from := tableID(pair.FromTable, x.db)
+		if x.pr.renameIfExists && x.inScope(from) && work.get(from) == nil {
+			continue // RENAME TABLE IF EXISTS: the source had no such table either
+		}
+		if err := x.renameOne(work, from, tableID(pair.ToTable, x.db)); err != nil {
 			return err
 		}
 	}

@@ -94,6 +94,7 @@ func unparsedTargets(stmt, defaultDB string) (unparsedTarget, bool) {
 		return s.tables(&t, 1)
 	case s.word("rename"):
 		if s.word("table") || s.word("tables") {
+			s.ifExists()
 			return s.renames(&t)
 		}
 	}

@@ -90,10 +90,18 @@ type DDL struct {
 	// character_set_client Statement was written in: its bytes are text in
 	// that charset. 0 when the binlog did not say.
 	ClientCollation uint16
-	PG              []string // statements to run on the target, in order
-	Version         int64    // schema-history version this DDL creates
-	Tables          []*schema.Table
-	Dropped         []schema.TableID
+	// NoForeignKeyChecks: the source session ran Statement with
+	// foreign_key_checks = 0 (a DROP TABLE of a parent, a CREATE TABLE
+	// before the table it references), which a MySQL target replays the same.
+	NoForeignKeyChecks bool
+	// At is when the source ran Statement (its CURRENT_TIMESTAMP, to the
+	// microsecond when logged); zero when unknown. A MySQL target runs the
+	// statement at that time, as a replica does.
+	At      time.Time
+	PG      []string // statements to run on the target, in order
+	Version int64    // schema-history version this DDL creates
+	Tables  []*schema.Table
+	Dropped []schema.TableID
 }
 
 // Txn is one source transaction, or one DDL statement (which MySQL commits

@@ -101,11 +101,14 @@ type background struct {
 	done   chan error
 }
 
-func (g *rig) start(o Options) *background {
+func (g *rig) start(o Options) *background { return startBackground(g.t, o) }
+
+// startBackground runs replicate in a goroutine, stopped when the test ends.
+func startBackground(t testing.TB, o Options) *background {
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &background{cancel: cancel, done: make(chan error, 1)}
 	go func() { b.done <- Run(ctx, o) }()
-	g.t.Cleanup(func() { _ = b.stop(30 * time.Second) })
+	t.Cleanup(func() { _ = b.stop(30 * time.Second) })
 	return b
 }
 
@@ -134,6 +137,20 @@ func (g *rig) catchUp(o Options) {
 	if ctx.Err() != nil {
 		g.t.Fatal("replicate --until-caught-up did not catch up within 2 minutes")
 	}
+}
+
+// runUntilStop runs replicate with --until-caught-up and returns the error
+// it stops with; the test fails when it catches up past what (a statement).
+func (g *rig) runUntilStop(o Options, what string) error {
+	g.t.Helper()
+	o.UntilCaughtUp = true
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := Run(ctx, o)
+	if err == nil {
+		g.t.Fatalf("replication went past %s", what)
+	}
+	return err
 }
 
 // compare snapshots the source as it is now into a reference schema and

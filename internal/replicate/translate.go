@@ -3,6 +3,7 @@ package replicate
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/schema"
@@ -16,8 +17,8 @@ import (
 func (r *runner) translator() binlog.Translator {
 	tr := ddl.NewTranslator(r.cat, r.mapper, r.naming, r.filter)
 	tr.ReplayTarget = r.o.MySQLTarget != nil
-	return func(cur map[schema.TableID]*schema.Table, stmt, defaultDB string) (*binlog.DDLResult, error) {
-		res, err := tr.Translate(cur, stmt, defaultDB)
+	return func(cur map[schema.TableID]*schema.Table, stmt, defaultDB string, at time.Time) (*binlog.DDLResult, error) {
+		res, err := tr.TranslateAt(cur, stmt, defaultDB, at)
 		if err != nil {
 			return nil, err
 		}

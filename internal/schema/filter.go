@@ -24,8 +24,9 @@ func IsSystemDatabase(db string) bool {
 }
 
 // Pattern is one db.table pattern with * and ? wildcards (path.Match
-// syntax, so [abc] classes work too). A part in backquotes is a literal name
-// (`test_table\`, `a*b`, `x.y`): no wildcards, dots and backslashes its own.
+// syntax, so [abc] classes work too). A backslash is a character of the
+// name, as in MySQL (db.a\b names the table a\b), never an escape. A part in
+// backquotes is a literal name (`a*b`, `x.y`): no wildcards, dots its own.
 // Names compare case-sensitively, as MySQL on Linux does.
 type Pattern struct {
 	DB    string
@@ -48,7 +49,7 @@ func (p Pattern) matchDB(db string) bool {
 	if hasWildcard(p.DB) && IsSystemDatabase(db) {
 		return false
 	}
-	ok, _ := path.Match(p.DB, db)
+	ok, _ := path.Match(glob(p.DB), db)
 	return ok
 }
 
@@ -59,11 +60,15 @@ func (p Pattern) match(db, table string) bool {
 	if p.tableLiteral {
 		return p.Table == table
 	}
-	ok, _ := path.Match(p.Table, table)
+	ok, _ := path.Match(glob(p.Table), table)
 	return ok
 }
 
-func hasWildcard(s string) bool { return strings.ContainsAny(s, "*?[\\") }
+func hasWildcard(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// glob is a pattern part in path.Match syntax: its backslashes are names'
+// characters (MySQL allows them in names), so they are escaped.
+func glob(s string) string { return strings.ReplaceAll(s, `\`, `\\`) }
 
 // ParsePattern parses "db.table", "db.*" or a bare "db" (= "db.*"). The
 // database part ends at the first dot outside backquotes: table names may
@@ -93,8 +98,8 @@ func ParsePattern(s string) (Pattern, error) {
 		if part.lit {
 			continue
 		}
-		if _, err := path.Match(part.s, ""); err != nil {
-			return Pattern{}, fmt.Errorf("table pattern %q: %w (put a name with a backslash or [ in backquotes: `name`)", s, err)
+		if _, err := path.Match(glob(part.s), ""); err != nil {
+			return Pattern{}, fmt.Errorf("table pattern %q: %w (put a name with [ in backquotes: `name`)", s, err)
 		}
 	}
 	return p, nil

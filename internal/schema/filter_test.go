@@ -200,7 +200,29 @@ func TestPatternBackquotedDatabaseWithDot(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("LiteralIncludes() = %v, want %v", got, want)
 	}
-	if _, err := NewFilter([]string{"db.test_table\\"}, nil, ""); err == nil || !strings.Contains(err.Error(), "backquotes") {
-		t.Errorf("unquoted trailing backslash: %v, want an error suggesting backquotes", err)
+}
+
+// TestPatternBackslashIsLiteral: a backslash is a character of MySQL names,
+// so an unquoted pattern with one names that table (it used to escape the
+// next character, and db.a\b silently matched ab), with or without wildcards.
+func TestPatternBackslashIsLiteral(t *testing.T) {
+	f, err := NewFilter([]string{`db.a\b`, `db.test_table\`, `db.w\*`}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, yes := range []string{`a\b`, `test_table\`, `w\`, `w\x`} {
+		if !f.Match("db", yes) {
+			t.Errorf("%s does not match %s", f, yes)
+		}
+	}
+	for _, no := range []string{"ab", "test_table", "w", "wx"} {
+		if f.Match("db", no) {
+			t.Errorf("%s matches %s", f, no)
+		}
+	}
+	got := f.LiteralIncludes()
+	want := []TableID{{Database: "db", Name: `a\b`}, {Database: "db", Name: `test_table\`}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("LiteralIncludes() = %v, want %v", got, want)
 	}
 }

@@ -138,7 +138,7 @@ func (s *session) ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.Stat
 // runStatements runs a schema change's target statements in the character
 // set its source text is in (statementCharset), then puts the session back
 // to binary for row changes.
-func (s *session) runStatements(ctx context.Context, t *model.Txn, stmts []string, pending bool) error {
+func (s *session) runStatements(ctx context.Context, t *model.Txn, stmts []string, pending bool) (rerr error) {
 	d, cfg := t.DDL, s.a.cfg
 	fail := func(q string, err error) error {
 		return &pipeline.Error{Position: t.End, GTID: t.GTID, DDL: d.Statement, SQL: q, Err: err}
@@ -150,6 +150,36 @@ func (s *session) runStatements(ctx context.Context, t *model.Txn, stmts []strin
 	setNames := "SET NAMES " + cs // a name the target listed
 	if _, err := s.conn.ExecContext(ctx, setNames); err != nil {
 		return fail(setNames, err)
+	}
+	// The source ran the statement without foreign key checks (a DROP of
+	// a referenced table, tables created in any order): so does the target,
+	// or it refuses what the source did.
+	if !d.At.IsZero() {
+		// Rows the statement fills with the current time (ADD COLUMN ts
+		// TIMESTAMP DEFAULT CURRENT_TIMESTAMP) get the source's time, which
+		// the binlog carries nowhere else: keys on such a column matched
+		// nothing on the target later.
+		setTS := fmt.Sprintf("SET SESSION timestamp = %d.%06d", d.At.Unix(), d.At.Nanosecond()/1000)
+		if _, err := s.conn.ExecContext(ctx, setTS); err != nil {
+			return fail(setTS, err)
+		}
+		defer func() {
+			if _, err := s.conn.ExecContext(context.WithoutCancel(ctx), "SET SESSION timestamp = DEFAULT"); err != nil && rerr == nil {
+				rerr = fail("SET SESSION timestamp = DEFAULT", err)
+			}
+		}()
+	}
+	if d.NoForeignKeyChecks && !cfg.SourceLogsFKActions {
+		if _, err := s.conn.ExecContext(ctx, "SET SESSION foreign_key_checks = 0"); err != nil {
+			return fail("SET SESSION foreign_key_checks = 0", err)
+		}
+		// Row changes on this session need the checks again (an error
+		// here fails the apply, which retries on a new session).
+		defer func() {
+			if _, err := s.conn.ExecContext(context.WithoutCancel(ctx), "SET SESSION foreign_key_checks = 1"); err != nil && rerr == nil {
+				rerr = fail("SET SESSION foreign_key_checks = 1", err)
+			}
+		}()
 	}
 	for _, q := range stmts {
 		if _, err := s.conn.ExecContext(ctx, q); err != nil {

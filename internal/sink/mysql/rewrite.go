@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"strings"
+	"unicode"
 )
 
 // The source's DDL is replayed as written, with two rewrites done on its
@@ -175,6 +176,14 @@ func (r rewriter) rewrite(stmt string) string {
 	}
 
 	var edits []edit
+	// DROP TABLE t: the source no longer has t, and neither must the
+	// target, also when it never had it (a CREATE skipped with --skip-ddl,
+	// a table left out of the target), which the statement as written
+	// refuses (Error 1051), stopping replication for nothing.
+	if word(0, "DROP") && word(1, "TABLE") && !word(2, "IF") {
+		at := toks[sig[1]].end
+		edits = append(edits, edit{at, at, " IF EXISTS"})
+	}
 	depth := 0
 	hasEngine, hasCollate := false, false
 	closeOfColumns := -1 // the token index of the ')' ending a CREATE TABLE's column list
@@ -252,6 +261,9 @@ func (r rewriter) rewrite(stmt string) string {
 		}
 		if add != "" {
 			at := toks[sig[closeOfColumns]].end
+			if at < len(stmt) && !unicode.IsSpace(rune(stmt[at])) {
+				add += " " // `)ENGINE=InnoDB`: the next option must not run into it
+			}
 			edits = append(edits, edit{at, at, add})
 		}
 	}

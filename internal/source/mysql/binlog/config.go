@@ -30,10 +30,10 @@ type DDLResult struct {
 }
 
 // Translator parses one statement of a QUERY event against the tables in
-// force (cur must not be modified) and the statement's default database.
-// Any error stops the stream; the message names the statement, its binlog
-// position and --skip-ddl.
-type Translator func(cur map[schema.TableID]*schema.Table, stmt, defaultDB string) (*DDLResult, error)
+// force (cur must not be modified), the statement's default database and
+// the time the source ran it (statementTime). Any error stops the stream;
+// the message names the statement, its binlog position and --skip-ddl.
+type Translator func(cur map[schema.TableID]*schema.Table, stmt, defaultDB string, at time.Time) (*DDLResult, error)
 
 // Config says where to read from and how to decode.
 type Config struct {

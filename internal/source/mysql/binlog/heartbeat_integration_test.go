@@ -27,7 +27,7 @@ func TestIdleSourceSendsHeartbeats(t *testing.T) {
 	var idle atomic.Int32
 	cfg := Config{Source: src, Info: info, ServerID: 78, Start: start, Log: testenv.Logger(),
 		OnIdle: func(binlogpos.Position) { idle.Add(1) },
-		Translate: func(map[schema.TableID]*schema.Table, string, string) (*DDLResult, error) {
+		Translate: func(map[schema.TableID]*schema.Table, string, string, time.Time) (*DDLResult, error) {
 			return &DDLResult{Ignored: true}, nil
 		}}
 	r := startStream(t, cfg)

@@ -218,7 +218,7 @@ func (r *running) failure(timeout time.Duration) error {
 // statements of other databases (other tests share the server) are ignored,
 // anything touching the test database is an error.
 func ignoreOthers(db string) Translator {
-	return func(_ map[schema.TableID]*schema.Table, stmt, defaultDB string) (*DDLResult, error) {
+	return func(_ map[schema.TableID]*schema.Table, stmt, defaultDB string, _ time.Time) (*DDLResult, error) {
 		if defaultDB == db || strings.Contains(stmt, db) {
 			return nil, errors.New("test translator: unexpected statement")
 		}

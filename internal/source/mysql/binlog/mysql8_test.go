@@ -217,7 +217,7 @@ func TestMySQL8JSONAndGTIDs(t *testing.T) {
 		Info: SourceInfo{Flavor: FlavorMySQL, GTID: true}, ServerID: 9,
 		Start:  binlogpos.Position{File: "binlog.000007", Pos: 4, GTIDSet: sid.String() + ":1-5"},
 		Tables: map[schema.TableID]*schema.Table{tbl.TableID: tbl}, SchemaVersion: 3,
-		Translate: func(map[schema.TableID]*schema.Table, string, string) (*DDLResult, error) {
+		Translate: func(map[schema.TableID]*schema.Table, string, string, time.Time) (*DDLResult, error) {
 			return &DDLResult{Ignored: true}, nil
 		},
 	})

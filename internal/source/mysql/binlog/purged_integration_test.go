@@ -62,7 +62,7 @@ func TestPurgedBinlogIsAConfigurationError(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := Config{Source: src, Info: info, ServerID: 77, Start: start,
 				Log: testenv.Logger(),
-				Translate: func(map[schema.TableID]*schema.Table, string, string) (*DDLResult, error) {
+				Translate: func(map[schema.TableID]*schema.Table, string, string, time.Time) (*DDLResult, error) {
 					return &DDLResult{Ignored: true}, nil
 				}}
 			st, err := New(cfg)

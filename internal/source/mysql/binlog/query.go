@@ -93,7 +93,8 @@ func (s *Stream) statement(ctx context.Context, e *replication.QueryEvent, h *re
 		s.logger().Info("statement of a table left out of replication passed over", "statement", clip(q), "position", at.String())
 		return s.afterIgnored(ctx, h, logPos)
 	}
-	res, err := s.cfg.Translate(s.tables.tables, q, db)
+	at0 := statementTime(h, e)
+	res, err := s.cfg.Translate(s.tables.tables, q, db, at0)
 	if err != nil {
 		hint := ""
 		if !strings.Contains(err.Error(), "--skip-ddl") {
@@ -113,7 +114,8 @@ func (s *Stream) statement(ctx context.Context, e *replication.QueryEvent, h *re
 			"or skip knowingly with --skip-ddl '%s'", at, clip(q), suggestSkip(q))
 	}
 	collation, _ := clientCollation(e.StatusVars)
-	return s.schemaChange(ctx, q, db, collation, res, h, logPos)
+	ddl := &model.DDL{Database: db, Statement: q, ClientCollation: collation, NoForeignKeyChecks: noForeignKeyChecks(e.StatusVars), At: at0}
+	return s.schemaChange(ctx, ddl, res, h, logPos)
 }
 
 // afterIgnored moves the position past an ignored statement; inside a
@@ -125,9 +127,10 @@ func (s *Stream) afterIgnored(ctx context.Context, h *replication.EventHeader, l
 	return s.emitMarker(ctx, h, logPos)
 }
 
-// schemaChange installs the new table versions and emits the DDL Txn.
-// collation is the client collation of the statement's session (0: unknown).
-func (s *Stream) schemaChange(ctx context.Context, q, db string, collation uint16, res *DDLResult, h *replication.EventHeader, logPos uint32) error {
+// schemaChange installs the new table versions and emits the DDL Txn: ddl
+// is the statement as the source session ran it, completed here with res.
+func (s *Stream) schemaChange(ctx context.Context, ddl *model.DDL, res *DDLResult, h *replication.EventHeader, logPos uint32) error {
+	q := ddl.Statement
 	if err := s.gtid.commit(); err != nil {
 		return s.errorf(s.at(logPos), "%v", err)
 	}
@@ -138,13 +141,13 @@ func (s *Stream) schemaChange(ctx context.Context, q, db string, collation uint1
 		}
 	}
 	version := s.tables.version + 1
+	ddl.PG, ddl.Version, ddl.Tables, ddl.Dropped = res.PG, version, res.Tables, res.Dropped
 	txn := &model.Txn{
 		GTID:      s.pendingGTID,
 		End:       end,
 		Timestamp: time.Unix(int64(h.Timestamp), 0).UTC(),
 		Seq:       s.nextSeq(),
-		DDL: &model.DDL{Database: db, Statement: q, ClientCollation: collation, PG: res.PG, Version: version,
-			Tables: res.Tables, Dropped: res.Dropped},
+		DDL:       ddl,
 	}
 	s.pendingGTID = ""
 	s.tables.apply(version, res.Tables, res.Dropped)

@@ -19,7 +19,7 @@ import (
 // schema at the statement's position as long as the test waits for each
 // schema change before running the next statement.
 func reloading(f *fixture, fail string) Translator {
-	return func(cur map[schema.TableID]*schema.Table, stmt, db string) (*DDLResult, error) {
+	return func(cur map[schema.TableID]*schema.Table, stmt, db string, _ time.Time) (*DDLResult, error) {
 		if !strings.Contains(stmt, f.db) && db != f.db {
 			return &DDLResult{Ignored: true, Reason: "other database"}, nil
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-mysql-org/go-mysql/replication"
 
+	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
@@ -58,7 +59,7 @@ func (s *Stream) skip(ctx context.Context, q, db string, h *replication.EventHea
 	s.logger().Warn("skipping a statement knowingly (--skip-ddl): nothing runs on the target (make the equivalent change there yourself); "+
 		"the tables it names are re-read from the source and assumed to be defined now as right after it",
 		"statement", clip(q), "position", at.String(), "gtid", s.pendingGTID, "tables", inScope)
-	return s.schemaChange(ctx, q, db, 0, res, h, logPos) // nothing runs on the target
+	return s.schemaChange(ctx, &model.DDL{Database: db, Statement: q}, res, h, logPos) // nothing runs on the target
 }
 
 // isCreateTable reports whether a statement is a CREATE [TEMPORARY] TABLE.

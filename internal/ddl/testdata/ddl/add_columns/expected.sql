@@ -71,7 +71,8 @@ ALTER TABLE "src"."t" ALTER COLUMN "u" DROP DEFAULT;
 -- ALTER TABLE t ADD COLUMN code VARCHAR(10) UNIQUE, ADD COLUMN changed TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP
 ALTER TABLE "src"."t" ADD COLUMN "code" varchar(10);
 CREATE UNIQUE INDEX IF NOT EXISTS "t_code" ON "src"."t" ("code");
-ALTER TABLE "src"."t" ADD COLUMN "changed" timestamp(0) with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL;
+ALTER TABLE "src"."t" ADD COLUMN "changed" timestamp(0) with time zone DEFAULT '2024-05-06 07:08:09+00'::timestamptz NOT NULL;
+ALTER TABLE "src"."t" ALTER COLUMN "changed" SET DEFAULT CURRENT_TIMESTAMP;
 CREATE OR REPLACE FUNCTION "src"."t_on_update"() RETURNS trigger LANGUAGE plpgsql AS $sluice$
 BEGIN
   IF current_setting('sluice.apply', true) = 'on' THEN RETURN NEW; END IF;
@@ -82,7 +83,6 @@ BEGIN
 END
 $sluice$;
 CREATE OR REPLACE TRIGGER "sluice_on_update" BEFORE UPDATE ON "src"."t" FOR EACH ROW EXECUTE FUNCTION "src"."t_on_update"();
--- warning: src.t.changed: rows that exist get the target's current time, not the source's
 -- table src.t
 --   1 first_col varchar(5) utf8mb4_general_ci
 --   2 id int(11) NOT NULL
@@ -103,8 +103,8 @@ CREATE OR REPLACE TRIGGER "sluice_on_update" BEFORE UPDATE ON "src"."t" FOR EACH
 --   UNIQUE BTREE code (code)
 
 -- ALTER TABLE t ADD COLUMN expires DATETIME NOT NULL DEFAULT (CURRENT_TIMESTAMP + INTERVAL 1 DAY)
+DO $sluice$ BEGIN IF EXISTS (SELECT 1 FROM "src"."t") THEN RAISE EXCEPTION '%', 'sluice: the rows src.t held got the source''s time in its session''s zone for the new column expires (DEFAULT current_timestamp() + interval 1 day), which the binlog does not carry; to skip this statement knowingly, run with --skip-ddl ''ALTER TABLE t ADD*'' and set the column on the target yourself'; END IF; END $sluice$;
 ALTER TABLE "src"."t" ADD COLUMN "expires" timestamp(0) without time zone DEFAULT (LOCALTIMESTAMP + interval '1 days') NOT NULL;
--- warning: src.t.expires: rows that exist get the target's current time, not the source's
 -- table src.t
 --   1 first_col varchar(5) utf8mb4_general_ci
 --   2 id int(11) NOT NULL

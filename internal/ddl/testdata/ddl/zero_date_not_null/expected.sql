@@ -22,7 +22,7 @@ ALTER TABLE "src"."t" ALTER COLUMN "dt2" SET DEFAULT '2000-01-01 00:00:00';
 --   5 n int(11) NOT NULL
 
 -- ALTER TABLE t ADD PRIMARY KEY (id, ts)
-UPDATE "src"."t" SET "ts" = '-infinity' WHERE "ts" IS NULL;
+UPDATE "src"."t" SET "ts" = '2024-05-06 07:08:09+00'::timestamptz WHERE "ts" IS NULL;
 ALTER TABLE "src"."t" ADD CONSTRAINT "t_pkey" PRIMARY KEY ("id", "ts");
 -- table src.t
 --   1 id int(11) NOT NULL
