@@ -258,6 +258,19 @@ func TestMySQLTargetForeignKeysKeylessAndState(t *testing.T) {
 			opts.ChunkRows = 7
 			opts.Workers = 3
 			opts.TargetEngine = strings.ToLower(engine) // taken in the target's spelling
+			if engine == "ROCKSDB" {
+				// MyRocks has no foreign keys: child's ON DELETE CASCADE
+				// would never run there (the binlog does not carry the rows
+				// it deletes), so the snapshot refuses the table; with a
+				// plain foreign key it is left out harmlessly.
+				_, err := Run(ctx, opts)
+				if exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "child_parent") ||
+					!strings.Contains(err.Error(), "ON DELETE CASCADE") {
+					t.Fatalf("into ROCKSDB with an ON DELETE CASCADE: want exit 2 naming child_parent, got %v", err)
+				}
+				mustExec(t, my, "ALTER TABLE child DROP FOREIGN KEY child_parent")
+				mustExec(t, my, "ALTER TABLE child ADD CONSTRAINT child_parent FOREIGN KEY (parent_id) REFERENCES parent (id)")
+			}
 			rep, err := Run(ctx, opts)
 			if err != nil {
 				t.Fatal(err)
