@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
 	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
 	"github.com/sluice-db/sluice/internal/stream"
 	"github.com/sluice-db/sluice/internal/testenv"
@@ -20,7 +21,8 @@ import (
 // (no --yes and no terminal: exit 2, nothing removed), then writes their
 // tombstones: stream status no longer lists it, another stream of the prefix
 // keeps its state, the data topics keep their events, and the stream started
-// again is a new one (it snapshots again) instead of resuming.
+// again is a new one: refused over its old topics, with --reuse-topics it
+// snapshots again instead of resuming.
 func TestDropKafkaStream(t *testing.T) {
 	env := testenv.Get(t)
 	brokers := env.Kafka(t)
@@ -95,7 +97,14 @@ func TestDropKafkaStream(t *testing.T) {
 	if n := reads(); n != 2 {
 		t.Fatalf("%s holds %d snapshot events after the drop, want the 2 it had", topic, n)
 	}
-	if err := runStream(t, opts[0]); err != nil {
+	// Started again, a is a new stream over topics that hold its earlier
+	// history: refused (exit 2) unless the user asks to write into them.
+	if err := runStream(t, opts[0]); exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "--reuse-topics") {
+		t.Fatalf("stream a started again after its drop, over its old topics: want exit 2 naming --reuse-topics, got %v", err)
+	}
+	again := opts[0]
+	again.ReuseTopics = true
+	if err := runStream(t, again); err != nil {
 		t.Fatal(err)
 	}
 	if n := reads(); n != 4 {
