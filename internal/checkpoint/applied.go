@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/pipeline"
 )
 
 // The applied table records, per target transaction of the parallel apply,
@@ -52,12 +53,8 @@ func EnsureApplied(ctx context.Context, q Querier) error {
 	return nil
 }
 
-// AppliedRow is one row of the applied table.
-type AppliedRow struct {
-	Last  model.Position   // the row's key: its newest end position
-	Ends  []model.Position // every source transaction it covers
-	Start model.Position   // the checkpoint the run that wrote it started from (nil: none)
-}
+// AppliedRow is one row of the applied table; it lives in pipeline (see State).
+type AppliedRow = pipeline.AppliedRow
 
 // LoadApplied returns the applied rows of a stream, positions read back
 // with the source's decoder.

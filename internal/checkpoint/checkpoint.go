@@ -14,13 +14,14 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/pipeline"
 )
 
 // Schema is the PostgreSQL schema that holds sluice's own tables.
 const Schema = "sluice"
 
 // DefaultStream is the stream name used when --stream is not given.
-const DefaultStream = "default"
+const DefaultStream = pipeline.DefaultStream
 
 // Querier is what both a connection, a pool and a transaction offer.
 type Querier interface {
@@ -29,14 +30,9 @@ type Querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// State is the applied position of one stream.
-type State struct {
-	Position      model.Position // nil only in a State that was never saved
-	SchemaVersion int64
-	// SourceTime is the source commit time of the last applied transaction.
-	SourceTime time.Time
-	UpdatedAt  time.Time
-}
+// State is the applied position of one stream; it lives in pipeline so
+// the pipeline imports no engine's state store.
+type State = pipeline.State
 
 const ddl = `
 CREATE SCHEMA IF NOT EXISTS sluice;

@@ -74,7 +74,7 @@ func lockTables(ctx context.Context, db *sql.DB, tables []*schema.Table, wait ti
 	}
 	names := make([]string, len(tables))
 	for i, t := range tables {
-		names[i] = quoteMySQL(t.Database) + "." + quoteMySQL(t.Name)
+		names[i] = schema.QuoteMySQL(t.Database) + "." + schema.QuoteMySQL(t.Name)
 	}
 	if _, err := conn.ExecContext(ctx, "FLUSH TABLES "+strings.Join(names, ", ")+" WITH READ LOCK"); err != nil {
 		conn.Close()
@@ -96,8 +96,6 @@ func (l *readLock) release() {
 	l.conn.Close()
 	l.conn = nil
 }
-
-func quoteMySQL(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
 
 // reached reports whether a position covers the target.
 func reached(p, target binlogpos.Position) bool {

@@ -18,7 +18,7 @@ import (
 // showCreate runs SHOW CREATE <what> `db`.`name` and returns the column
 // named col. A NULL or missing column means the user may not read it.
 func showCreate(ctx context.Context, db *sql.DB, what, dbName, name, col string) (string, error) {
-	q := "SHOW CREATE " + what + " " + quoteMySQL(dbName) + "." + quoteMySQL(name)
+	q := "SHOW CREATE " + what + " " + schema.QuoteMySQL(dbName) + "." + schema.QuoteMySQL(name)
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", q, err)
@@ -49,8 +49,6 @@ func showCreate(ctx context.Context, db *sql.DB, what, dbName, name, col string)
 	}
 	return "", nil
 }
-
-func quoteMySQL(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // viewDef is what a view's translation needs from the source.
 type viewDef struct {

@@ -34,7 +34,7 @@ func (g *generator) generatedColumns() []*Object {
 				kind = "STORED"
 			}
 			o := &Object{Kind: KindGenerated, Database: t.Database, Name: t.Name + "." + c.Name,
-				MySQL: fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s) %s", quoteMySQL(c.Name), c.ColumnType, c.GenerationExpr, kind)}
+				MySQL: fmt.Sprintf("%s %s GENERATED ALWAYS AS (%s) %s", schema.QuoteMySQL(c.Name), c.ColumnType, c.GenerationExpr, kind)}
 			why := reasons[c.Name]
 			if why == "" {
 				why = "PostgreSQL cannot compute it exactly as MySQL does"

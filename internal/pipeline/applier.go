@@ -11,7 +11,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
 )
@@ -60,7 +59,7 @@ type Applier struct {
 	skip map[string]struct{}
 
 	opened bool
-	state  *checkpoint.State
+	state  *State
 	// runStart is the checkpoint position this run started from, recorded
 	// with every applied row (see checkpoint.InsertAppliedSQL).
 	runStart model.Position
@@ -158,7 +157,7 @@ func (a *Applier) Run(ctx context.Context, in <-chan *model.Txn) error {
 // loads the checkpoint (nil when the stream has none) and the applied
 // records above it. Start the source's stream at the returned position and
 // schema version; Run calls Open itself when the caller did not.
-func (a *Applier) Open(ctx context.Context) (*checkpoint.State, error) {
+func (a *Applier) Open(ctx context.Context) (*State, error) {
 	if a.opened {
 		return a.state, nil
 	}
@@ -184,7 +183,7 @@ func (a *Applier) Close() {
 }
 
 // load takes in the checkpoint and the applied rows above it.
-func (a *Applier) load(ctx context.Context, st *checkpoint.State, rows []checkpoint.AppliedRow) error {
+func (a *Applier) load(ctx context.Context, st *State, rows []AppliedRow) error {
 	start := mark{}
 	if st != nil {
 		start = mark{pos: st.Position, ts: st.SourceTime, schemaVersion: st.SchemaVersion}

@@ -3,8 +3,6 @@ package pipeline
 import (
 	"context"
 	"time"
-
-	"github.com/sluice-db/sluice/internal/checkpoint"
 )
 
 // checkpointLoop saves the low watermark every CheckpointInterval, and a
@@ -60,7 +58,7 @@ func (a *Applier) saveCheckpoint(ctx context.Context, durable bool) error {
 		return a.errorf("watermark %s is behind the saved checkpoint %s (a bug)", wm.pos, a.saved.pos)
 	}
 	covered := a.takeCovered(wm.pos)
-	err := a.sink.SaveCheckpoint(ctx, checkpoint.State{Position: wm.pos, SchemaVersion: wm.schemaVersion, SourceTime: wm.ts},
+	err := a.sink.SaveCheckpoint(ctx, State{Position: wm.pos, SchemaVersion: wm.schemaVersion, SourceTime: wm.ts},
 		covered, durable)
 	if err != nil {
 		a.restoreCovered(covered)

@@ -13,8 +13,6 @@ import (
 	"log/slog"
 	"runtime"
 	"time"
-
-	"github.com/sluice-db/sluice/internal/checkpoint"
 )
 
 // Config tunes the applier. Zero values take the documented defaults.
@@ -44,7 +42,7 @@ type Config struct {
 
 func (c Config) withDefaults() Config {
 	if c.Stream == "" {
-		c.Stream = checkpoint.DefaultStream
+		c.Stream = DefaultStream
 	}
 	if c.Workers <= 0 {
 		c.Workers = DefaultWorkers()

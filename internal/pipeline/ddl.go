@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
 )
@@ -34,7 +33,7 @@ func (d *dispatcher) applyDDL(ctx context.Context, t *model.Txn) error {
 	a.ckMu.Lock()
 	defer a.ckMu.Unlock()
 	ddl := t.DDL
-	if err := sess.ApplyDDL(ctx, t, checkpoint.State{Position: t.End, SchemaVersion: ddl.Version, SourceTime: t.Timestamp}); err != nil {
+	if err := sess.ApplyDDL(ctx, t, State{Position: t.End, SchemaVersion: ddl.Version, SourceTime: t.Timestamp}); err != nil {
 		return fmt.Errorf("apply: schema change at %s: %w", t.End, err)
 	}
 	a.takeCovered(t.End)

@@ -1,11 +1,8 @@
 package pipeline
 
 import (
-	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
@@ -26,6 +23,10 @@ type Error struct {
 	// DDL is the source statement when a schema change failed.
 	DDL string
 	Err error
+	// Detail is the target's detail line for Err (PostgreSQL's DETAIL),
+	// set by the sink that knows its driver's error type, so the pipeline
+	// imports none.
+	Detail string
 }
 
 func (e *Error) Error() string {
@@ -53,9 +54,8 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Err.Error())
-	var pgErr *pgconn.PgError
-	if errors.As(e.Err, &pgErr) && pgErr.Detail != "" {
-		b.WriteString(" (" + pgErr.Detail + ")")
+	if e.Detail != "" {
+		b.WriteString(" (" + e.Detail + ")")
 	}
 	return b.String()
 }

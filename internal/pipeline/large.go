@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
 )
 
@@ -64,7 +63,7 @@ func (d *dispatcher) applyLarge(ctx context.Context, first *model.Txn, in <-chan
 	}
 	a.ckMu.Lock()
 	defer a.ckMu.Unlock()
-	if err := lt.Commit(ctx, checkpoint.State{Position: end.End, SchemaVersion: d.version, SourceTime: end.Timestamp}); err != nil {
+	if err := lt.Commit(ctx, State{Position: end.End, SchemaVersion: d.version, SourceTime: end.Timestamp}); err != nil {
 		lt.Rollback()
 		return largeError(err, end)
 	}

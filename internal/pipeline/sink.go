@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 
-	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
 )
@@ -40,14 +39,14 @@ type Sink interface {
 	// run's last commit may still be in flight) and loads the stream's state:
 	// its checkpoint (nil when it has none) and the applied records above it.
 	// It is called once, before everything else.
-	Open(ctx context.Context) (*checkpoint.State, []checkpoint.AppliedRow, error)
+	Open(ctx context.Context) (*State, []AppliedRow, error)
 	// Session opens a connection for one worker, or for a schema change or a
 	// large transaction.
 	Session(ctx context.Context) (Session, error)
 	// SaveCheckpoint records st and deletes the applied records whose Last
 	// positions are covered, in one target transaction; durable waits until
 	// that transaction is durable.
-	SaveCheckpoint(ctx context.Context, st checkpoint.State, covered []model.Position, durable bool) error
+	SaveCheckpoint(ctx context.Context, st State, covered []model.Position, durable bool) error
 	// DeleteApplied deletes the applied records with these Last positions
 	// (records of another stream history, found at Open).
 	DeleteApplied(ctx context.Context, lasts []model.Position) error
@@ -75,7 +74,7 @@ type Session interface {
 	// ApplyDDL runs a schema change (t.DDL), records the new table versions
 	// in the schema history and saves st, in one target transaction where
 	// the target allows; every applied record is covered by st.
-	ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.State) error
+	ApplyDDL(ctx context.Context, t *model.Txn, st State) error
 	// BeginLarge starts the target transaction of a source transaction that
 	// arrives in fragments.
 	BeginLarge(ctx context.Context) (LargeTxn, error)
@@ -92,7 +91,7 @@ type LargeTxn interface {
 	Write(ctx context.Context, changes []Change) error
 	// Commit saves st with the rows (every applied record is covered by it)
 	// and commits.
-	Commit(ctx context.Context, st checkpoint.State) error
+	Commit(ctx context.Context, st State) error
 	Rollback()
 }
 
@@ -112,7 +111,7 @@ type Group struct {
 	// in place of the applied record (the Kafka sink does, so its state
 	// record stays small); one that does must still keep every checkpoint
 	// it saves from moving back.
-	Checkpoint *checkpoint.State
+	Checkpoint *State
 }
 
 // Change is one row change on its way into a target transaction, in the

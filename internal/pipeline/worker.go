@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
 )
 
@@ -169,7 +168,7 @@ func (w *worker) applyGroup(ctx context.Context, group []*item) error {
 	}
 	if w.a.cfg.Workers == 1 {
 		last := group[len(group)-1]
-		g.Checkpoint = &checkpoint.State{Position: last.txn.End, SchemaVersion: last.e.schemaVersion, SourceTime: last.txn.Timestamp}
+		g.Checkpoint = &State{Position: last.txn.End, SchemaVersion: last.e.schemaVersion, SourceTime: last.txn.Timestamp}
 	}
 	retried, err := w.sess.ApplyGroup(ctx, g, w.a.runStart)
 	if err != nil {

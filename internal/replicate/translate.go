@@ -51,7 +51,7 @@ func mysqlStatements(stmt string, res *ddl.Result) []string {
 	}
 	names := make([]string, len(res.Dropped))
 	for i, id := range res.Dropped {
-		names[i] = backquote(id.Database) + "." + backquote(id.Name)
+		names[i] = schema.QuoteMySQL(id.Database) + "." + schema.QuoteMySQL(id.Name)
 	}
 	return []string{"DROP TABLE IF EXISTS " + strings.Join(names, ", ")}
 }
@@ -87,6 +87,3 @@ func (r *runner) reload(ctx context.Context, ids []schema.TableID) (map[schema.T
 	}
 	return out, nil
 }
-
-// backquote quotes a MySQL identifier.
-func backquote(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

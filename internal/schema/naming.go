@@ -298,6 +298,10 @@ func (n Naming) QName(db, name string) string {
 // QuoteIdent quotes one PostgreSQL identifier, keeping its case.
 func QuoteIdent(name string) string { return pgx.Identifier{name}.Sanitize() }
 
+// QuoteMySQL quotes one MySQL/MariaDB identifier: backquotes, an inner
+// backquote doubled. It is the one copy every MySQL-facing package uses.
+func QuoteMySQL(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+
 // QuoteIdents quotes each name and joins them with ", ".
 func QuoteIdents(names []string) string {
 	q := make([]string, len(names))

@@ -112,3 +112,17 @@ func TestNamingUnmatched(t *testing.T) {
 		t.Errorf("Unmatched lists a matching entry:\n%s", got)
 	}
 }
+
+func TestQuoteMySQL(t *testing.T) {
+	for in, want := range map[string]string{
+		"t":      "`t`",
+		"a`b":    "`a``b`",
+		"``":     "``````",
+		"":       "``",
+		"Zürich": "`Zürich`",
+	} {
+		if got := QuoteMySQL(in); got != want {
+			t.Errorf("QuoteMySQL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

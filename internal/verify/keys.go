@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -108,14 +109,14 @@ func (p *tablePlan) myRangeWhere(lo, hi keyBound) (string, []any, error) {
 		for k := range b.bound {
 			var ands []string
 			for j := 0; j < k; j++ {
-				ands = append(ands, quoteMy(p.cols[p.key[j]].Name)+" = "+p.myPlaceholder(j))
+				ands = append(ands, schema.QuoteMySQL(p.cols[p.key[j]].Name)+" = "+p.myPlaceholder(j))
 				args = append(args, vals[j])
 			}
 			op := b.op
 			if b.op == "<" && k == len(b.bound)-1 {
 				op = "<="
 			}
-			ands = append(ands, quoteMy(p.cols[p.key[k]].Name)+" "+op+" "+p.myPlaceholder(k))
+			ands = append(ands, schema.QuoteMySQL(p.cols[p.key[k]].Name)+" "+op+" "+p.myPlaceholder(k))
 			args = append(args, vals[k])
 			ors = append(ors, "("+strings.Join(ands, " AND ")+")")
 		}
@@ -162,7 +163,7 @@ func (p *tablePlan) pgRangeWhere(lo, hi keyBound, first int) (string, []any, err
 func (p *tablePlan) myKeyOrder(n int) string {
 	parts := make([]string, n)
 	for k := range n {
-		parts[k] = quoteMy(p.cols[p.key[k]].Name)
+		parts[k] = schema.QuoteMySQL(p.cols[p.key[k]].Name)
 	}
 	return strings.Join(parts, ", ")
 }

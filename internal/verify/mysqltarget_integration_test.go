@@ -179,9 +179,9 @@ func dump(t *testing.T, m config.MySQL, table *schema.Table, database string) []
 	defer db.Close()
 	var sel []string
 	for _, c := range table.Columns {
-		sel = append(sel, typemap.SelectExpr(c, quoteMy(c.Name)))
+		sel = append(sel, typemap.SelectExpr(c, schema.QuoteMySQL(c.Name)))
 	}
-	rows, err := db.Query("SELECT " + strings.Join(sel, ", ") + " FROM " + quoteMy(database) + "." + quoteMy(table.Name))
+	rows, err := db.Query("SELECT " + strings.Join(sel, ", ") + " FROM " + schema.QuoteMySQL(database) + "." + schema.QuoteMySQL(table.Name))
 	if err != nil {
 		t.Fatalf("dump %s.%s: %v", database, table.Name, err)
 	}

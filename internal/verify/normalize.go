@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -58,9 +59,6 @@ type normColumn struct {
 // isJSON reports whether the column is compared in Go.
 func (c *normColumn) isJSON() bool { return c.Kind == typemap.KindJSON }
 
-// quoteMy quotes a MySQL identifier.
-func quoteMy(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
-
 // quotePG quotes a PostgreSQL identifier.
 func quotePG(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
@@ -68,7 +66,7 @@ func quotePG(name string) string { return `"` + strings.ReplaceAll(name, `"`, `"
 func newNormColumn(cc *typemap.ColumnConv, pgName string, opts typemap.Options) (*normColumn, error) {
 	c := cc.Column
 	n := &normColumn{Name: c.Name, PGName: pgName, Kind: cc.Kind}
-	my, pg := quoteMy(c.Name), quotePG(pgName)
+	my, pg := schema.QuoteMySQL(c.Name), quotePG(pgName)
 	var err error
 	n.MySQL, err = mysqlNorm(cc, my, opts)
 	if err != nil {

@@ -79,7 +79,7 @@ func newTablePlan(t *schema.Table, m *typemap.Mapper, naming schema.Naming, pgSc
 	p := &tablePlan{
 		table: t, conv: conv, opts: m.Options(), digest: digest,
 		name: t.Database + "." + t.Name, target: pgSchema + "." + naming.Table(t.TableID),
-		myTable: quoteMy(t.Database) + "." + quoteMy(t.Name),
+		myTable: schema.QuoteMySQL(t.Database) + "." + schema.QuoteMySQL(t.Name),
 		pgTable: quotePG(pgSchema) + "." + quotePG(naming.Table(t.TableID)),
 	}
 	var missing []string
@@ -176,7 +176,7 @@ func (p *tablePlan) buildSQL() {
 		c := p.cols[i]
 		myKey = append(myKey, "COALESCE("+c.MySQL+", '"+nullText+"')")
 		pgKey = append(pgKey, "COALESCE("+c.PG+", '"+nullText+"')")
-		p.myKeySel = append(p.myKeySel, typemap.SelectExpr(p.convs[i].Column, quoteMy(c.Name)))
+		p.myKeySel = append(p.myKeySel, typemap.SelectExpr(p.convs[i].Column, schema.QuoteMySQL(c.Name)))
 		p.pgKeySel = append(p.pgKeySel, quotePG(c.PGName))
 	}
 	p.myKeyText, p.pgKeyText = joinText(mysqlDialect, myKey), joinText(pgDialect, pgKey)
@@ -233,12 +233,12 @@ func targetColumns(ctx context.Context, pool *pgxpool.Pool, schemaName, table st
 // selectExprOf is what the snapshot selects for compared column i, so that
 // FromText converts it the same way.
 func selectExprOf(p *tablePlan, i int) string {
-	return typemap.SelectExpr(p.convs[i].Column, quoteMy(p.cols[i].Name))
+	return typemap.SelectExpr(p.convs[i].Column, schema.QuoteMySQL(p.cols[i].Name))
 }
 
 // rawSelected reports whether compared column i is read as its raw stored
 // bytes (text in a charset other than UTF-8: typemap.SelectExpr casts it to
 // BINARY); other text arrives as UTF-8 on sluice's utf8mb4 sessions.
 func (p *tablePlan) rawSelected(i int) bool {
-	return selectExprOf(p, i) == "CAST("+quoteMy(p.cols[i].Name)+" AS BINARY)"
+	return selectExprOf(p, i) == "CAST("+schema.QuoteMySQL(p.cols[i].Name)+" AS BINARY)"
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/sluice-db/sluice/internal/schema"
 )
 
 // Repair makes the target rows equal to a fresh read of the source rows:
@@ -141,7 +143,7 @@ func (p *tablePlan) freshUpserts(ctx context.Context, e *engine, keys [][]string
 	for _, key := range keys {
 		ands := make([]string, len(p.key))
 		for k, i := range p.key {
-			ands[k] = quoteMy(p.cols[i].Name) + " = " + p.myPlaceholder(k)
+			ands[k] = schema.QuoteMySQL(p.cols[i].Name) + " = " + p.myPlaceholder(k)
 			v, err := p.myArg(k, []byte(key[k]))
 			if err != nil {
 				return nil, err

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -148,7 +149,7 @@ func (p *tablePlan) denseIntKey(ctx context.Context, db *sql.DB) (*denseKey, err
 	if len(p.key) != 1 || p.cols[p.key[0]].Kind != typemap.KindInt {
 		return nil, nil
 	}
-	k := quoteMy(p.cols[p.key[0]].Name)
+	k := schema.QuoteMySQL(p.cols[p.key[0]].Name)
 	var lo, hi sql.NullInt64
 	// An exact count costs a scan of the key; the statistics' estimate is
 	// enough to choose the method (a wrong guess only makes chunks uneven).

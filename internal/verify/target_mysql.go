@@ -104,7 +104,7 @@ func (t *myTarget) table(ctx context.Context, st *schema.Table) (string, map[str
 }
 
 func (t *myTarget) prepare(p *tablePlan) {
-	p.tgtMy = quoteMy(t.database) + "." + quoteMy(p.table.Name)
+	p.tgtMy = schema.QuoteMySQL(t.database) + "." + schema.QuoteMySQL(p.table.Name)
 }
 
 func (t *myTarget) hasMD5(ctx context.Context) (bool, error) { return mysqlHasMD5(ctx, t.db) }
@@ -177,7 +177,7 @@ func (p *tablePlan) myKeyCond(k int, raw []byte) (string, any, error) {
 	i := p.key[k]
 	c := p.cols[i]
 	col := p.convs[i].Column
-	name := quoteMy(c.Name)
+	name := schema.QuoteMySQL(c.Name)
 	switch c.Kind {
 	case typemap.KindText, typemap.KindEnum, typemap.KindSet:
 		x := p.myValue(i)
@@ -223,7 +223,7 @@ func (p *tablePlan) myInsert() string {
 	cols := make([]string, len(p.cols))
 	vals := make([]string, len(p.cols))
 	for i, c := range p.cols {
-		cols[i] = quoteMy(c.Name)
+		cols[i] = schema.QuoteMySQL(c.Name)
 		vals[i] = p.myValue(i)
 	}
 	return "INSERT INTO " + p.tgtMy + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
@@ -236,7 +236,7 @@ func (p *tablePlan) myInsert() string {
 func (t *myTarget) upsertRow(p *tablePlan, vals [][]byte) (stmt, error) {
 	set := make([]string, len(p.cols))
 	for i, c := range p.cols {
-		set[i] = quoteMy(c.Name) + " = VALUES(" + quoteMy(c.Name) + ")"
+		set[i] = schema.QuoteMySQL(c.Name) + " = VALUES(" + schema.QuoteMySQL(c.Name) + ")"
 	}
 	return stmt{sql: p.myInsert() + " ON DUPLICATE KEY UPDATE " + strings.Join(set, ", "), args: rowArgs(vals)}, nil
 }

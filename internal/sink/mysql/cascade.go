@@ -43,7 +43,7 @@ func fkActions(t *schema.Table) []string {
 			acts = append(acts, "ON UPDATE "+strings.ToUpper(fk.OnUpdate))
 		}
 		if len(acts) > 0 {
-			out = append(out, fmt.Sprintf("%s (%s)", quoteIdent(fk.Name), strings.Join(acts, ", ")))
+			out = append(out, fmt.Sprintf("%s (%s)", schema.QuoteMySQL(fk.Name), strings.Join(acts, ", ")))
 		}
 	}
 	return out

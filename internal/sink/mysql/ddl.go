@@ -108,7 +108,7 @@ func (s *session) ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.Stat
 				return err
 			}
 		}
-		if _, err := s.conn.ExecContext(ctx, "USE "+quoteIdent(cfg.TargetDB)); err != nil {
+		if _, err := s.conn.ExecContext(ctx, "USE "+schema.QuoteMySQL(cfg.TargetDB)); err != nil {
 			return fail("USE "+cfg.TargetDB, err)
 		}
 		if err := s.runStatements(ctx, t, stmts, pending); err != nil {

@@ -223,19 +223,6 @@ func Quote[S string | []byte](buf []byte, s S) []byte {
 // escapes (0: copied as it is).
 var quoteEscapes = [256]byte{0: '0', '\n': 'n', '\r': 'r', '\\': '\\', '\'': '\'', 0x1a: 'Z'}
 
-// quoteIdent quotes an identifier with backticks.
-func quoteIdent(s string) string {
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '`')
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			b = append(b, '`')
-		}
-		b = append(b, s[i])
-	}
-	return string(append(b, '`'))
-}
-
 // mysqlJSONText spaces a compact JSON document as MySQL prints JSON: ", "
 // between elements and ": " after keys (outside strings only).
 func mysqlJSONText(doc []byte) []byte {

@@ -64,7 +64,7 @@ type plan struct {
 }
 
 func newPlan(t *schema.Table, targetDB string, mysqlJSON, rowAlias bool) (*plan, error) {
-	p := &plan{table: t, qtable: quoteIdent(targetDB) + "." + quoteIdent(t.Name)}
+	p := &plan{table: t, qtable: schema.QuoteMySQL(targetDB) + "." + schema.QuoteMySQL(t.Name)}
 	byName := map[string]int{}
 	names := make([]string, 0, len(t.Columns))
 	p.enc = make([]encoder, len(t.Columns))
@@ -75,8 +75,8 @@ func newPlan(t *schema.Table, targetDB string, mysqlJSON, rowAlias bool) (*plan,
 			continue
 		}
 		p.cols = append(p.cols, i)
-		names = append(names, quoteIdent(c.Name))
-		p.setNames = append(p.setNames, quoteIdent(c.Name)+"=")
+		names = append(names, schema.QuoteMySQL(c.Name))
+		p.setNames = append(p.setNames, schema.QuoteMySQL(c.Name)+"=")
 	}
 	if len(p.cols) == 0 {
 		return nil, fmt.Errorf("table %s has no column sluice can write", t.TableID)
@@ -92,7 +92,7 @@ func newPlan(t *schema.Table, targetDB string, mysqlJSON, rowAlias bool) (*plan,
 		tuple, tupleOK := make([]string, 0, len(p.cols)), true
 		for _, i := range p.cols {
 			c := t.Columns[i]
-			q := quoteIdent(c.Name)
+			q := schema.QuoteMySQL(c.Name)
 			switch {
 			case c.DataType == "json" && mysqlJSON:
 				p.where = append(p.where, [2]string{q + " <=> CAST(", " AS JSON)"})
@@ -166,7 +166,7 @@ func (p *plan) appendWhere(buf []byte, img []any) ([]byte, error) {
 			if n > 0 {
 				buf = append(buf, " AND "...)
 			}
-			buf = append(buf, quoteIdent(p.table.Columns[i].Name)...)
+			buf = append(buf, schema.QuoteMySQL(p.table.Columns[i].Name)...)
 			buf = append(buf, '=')
 			var err error
 			if buf, err = p.enc[i](buf, img[i]); err != nil {

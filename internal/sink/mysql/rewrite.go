@@ -3,6 +3,8 @@ package mysql
 import (
 	"strings"
 	"unicode"
+
+	"github.com/sluice-db/sluice/internal/schema"
 )
 
 // The source's DDL is replayed as written, with two rewrites done on its
@@ -203,7 +205,7 @@ func (r rewriter) rewrite(stmt string) string {
 				closeOfColumns = k
 			}
 		case (t.kind == tkWord || t.kind == tkQuoted) && punct(k+1, ".") && name(k) == r.sourceDB:
-			edits = append(edits, edit{t.start, t.end, quoteIdent(r.targetDB)})
+			edits = append(edits, edit{t.start, t.end, schema.QuoteMySQL(r.targetDB)})
 		case word(k, "ENGINE") && depth <= 1 && !punct(k-1, "."):
 			v := k + 1
 			if punct(v, "=") {

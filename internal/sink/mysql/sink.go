@@ -171,7 +171,7 @@ func (a *Sink) load(ctx context.Context, conn *sql.Conn) (*checkpoint.State, []c
 	if a.collations, a.charsets, err = readCollations(ctx, conn); err != nil {
 		return nil, nil, err
 	}
-	if _, err := conn.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(a.cfg.TargetDB)); err != nil {
+	if _, err := conn.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+schema.QuoteMySQL(a.cfg.TargetDB)); err != nil {
 		return nil, nil, fmt.Errorf("apply: create the target database %s: %w", a.cfg.TargetDB, err)
 	}
 	if err := EnsureState(ctx, conn, a.cfg.Engine); err != nil {

@@ -172,7 +172,7 @@ func (p *plan) caseCompatible(a, b *pipeline.Change) bool {
 func (p *plan) buildUpdateCase() {
 	p.updateCase = true
 	p.caseHead = "UPDATE " + p.qtable + " SET "
-	p.caseKey = quoteIdent(p.table.Columns[p.key[0]].Name)
+	p.caseKey = schema.QuoteMySQL(p.table.Columns[p.key[0]].Name)
 	pos := make(map[int]int, len(p.cols))
 	for n, i := range p.cols {
 		pos[i] = n
@@ -192,7 +192,7 @@ func (p *plan) buildUpdateCase() {
 // bytes (the literals are binary strings: a text column would make the
 // CASE convert them to its charset) and binary strings as they are.
 func caseElse(c schema.Column) string {
-	q := quoteIdent(c.Name)
+	q := schema.QuoteMySQL(c.Name)
 	switch strings.ToLower(c.DataType) {
 	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint":
 		return q

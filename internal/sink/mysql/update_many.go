@@ -205,7 +205,7 @@ func (p *plan) buildUpdateMany(rowAlias bool) {
 			if n > 0 {
 				tail += ","
 			}
-			q := quoteIdent(p.table.Columns[i].Name)
+			q := schema.QuoteMySQL(p.table.Columns[i].Name)
 			if rowAlias {
 				tail += q + "=new." + q
 			} else {
@@ -220,14 +220,14 @@ func (p *plan) buildUpdateMany(rowAlias bool) {
 		if n > 0 {
 			tail += " AND "
 		}
-		tail += "t." + quoteIdent(p.table.Columns[i].Name) + " = v.k" + strconv.Itoa(n)
+		tail += "t." + schema.QuoteMySQL(p.table.Columns[i].Name) + " = v.k" + strconv.Itoa(n)
 	}
 	tail += " SET "
 	for n, i := range p.setCols {
 		if n > 0 {
 			tail += ", "
 		}
-		tail += "t." + quoteIdent(p.table.Columns[i].Name) + " = v.c" + strconv.Itoa(n)
+		tail += "t." + schema.QuoteMySQL(p.table.Columns[i].Name) + " = v.c" + strconv.Itoa(n)
 	}
 	p.updateManyTail = tail
 }

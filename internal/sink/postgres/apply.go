@@ -147,7 +147,8 @@ func (s *session) ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.Stat
 	return pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
 		for _, q := range ddl.PG {
 			if _, err := tx.Exec(ctx, q); err != nil {
-				return &pipeline.Error{Position: t.End, GTID: t.GTID, DDL: ddl.Statement, SQL: q, Err: err}
+				return &pipeline.Error{Position: t.End, GTID: t.GTID, DDL: ddl.Statement, SQL: q, Err: err,
+					Detail: pgDetail(err)}
 			}
 		}
 		tables, err := withTargetOrder(ctx, tx, s.a.cfg.Naming, ddl.Tables)
@@ -215,7 +216,7 @@ func describe(err error, plans *planCache) error {
 		// the connection went away (a target restart).
 		return fmt.Errorf("apply: target statement %s: %w", pipeline.Shorten(se.stmt.sql, 80), se.err)
 	}
-	e := &pipeline.Error{SQL: se.stmt.sql, Err: se.err}
+	e := &pipeline.Error{SQL: se.stmt.sql, Err: se.err, Detail: pgDetail(se.err)}
 	if ch := se.stmt.ch; ch != nil {
 		e.Table = ch.Table.TableID
 		e.Op = ch.Op
@@ -234,6 +235,16 @@ func describe(err error, plans *planCache) error {
 		}
 	}
 	return e
+}
+
+// pgDetail is PostgreSQL's DETAIL line of err ("" when none), which
+// pipeline.Error prints after the message; the pipeline knows no driver.
+func pgDetail(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Detail
+	}
+	return ""
 }
 
 // isDataError reports whether err is PostgreSQL refusing the data (worth

@@ -43,8 +43,8 @@ func (k *Key) Names() []string {
 	return out
 }
 
-// QuoteMy quotes a MySQL identifier.
-func QuoteMy(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+// QuoteMy is schema.QuoteMySQL, kept under this name for its many callers.
+func QuoteMy(name string) string { return schema.QuoteMySQL(name) }
 
 // QuoteTable returns `db`.`table`.
 func QuoteTable(id schema.TableID) string { return QuoteMy(id.Database) + "." + QuoteMy(id.Name) }
