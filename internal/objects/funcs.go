@@ -124,6 +124,9 @@ func (x *xlate) function(e sqlparser.Expr, sc *scope) (pexpr, error) {
 	return pexpr{}, refuse("%s has no known PostgreSQL translation", sqlparser.String(e))
 }
 
+// namedFunc translates a call of the MySQL function name: the few that
+// take their arguments untranslated first, then those PostgreSQL has
+// under the same name, then the families below.
 func (x *xlate) namedFunc(name string, es []sqlparser.Expr, sc *scope) (pexpr, error) {
 	switch name {
 	case "substring_index":
@@ -158,159 +161,202 @@ func (x *xlate) namedFunc(name string, es []sqlparser.Expr, sc *scope) (pexpr, e
 		}
 		return pe(f.pg+"("+sqls(args)+")", res), nil
 	}
-	want := func(n int) error {
-		if len(args) != n {
-			return refuse("%s with %d arguments", name, len(args))
-		}
-		return nil
+	// The translators of the functions that differ from PostgreSQL's, by
+	// family; each says whether the name is its own.
+	families := [...]func(x *xlate, name string, es []sqlparser.Expr, args []pexpr, sc *scope) (pexpr, bool, error){
+		(*xlate).controlFunc, (*xlate).stringFunc, (*xlate).numericFunc, (*xlate).temporalFunc,
 	}
-	switch name {
-	case "ifnull", "coalesce":
-		if name == "ifnull" && len(args) != 2 || len(args) == 0 {
-			return pexpr{}, refuse("%s with %d arguments", name, len(args))
+	for _, family := range families {
+		if p, ok, err := family(x, name, es, args, sc); ok {
+			return p, err
 		}
-		vals, cls := x.unify(args)
-		return pe("coalesce("+sqls(vals)+")", cls), nil
-	case "nullif":
-		if err := want(2); err != nil {
-			return pexpr{}, err
-		}
-		return pe("nullif("+sqls(args)+")", args[0].cls), nil
-	case "if":
-		if err := want(3); err != nil {
-			return pexpr{}, err
-		}
-		c, err := x.boolExpr(es[0], sc)
-		if err != nil {
-			return pexpr{}, err
-		}
-		vals, cls := x.unify(args[1:])
-		return pe("(CASE WHEN "+c.sql+" THEN "+vals[0].sql+" ELSE "+vals[1].sql+" END)", cls), nil
-	case "concat":
-		// || yields NULL when any argument is NULL, as MySQL's CONCAT;
-		// PostgreSQL's concat() would skip NULLs.
-		if len(args) == 0 {
-			return pexpr{}, refuse("concat()")
-		}
-		parts := make([]string, len(args))
-		for i, a := range args {
-			parts[i] = x.asText(a).sql
-		}
-		return pe("("+strings.Join(parts, " || ")+")", cText), nil
-	case "concat_ws":
-		// Both skip NULL arguments after the separator and yield NULL for a
-		// NULL separator.
-		if len(args) < 2 {
-			return pexpr{}, refuse("concat_ws with %d arguments", len(args))
-		}
-		parts := make([]string, len(args))
-		for i, a := range args {
-			parts[i] = x.asText(a).sql
-		}
-		return pe("concat_ws("+strings.Join(parts, ", ")+")", cText), nil
-	case "greatest", "least":
-		vals, cls := x.unify(args)
-		x.note(strings.ToUpper(name) + ": MySQL returns NULL when an argument is NULL, PostgreSQL ignores NULLs")
-		return pe(name+"("+sqls(vals)+")", cls), nil
-	case "substring", "substr", "mid":
-		if len(es) < 2 || len(es) > 3 {
-			return pexpr{}, refuse("%s with %d arguments", name, len(es))
-		}
-		// MySQL counts a negative start from the end, PostgreSQL does not.
-		if from, ok := intLiteral(es[1]); !ok || from < 1 {
-			return pexpr{}, refuse("%s with a start that is not a positive constant", name)
-		}
-		out := "substr(" + args[0].sql + ", " + args[1].sql
-		if len(args) == 3 {
-			out += ", greatest(" + args[2].sql + ", 0)" // MySQL: a negative length gives ''
-		}
-		return pe(out+")", cText), nil
-	case "instr":
-		if err := want(2); err != nil {
-			return pexpr{}, err
-		}
-		x.textCompare(args[0])
-		return pe("strpos("+args[0].sql+", "+args[1].sql+")", cInt), nil
-	case "round":
-		if len(args) == 1 {
-			return pe("round("+args[0].sql+")", args[0].cls), nil
-		}
-		if err := want(2); err != nil {
-			return pexpr{}, err
-		}
-		return pe("round(("+args[0].sql+")::numeric, "+args[1].sql+")", cNum), nil
-	case "truncate":
-		if err := want(2); err != nil {
-			return pexpr{}, err
-		}
-		return pe("trunc(("+args[0].sql+")::numeric, "+args[1].sql+")", cNum), nil
-	case "mod":
-		if err := want(2); err != nil {
-			return pexpr{}, err
-		}
-		return pe("mod("+args[0].sql+", NULLIF("+args[1].sql+", 0))", args[0].cls), nil
-	case "space":
-		if err := want(1); err != nil {
-			return pexpr{}, err
-		}
-		return pe("repeat(' ', "+args[0].sql+")", cText), nil
-	case "date":
-		if err := want(1); err != nil {
-			return pexpr{}, err
-		}
-		return pe("("+args[0].sql+")::date", cDate), nil
-	case "datediff":
-		if err := want(2); err != nil {
-			return pexpr{}, err
-		}
-		return pe("(("+args[0].sql+")::date - ("+args[1].sql+")::date)", cInt), nil
-	case "to_days": // MariaDB stores DATEDIFF(a, b) as to_days(a) - to_days(b)
-		if err := want(1); err != nil {
-			return pexpr{}, err
-		}
-		return pe("(("+args[0].sql+")::date - DATE '0001-01-01' + 366)", cInt), nil
-	case "last_day":
-		if err := want(1); err != nil {
-			return pexpr{}, err
-		}
-		return pe("(date_trunc('month', "+args[0].sql+") + interval '1 month - 1 day')::date", cDate), nil
-	case "dayname", "monthname":
-		if err := want(1); err != nil {
-			return pexpr{}, err
-		}
-		f := map[string]string{"dayname": "FMDay", "monthname": "FMMonth"}[name]
-		return pe("to_char("+x.timestampArg(args[0])+", '"+f+"')", cText), nil
-	case "dayofweek":
-		if err := want(1); err != nil {
-			return pexpr{}, err
-		}
-		return pe("(EXTRACT(DOW FROM "+args[0].sql+")::integer + 1)", cInt), nil
-	case "weekday":
-		if err := want(1); err != nil {
-			return pexpr{}, err
-		}
-		return pe("(EXTRACT(ISODOW FROM "+args[0].sql+")::integer - 1)", cInt), nil
-	case "curdate", "current_date", "utc_date", "now", "curtime", "sysdate":
-		if len(args) > 1 {
-			return pexpr{}, refuse("%s with %d arguments", name, len(args))
-		}
-		fsp := 0
-		if len(es) == 1 {
-			n, ok := intLiteral(es[0])
-			if !ok {
-				return pexpr{}, refuse("%s with a non-constant precision", name)
-			}
-			fsp = n
-		}
-		return curTime(name, fsp)
-	case "uuid":
-		x.note("UUID() became gen_random_uuid() (version 4, not MySQL's version 1)")
-		return pe("gen_random_uuid()::text", cText), nil
 	}
 	if x.routines[x.db+"."+name] {
 		return pexpr{}, refuse("calls stored function %s.%s, which is not translated", x.db, name)
 	}
 	return pexpr{}, refuse("function %s() has no known PostgreSQL translation", name)
+}
+
+// wantArgs refuses a call of name with other than n arguments.
+func wantArgs(name string, args []pexpr, n int) error {
+	if len(args) != n {
+		return refuse("%s with %d arguments", name, len(args))
+	}
+	return nil
+}
+
+// controlFunc translates the NULL-handling and choice functions (IFNULL,
+// IF, GREATEST …) and UUID; ok is false for a name of another family.
+func (x *xlate) controlFunc(name string, es []sqlparser.Expr, args []pexpr, sc *scope) (pexpr, bool, error) {
+	switch name {
+	case "ifnull", "coalesce":
+		if name == "ifnull" && len(args) != 2 || len(args) == 0 {
+			return pexpr{}, true, refuse("%s with %d arguments", name, len(args))
+		}
+		vals, cls := x.unify(args)
+		return pe("coalesce("+sqls(vals)+")", cls), true, nil
+	case "nullif":
+		if err := wantArgs(name, args, 2); err != nil {
+			return pexpr{}, true, err
+		}
+		return pe("nullif("+sqls(args)+")", args[0].cls), true, nil
+	case "if":
+		if err := wantArgs(name, args, 3); err != nil {
+			return pexpr{}, true, err
+		}
+		c, err := x.boolExpr(es[0], sc)
+		if err != nil {
+			return pexpr{}, true, err
+		}
+		vals, cls := x.unify(args[1:])
+		return pe("(CASE WHEN "+c.sql+" THEN "+vals[0].sql+" ELSE "+vals[1].sql+" END)", cls), true, nil
+	case "greatest", "least":
+		vals, cls := x.unify(args)
+		x.note(strings.ToUpper(name) + ": MySQL returns NULL when an argument is NULL, PostgreSQL ignores NULLs")
+		return pe(name+"("+sqls(vals)+")", cls), true, nil
+	case "uuid":
+		x.note("UUID() became gen_random_uuid() (version 4, not MySQL's version 1)")
+		return pe("gen_random_uuid()::text", cText), true, nil
+	}
+	return pexpr{}, false, nil
+}
+
+// stringFunc translates the string functions whose arguments or NULL
+// handling differ from PostgreSQL's; ok is false for another family.
+func (x *xlate) stringFunc(name string, es []sqlparser.Expr, args []pexpr, sc *scope) (pexpr, bool, error) {
+	switch name {
+	case "concat":
+		// || yields NULL when any argument is NULL, as MySQL's CONCAT;
+		// PostgreSQL's concat() would skip NULLs.
+		if len(args) == 0 {
+			return pexpr{}, true, refuse("concat()")
+		}
+		parts := make([]string, len(args))
+		for i, a := range args {
+			parts[i] = x.asText(a).sql
+		}
+		return pe("("+strings.Join(parts, " || ")+")", cText), true, nil
+	case "concat_ws":
+		// Both skip NULL arguments after the separator and yield NULL for a
+		// NULL separator.
+		if len(args) < 2 {
+			return pexpr{}, true, refuse("concat_ws with %d arguments", len(args))
+		}
+		parts := make([]string, len(args))
+		for i, a := range args {
+			parts[i] = x.asText(a).sql
+		}
+		return pe("concat_ws("+strings.Join(parts, ", ")+")", cText), true, nil
+	case "substring", "substr", "mid":
+		if len(es) < 2 || len(es) > 3 {
+			return pexpr{}, true, refuse("%s with %d arguments", name, len(es))
+		}
+		// MySQL counts a negative start from the end, PostgreSQL does not.
+		if from, ok := intLiteral(es[1]); !ok || from < 1 {
+			return pexpr{}, true, refuse("%s with a start that is not a positive constant", name)
+		}
+		out := "substr(" + args[0].sql + ", " + args[1].sql
+		if len(args) == 3 {
+			out += ", greatest(" + args[2].sql + ", 0)" // MySQL: a negative length gives ''
+		}
+		return pe(out+")", cText), true, nil
+	case "instr":
+		if err := wantArgs(name, args, 2); err != nil {
+			return pexpr{}, true, err
+		}
+		x.textCompare(args[0])
+		return pe("strpos("+args[0].sql+", "+args[1].sql+")", cInt), true, nil
+	case "space":
+		if err := wantArgs(name, args, 1); err != nil {
+			return pexpr{}, true, err
+		}
+		return pe("repeat(' ', "+args[0].sql+")", cText), true, nil
+	}
+	return pexpr{}, false, nil
+}
+
+// numericFunc translates ROUND, TRUNCATE and MOD, whose argument types
+// or division by zero differ; ok is false for another family.
+func (x *xlate) numericFunc(name string, es []sqlparser.Expr, args []pexpr, sc *scope) (pexpr, bool, error) {
+	switch name {
+	case "round":
+		if len(args) == 1 {
+			return pe("round("+args[0].sql+")", args[0].cls), true, nil
+		}
+		if err := wantArgs(name, args, 2); err != nil {
+			return pexpr{}, true, err
+		}
+		return pe("round(("+args[0].sql+")::numeric, "+args[1].sql+")", cNum), true, nil
+	case "truncate":
+		if err := wantArgs(name, args, 2); err != nil {
+			return pexpr{}, true, err
+		}
+		return pe("trunc(("+args[0].sql+")::numeric, "+args[1].sql+")", cNum), true, nil
+	case "mod":
+		if err := wantArgs(name, args, 2); err != nil {
+			return pexpr{}, true, err
+		}
+		return pe("mod("+args[0].sql+", NULLIF("+args[1].sql+", 0))", args[0].cls), true, nil
+	}
+	return pexpr{}, false, nil
+}
+
+// temporalFunc translates the date and time functions; ok is false for
+// a name of another family.
+func (x *xlate) temporalFunc(name string, es []sqlparser.Expr, args []pexpr, sc *scope) (pexpr, bool, error) {
+	switch name {
+	case "date":
+		if err := wantArgs(name, args, 1); err != nil {
+			return pexpr{}, true, err
+		}
+		return pe("("+args[0].sql+")::date", cDate), true, nil
+	case "datediff":
+		if err := wantArgs(name, args, 2); err != nil {
+			return pexpr{}, true, err
+		}
+		return pe("(("+args[0].sql+")::date - ("+args[1].sql+")::date)", cInt), true, nil
+	case "to_days": // MariaDB stores DATEDIFF(a, b) as to_days(a) - to_days(b)
+		if err := wantArgs(name, args, 1); err != nil {
+			return pexpr{}, true, err
+		}
+		return pe("(("+args[0].sql+")::date - DATE '0001-01-01' + 366)", cInt), true, nil
+	case "last_day":
+		if err := wantArgs(name, args, 1); err != nil {
+			return pexpr{}, true, err
+		}
+		return pe("(date_trunc('month', "+args[0].sql+") + interval '1 month - 1 day')::date", cDate), true, nil
+	case "dayname", "monthname":
+		if err := wantArgs(name, args, 1); err != nil {
+			return pexpr{}, true, err
+		}
+		f := map[string]string{"dayname": "FMDay", "monthname": "FMMonth"}[name]
+		return pe("to_char("+x.timestampArg(args[0])+", '"+f+"')", cText), true, nil
+	case "dayofweek":
+		if err := wantArgs(name, args, 1); err != nil {
+			return pexpr{}, true, err
+		}
+		return pe("(EXTRACT(DOW FROM "+args[0].sql+")::integer + 1)", cInt), true, nil
+	case "weekday":
+		if err := wantArgs(name, args, 1); err != nil {
+			return pexpr{}, true, err
+		}
+		return pe("(EXTRACT(ISODOW FROM "+args[0].sql+")::integer - 1)", cInt), true, nil
+	case "curdate", "current_date", "utc_date", "now", "curtime", "sysdate":
+		if len(args) > 1 {
+			return pexpr{}, true, refuse("%s with %d arguments", name, len(args))
+		}
+		fsp := 0
+		if len(es) == 1 {
+			n, ok := intLiteral(es[0])
+			if !ok {
+				return pexpr{}, true, refuse("%s with a non-constant precision", name)
+			}
+			fsp = n
+		}
+		p, err := curTime(name, fsp)
+		return p, true, err
+	}
+	return pexpr{}, false, nil
 }
 
 // substringIndex translates SUBSTRING_INDEX(s, delim, n) for a constant n:

@@ -102,56 +102,13 @@ func (x *xlate) selectStmt(n *sqlparser.Select, parent *scope) (string, []outCol
 	if n.Distinct {
 		b.WriteString("DISTINCT ")
 	}
-	var from []string
-	for _, te := range n.From {
-		f, err := x.tableExpr(te, sc)
-		if err != nil {
-			return "", nil, err
-		}
-		if f != "" {
-			from = append(from, f)
-		}
+	from, err := x.fromList(n.From, sc)
+	if err != nil {
+		return "", nil, err
 	}
-	var items []string
-	var cols []outCol
-	for _, se := range n.GetColumns() {
-		switch s := se.(type) {
-		case *sqlparser.StarExpr:
-			item, star, err := x.star(s, sc)
-			if err != nil {
-				return "", nil, err
-			}
-			items = append(items, item)
-			cols = append(cols, star...)
-		case *sqlparser.AliasedExpr:
-			e, err := x.expr(s.Expr, sc)
-			if err != nil {
-				return "", nil, err
-			}
-			e = toVal(e)
-			name := s.As.String()
-			if name == "" {
-				if cn, ok := s.Expr.(*sqlparser.ColName); ok {
-					name = cn.Name.String()
-				} else {
-					name = sqlparser.String(s.Expr)
-				}
-			}
-			item := e.sql
-			if !s.As.IsEmpty() {
-				item += " AS " + schema.QuoteIdent(x.naming.Ident(name))
-			}
-			items = append(items, item)
-			info := e.col
-			if info == nil {
-				info = &colInfo{cls: e.cls, scale: -1}
-			}
-			cols = append(cols, outCol{name: name, info: &colInfo{name: name, cls: info.cls, scale: info.scale,
-				ci: info.ci, float: info.float, tz: info.tz}})
-			sc.aliases[strings.ToLower(name)] = e
-		default:
-			return "", nil, refuse("select item %s", sqlparser.String(se))
-		}
+	items, cols, err := x.selectItems(n.GetColumns(), sc)
+	if err != nil {
+		return "", nil, err
 	}
 	b.WriteString(strings.Join(items, ", "))
 	if len(from) > 0 {
@@ -165,19 +122,11 @@ func (x *xlate) selectStmt(n *sqlparser.Select, parent *scope) (string, []outCol
 		b.WriteString(" WHERE " + w.sql)
 	}
 	if n.GroupBy != nil && len(n.GroupBy.Exprs) > 0 {
-		if n.GroupBy.WithRollup {
-			return "", nil, refuse("GROUP BY … WITH ROLLUP")
+		g, err := x.groupBy(n.GroupBy, sc)
+		if err != nil {
+			return "", nil, err
 		}
-		var g []string
-		for _, e := range n.GroupBy.Exprs {
-			p, err := x.expr(e, sc)
-			if err != nil {
-				return "", nil, err
-			}
-			x.textCompare(p) // groups of a case-insensitive collation
-			g = append(g, p.sql)
-		}
-		b.WriteString(" GROUP BY " + strings.Join(g, ", "))
+		b.WriteString(g)
 	}
 	sc.aliasFirst = true
 	if n.Having != nil {
@@ -193,6 +142,97 @@ func (x *xlate) selectStmt(n *sqlparser.Select, parent *scope) (string, []outCol
 	}
 	b.WriteString(tail)
 	return b.String(), cols, nil
+}
+
+// fromList translates the FROM clause's table expressions, leaving out
+// those that translate to nothing.
+func (x *xlate) fromList(tes []sqlparser.TableExpr, sc *scope) ([]string, error) {
+	var from []string
+	for _, te := range tes {
+		f, err := x.tableExpr(te, sc)
+		if err != nil {
+			return nil, err
+		}
+		if f != "" {
+			from = append(from, f)
+		}
+	}
+	return from, nil
+}
+
+// selectItems translates the select list: the items' SQL and the output
+// columns, each aliased item made known to the scope by its name.
+func (x *xlate) selectItems(ses []sqlparser.SelectExpr, sc *scope) ([]string, []outCol, error) {
+	var items []string
+	var cols []outCol
+	for _, se := range ses {
+		switch s := se.(type) {
+		case *sqlparser.StarExpr:
+			item, star, err := x.star(s, sc)
+			if err != nil {
+				return nil, nil, err
+			}
+			items = append(items, item)
+			cols = append(cols, star...)
+		case *sqlparser.AliasedExpr:
+			item, col, err := x.aliasedItem(s, sc)
+			if err != nil {
+				return nil, nil, err
+			}
+			items = append(items, item)
+			cols = append(cols, col)
+		default:
+			return nil, nil, refuse("select item %s", sqlparser.String(se))
+		}
+	}
+	return items, cols, nil
+}
+
+// aliasedItem translates one expression of the select list; its name is
+// the alias, the column's name or the expression's text, as MySQL names it.
+func (x *xlate) aliasedItem(s *sqlparser.AliasedExpr, sc *scope) (string, outCol, error) {
+	e, err := x.expr(s.Expr, sc)
+	if err != nil {
+		return "", outCol{}, err
+	}
+	e = toVal(e)
+	name := s.As.String()
+	if name == "" {
+		if cn, ok := s.Expr.(*sqlparser.ColName); ok {
+			name = cn.Name.String()
+		} else {
+			name = sqlparser.String(s.Expr)
+		}
+	}
+	item := e.sql
+	if !s.As.IsEmpty() {
+		item += " AS " + schema.QuoteIdent(x.naming.Ident(name))
+	}
+	info := e.col
+	if info == nil {
+		info = &colInfo{cls: e.cls, scale: -1}
+	}
+	col := outCol{name: name, info: &colInfo{name: name, cls: info.cls, scale: info.scale,
+		ci: info.ci, float: info.float, tz: info.tz}}
+	sc.aliases[strings.ToLower(name)] = e
+	return item, col, nil
+}
+
+// groupBy translates a GROUP BY clause, refusing WITH ROLLUP.
+func (x *xlate) groupBy(gb *sqlparser.GroupBy, sc *scope) (string, error) {
+	if gb.WithRollup {
+		return "", refuse("GROUP BY … WITH ROLLUP")
+	}
+	var g []string
+	for _, e := range gb.Exprs {
+		p, err := x.expr(e, sc)
+		if err != nil {
+			return "", err
+		}
+		x.textCompare(p) // groups of a case-insensitive collation
+		g = append(g, p.sql)
+	}
+	return " GROUP BY " + strings.Join(g, ", "), nil
 }
 
 // orderLimit translates ORDER BY (with MySQL's NULL ordering: first when
