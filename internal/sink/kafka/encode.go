@@ -261,6 +261,8 @@ func (f *field) value(v any, fromText bool) (any, error) {
 	return out, nil
 }
 
+// newField compiles the column's conversion and picks its Debezium schema
+// and encoder by the family of its kind.
 func newField(m *typemap.Mapper, id schema.TableID, c schema.Column) (*field, error) {
 	conv, err := m.CompileColumn(id, c)
 	if err != nil {
@@ -268,36 +270,52 @@ func newField(m *typemap.Mapper, id schema.TableID, c schema.Column) (*field, er
 	}
 	name, _ := json.Marshal(c.Name)
 	f := &field{col: c, conv: conv, name: name}
-	prim := func(t string) map[string]any { return map[string]any{"type": t} }
-	named := func(t, name string, params map[string]string) map[string]any {
-		s := map[string]any{"type": t, "name": name, "version": 1}
-		if params != nil {
-			s["parameters"] = params
-		}
-		return s
+	if !numericField(f, c, conv.Kind) && !temporalField(f, c, conv.Kind) && !stringField(f, c, conv.Kind) {
+		return nil, fmt.Errorf("table %s column %s: no Kafka encoding for %s", id, c.Name, c.ColumnType)
 	}
-	unexpected := func(v any) (any, error) { return nil, fmt.Errorf("unexpected value %T", v) }
-	switch conv.Kind {
+	return f, nil
+}
+
+// primSchema is the Connect schema of a primitive type.
+func primSchema(t string) map[string]any { return map[string]any{"type": t} }
+
+// namedSchema is the Connect schema of a logical type: a primitive with a
+// name, a version and parameters.
+func namedSchema(t, name string, params map[string]string) map[string]any {
+	s := map[string]any{"type": t, "name": name, "version": 1}
+	if params != nil {
+		s["parameters"] = params
+	}
+	return s
+}
+
+// unexpectedValue is an encoder's error for a value of the wrong type.
+func unexpectedValue(v any) (any, error) { return nil, fmt.Errorf("unexpected value %T", v) }
+
+// numericField sets the Connect schema and encoder of an integer, decimal,
+// floating-point or bit column; false for a kind of another family.
+func numericField(f *field, c schema.Column, kind typemap.Kind) bool {
+	switch kind {
 	case typemap.KindInt, typemap.KindYear:
-		f.schema = prim(intType(c))
-		if conv.Kind == typemap.KindYear {
-			f.schema = named("int32", "io.debezium.time.Year", nil)
+		f.schema = primSchema(intType(c))
+		if kind == typemap.KindYear {
+			f.schema = namedSchema("int32", "io.debezium.time.Year", nil)
 		}
 		f.encode = func(v any) (any, error) {
 			switch x := v.(type) {
 			case int16, int32, int64:
 				return x, nil
 			}
-			return unexpected(v)
+			return unexpectedValue(v)
 		}
 	case typemap.KindUint64:
 		// bigint.unsigned.handling.mode=long (Debezium's default): the
 		// 64 bits as a signed long; values above 2^63-1 read negative.
-		f.schema = prim("int64")
+		f.schema = primSchema("int64")
 		f.encode = func(v any) (any, error) {
 			n, ok := v.(pgtype.Numeric)
 			if !ok || n.Int == nil {
-				return unexpected(v)
+				return unexpectedValue(v)
 			}
 			return int64(n.Int.Uint64()), nil
 		}
@@ -305,44 +323,44 @@ func newField(m *typemap.Mapper, id schema.TableID, c schema.Column) (*field, er
 		// decimal.handling.mode=precise: Connect Decimal, the unscaled
 		// value's two's-complement big-endian bytes (base64 in JSON).
 		scale := c.Scale
-		f.schema = named("bytes", "org.apache.kafka.connect.data.Decimal",
+		f.schema = namedSchema("bytes", "org.apache.kafka.connect.data.Decimal",
 			map[string]string{"scale": strconv.Itoa(scale), "connect.decimal.precision": strconv.Itoa(c.Precision)})
 		f.encode = func(v any) (any, error) {
 			n, ok := v.(pgtype.Numeric)
 			if !ok || n.Int == nil || n.NaN || n.InfinityModifier != pgtype.Finite {
-				return unexpected(v)
+				return unexpectedValue(v)
 			}
 			return decimalBytes(n.Int, int(n.Exp), scale)
 		}
 	case typemap.KindFloat32:
-		f.schema = prim("float")
+		f.schema = primSchema("float")
 		f.encode = func(v any) (any, error) {
 			x, ok := v.(float32)
 			if !ok {
-				return unexpected(v)
+				return unexpectedValue(v)
 			}
 			return json.Number(strconv.FormatFloat(float64(x), 'g', -1, 32)), nil
 		}
 	case typemap.KindFloat64:
-		f.schema = prim("double")
+		f.schema = primSchema("double")
 		f.encode = func(v any) (any, error) {
 			x, ok := v.(float64)
 			if !ok {
-				return unexpected(v)
+				return unexpectedValue(v)
 			}
 			return x, nil
 		}
 	case typemap.KindBit:
 		width := c.Precision
 		if width <= 1 {
-			f.schema = prim("boolean")
+			f.schema = primSchema("boolean")
 		} else {
-			f.schema = named("bytes", "io.debezium.data.Bits", map[string]string{"length": strconv.Itoa(width)})
+			f.schema = namedSchema("bytes", "io.debezium.data.Bits", map[string]string{"length": strconv.Itoa(width)})
 		}
 		f.encode = func(v any) (any, error) {
 			b, ok := v.(pgtype.Bits)
 			if !ok {
-				return unexpected(v)
+				return unexpectedValue(v)
 			}
 			var u uint64
 			for i := 0; i < int(b.Len); i++ {
@@ -356,12 +374,22 @@ func newField(m *typemap.Mapper, id schema.TableID, c schema.Column) (*field, er
 			binary.LittleEndian.PutUint64(out, u)
 			return out[:(width+7)/8], nil
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// temporalField sets the Debezium time schema and encoder of a date, time
+// or timestamp column; false for a kind of another family.
+func temporalField(f *field, c schema.Column, kind typemap.Kind) bool {
+	switch kind {
 	case typemap.KindDate:
-		f.schema = named("int32", "io.debezium.time.Date", nil)
+		f.schema = namedSchema("int32", "io.debezium.time.Date", nil)
 		f.encode = func(v any) (any, error) {
 			d, ok := v.(pgtype.Date)
 			if !ok {
-				return unexpected(v)
+				return unexpectedValue(v)
 			}
 			if d.InfinityModifier != pgtype.Finite {
 				return int32(0), nil // a zero date in a NOT NULL column: the epoch day, as Debezium
@@ -371,14 +399,14 @@ func newField(m *typemap.Mapper, id schema.TableID, c schema.Column) (*field, er
 	case typemap.KindDateTime:
 		fsp := c.FracDigits
 		if fsp <= 3 {
-			f.schema = named("int64", "io.debezium.time.Timestamp", nil)
+			f.schema = namedSchema("int64", "io.debezium.time.Timestamp", nil)
 		} else {
-			f.schema = named("int64", "io.debezium.time.MicroTimestamp", nil)
+			f.schema = namedSchema("int64", "io.debezium.time.MicroTimestamp", nil)
 		}
 		f.encode = func(v any) (any, error) {
 			ts, ok := v.(pgtype.Timestamp)
 			if !ok {
-				return unexpected(v)
+				return unexpectedValue(v)
 			}
 			if ts.InfinityModifier != pgtype.Finite {
 				return int64(0), nil
@@ -390,11 +418,11 @@ func newField(m *typemap.Mapper, id schema.TableID, c schema.Column) (*field, er
 		}
 	case typemap.KindTimestamp:
 		fsp := c.FracDigits
-		f.schema = named("string", "io.debezium.time.ZonedTimestamp", nil)
+		f.schema = namedSchema("string", "io.debezium.time.ZonedTimestamp", nil)
 		f.encode = func(v any) (any, error) {
 			ts, ok := v.(pgtype.Timestamptz)
 			if !ok {
-				return unexpected(v)
+				return unexpectedValue(v)
 			}
 			if ts.InfinityModifier != pgtype.Finite {
 				return zonedTimestamp(time.Unix(0, 0), fsp), nil
@@ -402,23 +430,33 @@ func newField(m *typemap.Mapper, id schema.TableID, c schema.Column) (*field, er
 			return zonedTimestamp(ts.Time, fsp), nil
 		}
 	case typemap.KindTime:
-		f.schema = named("int64", "io.debezium.time.MicroTime", nil)
+		f.schema = namedSchema("int64", "io.debezium.time.MicroTime", nil)
 		f.encode = func(v any) (any, error) {
 			iv, ok := v.(pgtype.Interval)
 			if !ok {
-				return unexpected(v)
+				return unexpectedValue(v)
 			}
 			return iv.Microseconds + int64(iv.Days)*86400e6, nil
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// stringField sets the schema and encoder of a text-like, binary or
+// geometry column; false for a kind of another family.
+func stringField(f *field, c schema.Column, kind typemap.Kind) bool {
+	switch kind {
 	case typemap.KindText, typemap.KindEnum, typemap.KindSet, typemap.KindJSON, typemap.KindUUID, typemap.KindInet:
-		f.schema = prim("string")
-		switch conv.Kind {
+		f.schema = primSchema("string")
+		switch kind {
 		case typemap.KindEnum:
-			f.schema = named("string", "io.debezium.data.Enum", map[string]string{"allowed": strings.Join(c.Elements, ",")})
+			f.schema = namedSchema("string", "io.debezium.data.Enum", map[string]string{"allowed": strings.Join(c.Elements, ",")})
 		case typemap.KindSet:
-			f.schema = named("string", "io.debezium.data.EnumSet", map[string]string{"allowed": strings.Join(c.Elements, ",")})
+			f.schema = namedSchema("string", "io.debezium.data.EnumSet", map[string]string{"allowed": strings.Join(c.Elements, ",")})
 		case typemap.KindJSON:
-			f.schema = named("string", "io.debezium.data.Json", nil)
+			f.schema = namedSchema("string", "io.debezium.data.Json", nil)
 			f.rawJSON = utf8Charset(c.Charset) || c.Charset == "" || strings.EqualFold(c.Charset, "binary")
 		case typemap.KindText:
 			f.utf8Text = utf8Charset(c.Charset)
@@ -436,14 +474,14 @@ func newField(m *typemap.Mapper, id schema.TableID, c schema.Column) (*field, er
 			case [16]byte:
 				return uuidString(x), nil
 			}
-			return unexpected(v)
+			return unexpectedValue(v)
 		}
 	case typemap.KindBinary:
-		f.schema = prim("bytes") // binary.handling.mode=bytes: base64 in JSON
+		f.schema = primSchema("bytes") // binary.handling.mode=bytes: base64 in JSON
 		f.encode = func(v any) (any, error) {
 			b, ok := v.([]byte)
 			if !ok {
-				return unexpected(v)
+				return unexpectedValue(v)
 			}
 			return b, nil
 		}
@@ -454,14 +492,14 @@ func newField(m *typemap.Mapper, id schema.TableID, c schema.Column) (*field, er
 		f.encode = func(v any) (any, error) {
 			b, ok := v.([]byte)
 			if !ok || len(b) < 4 {
-				return unexpected(v)
+				return unexpectedValue(v)
 			}
 			return map[string]any{"wkb": b[4:], "srid": int32(binary.LittleEndian.Uint32(b[:4]))}, nil
 		}
 	default:
-		return nil, fmt.Errorf("table %s column %s: no Kafka encoding for %s", id, c.Name, c.ColumnType)
+		return false
 	}
-	return f, nil
+	return true
 }
 
 // intType is Debezium's Connect type of a MySQL integer column.
