@@ -155,120 +155,182 @@ func RetargetQualifiers(stmt, sourceDB, targetDB string) string {
 	return rewriter{sourceDB: sourceDB, targetDB: targetDB}.rewrite(stmt)
 }
 
-func (r rewriter) rewrite(stmt string) string {
+// sigToks are a statement's significant tokens (no spaces or comments),
+// addressed by their index k among them.
+type sigToks struct {
+	stmt string
+	toks []tok
+	sig  []int // indexes of significant tokens
+}
+
+func newSigToks(stmt string) sigToks {
 	toks := lexSQL(stmt)
-	var sig []int // indexes of significant tokens
+	var sig []int
 	for i, t := range toks {
 		if t.kind != tkSpace {
 			sig = append(sig, i)
 		}
 	}
-	text := func(k int) string { t := toks[sig[k]]; return stmt[t.start:t.end] }
-	kind := func(k int) tokKind { return toks[sig[k]].kind }
-	word := func(k int, w string) bool {
-		return k >= 0 && k < len(sig) && kind(k) == tkWord && strings.EqualFold(text(k), w)
-	}
-	punct := func(k int, p string) bool { return k >= 0 && k < len(sig) && kind(k) == tkPunct && text(k) == p }
-	name := func(k int) string {
-		s := text(k)
-		if kind(k) == tkQuoted {
-			return strings.ReplaceAll(s[1:len(s)-1], "``", "`")
-		}
-		return s
-	}
+	return sigToks{stmt: stmt, toks: toks, sig: sig}
+}
 
-	var edits []edit
+func (s sigToks) tok(k int) tok      { return s.toks[s.sig[k]] }
+func (s sigToks) text(k int) string  { t := s.toks[s.sig[k]]; return s.stmt[t.start:t.end] }
+func (s sigToks) kind(k int) tokKind { return s.toks[s.sig[k]].kind }
+func (s sigToks) word(k int, w string) bool {
+	return k >= 0 && k < len(s.sig) && s.kind(k) == tkWord && strings.EqualFold(s.text(k), w)
+}
+func (s sigToks) punct(k int, p string) bool {
+	return k >= 0 && k < len(s.sig) && s.kind(k) == tkPunct && s.text(k) == p
+}
+
+// name is the identifier of token k, unquoted.
+func (s sigToks) name(k int) string {
+	t := s.text(k)
+	if s.kind(k) == tkQuoted {
+		return strings.ReplaceAll(t[1:len(t)-1], "``", "`")
+	}
+	return t
+}
+
+// rewriteScan is what rewrite's pass over the tokens collects: the edits,
+// the parenthesis depth, and for a CREATE TABLE where its column list ends
+// and whether it names an engine and a collation.
+type rewriteScan struct {
+	edits                 []edit
+	depth                 int
+	hasEngine, hasCollate bool
+	create                int  // CREATE TABLE's TABLE token, or -1
+	like                  bool // CREATE TABLE … LIKE
+	openAt                int  // the '(' opening the column list, or -1
+	closeOfColumns        int  // the token index of the ')' ending a CREATE TABLE's column list
+}
+
+func (r rewriter) rewrite(stmt string) string {
+	s := newSigToks(stmt)
+	sc := &rewriteScan{openAt: -1, closeOfColumns: -1}
 	// DROP TABLE t: the source no longer has t, and neither must the
 	// target, also when it never had it (a CREATE skipped with --skip-ddl,
 	// a table left out of the target), which the statement as written
 	// refuses (Error 1051), stopping replication for nothing.
-	if word(0, "DROP") && word(1, "TABLE") && !word(2, "IF") {
-		at := toks[sig[1]].end
-		edits = append(edits, edit{at, at, " IF EXISTS"})
+	if s.word(0, "DROP") && s.word(1, "TABLE") && !s.word(2, "IF") {
+		at := s.tok(1).end
+		sc.edits = append(sc.edits, edit{at, at, " IF EXISTS"})
 	}
-	depth := 0
-	hasEngine, hasCollate := false, false
-	closeOfColumns := -1 // the token index of the ')' ending a CREATE TABLE's column list
-	create, like := r.createTable(sig, word, punct)
-	openAt := -1
-	for k := 0; k < len(sig); k++ {
-		t := toks[sig[k]]
-		switch {
-		case punct(k, "("):
-			if create >= 0 && openAt < 0 && depth == 0 && k > create {
-				openAt = k
-			}
-			depth++
-		case punct(k, ")"):
-			depth--
-			if depth == 0 && openAt >= 0 && closeOfColumns < 0 {
-				closeOfColumns = k
-			}
-		case (t.kind == tkWord || t.kind == tkQuoted) && punct(k+1, ".") && name(k) == r.sourceDB:
-			edits = append(edits, edit{t.start, t.end, schema.QuoteMySQL(r.targetDB)})
-		case word(k, "ENGINE") && depth <= 1 && !punct(k-1, "."):
-			v := k + 1
-			if punct(v, "=") {
-				v++
-			} else if !(depth == 0 && v < len(sig) && knownEngines[strings.ToLower(name(v))]) {
-				continue
-			}
-			if v >= len(sig) || kind(v) == tkString || kind(v) == tkPunct {
-				continue
-			}
-			hasEngine = true
-			if r.engine != "" {
-				vt := toks[sig[v]]
-				edits = append(edits, edit{vt.start, vt.end, r.engine})
-			}
-		case word(k, "COLLATE"):
-			if depth == 0 {
-				hasCollate = true
-			}
-			v := k + 1
-			if punct(v, "=") {
-				v++
-			}
-			if r.mapCollation != nil && v < len(sig) && (kind(v) == tkWord || kind(v) == tkString || kind(v) == tkQuoted) {
-				if c := r.mapCollation(strings.Trim(name(v), "'\"")); c != "" {
-					vt := toks[sig[v]]
-					edits = append(edits, edit{vt.start, vt.end, c})
-				}
-			}
-		case r.utf8mb4Collation != "" && depth <= 1 && (word(k, "CHARSET") || word(k, "CHARACTER") && word(k+1, "SET")):
-			v := k + 1
-			if word(k, "CHARACTER") {
-				v++
-			}
-			if punct(v, "=") {
-				v++
-			}
-			if v < len(sig) && strings.EqualFold(strings.Trim(name(v), "'\""), "utf8mb4") && !word(v+1, "COLLATE") &&
-				!(word(v+1, "DEFAULT") && word(v+2, "COLLATE")) {
-				at := toks[sig[v]].end
-				edits = append(edits, edit{at, at, " COLLATE " + r.utf8mb4Collation})
-				if depth == 0 {
-					hasCollate = true
-				}
-			}
-		}
+	sc.create, sc.like = r.createTable(s.sig, s.word, s.punct)
+	for k := 0; k < len(s.sig); k++ {
+		r.scanToken(s, sc, k)
 	}
-	if create >= 0 && !like && closeOfColumns >= 0 {
-		var add string
-		if r.engine != "" && !hasEngine {
-			add += " ENGINE=" + r.engine
+	if sc.create >= 0 && !sc.like && sc.closeOfColumns >= 0 {
+		r.addTableOptions(s, sc)
+	}
+	return applyEdits(stmt, sc.edits)
+}
+
+// scanToken looks at token k: parentheses, database qualifiers and the
+// ENGINE, COLLATE and CHARSET options.
+func (r rewriter) scanToken(s sigToks, sc *rewriteScan, k int) {
+	t := s.tok(k)
+	switch {
+	case s.punct(k, "("):
+		if sc.create >= 0 && sc.openAt < 0 && sc.depth == 0 && k > sc.create {
+			sc.openAt = k
 		}
-		if r.collation != "" && !hasCollate {
-			add += " " + r.collation
+		sc.depth++
+	case s.punct(k, ")"):
+		sc.depth--
+		if sc.depth == 0 && sc.openAt >= 0 && sc.closeOfColumns < 0 {
+			sc.closeOfColumns = k
 		}
-		if add != "" {
-			at := toks[sig[closeOfColumns]].end
-			if at < len(stmt) && !unicode.IsSpace(rune(stmt[at])) {
-				add += " " // `)ENGINE=InnoDB`: the next option must not run into it
-			}
-			edits = append(edits, edit{at, at, add})
+	case (t.kind == tkWord || t.kind == tkQuoted) && s.punct(k+1, ".") && s.name(k) == r.sourceDB:
+		sc.edits = append(sc.edits, edit{t.start, t.end, schema.QuoteMySQL(r.targetDB)})
+	case s.word(k, "ENGINE") && sc.depth <= 1 && !s.punct(k-1, "."):
+		r.engineOption(s, sc, k)
+	case s.word(k, "COLLATE"):
+		r.collateOption(s, sc, k)
+	case r.utf8mb4Collation != "" && sc.depth <= 1 && (s.word(k, "CHARSET") || s.word(k, "CHARACTER") && s.word(k+1, "SET")):
+		r.charsetOption(s, sc, k)
+	}
+}
+
+// engineOption notes an ENGINE option at k and replaces its value with the
+// target's engine, if set.
+func (r rewriter) engineOption(s sigToks, sc *rewriteScan, k int) {
+	v := k + 1
+	if s.punct(v, "=") {
+		v++
+	} else if !(sc.depth == 0 && v < len(s.sig) && knownEngines[strings.ToLower(s.name(v))]) {
+		return
+	}
+	if v >= len(s.sig) || s.kind(v) == tkString || s.kind(v) == tkPunct {
+		return
+	}
+	sc.hasEngine = true
+	if r.engine != "" {
+		vt := s.tok(v)
+		sc.edits = append(sc.edits, edit{vt.start, vt.end, r.engine})
+	}
+}
+
+// collateOption notes a table's COLLATE at k and maps its collation to the
+// target's name for it.
+func (r rewriter) collateOption(s sigToks, sc *rewriteScan, k int) {
+	if sc.depth == 0 {
+		sc.hasCollate = true
+	}
+	v := k + 1
+	if s.punct(v, "=") {
+		v++
+	}
+	if r.mapCollation != nil && v < len(s.sig) && (s.kind(v) == tkWord || s.kind(v) == tkString || s.kind(v) == tkQuoted) {
+		if c := r.mapCollation(strings.Trim(s.name(v), "'\"")); c != "" {
+			vt := s.tok(v)
+			sc.edits = append(sc.edits, edit{vt.start, vt.end, c})
 		}
 	}
+}
+
+// charsetOption adds the source's utf8mb4 default collation after a
+// CHARSET utf8mb4 at k that names none.
+func (r rewriter) charsetOption(s sigToks, sc *rewriteScan, k int) {
+	v := k + 1
+	if s.word(k, "CHARACTER") {
+		v++
+	}
+	if s.punct(v, "=") {
+		v++
+	}
+	if v < len(s.sig) && strings.EqualFold(strings.Trim(s.name(v), "'\""), "utf8mb4") && !s.word(v+1, "COLLATE") &&
+		!(s.word(v+1, "DEFAULT") && s.word(v+2, "COLLATE")) {
+		at := s.tok(v).end
+		sc.edits = append(sc.edits, edit{at, at, " COLLATE " + r.utf8mb4Collation})
+		if sc.depth == 0 {
+			sc.hasCollate = true
+		}
+	}
+}
+
+// addTableOptions adds the target's engine and collation after a CREATE
+// TABLE's column list when the statement names none.
+func (r rewriter) addTableOptions(s sigToks, sc *rewriteScan) {
+	var add string
+	if r.engine != "" && !sc.hasEngine {
+		add += " ENGINE=" + r.engine
+	}
+	if r.collation != "" && !sc.hasCollate {
+		add += " " + r.collation
+	}
+	if add != "" {
+		at := s.tok(sc.closeOfColumns).end
+		if at < len(s.stmt) && !unicode.IsSpace(rune(s.stmt[at])) {
+			add += " " // `)ENGINE=InnoDB`: the next option must not run into it
+		}
+		sc.edits = append(sc.edits, edit{at, at, add})
+	}
+}
+
+// applyEdits writes stmt with the edits made.
+func applyEdits(stmt string, edits []edit) string {
 	if len(edits) == 0 {
 		return stmt
 	}

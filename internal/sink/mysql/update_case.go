@@ -46,23 +46,43 @@ import (
 // ones among them: ON UPDATE CURRENT_TIMESTAMP must not fire) are written
 // in every row.
 func updateCase(ctx context.Context, b *batch, p *plan, run []pipeline.Change, buf []byte) ([]byte, int, error) {
-	// Each value is encoded once into vals; off[r*w+k] ends value k of row r
-	// (k = 0 the key, then the set columns), and listed[r*w+k] says whether
-	// it is written (a value left out is empty).
-	w := 1 + len(p.setCols)
+	n, err := encodeCaseRows(b, p, run)
+	if err != nil {
+		return buf, 0, err
+	}
+	cv := caseVals{w: 1 + len(p.setCols), vals: b.vals, off: b.off, listed: b.listed}
+	buf = append(buf[:0], p.caseHead...)
+	buf = appendCaseSets(buf, p, cv, n)
+	buf = append(buf, " WHERE "...)
+	buf = append(buf, p.caseKey...)
+	buf = append(buf, " IN ("...)
+	for r := 0; r < n; r++ {
+		if r > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, cv.value(r, 0)...)
+	}
+	buf = append(buf, ')')
+	return buf, n, b.addUpdateMany(ctx, buf, p, run[:n])
+}
+
+// encodeCaseRows encodes the key and the written set values of the first
+// rows of run into b.vals, b.off and b.listed (see caseVals), as many as
+// the statement bound allows (at least two), and returns how many.
+func encodeCaseRows(b *batch, p *plan, run []pipeline.Change) (int, error) {
 	vals, off, listed := b.vals[:0], b.off[:0], b.listed[:0]
 	size := len(p.caseHead) + len(" WHERE  IN ()") + len(p.caseKey)
 	n := 0
 	for n < len(run) && (n < 2 || size < b.s.a.stmtBytes) {
 		ch := &run[n]
 		if len(ch.Before) < len(p.table.Columns) || len(ch.After) < len(p.table.Columns) {
-			return buf, 0, &stmtError{ch: ch, err: errShortImage(p, ch)}
+			return 0, &stmtError{ch: ch, err: errShortImage(p, ch)}
 		}
 		start := len(vals)
 		var err error
 		k := p.key[0]
 		if vals, err = p.enc[k](vals, ch.Before[k]); err != nil {
-			return buf, 0, &stmtError{ch: ch, err: errColumn(p, k, err)}
+			return 0, &stmtError{ch: ch, err: errColumn(p, k, err)}
 		}
 		keyLen := len(vals) - start
 		off, listed = append(off, len(vals)), append(listed, true)
@@ -77,7 +97,7 @@ func updateCase(ctx context.Context, b *batch, p *plan, run []pipeline.Change, b
 			}
 			if list {
 				if vals, err = p.enc[i](vals, ch.After[i]); err != nil {
-					return buf, 0, &stmtError{ch: ch, err: errColumn(p, i, err)}
+					return 0, &stmtError{ch: ch, err: errColumn(p, i, err)}
 				}
 				whens++
 			}
@@ -88,14 +108,32 @@ func updateCase(ctx context.Context, b *batch, p *plan, run []pipeline.Change, b
 		n++
 	}
 	b.vals, b.off, b.listed = vals, off, listed
-	value := func(r, k int) []byte {
-		from := 0
-		if r*w+k > 0 {
-			from = off[r*w+k-1]
-		}
-		return vals[from:off[r*w+k]]
+	return n, nil
+}
+
+// caseVals are a CASE UPDATE's encoded values: each value is encoded once
+// into vals; off[r*w+k] ends value k of row r (k = 0 the key, then the set
+// columns), and listed[r*w+k] says whether it is written (a value left out
+// is empty).
+type caseVals struct {
+	w      int
+	vals   []byte
+	off    []int
+	listed []bool
+}
+
+func (cv caseVals) value(r, k int) []byte {
+	from := 0
+	if r*cv.w+k > 0 {
+		from = cv.off[r*cv.w+k-1]
 	}
-	buf = append(buf[:0], p.caseHead...)
+	return cv.vals[from:cv.off[r*cv.w+k]]
+}
+
+// appendCaseSets appends the SET list: a CASE per set column some row
+// writes, ending in ELSE where a row keeps its value.
+func appendCaseSets(buf []byte, p *plan, cv caseVals, n int) []byte {
+	w, listed := cv.w, cv.listed
 	cols := 0
 	for k := range p.setCols {
 		rows := 0
@@ -119,9 +157,9 @@ func updateCase(ctx context.Context, b *batch, p *plan, run []pipeline.Change, b
 				continue
 			}
 			buf = append(buf, " WHEN "...)
-			buf = append(buf, value(r, 0)...)
+			buf = append(buf, cv.value(r, 0)...)
 			buf = append(buf, " THEN "...)
-			buf = append(buf, value(r, 1+k)...)
+			buf = append(buf, cv.value(r, 1+k)...)
 		}
 		if rows < n {
 			buf = append(buf, " ELSE "...)
@@ -136,17 +174,7 @@ func updateCase(ctx context.Context, b *batch, p *plan, run []pipeline.Change, b
 		buf = append(buf, '=')
 		buf = append(buf, p.caseKey...)
 	}
-	buf = append(buf, " WHERE "...)
-	buf = append(buf, p.caseKey...)
-	buf = append(buf, " IN ("...)
-	for r := 0; r < n; r++ {
-		if r > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, value(r, 0)...)
-	}
-	buf = append(buf, ')')
-	return buf, n, b.addUpdateMany(ctx, buf, p, run[:n])
+	return buf
 }
 
 // caseCompatible says whether, with changedOnly, row b may share a CASE
