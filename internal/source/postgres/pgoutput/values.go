@@ -54,42 +54,15 @@ func convOf(c schema.Column) (conv, error) {
 	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint":
 		return intConv(c), nil
 	case "year":
-		return func(b []byte) (any, error) {
-			n, err := strconv.ParseInt(string(b), 10, 64)
-			if err != nil || (n != 0 && (n < 1901 || n > 2155)) {
-				return nil, bad("year %s is outside YEAR's range (1901..2155, or 0)", b)
-			}
-			return n, nil
-		}, nil
+		return yearConv(), nil
 	case "decimal", "numeric":
 		return decimalConv(c), nil
 	case "float":
-		return func(b []byte) (any, error) {
-			f, err := strconv.ParseFloat(string(b), 32)
-			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, bad("%s is not a FLOAT value MySQL can hold", b)
-			}
-			return float32(f), nil
-		}, nil
+		return floatConv(), nil
 	case "double", "real":
-		return func(b []byte) (any, error) {
-			f, err := strconv.ParseFloat(string(b), 64)
-			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, bad("%s is not a DOUBLE value MySQL can hold", b)
-			}
-			return f, nil
-		}, nil
+		return doubleConv(), nil
 	case "bit":
-		return func(b []byte) (any, error) {
-			if len(b) > 64 || (c.Precision > 0 && len(b) > c.Precision) {
-				return nil, bad("bit string of %d bits does not fit BIT(%d)", len(b), c.Precision)
-			}
-			u, err := strconv.ParseUint(string(b), 2, 64)
-			if err != nil {
-				return nil, bad("%q is not a bit string", b)
-			}
-			return int64(u), nil
-		}, nil
+		return bitConv(c), nil
 	case "date":
 		return func(b []byte) (any, error) { return dateText(b, "0000-00-00") }, nil
 	case "datetime":
@@ -99,100 +72,179 @@ func convOf(c schema.Column) (conv, error) {
 	case "time":
 		return func(b []byte) (any, error) { return timeText(b, c.FracDigits) }, nil
 	case "enum":
-		idx := map[string]int64{"": 0}
-		for i, e := range c.Elements {
-			idx[e] = int64(i + 1)
-		}
-		return func(b []byte) (any, error) {
-			n, ok := idx[string(b)]
-			if !ok {
-				return nil, bad("%q is not a member of %s", b, c.ColumnType)
-			}
-			return n, nil
-		}, nil
+		return enumConv(c), nil
 	case "set":
-		bit := map[string]int64{}
-		for i, e := range c.Elements {
-			bit[e] = 1 << i
-		}
-		return func(b []byte) (any, error) {
-			var m int64
-			if len(b) == 0 {
-				return m, nil
-			}
-			for _, e := range strings.Split(string(b), ",") {
-				v, ok := bit[e]
-				if !ok {
-					return nil, bad("%q is not a member of %s", e, c.ColumnType)
-				}
-				m |= v
-			}
-			return m, nil
-		}, nil
+		return setConv(c), nil
 	case "json":
 		return func(b []byte) (any, error) { return compactJSON(b) }, nil
 	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob", "geometry", "point", "linestring",
 		"polygon", "multipoint", "multilinestring", "multipolygon", "geometrycollection", "geomcollection":
-		limit := textMax[c.DataType]
-		if c.DataType == "binary" || c.DataType == "varbinary" {
-			limit = c.CharMaxLength
-		}
-		return func(b []byte) (any, error) {
-			v, err := byteaText(b)
-			if err != nil {
-				return nil, err
-			}
-			if limit > 0 && int64(len(v)) > limit {
-				return nil, bad("%d bytes do not fit %s", len(v), c.ColumnType)
-			}
-			return v, nil
-		}, nil
+		return binaryConv(c), nil
 	case "uuid":
-		return func(b []byte) (any, error) {
-			u, err := hex.DecodeString(strings.ReplaceAll(string(b), "-", ""))
-			if err != nil || len(u) != 16 {
-				return nil, bad("%q is not a UUID", b)
-			}
-			return u, nil // the 16 bytes in canonical order, as MariaDB's binlog has them
-		}, nil
+		return uuidConv(), nil
 	case "inet4", "inet6":
-		v4 := c.DataType == "inet4"
-		return func(b []byte) (any, error) {
-			p, err := netip.ParsePrefix(string(b))
-			if err != nil {
-				a, aerr := netip.ParseAddr(string(b))
-				if aerr != nil {
-					return nil, bad("%q is not an address", b)
-				}
-				p = netip.PrefixFrom(a, a.BitLen())
-			}
-			a := p.Addr()
-			if p.Bits() != a.BitLen() {
-				return nil, bad("%s is a network, %s holds one address", b, c.ColumnType)
-			}
-			if v4 {
-				if !a.Is4() {
-					return nil, bad("%s is not an IPv4 address (INET4)", b)
-				}
-				x := a.As4()
-				return x[:], nil
-			}
-			if a.Is4() {
-				// MariaDB's INET6 refuses '1.2.3.4' (it holds ::ffff:1.2.3.4).
-				return nil, bad("%s is an IPv4 address; INET6 holds it only IPv4-mapped (::ffff:%s)", b, a)
-			}
-			x := a.As16()
-			return x[:], nil
-		}, nil
+		return inetConv(c), nil
 	case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
-		if c.IsJSON {
-			// MariaDB's JSON is text: jsonb's output is spaced as MySQL
-			// prints JSON (", ", ": "); its key order is jsonb's (docs/reverse.md).
-			return func(b []byte) (any, error) { return bytes.Clone(b), nil }, nil
-		}
-		return textConv(c)
+		return charConv(c)
 	}
 	return nil, fmt.Errorf("column %s: the reverse stream cannot write MySQL type %s back yet", c.Name, c.ColumnType)
+}
+
+// yearConv reads a YEAR: 0 or 1901..2155.
+func yearConv() conv {
+	return func(b []byte) (any, error) {
+		n, err := strconv.ParseInt(string(b), 10, 64)
+		if err != nil || (n != 0 && (n < 1901 || n > 2155)) {
+			return nil, bad("year %s is outside YEAR's range (1901..2155, or 0)", b)
+		}
+		return n, nil
+	}
+}
+
+// floatConv reads a FLOAT, refusing NaN and infinities (MySQL has none).
+func floatConv() conv {
+	return func(b []byte) (any, error) {
+		f, err := strconv.ParseFloat(string(b), 32)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, bad("%s is not a FLOAT value MySQL can hold", b)
+		}
+		return float32(f), nil
+	}
+}
+
+// doubleConv reads a DOUBLE, refusing NaN and infinities (MySQL has none).
+func doubleConv() conv {
+	return func(b []byte) (any, error) {
+		f, err := strconv.ParseFloat(string(b), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, bad("%s is not a DOUBLE value MySQL can hold", b)
+		}
+		return f, nil
+	}
+}
+
+// bitConv reads a bit string that fits the column's BIT(n).
+func bitConv(c schema.Column) conv {
+	return func(b []byte) (any, error) {
+		if len(b) > 64 || (c.Precision > 0 && len(b) > c.Precision) {
+			return nil, bad("bit string of %d bits does not fit BIT(%d)", len(b), c.Precision)
+		}
+		u, err := strconv.ParseUint(string(b), 2, 64)
+		if err != nil {
+			return nil, bad("%q is not a bit string", b)
+		}
+		return int64(u), nil
+	}
+}
+
+// enumConv maps an ENUM member to its index (1-based; the empty string is 0).
+func enumConv(c schema.Column) conv {
+	idx := map[string]int64{"": 0}
+	for i, e := range c.Elements {
+		idx[e] = int64(i + 1)
+	}
+	return func(b []byte) (any, error) {
+		n, ok := idx[string(b)]
+		if !ok {
+			return nil, bad("%q is not a member of %s", b, c.ColumnType)
+		}
+		return n, nil
+	}
+}
+
+// setConv maps a SET's comma-separated members to its bit mask.
+func setConv(c schema.Column) conv {
+	bit := map[string]int64{}
+	for i, e := range c.Elements {
+		bit[e] = 1 << i
+	}
+	return func(b []byte) (any, error) {
+		var m int64
+		if len(b) == 0 {
+			return m, nil
+		}
+		for _, e := range strings.Split(string(b), ",") {
+			v, ok := bit[e]
+			if !ok {
+				return nil, bad("%q is not a member of %s", e, c.ColumnType)
+			}
+			m |= v
+		}
+		return m, nil
+	}
+}
+
+// binaryConv reads bytea text into the bytes of a binary, BLOB or
+// geometry column, refusing more than the column holds.
+func binaryConv(c schema.Column) conv {
+	limit := textMax[c.DataType]
+	if c.DataType == "binary" || c.DataType == "varbinary" {
+		limit = c.CharMaxLength
+	}
+	return func(b []byte) (any, error) {
+		v, err := byteaText(b)
+		if err != nil {
+			return nil, err
+		}
+		if limit > 0 && int64(len(v)) > limit {
+			return nil, bad("%d bytes do not fit %s", len(v), c.ColumnType)
+		}
+		return v, nil
+	}
+}
+
+// uuidConv reads a UUID into its 16 bytes.
+func uuidConv() conv {
+	return func(b []byte) (any, error) {
+		u, err := hex.DecodeString(strings.ReplaceAll(string(b), "-", ""))
+		if err != nil || len(u) != 16 {
+			return nil, bad("%q is not a UUID", b)
+		}
+		return u, nil // the 16 bytes in canonical order, as MariaDB's binlog has them
+	}
+}
+
+// inetConv reads one address into the bytes of an INET4 or INET6.
+func inetConv(c schema.Column) conv {
+	v4 := c.DataType == "inet4"
+	return func(b []byte) (any, error) {
+		p, err := netip.ParsePrefix(string(b))
+		if err != nil {
+			a, aerr := netip.ParseAddr(string(b))
+			if aerr != nil {
+				return nil, bad("%q is not an address", b)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		a := p.Addr()
+		if p.Bits() != a.BitLen() {
+			return nil, bad("%s is a network, %s holds one address", b, c.ColumnType)
+		}
+		if v4 {
+			if !a.Is4() {
+				return nil, bad("%s is not an IPv4 address (INET4)", b)
+			}
+			x := a.As4()
+			return x[:], nil
+		}
+		if a.Is4() {
+			// MariaDB's INET6 refuses '1.2.3.4' (it holds ::ffff:1.2.3.4).
+			return nil, bad("%s is an IPv4 address; INET6 holds it only IPv4-mapped (::ffff:%s)", b, a)
+		}
+		x := a.As16()
+		return x[:], nil
+	}
+}
+
+// charConv reads a string column: MariaDB JSON (text) as it is, other
+// text through textConv.
+func charConv(c schema.Column) (conv, error) {
+	if c.IsJSON {
+		// MariaDB's JSON is text: jsonb's output is spaced as MySQL
+		// prints JSON (", ", ": "); its key order is jsonb's (docs/reverse.md).
+		return func(b []byte) (any, error) { return bytes.Clone(b), nil }, nil
+	}
+	return textConv(c)
 }
 
 func intConv(c schema.Column) conv {
