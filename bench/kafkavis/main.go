@@ -55,30 +55,49 @@ func main() {
 	}
 }
 
+// visRun is one measurement: its flags, its topics, and what the probe
+// consumer and the producers recorded.
+type visRun struct {
+	brokers                              []string
+	producers, events, size, parts, txns int
+	gap, hold                            time.Duration
+	probeLast                            bool
+	backoff, minAge                      time.Duration
+	cold                                 bool
+
+	prefix, probe string
+	data          []string
+
+	mu    sync.Mutex
+	times map[[2]int]*probeTimes // (producer, seq)
+	recv  map[[2]int]time.Time
+}
+
 func run(brokers []string, producers, events, size, parts, txns int, gap, hold time.Duration, probeLast bool, backoff, minAge time.Duration, cold bool) error {
 	ctx := context.Background()
-	prefix := fmt.Sprintf("kvis%d", time.Now().UnixNano()%1e9)
+	v := &visRun{brokers: brokers, producers: producers, events: events, size: size, parts: parts, txns: txns,
+		gap: gap, hold: hold, probeLast: probeLast, backoff: backoff, minAge: minAge, cold: cold}
+	v.prefix = fmt.Sprintf("kvis%d", time.Now().UnixNano()%1e9)
 	admCl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
 	if err != nil {
 		return err
 	}
 	defer admCl.Close()
 	adm := kadm.NewClient(admCl)
-	probe := prefix + ".probe"
-	data := make([]string, parts)
-	for i := range data {
-		data[i] = fmt.Sprintf("%s.data%d", prefix, i)
+	v.probe = v.prefix + ".probe"
+	v.data = make([]string, parts)
+	for i := range v.data {
+		v.data[i] = fmt.Sprintf("%s.data%d", v.prefix, i)
 	}
-	if _, err := adm.CreateTopics(ctx, 1, -1, nil, append([]string{probe}, data...)...); err != nil {
+	if _, err := adm.CreateTopics(ctx, 1, -1, nil, append([]string{v.probe}, v.data...)...); err != nil {
 		return fmt.Errorf("create topics: %w", err)
 	}
-	defer func() { _, _ = adm.DeleteTopics(context.Background(), append([]string{probe}, data...)...) }()
+	defer func() { _, _ = adm.DeleteTopics(context.Background(), append([]string{v.probe}, v.data...)...) }()
 
-	var mu sync.Mutex
-	times := map[[2]int]*probeTimes{} // (producer, seq)
-	recv := map[[2]int]time.Time{}
+	v.times = map[[2]int]*probeTimes{}
+	v.recv = map[[2]int]time.Time{}
 
-	cons, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(probe),
+	cons, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(v.probe),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchMaxWait(100*time.Millisecond))
 	if err != nil {
@@ -88,119 +107,146 @@ func run(brokers []string, producers, events, size, parts, txns int, gap, hold t
 	cctx, stop := context.WithCancel(ctx)
 	consumed := make(chan struct{})
 	ready := make(chan struct{})
-	go func() {
-		defer close(consumed)
-		for cctx.Err() == nil {
-			fs := cons.PollFetches(cctx)
-			now := time.Now()
-			fs.EachRecord(func(r *kgo.Record) {
-				if len(r.Value) != 8 {
-					if !cold {
-						close(ready) // the warm-up record
-					}
-					return
-				}
-				k := [2]int{int(binary.BigEndian.Uint32(r.Value)), int(binary.BigEndian.Uint32(r.Value[4:]))}
-				mu.Lock()
-				recv[k] = now
-				mu.Unlock()
-			})
-		}
-	}()
-	// Measure only once the consumer fetches the probe topic: a new topic's
-	// metadata takes seconds to reach a consumer, which is no commit's delay.
-	// -cold measures the producers' first transaction on new topics instead.
-	if cold {
-		close(ready)
-	} else if err := admCl.ProduceSync(ctx, &kgo.Record{Topic: probe, Value: []byte("warm")}).FirstErr(); err != nil {
+	go v.consume(cctx, cons, consumed, ready)
+	if err := v.warmUp(ctx, admCl, ready); err != nil {
 		stop()
+		return err
+	}
+	if err := v.produceAll(ctx); err != nil {
+		stop()
+		return err
+	}
+	time.Sleep(3 * time.Second)
+	stop()
+	<-consumed
+	v.report()
+	return nil
+}
+
+// consume records when each probe record is received, until ctx ends; it
+// closes ready at the warm-up record (unless -cold) and consumed when done.
+func (v *visRun) consume(ctx context.Context, cons *kgo.Client, consumed, ready chan struct{}) {
+	defer close(consumed)
+	for ctx.Err() == nil {
+		fs := cons.PollFetches(ctx)
+		now := time.Now()
+		fs.EachRecord(func(r *kgo.Record) {
+			if len(r.Value) != 8 {
+				if !v.cold {
+					close(ready) // the warm-up record
+				}
+				return
+			}
+			k := [2]int{int(binary.BigEndian.Uint32(r.Value)), int(binary.BigEndian.Uint32(r.Value[4:]))}
+			v.mu.Lock()
+			v.recv[k] = now
+			v.mu.Unlock()
+		})
+	}
+}
+
+// warmUp waits until the consumer fetches the probe topic: a new topic's
+// metadata takes seconds to reach a consumer, which is no commit's delay.
+// -cold measures the producers' first transaction on new topics instead.
+func (v *visRun) warmUp(ctx context.Context, admCl *kgo.Client, ready chan struct{}) error {
+	if v.cold {
+		close(ready)
+	} else if err := admCl.ProduceSync(ctx, &kgo.Record{Topic: v.probe, Value: []byte("warm")}).FirstErr(); err != nil {
 		return fmt.Errorf("warm-up record: %w", err)
 	}
 	select {
 	case <-ready:
 	case <-time.After(60 * time.Second):
-		stop()
 		return fmt.Errorf("the consumer saw no warm-up record in 30 s")
 	}
+	return nil
+}
 
-	val := make([]byte, size)
+// produceAll runs the producers side by side and returns the first
+// producer's error.
+func (v *visRun) produceAll(ctx context.Context) error {
+	val := make([]byte, v.size)
 	var wg sync.WaitGroup
-	errs := make([]error, producers)
-	for p := 0; p < producers; p++ {
+	errs := make([]error, v.producers)
+	for p := 0; p < v.producers; p++ {
 		wg.Add(1)
 		go func(p int) {
 			defer wg.Done()
-			cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...),
-				kgo.TransactionalID(fmt.Sprintf("%s.p%d", prefix, p)),
-				kgo.TransactionTimeout(time.Minute), kgo.RequiredAcks(kgo.AllISRAcks()),
-				kgo.ProducerBatchMaxBytes(16<<20), kgo.MaxBufferedRecords(20000),
-				kgo.ProducerLinger(2*time.Millisecond), kgo.ConcurrentTransactionsBackoff(backoff), kgo.MetadataMinAge(minAge))
-			if err != nil {
-				errs[p] = err
-				return
-			}
-			defer cl.Close()
-			for seq := 0; seq < txns; seq++ {
-				pv := make([]byte, 8)
-				binary.BigEndian.PutUint32(pv, uint32(p))
-				binary.BigEndian.PutUint32(pv[4:], uint32(seq))
-				pt := &probeTimes{begin: time.Now()}
-				if err := cl.BeginTransaction(); err != nil {
-					errs[p] = err
-					return
-				}
-				probeRec := &kgo.Record{Topic: probe, Value: pv}
-				if !probeLast {
-					cl.Produce(ctx, probeRec, nil)
-				}
-				for i := 0; i < events; i++ {
-					cl.Produce(ctx, &kgo.Record{Topic: data[i%parts], Value: val}, nil)
-				}
-				if probeLast {
-					cl.Produce(ctx, probeRec, nil)
-				}
-				if p > 0 && hold > 0 {
-					time.Sleep(hold)
-				}
-				if err := cl.Flush(ctx); err != nil {
-					errs[p] = err
-					return
-				}
-				t0 := time.Now()
-				if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-					errs[p] = err
-					return
-				}
-				pt.commit = time.Now()
-				pt.commitDur = pt.commit.Sub(t0)
-				mu.Lock()
-				times[[2]int{p, seq}] = pt
-				mu.Unlock()
-				if gap > 0 {
-					time.Sleep(gap)
-				}
-			}
+			errs[p] = v.produce(ctx, p, val)
 		}(p)
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			stop()
 			return err
 		}
 	}
-	time.Sleep(3 * time.Second)
-	stop()
-	<-consumed
+	return nil
+}
 
+// produce is producer p: its transactions, each timed from its begin to
+// its EndTransaction's return.
+func (v *visRun) produce(ctx context.Context, p int, val []byte) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(v.brokers...),
+		kgo.TransactionalID(fmt.Sprintf("%s.p%d", v.prefix, p)),
+		kgo.TransactionTimeout(time.Minute), kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProducerBatchMaxBytes(16<<20), kgo.MaxBufferedRecords(20000),
+		kgo.ProducerLinger(2*time.Millisecond), kgo.ConcurrentTransactionsBackoff(v.backoff), kgo.MetadataMinAge(v.minAge))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	for seq := 0; seq < v.txns; seq++ {
+		pv := make([]byte, 8)
+		binary.BigEndian.PutUint32(pv, uint32(p))
+		binary.BigEndian.PutUint32(pv[4:], uint32(seq))
+		pt := &probeTimes{begin: time.Now()}
+		if err := cl.BeginTransaction(); err != nil {
+			return err
+		}
+		probeRec := &kgo.Record{Topic: v.probe, Value: pv}
+		if !v.probeLast {
+			cl.Produce(ctx, probeRec, nil)
+		}
+		for i := 0; i < v.events; i++ {
+			cl.Produce(ctx, &kgo.Record{Topic: v.data[i%v.parts], Value: val}, nil)
+		}
+		if v.probeLast {
+			cl.Produce(ctx, probeRec, nil)
+		}
+		if p > 0 && v.hold > 0 {
+			time.Sleep(v.hold)
+		}
+		if err := cl.Flush(ctx); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			return err
+		}
+		pt.commit = time.Now()
+		pt.commitDur = pt.commit.Sub(t0)
+		v.mu.Lock()
+		v.times[[2]int{p, seq}] = pt
+		v.mu.Unlock()
+		if v.gap > 0 {
+			time.Sleep(v.gap)
+		}
+	}
+	return nil
+}
+
+// report prints the flags and, per producer, the distributions of the
+// probe's delays and of the commits.
+func (v *visRun) report() {
 	fmt.Printf("producers=%d events=%d size=%d partitions=%d txns=%d gap=%s hold=%s probe-last=%v txn-backoff=%s metadata-min-age=%s cold=%v\n",
-		producers, events, size, parts, txns, gap, hold, probeLast, backoff, minAge, cold)
-	for p := 0; p < producers; p++ {
+		v.producers, v.events, v.size, v.parts, v.txns, v.gap, v.hold, v.probeLast, v.backoff, v.minAge, v.cold)
+	for p := 0; p < v.producers; p++ {
 		var after, since, commit, span []float64
 		missing := 0
-		for seq := 0; seq < txns; seq++ {
+		for seq := 0; seq < v.txns; seq++ {
 			k := [2]int{p, seq}
-			pt, r := times[k], recv[k]
+			pt, r := v.times[k], v.recv[k]
 			if pt == nil || r.IsZero() {
 				missing++
 				continue
@@ -213,7 +259,6 @@ func run(brokers []string, producers, events, size, parts, txns int, gap, hold t
 		fmt.Printf("  producer %d: after commit %s | since begin %s | EndTxn %s | begin→commit %s | missing %d\n",
 			p, dist(after), dist(since), dist(commit), dist(span), missing)
 	}
-	return nil
 }
 
 // dist formats p50/p90/max in milliseconds.
