@@ -163,6 +163,8 @@ type sigToks struct {
 	sig  []int // indexes of significant tokens
 }
 
+// newSigToks lexes stmt once, so that rewrite's checks look only at
+// significant tokens and edit the text by the tokens' offsets.
 func newSigToks(stmt string) sigToks {
 	toks := lexSQL(stmt)
 	var sig []int

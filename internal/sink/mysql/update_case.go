@@ -122,6 +122,7 @@ type caseVals struct {
 	listed []bool
 }
 
+// value is value k of row r as encoded.
 func (cv caseVals) value(r, k int) []byte {
 	from := 0
 	if r*cv.w+k > 0 {
