@@ -113,6 +113,7 @@ func runFuzzSeed(t *testing.T, env *testenv.Env, into *mysqlInto, path string, s
 		maxName = 64
 	}
 	g := newFzGen(seed, env.IsMySQL(), maxName)
+	g.computedGenerated = into == nil && env.MariaDBAtLeast(t, 11, 8)
 	for range 1 + g.n(3) {
 		g.tables = append(g.tables, g.table())
 	}

@@ -197,3 +197,19 @@ func (e *Env) MySQLVersion(t testing.TB) string {
 	}
 	return v
 }
+
+// MariaDBAtLeast reports whether the source is MariaDB major.minor or newer (false for MySQL):
+// the gate of what only newer MariaDB servers have or do (VECTOR since 11.7, generated columns
+// left out of UPDATE and DELETE row images in 11.8).
+func (e *Env) MariaDBAtLeast(t testing.TB, major, minor int) bool {
+	t.Helper()
+	if e.IsMySQL() {
+		return false
+	}
+	v := e.MySQLVersion(t)
+	var ma, mi int
+	if _, err := fmt.Sscanf(v, "%d.%d", &ma, &mi); err != nil {
+		t.Fatalf("testenv: source version %q: %v", v, err)
+	}
+	return ma > major || ma == major && mi >= minor
+}
