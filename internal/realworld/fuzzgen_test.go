@@ -88,7 +88,7 @@ type fzGen struct {
 	// expression.
 	computedGenerated bool
 	tables            []*fzTable
-	names   map[string]bool // every table and column name used (lower-cased)
+	names             map[string]bool // every table and column name used (lower-cased)
 }
 
 func newFzGen(seed uint64, mysql bool, maxName int) *fzGen {
