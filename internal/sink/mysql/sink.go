@@ -104,6 +104,8 @@ type Sink struct {
 	// mysqlJSON is true for a MySQL (not MariaDB) target: its JSON type
 	// needs text in a character set, not binary strings.
 	mysqlJSON bool
+	// narrowTimestamp: the target's TIMESTAMP ends at 2038 (CheckTimestamp).
+	narrowTimestamp bool
 	// rowAlias: the target takes INSERT … AS new ON DUPLICATE KEY UPDATE
 	// (MySQL 8.0.20+, which deprecates VALUES() there).
 	rowAlias bool
@@ -163,6 +165,7 @@ func (a *Sink) load(ctx context.Context, conn *sql.Conn) (*checkpoint.State, []c
 	}
 	a.mysqlJSON = !isMariaDB(version)
 	a.rowAlias = a.mysqlJSON && rowAliasSince(version)
+	a.narrowTimestamp = NarrowTimestamp(version)
 	var packet int64
 	if err = conn.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
 		return nil, nil, fmt.Errorf("apply: target max_allowed_packet: %w", err)
