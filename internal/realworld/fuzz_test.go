@@ -115,6 +115,7 @@ func runFuzzSeed(t *testing.T, env *testenv.Env, into *mysqlInto, path string, s
 	}
 	g := newFzGen(seed, env.IsMySQL(), maxName)
 	g.computedGenerated = into == nil && env.MariaDBAtLeast(t, 11, 8)
+	g.vector = into != nil && env.HasVector(t)
 	if into != nil && env.MariaDBAtLeast(t, 11, 5) && narrowTarget(t, env) {
 		g.lateTimestamp = "'2107-01-01 00:00:00.5'"
 	}
@@ -198,6 +199,17 @@ func runFuzzSeed(t *testing.T, env *testenv.Env, into *mysqlInto, path string, s
 	}
 	m := s.run(t)
 	t.Logf("seed %d: %d tables, %d committed load transactions", seed, len(g.tables), ok)
+	if g.vector {
+		n := 0
+		for _, tb := range g.tables {
+			for _, c := range tb.cols {
+				if c.kind == kVector {
+					n++
+				}
+			}
+		}
+		t.Logf("seed %d: %d VECTOR columns", seed, n)
+	}
 	if into != nil {
 		compareBytes(t, m)
 		return

@@ -3,6 +3,7 @@ package realworld
 import (
 	"encoding/hex"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -40,6 +41,7 @@ const (
 	kSet
 	kJSON
 	kGeometry
+	kVector // MariaDB 11.7+ into a MariaDB target that has it too (fzGen.vector)
 	kindCount
 )
 
@@ -92,8 +94,11 @@ type fzGen struct {
 	// there into a target ending at 2038 sluice refuses it (TestTimestampAfter2038Refused), so
 	// that path writes one after 2106, out of range on the source again.
 	lateTimestamp string
-	tables        []*fzTable
-	names         map[string]bool // every table and column name used (lower-cased)
+	// vector: columns of MariaDB's VECTOR too (the source and the MariaDB target are 11.7+;
+	// PostgreSQL has no mapping for it).
+	vector bool
+	tables []*fzTable
+	names  map[string]bool // every table and column name used (lower-cased)
 }
 
 func newFzGen(seed uint64, mysql bool, maxName int) *fzGen {
@@ -181,7 +186,9 @@ func (g *fzGen) column(keyable bool) *fzCol {
 	if !keyable {
 		kinds = nil
 		for k := fzKind(0); k < kindCount; k++ {
-			kinds = append(kinds, k)
+			if k != kVector || g.vector {
+				kinds = append(kinds, k)
+			}
 		}
 	}
 	c.kind = pick(g, kinds)
@@ -287,6 +294,9 @@ func (g *fzGen) column(keyable bool) *fzCol {
 		c.typ = "JSON"
 	case kGeometry:
 		c.typ = pick(g, []string{"GEOMETRY", "POINT", "LINESTRING"})
+	case kVector:
+		c.prec = 1 + g.n(8)
+		c.typ = fmt.Sprintf("VECTOR(%d)", c.prec)
 	}
 	c.notNull = keyable || g.chance(0.3)
 	if !keyable && g.chance(0.3) {
@@ -393,7 +403,7 @@ func (g *fzGen) table() *fzTable {
 		for _, c := range t.cols {
 			// Not CHAR: MariaDB refuses expressions over CHAR columns
 			// (their trailing spaces depend on PAD_CHAR_TO_FULL_LENGTH).
-			if !c.autoInc && c.gen == "" && c.kind != kJSON && c.kind != kGeometry && c.kind != kChar {
+			if !c.autoInc && c.gen == "" && c.kind != kJSON && c.kind != kGeometry && c.kind != kChar && c.kind != kVector {
 				src = c
 				break
 			}
@@ -414,7 +424,7 @@ func (g *fzGen) table() *fzTable {
 		}
 	}
 	for _, c := range t.cols {
-		if c.kind != kJSON && c.kind != kGeometry && c.kind != kText && c.kind != kBlob && c.gen == "" && g.chance(0.1) {
+		if c.kind != kJSON && c.kind != kGeometry && c.kind != kText && c.kind != kBlob && c.kind != kVector && c.gen == "" && g.chance(0.1) {
 			t.index = []string{c.name}
 			break
 		}
@@ -644,6 +654,8 @@ func (g *fzGen) value(c *fzCol) string {
 			}
 		}
 		return sqlString(strings.Join(ms, ","))
+	case kVector:
+		return g.vectorValue(c.prec)
 	case kGeometry:
 		switch {
 		case c.typ == "POINT" || c.typ == "GEOMETRY" && g.chance(0.5):
@@ -653,6 +665,18 @@ func (g *fzGen) value(c *fzCol) string {
 		}
 	}
 	return "NULL"
+}
+
+// vectorValue is a VECTOR(n) value: floats of every size, negative zero, edges of float32
+// (VEC_FromText takes no exponent notation).
+func (g *fzGen) vectorValue(n int) string {
+	vs := make([]string, n)
+	for i := range vs {
+		f := float32(g.rng.NormFloat64() * math.Pow(10, float64(g.n(12)-4)))
+		vs[i] = pick(g, []string{"0", "-0", "1", "-1.5", "0.1", "65504.5", "16777217", "0.000001",
+			strconv.FormatFloat(float64(f), 'f', -1, 32)})
+	}
+	return "VEC_FromText('[" + strings.Join(vs, ",") + "]')"
 }
 
 // maxLen is the characters or bytes a string of c holds, at most cap
