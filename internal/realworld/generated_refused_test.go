@@ -1,6 +1,7 @@
 package realworld
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,35 +24,26 @@ func TestGeneratedLeftOutRefused(t *testing.T) {
 	}
 	db := env.NewDatabase(t, "rw_genref")
 	my := openSource(t, env, db, "")
-	for _, q := range []string{
+	mustExecAll(t, my,
 		"CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20), `len s` BIGINT AS (LENGTH(s)) STORED, up VARCHAR(20) AS (UPPER(s)) VIRTUAL)",
-		"INSERT INTO t (id, s) VALUES (1, 'ab'), (2, 'é')",
-	} {
-		if _, err := my.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+		"INSERT INTO t (id, s) VALUES (1, 'ab'), (2, 'é')")
 	stream := testenv.UniqueName("rw")
 	forgetStream(t, env, stream)
-	bin := testenv.SluiceBinary(t)
-	logPath := filepath.Join(t.TempDir(), "sluice.log")
-	common := []string{"--source", env.SourceURL(db), "--target", env.TargetURL(), "--include", db, "--stream", stream, "--log-level", "warn"}
-	if code := runSluice(t, bin, logPath, append([]string{"migrate", "--until-caught-up", "--snapshot-method", "single-session"}, common...)...); code != 0 {
-		t.Fatalf("migrate: exit %d\n%s", code, tailFile(logPath, 40))
+	r := newSluiceRun(t, env, db, env.TargetURL(), stream)
+	if code := r.run("migrate", "--until-caught-up", "--snapshot-method", "single-session"); code != 0 {
+		t.Fatalf("migrate: exit %d\n%s", code, r.tail(40))
 	}
-	if _, err := my.Exec("UPDATE t SET s = 'abcd' WHERE id = 1"); err != nil {
-		t.Fatal(err)
-	}
-	code := runSluice(t, bin, logPath, append([]string{"replicate", "--until-caught-up"}, common...)...)
-	out, _ := os.ReadFile(logPath)
-	if code != 2 || !strings.Contains(string(out), "generated columns len s out of UPDATE and DELETE row images") ||
-		!strings.Contains(string(out), "--exclude-columns") {
+	mustExecAll(t, my, "UPDATE t SET s = 'abcd' WHERE id = 1")
+	code := r.run("replicate", "--until-caught-up")
+	out := r.output()
+	if code != 2 || !strings.Contains(out, "generated columns len s out of UPDATE and DELETE row images") ||
+		!strings.Contains(out, "--exclude-columns") {
 		t.Fatalf("replicate of an UPDATE without the copied generated column: exit %d, want 2 naming `len s` and --exclude-columns\n%s",
-			code, tailFile(logPath, 20))
+			code, r.tail(20))
 	}
 	// up is computed by PostgreSQL (UPPER translates), so only `len s` is named.
-	if strings.Contains(string(out), "len s, up") {
-		t.Errorf("the refusal names the column PostgreSQL computes:\n%s", tailFile(logPath, 20))
+	if strings.Contains(out, "len s, up") {
+		t.Errorf("the refusal names the column PostgreSQL computes:\n%s", r.tail(20))
 	}
 	var s string
 	var n int64
@@ -60,5 +52,40 @@ func TestGeneratedLeftOutRefused(t *testing.T) {
 	}
 	if s != "ab" || n != 2 {
 		t.Errorf("row 1 on PostgreSQL after the refusal: s %q, len %d; want the snapshot's ab, 2", s, n)
+	}
+}
+
+// sluiceRun runs the sluice commands of one stream of a test database, every
+// one with the same source, target, scope and stream, all logging to one file.
+type sluiceRun struct {
+	t        *testing.T
+	bin, log string
+	common   []string
+}
+
+func newSluiceRun(t *testing.T, env *testenv.Env, db, target, stream string) *sluiceRun {
+	return &sluiceRun{t: t, bin: testenv.SluiceBinary(t), log: filepath.Join(t.TempDir(), "sluice.log"),
+		common: []string{"--source", env.SourceURL(db), "--target", target, "--include", db, "--stream", stream, "--log-level", "warn"}}
+}
+
+// run runs one command (its arguments, then the common ones) and returns its exit code.
+func (r *sluiceRun) run(args ...string) int {
+	return runSluice(r.t, r.bin, r.log, append(args, r.common...)...)
+}
+
+// output is everything the commands printed so far.
+func (r *sluiceRun) output() string {
+	b, _ := os.ReadFile(r.log)
+	return string(b)
+}
+
+func (r *sluiceRun) tail(n int) string { return tailFile(r.log, n) }
+
+func mustExecAll(t *testing.T, db *sql.DB, stmts ...string) {
+	t.Helper()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
 }

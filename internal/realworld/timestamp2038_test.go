@@ -1,8 +1,6 @@
 package realworld
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -28,39 +26,29 @@ func TestTimestampAfter2038Refused(t *testing.T) {
 	if !strings.HasPrefix(version, "10.") {
 		t.Skipf("the MariaDB target %s holds TIMESTAMPs up to 2106 (SLUICE_TEST_MARIADB_TARGET=10.11)", version)
 	}
+	const late = "INSERT INTO t VALUES (2, '2040-01-01 00:00:00.5')"
 	for _, phase := range []string{"snapshot", "replicate"} {
 		t.Run(phase, func(t *testing.T) {
 			db := env.NewDatabase(t, "rw_ts38")
 			my := openSource(t, env, db, "")
-			stmts := []string{"CREATE TABLE t (id INT PRIMARY KEY, ts TIMESTAMP(1) NULL)",
-				"INSERT INTO t VALUES (1, '2038-01-19 03:14:07.9')"}
-			late := "INSERT INTO t VALUES (2, '2040-01-01 00:00:00.5')"
+			mustExecAll(t, my, "CREATE TABLE t (id INT PRIMARY KEY, ts TIMESTAMP(1) NULL)",
+				"INSERT INTO t VALUES (1, '2038-01-19 03:14:07.9')")
 			if phase == "snapshot" {
-				stmts = append(stmts, late)
-			}
-			for _, q := range stmts {
-				if _, err := my.Exec(q); err != nil {
-					t.Fatal(err)
-				}
+				mustExecAll(t, my, late)
 			}
 			stream := testenv.UniqueName("rw")
 			side := intoMySQL("").side(t, env, db, stream)
-			bin := testenv.SluiceBinary(t)
-			logPath := filepath.Join(t.TempDir(), "sluice.log")
-			common := []string{"--source", env.SourceURL(db), "--target", side.url, "--include", db, "--stream", stream, "--log-level", "warn"}
-			code := runSluice(t, bin, logPath, append([]string{"migrate", "--until-caught-up", "--snapshot-method", "single-session"}, common...)...)
+			r := newSluiceRun(t, env, db, side.url, stream)
+			code := r.run("migrate", "--until-caught-up", "--snapshot-method", "single-session")
 			if phase == "replicate" {
 				if code != 0 {
-					t.Fatalf("migrate: exit %d\n%s", code, tailFile(logPath, 30))
+					t.Fatalf("migrate: exit %d\n%s", code, r.tail(30))
 				}
-				if _, err := my.Exec(late); err != nil {
-					t.Fatal(err)
-				}
-				code = runSluice(t, bin, logPath, append([]string{"replicate", "--until-caught-up"}, common...)...)
+				mustExecAll(t, my, late)
+				code = r.run("replicate", "--until-caught-up")
 			}
-			out, _ := os.ReadFile(logPath)
-			if code != 2 || !strings.Contains(string(out), "column ts: TIMESTAMP 2040-01-01 00:00:00.5 is after 2038-01-19 03:14:07 UTC") {
-				t.Fatalf("%s of a TIMESTAMP after 2038 into %s: exit %d, want 2 naming ts and the value\n%s", phase, version, code, tailFile(logPath, 20))
+			if code != 2 || !strings.Contains(r.output(), "column ts: TIMESTAMP 2040-01-01 00:00:00.5 is after 2038-01-19 03:14:07 UTC") {
+				t.Fatalf("%s of a TIMESTAMP after 2038 into %s: exit %d, want 2 naming ts and the value\n%s", phase, version, code, r.tail(20))
 			}
 			var n int
 			if err := side.tgt.QueryRow("SELECT COUNT(*) FROM `" + side.tdb + "`.t WHERE id = 2").Scan(&n); err != nil && !strings.Contains(err.Error(), "doesn't exist") {

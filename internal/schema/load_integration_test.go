@@ -571,14 +571,7 @@ func TestLoadDefaultCollations(t *testing.T) {
 		if _, err := my.ExecContext(ctx, "CREATE TABLE t ("+strings.Join(cols, ", ")+")"); err != nil {
 			t.Fatal(err)
 		}
-		f, err := schema.NewFilter([]string{dbName}, nil, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cat, err := schema.Load(ctx, my, f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cat := loadDatabase(t, my, dbName)
 		for _, r := range testenv.MySQLTexts(t, my, `SELECT CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLUMNS
 			WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 't' ORDER BY ORDINAL_POSITION`, dbName) {
 			if got := cat.Collations[r[0].String]; got != r[1].String {
@@ -586,4 +579,18 @@ func TestLoadDefaultCollations(t *testing.T) {
 			}
 		}
 	})
+}
+
+// loadDatabase is schema.Load of the one database name.
+func loadDatabase(t *testing.T, my *sql.DB, name string) *schema.Catalog {
+	t.Helper()
+	f, err := schema.NewFilter([]string{name}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := schema.Load(context.Background(), my, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
 }
