@@ -135,11 +135,12 @@ type rewriter struct {
 	// mapCollation gives the target's name of a collation the statement
 	// names ("" keeps it): TargetCollation, for a MySQL 8+ source into MariaDB.
 	mapCollation func(string) string
-	// utf8mb4Collation, when set, is added to a utf8mb4 charset clause
-	// without COLLATE (CHARACTER SET utf8mb4, CONVERT TO CHARSET utf8mb4):
-	// the source's default for utf8mb4 (utf8mb4_0900_ai_ci on MySQL 8+) as
-	// the target names it, where the target's own default would differ.
-	utf8mb4Collation string
+	// charsetCollations: a collation added to a charset clause without COLLATE
+	// (CHARACTER SET utf8mb4, CONVERT TO CHARSET utf8mb4), by charset: what the
+	// clause meant on the source, as the target names it, where the target's own
+	// default would differ (a MySQL 8+ source's utf8mb4_0900_ai_ci; a MariaDB 11
+	// session's character_set_collations, model.DDL.CharsetCollations).
+	charsetCollations map[string]string
 }
 
 type edit struct {
@@ -235,7 +236,7 @@ func (r rewriter) rewrite(stmt string) string {
 					edits = append(edits, edit{vt.start, vt.end, c})
 				}
 			}
-		case r.utf8mb4Collation != "" && depth <= 1 && (word(k, "CHARSET") || word(k, "CHARACTER") && word(k+1, "SET")):
+		case len(r.charsetCollations) > 0 && depth <= 1 && (word(k, "CHARSET") || word(k, "CHARACTER") && word(k+1, "SET")):
 			v := k + 1
 			if word(k, "CHARACTER") {
 				v++
@@ -243,10 +244,13 @@ func (r rewriter) rewrite(stmt string) string {
 			if punct(v, "=") {
 				v++
 			}
-			if v < len(sig) && strings.EqualFold(strings.Trim(name(v), "'\""), "utf8mb4") && !word(v+1, "COLLATE") &&
-				!(word(v+1, "DEFAULT") && word(v+2, "COLLATE")) {
+			coll := ""
+			if v < len(sig) {
+				coll = r.charsetCollations[strings.ToLower(strings.Trim(name(v), "'\""))]
+			}
+			if coll != "" && !word(v+1, "COLLATE") && !(word(v+1, "DEFAULT") && word(v+2, "COLLATE")) {
 				at := toks[sig[v]].end
-				edits = append(edits, edit{at, at, " COLLATE " + r.utf8mb4Collation})
+				edits = append(edits, edit{at, at, " COLLATE " + coll})
 				if depth == 0 {
 					hasCollate = true
 				}

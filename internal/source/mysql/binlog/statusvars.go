@@ -108,6 +108,25 @@ func clientCollation(vars []byte) (id uint16, ok bool) {
 	return binary.LittleEndian.Uint16(v), true
 }
 
+// charsetCollations returns the pairs of a Query event's character_set_collations (MariaDB
+// 11.2+): a charset's default collation id and the collation id it maps to.
+func charsetCollations(vars []byte) [][2]uint16 {
+	v, ok := statusVar(vars, qCharsetCollations)
+	if !ok {
+		return nil
+	}
+	n := int(v[0])
+	if len(v) < 1+4*n {
+		return nil
+	}
+	out := make([][2]uint16, n)
+	for k := range out {
+		b := v[1+4*k:]
+		out[k] = [2]uint16{binary.LittleEndian.Uint16(b), binary.LittleEndian.Uint16(b[2:])}
+	}
+	return out
+}
+
 // statementMicros returns the microseconds of a Query event's statement
 // time (MariaDB's Q_HRNOW, MySQL's Q_MICROSECONDS), 0 when not logged.
 func statementMicros(vars []byte) uint32 {

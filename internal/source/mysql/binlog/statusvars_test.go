@@ -42,3 +42,23 @@ func mustHex(t *testing.T, s string) []byte {
 	}
 	return b
 }
+
+func TestCharsetCollations(t *testing.T) {
+	vars := mustHex(t, "000000000101000020540000000006037374648305210000082300000a2d0000093600000b3c00000c040009000900098109f20d0000000000")
+	got := charsetCollations(vars)
+	want := [][2]uint16{{33, 2048}, {35, 2560}, {45, 2304}, {54, 2816}, {60, 3072}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("pair %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if got := charsetCollations([]byte{qFlags2, 0, 0, 0, 0, qCharset, 45, 0, 45, 0, 8, 0}); got != nil {
+		t.Errorf("without the variable: %v", got)
+	}
+	if got := charsetCollations([]byte{qCharsetCollations, 2, 45, 0, 0, 9}); got != nil {
+		t.Errorf("truncated: %v", got)
+	}
+}
