@@ -23,17 +23,7 @@ func TestDDLTextInItsClientCharset(t *testing.T) {
 	ctx := context.Background()
 	f.exec("CREATE TABLE `" + f.name + "`.t (id INT PRIMARY KEY)")
 	f.exec("INSERT INTO `" + f.name + "`.t VALUES (1)")
-	p0 := binlogpos.Position{File: "bin.000001", Pos: 100}
-	if err := EnsureState(ctx, f.admin, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := mysqlstate.SaveSchema(ctx, f.admin, f.stream, 1, p0, "", []*schema.Table{table("id")}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := mysqlstate.Save(ctx, f.admin, f.stream, checkpoint.State{Position: p0, SchemaVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
-	sess := f.session(ctx)
+	sess := f.ddlSession(ctx)
 
 	ddl := func(pos uint32, version int64, collation uint16, q string, cols ...string) error {
 		p := binlogpos.Position{File: "bin.000001", Pos: pos}
@@ -105,17 +95,7 @@ func TestDDLSessionCharsetCollations(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	f.exec("CREATE TABLE `" + f.name + "`.t (id INT PRIMARY KEY)")
-	p0 := binlogpos.Position{File: "bin.000001", Pos: 100}
-	if err := EnsureState(ctx, f.admin, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := mysqlstate.SaveSchema(ctx, f.admin, f.stream, 1, p0, "", []*schema.Table{table("id")}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := mysqlstate.Save(ctx, f.admin, f.stream, checkpoint.State{Position: p0, SchemaVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
-	sess := f.session(ctx)
+	sess := f.ddlSession(ctx)
 	q := "ALTER TABLE t ADD COLUMN e ENUM('ü') CHARACTER SET utf8mb4, ADD COLUMN w VARCHAR(5) CHARACTER SET utf16, " +
 		"ADD COLUMN b VARCHAR(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, ADD COLUMN l VARCHAR(5) CHARACTER SET latin1"
 	p := binlogpos.Position{File: "bin.000001", Pos: 200}
@@ -146,4 +126,22 @@ func TestDDLSessionCharsetCollations(t *testing.T) {
 	if n != len(want) {
 		t.Errorf("%d columns, want %d", n, len(want))
 	}
+}
+
+// ddlSession is an apply session of the fixture's stream at schema version 1 (table t: id) at
+// bin.000001:100, for schema changes from there.
+func (f *fixture) ddlSession(ctx context.Context) *session {
+	t := f.t
+	t.Helper()
+	p0 := binlogpos.Position{File: "bin.000001", Pos: 100}
+	if err := EnsureState(ctx, f.admin, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := mysqlstate.SaveSchema(ctx, f.admin, f.stream, 1, p0, "", []*schema.Table{table("id")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := mysqlstate.Save(ctx, f.admin, f.stream, checkpoint.State{Position: p0, SchemaVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return f.session(ctx)
 }
