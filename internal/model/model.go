@@ -90,6 +90,10 @@ type DDL struct {
 	// character_set_client Statement was written in: its bytes are text in
 	// that charset. 0 when the binlog did not say.
 	ClientCollation uint16
+	// CharsetCollations is MariaDB 11.2+'s character_set_collations of that session, when the
+	// binlog gives it: pairs of collation ids, a charset's default collation and the one a
+	// charset clause without COLLATE (CHARACTER SET utf8mb4) meant there.
+	CharsetCollations [][2]uint16
 	// NoForeignKeyChecks: the source session ran Statement with
 	// foreign_key_checks = 0 (a DROP TABLE of a parent, a CREATE TABLE
 	// before the table it references), which a MySQL target replays the same.

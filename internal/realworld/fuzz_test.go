@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -113,6 +114,11 @@ func runFuzzSeed(t *testing.T, env *testenv.Env, into *mysqlInto, path string, s
 		maxName = 64
 	}
 	g := newFzGen(seed, env.IsMySQL(), maxName)
+	g.computedGenerated = into == nil && env.MariaDBAtLeast(t, 11, 8)
+	g.vector = into != nil && env.HasVector(t)
+	if into != nil && env.MariaDBAtLeast(t, 11, 5) && narrowTarget(t, env) {
+		g.lateTimestamp = "'2107-01-01 00:00:00.5'"
+	}
 	for range 1 + g.n(3) {
 		g.tables = append(g.tables, g.table())
 	}
@@ -193,11 +199,31 @@ func runFuzzSeed(t *testing.T, env *testenv.Env, into *mysqlInto, path string, s
 	}
 	m := s.run(t)
 	t.Logf("seed %d: %d tables, %d committed load transactions", seed, len(g.tables), ok)
+	if g.vector {
+		n := 0
+		for _, tb := range g.tables {
+			for _, c := range tb.cols {
+				if c.kind == kVector {
+					n++
+				}
+			}
+		}
+		t.Logf("seed %d: %d VECTOR columns", seed, n)
+	}
 	if into != nil {
 		compareBytes(t, m)
 		return
 	}
 	compareFuzzPG(t, m)
+}
+
+// narrowTarget reports whether env's MySQL target ends TIMESTAMP at 2038 (mysink.NarrowTimestamp).
+func narrowTarget(t *testing.T, env *testenv.Env) bool {
+	var version string
+	if err := env.MySQLTarget(t).Admin(t).QueryRow("SELECT VERSION()").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	return mysink.NarrowTimestamp(version)
 }
 
 func tableDDL(g *fzGen) string {

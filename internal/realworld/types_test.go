@@ -21,7 +21,7 @@ import (
 func TestEveryTypeIntoMySQL(t *testing.T) {
 	t.Parallel()
 	testenv.MySQLTargetFlavors(t, func(t *testing.T, env *testenv.Env) {
-		corpus := typecorpus.For(env.IsMySQL())
+		corpus := typecorpus.For(env.IsMySQL()).WithVector(env.HasVector(t))
 		var cols []string
 		for _, c := range corpus {
 			if !c.Generated() {

@@ -105,7 +105,7 @@ func TestMySQLTargetEveryType(t *testing.T) { testenv.MySQLTargetFlavors(t, test
 func testMySQLTargetEveryType(t *testing.T, env *testenv.Env) {
 	for _, engine := range []string{"", "ROCKSDB"} {
 		t.Run("engine="+engine, func(t *testing.T) {
-			corpus := typecorpus.For(env.IsMySQL())
+			corpus := typecorpus.For(env.IsMySQL()).WithVector(env.HasVector(t))
 			if engine == "ROCKSDB" {
 				corpus = forRocksDB(corpus)
 			}

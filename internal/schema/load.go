@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/sluice-db/sluice/internal/exitcode"
 )
 
@@ -188,22 +190,40 @@ func (l *loader) load(ctx context.Context) (*Catalog, error) {
 	return cat, nil
 }
 
+// loadCollations maps each charset to its default collation: COLLATIONS' IS_DEFAULT, then
+// MariaDB's COLLATION_CHARACTER_SET_APPLICABILITY, whose IS_DEFAULT follows
+// character_set_collations (MariaDB 11.8 makes utf8mb3/utf8mb4/utf16/... default to their
+// uca1400 collations there only; COLLATIONS marks none of theirs). MySQL and MariaDB before
+// 10.10 have no such columns: COLLATIONS alone.
 func (l *loader) loadCollations(ctx context.Context) (map[string]string, error) {
-	rows, err := l.conn.QueryContext(ctx, `SELECT CHARACTER_SET_NAME, COLLATION_NAME
-		FROM information_schema.COLLATIONS WHERE IS_DEFAULT = 'Yes'`)
+	m := map[string]string{}
+	if err := l.readCollations(ctx, m, `SELECT CHARACTER_SET_NAME, COLLATION_NAME
+		FROM information_schema.COLLATIONS WHERE IS_DEFAULT = 'Yes'`); err != nil {
+		return nil, err
+	}
+	err := l.readCollations(ctx, m, `SELECT CHARACTER_SET_NAME, FULL_COLLATION_NAME
+		FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY WHERE IS_DEFAULT = 'Yes'`)
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == 1054 { // unknown column: not MariaDB 10.10+
+		err = nil
+	}
+	return m, err
+}
+
+func (l *loader) readCollations(ctx context.Context, m map[string]string, q string) error {
+	rows, err := l.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("read collations: %w", err)
+		return fmt.Errorf("read collations: %w", err)
 	}
 	defer rows.Close()
-	m := map[string]string{}
 	for rows.Next() {
 		var cs, coll string
 		if err := rows.Scan(&cs, &coll); err != nil {
-			return nil, fmt.Errorf("read collations: %w", err)
+			return fmt.Errorf("read collations: %w", err)
 		}
 		m[cs] = coll
 	}
-	return m, rows.Err()
+	return rows.Err()
 }
 
 func (l *loader) loadDatabases(ctx context.Context) ([]Database, error) {

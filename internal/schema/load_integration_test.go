@@ -551,3 +551,46 @@ func TestLoadMariaDBJSONAfterRenameColumn(t *testing.T) {
 		t.Errorf("own check: column %+v, checks %v", c, tb.Checks)
 	}
 }
+
+// TestLoadDefaultCollations: Catalog.Collations gives each charset the
+// collation the server gives a column declared with the charset alone (what a
+// replayed `MODIFY ... TEXT CHARACTER SET utf16` gets). MariaDB 11.8 lists its
+// uca1400 defaults (character_set_collations) only in
+// COLLATION_CHARACTER_SET_APPLICABILITY: the DDL translator found no default
+// for utf16 and stopped replication (the fuzz test, seed 1).
+func TestLoadDefaultCollations(t *testing.T) {
+	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
+		dbName := env.NewDatabase(t, "schema_coll")
+		my := env.MySQL(t, dbName)
+		ctx := context.Background()
+		charsets := []string{"latin1", "utf8mb3", "utf8mb4", "utf16", "ascii"}
+		var cols []string
+		for _, cs := range charsets {
+			cols = append(cols, "c_"+cs+" TEXT CHARACTER SET "+cs)
+		}
+		if _, err := my.ExecContext(ctx, "CREATE TABLE t ("+strings.Join(cols, ", ")+")"); err != nil {
+			t.Fatal(err)
+		}
+		cat := loadDatabase(t, my, dbName)
+		for _, r := range testenv.MySQLTexts(t, my, `SELECT CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLUMNS
+			WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 't' ORDER BY ORDINAL_POSITION`, dbName) {
+			if got := cat.Collations[r[0].String]; got != r[1].String {
+				t.Errorf("default collation of %s: catalog %q, the server gives a new column %q", r[0].String, got, r[1].String)
+			}
+		}
+	})
+}
+
+// loadDatabase is schema.Load of the one database name.
+func loadDatabase(t *testing.T, my *sql.DB, name string) *schema.Catalog {
+	t.Helper()
+	f, err := schema.NewFilter([]string{name}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := schema.Load(context.Background(), my, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}

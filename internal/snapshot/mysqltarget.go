@@ -35,6 +35,8 @@ type myRunner struct {
 	lock    *sql.Conn // holds the stream's GET_LOCK
 	dbName  string    // the target database
 	mariadb bool
+	// narrowTimestamp: the target's TIMESTAMP ends at 2038 (mysink.CheckTimestamp).
+	narrowTimestamp bool
 	// fromMySQL: a MySQL 8+ source into a MariaDB target, whose CREATE
 	// TABLEs are translated (mysqltarget_dialect.go) with the target's
 	// collations.
@@ -180,6 +182,7 @@ func (r *myRunner) connect(ctx context.Context) error {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
 	}
 	r.mariadb = strings.Contains(strings.ToLower(version), "mariadb")
+	r.narrowTimestamp = mysink.NarrowTimestamp(version)
 	if err := mysink.FlavorRefusal(r.b.src.Flavor, r.b.src.Version, version); err != nil {
 		return exitcode.ConfigError(err)
 	}
@@ -428,6 +431,11 @@ func (r *myRunner) newJob(t *schema.Table, mt *myTable) *tableJob {
 		j.selects = append(j.selects, sel)
 		j.names = append(j.names, c.Name)
 		mt.lits = append(mt.lits, mode)
+		var check func([]byte) error
+		if r.narrowTimestamp && c.DataType == "timestamp" {
+			check = func(v []byte) error { return mysink.CheckTimestamp(t.TableID, c.Name, string(v)) }
+		}
+		mt.checks = append(mt.checks, check)
 		quoted = append(quoted, mysnap.QuoteMy(c.Name))
 	}
 	mt.insertHead = "INSERT INTO " + mt.qname + " (" + strings.Join(quoted, ", ") + ") VALUES "

@@ -227,7 +227,7 @@ func (r *myRunner) copyChunkOnce(ctx context.Context, sess *sql.Conn, t *task) e
 	defer rows.Close()
 	rows.Limit(ctx, r.b.limit)
 	h := newRowHasher()
-	ins := &inserter{head: mt.insertHead, modes: mt.lits, limit: r.limit, exec: func(stmt string) error {
+	ins := &inserter{head: mt.insertHead, modes: mt.lits, checks: mt.checks, limit: r.limit, exec: func(stmt string) error {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			if errors.Is(err, mysql.ErrPktTooLarge) {
 				return fmt.Errorf("target: insert into %s: a row's statement (%d bytes) exceeds the target's max_allowed_packet: "+

@@ -25,7 +25,10 @@ type myTable struct {
 	// leaves nothing behind; otherwise a chunk's range is emptied first.
 	transactional bool
 	lits          []litMode // per copied column: how a value is written
-	insertHead    string    // INSERT INTO `db`.`t` (`c`, ...) VALUES
+	// checks, per copied column (nil entries, or nil for none): a value the target refuses
+	// to hold (mysink.CheckTimestamp on a target whose TIMESTAMP ends at 2038).
+	checks     []func(v []byte) error
+	insertHead string // INSERT INTO `db`.`t` (`c`, ...) VALUES
 
 	// this run's copy time and bytes (the report's MB/s per table)
 	mu      sync.Mutex

@@ -71,10 +71,12 @@ func mySelect(c schema.Column) (string, litMode) {
 type inserter struct {
 	head  string
 	modes []litMode
-	limit int
-	buf   []byte
-	n     int // rows in buf
-	exec  func(stmt string) error
+	// checks refuse values per column (myTable.checks); nil for none.
+	checks []func(v []byte) error
+	limit  int
+	buf    []byte
+	n      int // rows in buf
+	exec   func(stmt string) error
 }
 
 func (in *inserter) add(raw [][]byte) error {
@@ -89,6 +91,11 @@ func (in *inserter) add(raw [][]byte) error {
 	for i, v := range raw {
 		if i > 0 {
 			in.buf = append(in.buf, ',')
+		}
+		if v != nil && in.checks != nil && in.checks[i] != nil {
+			if err := in.checks[i](v); err != nil {
+				return err
+			}
 		}
 		in.buf = appendLiteral(in.buf, v, in.modes[i])
 	}

@@ -197,3 +197,49 @@ func (e *Env) MySQLVersion(t testing.TB) string {
 	}
 	return v
 }
+
+// mariadbAtLeast reports whether VERSION() version is MariaDB major.minor or newer.
+func mariadbAtLeast(version string, major, minor int) (bool, error) {
+	if !strings.Contains(strings.ToLower(version), "mariadb") {
+		return false, nil
+	}
+	var ma, mi int
+	if _, err := fmt.Sscanf(version, "%d.%d", &ma, &mi); err != nil {
+		return false, fmt.Errorf("version %q: %w", version, err)
+	}
+	return ma > major || ma == major && mi >= minor, nil
+}
+
+// HasVector reports whether MariaDB's VECTOR goes from e's source into its MySQL target: both
+// MariaDB 11.7+ (the all-types corpus's typecorpus.Vector; MySQL 9's VECTOR:
+// TestMySQLTargetVectorDDL).
+func (e *Env) HasVector(t testing.TB) bool {
+	t.Helper()
+	if !e.MariaDBAtLeast(t, 11, 7) {
+		return false
+	}
+	var version string
+	if err := e.MySQLTarget(t).Admin(t).QueryRow("SELECT VERSION()").Scan(&version); err != nil {
+		t.Fatalf("testenv: MySQL target version: %v", err)
+	}
+	ok, err := mariadbAtLeast(version, 11, 7)
+	if err != nil {
+		t.Fatalf("testenv: MySQL target: %v", err)
+	}
+	return ok
+}
+
+// MariaDBAtLeast reports whether the source is MariaDB major.minor or newer (false for MySQL):
+// the gate of what only newer MariaDB servers have or do (VECTOR since 11.7, generated columns
+// left out of UPDATE and DELETE row images in 11.8).
+func (e *Env) MariaDBAtLeast(t testing.TB, major, minor int) bool {
+	t.Helper()
+	if e.IsMySQL() {
+		return false
+	}
+	ok, err := mariadbAtLeast(e.MySQLVersion(t), major, minor)
+	if err != nil {
+		t.Fatalf("testenv: source: %v", err)
+	}
+	return ok
+}

@@ -390,7 +390,7 @@ func TestMySQLTargetTypeCorpus(t *testing.T) {
 
 func testMySQLTargetTypeCorpus(t *testing.T, env *testenv.Env) {
 	s := newMySide(t, env, "vmy_types")
-	corpus := typecorpus.For(s.env.IsMySQL())
+	corpus := typecorpus.For(s.env.IsMySQL()).WithVector(s.env.HasVector(t))
 	s.both(t, corpus.CreateTable("c"))
 	s.mustSrc(t, corpus.Insert("c"))
 	tables := s.tables(t, "c")

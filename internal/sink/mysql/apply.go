@@ -74,6 +74,9 @@ func (s *session) plan(t *schema.Table) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.a.narrowTimestamp {
+		narrowTimestamps(t, p.enc)
+	}
 	if !s.a.updatesMany(t) {
 		p.updateMany, p.upsertMany = false, false
 	}

@@ -68,7 +68,7 @@ func TargetCollation(name string, has func(string) bool) (string, bool) {
 // Collations lists the target's collation names (lower case) for
 // TargetCollation, as the sink reads them.
 func Collations(ctx context.Context, conn *sql.Conn) (map[string]bool, error) {
-	names, _, err := readCollations(ctx, conn)
+	names, _, _, err := readCollations(ctx, conn)
 	return names, err
 }
 

@@ -252,8 +252,11 @@ func (s *session) targetStatements(d *model.DDL) []string {
 				return ""
 			}
 			if m, ok := TargetCollation(cfg.SourceUTF8MB4Collation, has); ok {
-				r.utf8mb4Collation = m
+				r.charsetCollations = map[string]string{"utf8mb4": m}
 			}
+		}
+		if !s.a.mysqlJSON && len(d.CharsetCollations) > 0 {
+			r.charsetCollations = s.a.sessionCollations(d.CharsetCollations)
 		}
 		for _, t := range d.Tables {
 			if t.Collation != "" && createsTable(q, t.Name) {
@@ -382,4 +385,19 @@ func sameColumns(got []string, t *schema.Table) bool {
 		}
 	}
 	return true
+}
+
+// sessionCollations is what a MariaDB 11 session's character_set_collations (pairs of collation
+// ids: a charset's default, the collation it meant) names on the target: charset → collation,
+// for the pairs whose ids the target knows (MariaDB 10.10+ has the uca1400 ids of 11's defaults).
+func (a *Sink) sessionCollations(pairs [][2]uint16) map[string]string {
+	out := map[string]string{}
+	for _, p := range pairs {
+		cs, ok := a.charsets[p[0]]
+		name, known := a.collationNames[p[1]]
+		if ok && known {
+			out[strings.ToLower(cs)] = name
+		}
+	}
+	return out
 }

@@ -23,17 +23,7 @@ func TestDDLTextInItsClientCharset(t *testing.T) {
 	ctx := context.Background()
 	f.exec("CREATE TABLE `" + f.name + "`.t (id INT PRIMARY KEY)")
 	f.exec("INSERT INTO `" + f.name + "`.t VALUES (1)")
-	p0 := binlogpos.Position{File: "bin.000001", Pos: 100}
-	if err := EnsureState(ctx, f.admin, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := mysqlstate.SaveSchema(ctx, f.admin, f.stream, 1, p0, "", []*schema.Table{table("id")}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := mysqlstate.Save(ctx, f.admin, f.stream, checkpoint.State{Position: p0, SchemaVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
-	sess := f.session(ctx)
+	sess := f.ddlSession(ctx)
 
 	ddl := func(pos uint32, version int64, collation uint16, q string, cols ...string) error {
 		p := binlogpos.Position{File: "bin.000001", Pos: pos}
@@ -95,4 +85,63 @@ func TestDDLTextInItsClientCharset(t *testing.T) {
 	if err := f.admin.QueryRow("SELECT HEX(o) FROM `" + f.name + "`.t WHERE id = 1").Scan(&o); err != nil || o != "DC6EEF636F6465" {
 		t.Errorf("latin1 default from a MariaDB 11 session: %s (%v), want DC6EEF636F6465", o, err)
 	}
+}
+
+// TestDDLSessionCharsetCollations: a MariaDB 11 session's CHARACTER SET utf8mb4 (no COLLATE)
+// means its character_set_collations' utf8mb4_uca1400_ai_ci, which the binlog logs with the
+// statement; replayed as written, a MariaDB 10.11 target gave the column its own default,
+// utf8mb4_general_ci (the fuzz test, 11.8 into 10.11). The collation is written out.
+func TestDDLSessionCharsetCollations(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.exec("CREATE TABLE `" + f.name + "`.t (id INT PRIMARY KEY)")
+	sess := f.ddlSession(ctx)
+	q := "ALTER TABLE t ADD COLUMN e ENUM('ü') CHARACTER SET utf8mb4, ADD COLUMN w VARCHAR(5) CHARACTER SET utf16, " +
+		"ADD COLUMN b VARCHAR(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, ADD COLUMN l VARCHAR(5) CHARACTER SET latin1"
+	p := binlogpos.Position{File: "bin.000001", Pos: 200}
+	// As MariaDB 11.8 logged it: utf8mb3, ucs2, utf8mb4, utf16, utf32 to their uca1400_ai_ci.
+	pairs := [][2]uint16{{33, 2048}, {35, 2560}, {45, 2304}, {54, 2816}, {60, 3072}}
+	if err := sess.ApplyDDL(ctx, &model.Txn{End: p, DDL: &model.DDL{Database: "app", Statement: q, ClientCollation: 2304,
+		CharsetCollations: pairs, PG: []string{q}, Version: 2, Tables: []*schema.Table{table("id", "e", "w", "b", "l")}}},
+		checkpoint.State{Position: p, SchemaVersion: 2}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.admin.Query("SELECT COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 't' AND COLUMN_NAME <> 'id' ORDER BY ORDINAL_POSITION", f.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	want := map[string]string{"e": "utf8mb4_uca1400_ai_ci", "w": "utf16_uca1400_ai_ci", "b": "utf8mb4_bin", "l": "latin1_swedish_ci"}
+	n := 0
+	for rows.Next() {
+		var c, coll string
+		if err := rows.Scan(&c, &coll); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if coll != want[c] {
+			t.Errorf("column %s: collation %s, want %s", c, coll, want[c])
+		}
+	}
+	if n != len(want) {
+		t.Errorf("%d columns, want %d", n, len(want))
+	}
+}
+
+// ddlSession is an apply session of the fixture's stream at schema version 1 (table t: id) at
+// bin.000001:100, for schema changes from there.
+func (f *fixture) ddlSession(ctx context.Context) *session {
+	t := f.t
+	t.Helper()
+	p0 := binlogpos.Position{File: "bin.000001", Pos: 100}
+	if err := EnsureState(ctx, f.admin, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := mysqlstate.SaveSchema(ctx, f.admin, f.stream, 1, p0, "", []*schema.Table{table("id")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := mysqlstate.Save(ctx, f.admin, f.stream, checkpoint.State{Position: p0, SchemaVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return f.session(ctx)
 }

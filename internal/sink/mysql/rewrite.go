@@ -135,11 +135,12 @@ type rewriter struct {
 	// mapCollation gives the target's name of a collation the statement
 	// names ("" keeps it): TargetCollation, for a MySQL 8+ source into MariaDB.
 	mapCollation func(string) string
-	// utf8mb4Collation, when set, is added to a utf8mb4 charset clause
-	// without COLLATE (CHARACTER SET utf8mb4, CONVERT TO CHARSET utf8mb4):
-	// the source's default for utf8mb4 (utf8mb4_0900_ai_ci on MySQL 8+) as
-	// the target names it, where the target's own default would differ.
-	utf8mb4Collation string
+	// charsetCollations: a collation added to a charset clause without COLLATE
+	// (CHARACTER SET utf8mb4, CONVERT TO CHARSET utf8mb4), by charset: what the
+	// clause meant on the source, as the target names it, where the target's own
+	// default would differ (a MySQL 8+ source's utf8mb4_0900_ai_ci; a MariaDB 11
+	// session's character_set_collations, model.DDL.CharsetCollations).
+	charsetCollations map[string]string
 }
 
 type edit struct {
@@ -250,7 +251,7 @@ func (r rewriter) scanToken(s sigToks, sc *rewriteScan, k int) {
 		r.engineOption(s, sc, k)
 	case s.word(k, "COLLATE"):
 		r.collateOption(s, sc, k)
-	case r.utf8mb4Collation != "" && sc.depth <= 1 && (s.word(k, "CHARSET") || s.word(k, "CHARACTER") && s.word(k+1, "SET")):
+	case len(r.charsetCollations) > 0 && sc.depth <= 1 && (s.word(k, "CHARSET") || s.word(k, "CHARACTER") && s.word(k+1, "SET")):
 		r.charsetOption(s, sc, k)
 	}
 }
@@ -292,8 +293,8 @@ func (r rewriter) collateOption(s sigToks, sc *rewriteScan, k int) {
 	}
 }
 
-// charsetOption adds the source's utf8mb4 default collation after a
-// CHARSET utf8mb4 at k that names none.
+// charsetOption adds, after a charset clause at k that names no collation,
+// the collation the clause meant on the source (charsetCollations).
 func (r rewriter) charsetOption(s sigToks, sc *rewriteScan, k int) {
 	v := k + 1
 	if s.word(k, "CHARACTER") {
@@ -302,10 +303,13 @@ func (r rewriter) charsetOption(s sigToks, sc *rewriteScan, k int) {
 	if s.punct(v, "=") {
 		v++
 	}
-	if v < len(s.sig) && strings.EqualFold(strings.Trim(s.name(v), "'\""), "utf8mb4") && !s.word(v+1, "COLLATE") &&
-		!(s.word(v+1, "DEFAULT") && s.word(v+2, "COLLATE")) {
+	coll := ""
+	if v < len(s.sig) {
+		coll = r.charsetCollations[strings.ToLower(strings.Trim(s.name(v), "'\""))]
+	}
+	if coll != "" && !s.word(v+1, "COLLATE") && !(s.word(v+1, "DEFAULT") && s.word(v+2, "COLLATE")) {
 		at := s.tok(v).end
-		sc.edits = append(sc.edits, edit{at, at, " COLLATE " + r.utf8mb4Collation})
+		sc.edits = append(sc.edits, edit{at, at, " COLLATE " + coll})
 		if sc.depth == 0 {
 			sc.hasCollate = true
 		}

@@ -88,7 +88,7 @@ func TestMySQLJSONText(t *testing.T) {
 func TestRewriteMySQLCollations(t *testing.T) {
 	has := map[string]bool{"utf8mb4_uca1400_nopad_ai_ci": true, "utf8mb4_uca1400_nopad_as_cs": true, "latin1_swedish_ci": true}
 	r := rewriter{sourceDB: "app", targetDB: "replica", collation: "COLLATE=utf8mb4_uca1400_nopad_ai_ci",
-		utf8mb4Collation: "utf8mb4_uca1400_nopad_ai_ci",
+		charsetCollations: map[string]string{"utf8mb4": "utf8mb4_uca1400_nopad_ai_ci"},
 		mapCollation: func(c string) string {
 			if m, ok := TargetCollation(c, func(c string) bool { return has[c] }); ok && m != c {
 				return m

@@ -104,6 +104,8 @@ type Sink struct {
 	// mysqlJSON is true for a MySQL (not MariaDB) target: its JSON type
 	// needs text in a character set, not binary strings.
 	mysqlJSON bool
+	// narrowTimestamp: the target's TIMESTAMP ends at 2038 (CheckTimestamp).
+	narrowTimestamp bool
 	// rowAlias: the target takes INSERT … AS new ON DUPLICATE KEY UPDATE
 	// (MySQL 8.0.20+, which deprecates VALUES() there).
 	rowAlias bool
@@ -116,6 +118,8 @@ type Sink struct {
 	// charsets are the target's charsets by collation id: the charset a
 	// replayed schema change's text is in (ddl.go, statementCharset).
 	charsets map[uint16]string
+	// collationNames are the target's collations by id (model.DDL.CharsetCollations).
+	collationNames map[uint16]string
 	// stmtBytes bounds a multi-row statement: maxStmtBytes, or less when the
 	// target's max_allowed_packet is small.
 	stmtBytes int
@@ -163,12 +167,13 @@ func (a *Sink) load(ctx context.Context, conn *sql.Conn) (*checkpoint.State, []c
 	}
 	a.mysqlJSON = !isMariaDB(version)
 	a.rowAlias = a.mysqlJSON && rowAliasSince(version)
+	a.narrowTimestamp = NarrowTimestamp(version)
 	var packet int64
 	if err = conn.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
 		return nil, nil, fmt.Errorf("apply: target max_allowed_packet: %w", err)
 	}
 	a.stmtBytes = int(min(maxStmtBytes, max(packet/2, 16<<10)))
-	if a.collations, a.charsets, err = readCollations(ctx, conn); err != nil {
+	if a.collations, a.charsets, a.collationNames, err = readCollations(ctx, conn); err != nil {
 		return nil, nil, err
 	}
 	if _, err := conn.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+schema.QuoteMySQL(a.cfg.TargetDB)); err != nil {
@@ -288,16 +293,17 @@ func inTx(ctx context.Context, conn *sql.Conn, f func(tx *sql.Tx) error) error {
 	return nil
 }
 
-func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, map[uint16]string, error) {
-	fail := func(err error) (map[string]bool, map[uint16]string, error) {
-		return nil, nil, fmt.Errorf("apply: read the target's collations: %w", err)
+// readCollations reads the target's collation names, and by id their charsets and names.
+func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, map[uint16]string, map[uint16]string, error) {
+	fail := func(err error) (map[string]bool, map[uint16]string, map[uint16]string, error) {
+		return nil, nil, nil, fmt.Errorf("apply: read the target's collations: %w", err)
 	}
 	rows, err := conn.QueryContext(ctx, "SELECT COLLATION_NAME, CHARACTER_SET_NAME, ID FROM information_schema.COLLATIONS")
 	if err != nil {
 		return fail(err)
 	}
 	defer rows.Close()
-	names, charsets := map[string]bool{}, map[uint16]string{}
+	names, charsets, byID := map[string]bool{}, map[uint16]string{}, map[uint16]string{}
 	for rows.Next() {
 		var c string
 		var cs sql.NullString // MariaDB lists some collations without a charset or id
@@ -308,6 +314,7 @@ func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, map[u
 		names[strings.ToLower(c)] = true
 		if cs.Valid && id.Valid && id.Int64 > 0 && id.Int64 <= 0xffff {
 			charsets[uint16(id.Int64)] = cs.String
+			byID[uint16(id.Int64)] = c
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -319,7 +326,7 @@ func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, map[u
 	// Older servers lack the columns.
 	full, err := conn.QueryContext(ctx, "SELECT FULL_COLLATION_NAME, CHARACTER_SET_NAME, ID FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY")
 	if err != nil {
-		return names, charsets, nil
+		return names, charsets, byID, nil
 	}
 	defer full.Close()
 	for full.Next() {
@@ -332,12 +339,13 @@ func readCollations(ctx context.Context, conn *sql.Conn) (map[string]bool, map[u
 		names[strings.ToLower(c)] = true
 		if _, known := charsets[uint16(id.Int64)]; cs.Valid && id.Valid && id.Int64 > 0 && id.Int64 <= 0xffff && !known {
 			charsets[uint16(id.Int64)] = cs.String
+			byID[uint16(id.Int64)] = c
 		}
 	}
 	if err := full.Err(); err != nil {
 		return fail(err)
 	}
-	return names, charsets, nil
+	return names, charsets, byID, nil
 }
 
 // hasCollation says whether the target has a collation (TargetCollation).

@@ -98,6 +98,24 @@ func For(mysql bool) Corpus {
 	return out
 }
 
+// Vector is MariaDB 11.7+'s VECTOR(3): 4 bytes per float, little endian. It is in the corpus
+// only into a MariaDB target that has the type too (WithVector, testenv.Env.HasVector): the
+// type mapping refuses it into PostgreSQL (docs/types.md), MariaDB 10.11 has no such type.
+// The second text of a value is HEX(vec), what the source and the target hold.
+var Vector = Column{Name: "vec", DDL: "VECTOR(3)", Values: [][2]string{
+	{"VEC_FromText('[1.5,2,-3]')", "0000C03F00000040000040C0"},
+	{"VEC_FromText('[0.1,-0,65504.5]')", "CDCCCC3D0000008080E07F47"},
+	{"VEC_FromText('[0,0,0]')", "000000000000000000000000"},
+}}
+
+// WithVector is cs with the Vector column appended when vector is true.
+func (cs Corpus) WithVector(vector bool) Corpus {
+	if !vector {
+		return cs
+	}
+	return append(append(Corpus(nil), cs...), Vector)
+}
+
 // mysqlValues are the rows whose literal or stored value differs on MySQL
 // (by column, then row index): the source holds something else there, sluice
 // is not involved.

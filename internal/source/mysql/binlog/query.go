@@ -114,7 +114,8 @@ func (s *Stream) statement(ctx context.Context, e *replication.QueryEvent, h *re
 			"or skip knowingly with --skip-ddl '%s'", at, clip(q), suggestSkip(q))
 	}
 	collation, _ := clientCollation(e.StatusVars)
-	ddl := &model.DDL{Database: db, Statement: q, ClientCollation: collation, NoForeignKeyChecks: noForeignKeyChecks(e.StatusVars), At: at0}
+	ddl := &model.DDL{Database: db, Statement: q, ClientCollation: collation, CharsetCollations: charsetCollations(e.StatusVars),
+		NoForeignKeyChecks: noForeignKeyChecks(e.StatusVars), At: at0}
 	return s.schemaChange(ctx, ddl, res, h, logPos)
 }
 

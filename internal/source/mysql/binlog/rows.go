@@ -35,7 +35,7 @@ func (s *Stream) rows(ctx context.Context, e *replication.RowsEvent, h *replicat
 		return s.errorf(s.statementAt(h, logPos), "%v", err)
 	}
 	if err := s.checkSkipped(mt, e.SkippedColumns); err != nil {
-		return s.errorf(s.statementAt(h, logPos), "%v", err)
+		return fmt.Errorf("binlog %s: %w", s.statementAt(h, logPos), err) // its exit code kept
 	}
 	changes, bytes, err := s.convertRows(mt.table, op, e.Rows)
 	if err != nil {

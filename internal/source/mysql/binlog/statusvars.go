@@ -3,7 +3,7 @@ package binlog
 import "encoding/binary"
 
 // Status variables of a Query event (MySQL's and MariaDB's log_event.h):
-// code, then a value whose length the code determines.
+// code, then a value whose length the code determines. Not always in code order.
 const (
 	qFlags2          = 0
 	qSQLMode         = 1
@@ -27,6 +27,12 @@ const (
 	qHRNow           = 128 // MariaDB: the statement time's microseconds
 	qXID             = 129
 	qGTIDFlags3      = 130
+	// qCharsetCollations: MariaDB 11.2+'s character_set_collations, written when the
+	// statement names a charset without a collation: a count byte, then per charset its
+	// default collation id and the id it maps to (2 bytes each). MariaDB writes it after
+	// Q_CATALOG_NZ, before Q_CHARSET: the walk stopped there, and an 11.8 DDL had no client
+	// charset (its non-ASCII text refused).
+	qCharsetCollations = 131
 )
 
 // fixedStatusVar are the lengths of the fixed-size status variables.
@@ -36,7 +42,8 @@ var fixedStatusVar = map[byte]int{qFlags2: 4, qSQLMode: 8, qAutoIncrement: 4, qC
 
 // statusVar returns the value of one status variable of a Query event;
 // ok is false when the event does not have it. Servers write the variables
-// in code order, so the walk stops at the first code it does not know.
+// mostly in code order (MariaDB's 131 comes before 4); the walk stops at the first code it
+// does not know.
 func statusVar(vars []byte, want byte) (val []byte, ok bool) {
 	for i := 0; i < len(vars); {
 		code := vars[i]
@@ -51,6 +58,11 @@ func statusVar(vars []byte, want byte) (val []byte, ok bool) {
 			if code == qCatalog {
 				i++ // its NUL
 			}
+		case qCharsetCollations:
+			if i >= len(vars) {
+				return nil, false
+			}
+			i += 1 + 4*int(vars[i])
 		case qInvoker:
 			for k := 0; k < 2 && i < len(vars); k++ {
 				i += 1 + int(vars[i])
@@ -94,6 +106,25 @@ func clientCollation(vars []byte) (id uint16, ok bool) {
 		return 0, false
 	}
 	return binary.LittleEndian.Uint16(v), true
+}
+
+// charsetCollations returns the pairs of a Query event's character_set_collations (MariaDB
+// 11.2+): a charset's default collation id and the collation id it maps to.
+func charsetCollations(vars []byte) [][2]uint16 {
+	v, ok := statusVar(vars, qCharsetCollations)
+	if !ok {
+		return nil
+	}
+	n := int(v[0])
+	if len(v) < 1+4*n {
+		return nil
+	}
+	out := make([][2]uint16, n)
+	for k := range out {
+		b := v[1+4*k:]
+		out[k] = [2]uint16{binary.LittleEndian.Uint16(b), binary.LittleEndian.Uint16(b[2:])}
+	}
+	return out
 }
 
 // statementMicros returns the microseconds of a Query event's statement

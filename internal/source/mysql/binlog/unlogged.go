@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
@@ -32,7 +33,8 @@ func (s *Stream) checkSkipped(mt *mappedTable, skipped [][]int) error {
 // A generated column is computed by the target itself (a MySQL target, or PostgreSQL's
 // GENERATED ALWAYS AS for a translated expression) and never written, so its absence is
 // harmless; one that sluice copies into PostgreSQL as a plain column (its expression has no
-// exact translation) would be written as NULL, so it is refused, naming the column. written
+// exact translation) would be written as NULL, so it is refused (exit 2: --exclude-columns or
+// another expression is the fix), naming the column. written
 // are the columns the target is written.
 func checkSkipped(t *schema.Table, skipped [][]int, written []int) error {
 	var generated []int
@@ -57,10 +59,10 @@ func checkSkipped(t *schema.Table, skipped [][]int, written []int) error {
 		}
 	}
 	if len(names) > 0 {
-		return fmt.Errorf("table %s: the source leaves the generated columns %s out of UPDATE and DELETE row images "+
+		return exitcode.ConfigError(fmt.Errorf("table %s: the source leaves the generated columns %s out of UPDATE and DELETE row images "+
 			"(MariaDB 11), and the target does not compute them (a plain column in PostgreSQL: no exact PostgreSQL expression; "+
 			"Kafka): their new values are unknown; leave them out with --exclude-columns or replace the expression (docs/versions.md)",
-			t.TableID, strings.Join(names, ", "))
+			t.TableID, strings.Join(names, ", ")))
 	}
 	return nil
 }

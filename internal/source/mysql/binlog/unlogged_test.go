@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/ddl"
+	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
@@ -29,6 +30,9 @@ func TestCheckSkipped(t *testing.T) {
 	err = checkSkipped(tb, [][]int{{1, 2}, {1, 2}}, intoPG)
 	if err == nil || !strings.Contains(err.Error(), "generated columns h out of") || !strings.Contains(err.Error(), "--exclude-columns") {
 		t.Errorf("a copied generated column left out: err = %v, want a refusal naming h", err)
+	}
+	if code := exitcode.Of(err); code != exitcode.Config {
+		t.Errorf("a copied generated column left out: exit code %d, want %d (the fix is an option)", code, exitcode.Config)
 	}
 	// A MySQL target computes every generated column; Kafka is written all of them.
 	if err := checkSkipped(tb, [][]int{{1, 2}}, nil); err != nil {
