@@ -121,7 +121,11 @@ func TestAlterMaxLag(t *testing.T) {
 		}
 		return n, all
 	}
-	waitLog(&logs, "alter paused")
+	// The pause for the lag: a poll while the SQL thread restarts with the
+	// delay pauses first for "not replicating" (also over --max-lag), and a
+	// changed cause is logged again.
+	replicaAddr := "replica " + rep.Addr() + " lag "
+	waitLog(&logs, `why="throttled: `+replicaAddr)
 	time.Sleep(500 * time.Millisecond) // chunks in flight at the pause end
 	n1, all := doneChunks()
 	time.Sleep(2500 * time.Millisecond)
@@ -129,8 +133,13 @@ func TestAlterMaxLag(t *testing.T) {
 	if n1 != n2 || n1 >= all {
 		t.Errorf("the copy went on while the replica lagged: %d then %d of %d chunks", n1, n2, all)
 	}
-	replicaAddr := "replica " + rep.Addr() + " lag "
-	paused := logLine(logs.String(), "alter paused")
+	var paused string
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "alter paused") && strings.Contains(line, replicaAddr) {
+			paused = line
+			break
+		}
+	}
 	if !strings.Contains(paused, replicaAddr) || !strings.Contains(paused, "> --max-lag 1s") {
 		t.Errorf("pause log line does not name the replica and its lag: %s", paused)
 	}
