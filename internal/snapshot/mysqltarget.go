@@ -288,23 +288,8 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	if len(b.cat.Tables) == 0 {
 		return exitcode.ConfigError(fmt.Errorf("no tables in scope (%s) on the source: check --include/--exclude and the database in --source", b.filter))
 	}
-	dbs := map[string]bool{}
-	for _, t := range b.cat.Tables {
-		dbs[t.Database] = true
-	}
-	if r.sameServer {
-		if err := mysink.SourceScopeRefusal(r.dbName, dbs[r.dbName], b.filter.MatchDatabase(r.dbName), b.filter); err != nil {
-			return exitcode.ConfigError(err)
-		}
-	}
-	if len(dbs) > 1 {
-		var names []string
-		for d := range dbs {
-			names = append(names, d)
-		}
-		sort.Strings(names)
-		return exitcode.ConfigError(fmt.Errorf("a MySQL target database receives the tables of one source database, the scope has %s: "+
-			"name one in --source or --include", strings.Join(names, ", ")))
+	if err := r.checkOneDatabase(); err != nil {
+		return err
 	}
 	sizes, err := b.src.TableSizes(ctx, b.cat.Tables)
 	if err != nil {
@@ -328,11 +313,11 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	var problems []string
 	for _, t := range b.cat.Tables {
 		create, warnings := creates[t.TableID], []string(nil)
+		engine := r.o.TargetEngine
+		if engine == "" {
+			engine = t.Engine
+		}
 		if r.fromMySQL {
-			engine := r.o.TargetEngine
-			if engine == "" {
-				engine = t.Engine
-			}
 			if create, warnings, err = toMariaDB(create, t.TableID.String(), mysink.CollationsFor(engine, r.hasCollation)); err != nil {
 				problems = append(problems, err.Error())
 				continue
@@ -346,10 +331,6 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
-		}
-		engine := r.o.TargetEngine
-		if engine == "" {
-			engine = t.Engine
 		}
 		mt.transactional = txn[strings.ToLower(engine)]
 		j := r.newJob(t, mt)
@@ -369,6 +350,32 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	}
 	for _, o := range b.cat.NotMigrated {
 		b.report.NotMigrated = append(b.report.NotMigrated, o.String())
+	}
+	return nil
+}
+
+// checkOneDatabase refuses a scope of several source databases (a MySQL
+// target database receives one) and, on the source's own server, a target
+// database the scope reads from.
+func (r *myRunner) checkOneDatabase() error {
+	b := r.b
+	dbs := map[string]bool{}
+	for _, t := range b.cat.Tables {
+		dbs[t.Database] = true
+	}
+	if r.sameServer {
+		if err := mysink.SourceScopeRefusal(r.dbName, dbs[r.dbName], b.filter.MatchDatabase(r.dbName), b.filter); err != nil {
+			return exitcode.ConfigError(err)
+		}
+	}
+	if len(dbs) > 1 {
+		var names []string
+		for d := range dbs {
+			names = append(names, d)
+		}
+		sort.Strings(names)
+		return exitcode.ConfigError(fmt.Errorf("a MySQL target database receives the tables of one source database, the scope has %s: "+
+			"name one in --source or --include", strings.Join(names, ", ")))
 	}
 	return nil
 }
