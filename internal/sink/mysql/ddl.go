@@ -151,35 +151,17 @@ func (s *session) runStatements(ctx context.Context, t *model.Txn, stmts []strin
 	if _, err := s.conn.ExecContext(ctx, setNames); err != nil {
 		return fail(setNames, err)
 	}
-	// The source ran the statement without foreign key checks (a DROP of
-	// a referenced table, tables created in any order): so does the target,
-	// or it refuses what the source did.
-	if !d.At.IsZero() {
-		// Rows the statement fills with the current time (ADD COLUMN ts
-		// TIMESTAMP DEFAULT CURRENT_TIMESTAMP) get the source's time, which
-		// the binlog carries nowhere else: keys on such a column matched
-		// nothing on the target later.
-		setTS := fmt.Sprintf("SET SESSION timestamp = %d.%06d", d.At.Unix(), d.At.Nanosecond()/1000)
-		if _, err := s.conn.ExecContext(ctx, setTS); err != nil {
-			return fail(setTS, err)
+	for _, set := range s.sourceSession(d) {
+		if _, err := s.conn.ExecContext(ctx, set[0]); err != nil {
+			return fail(set[0], err)
 		}
-		defer func() {
-			if _, err := s.conn.ExecContext(context.WithoutCancel(ctx), "SET SESSION timestamp = DEFAULT"); err != nil && rerr == nil {
-				rerr = fail("SET SESSION timestamp = DEFAULT", err)
-			}
-		}()
-	}
-	if d.NoForeignKeyChecks && !cfg.SourceLogsFKActions {
-		if _, err := s.conn.ExecContext(ctx, "SET SESSION foreign_key_checks = 0"); err != nil {
-			return fail("SET SESSION foreign_key_checks = 0", err)
-		}
-		// Row changes on this session need the checks again (an error
+		// Row changes on this session need the defaults again (an error
 		// here fails the apply, which retries on a new session).
-		defer func() {
-			if _, err := s.conn.ExecContext(context.WithoutCancel(ctx), "SET SESSION foreign_key_checks = 1"); err != nil && rerr == nil {
-				rerr = fail("SET SESSION foreign_key_checks = 1", err)
+		defer func(undo string) {
+			if _, err := s.conn.ExecContext(context.WithoutCancel(ctx), undo); err != nil && rerr == nil {
+				rerr = fail(undo, err)
 			}
-		}()
+		}(set[1])
 	}
 	for _, q := range stmts {
 		if _, err := s.conn.ExecContext(ctx, q); err != nil {
@@ -195,6 +177,27 @@ func (s *session) runStatements(ctx context.Context, t *model.Txn, stmts []strin
 		return fail(sessionSetup[0], err)
 	}
 	return nil
+}
+
+// sourceSession lists the settings of the source session a schema change
+// ran in that the target's session takes for it, each with its undo.
+func (s *session) sourceSession(d *model.DDL) [][2]string {
+	var out [][2]string
+	if !d.At.IsZero() {
+		// Rows the statement fills with the current time (ADD COLUMN ts
+		// TIMESTAMP DEFAULT CURRENT_TIMESTAMP) get the source's time, which
+		// the binlog carries nowhere else: keys on such a column matched
+		// nothing on the target later.
+		out = append(out, [2]string{fmt.Sprintf("SET SESSION timestamp = %d.%06d", d.At.Unix(), d.At.Nanosecond()/1000),
+			"SET SESSION timestamp = DEFAULT"})
+	}
+	if d.NoForeignKeyChecks && !s.a.cfg.SourceLogsFKActions {
+		// The source ran the statement without foreign key checks (a DROP
+		// of a referenced table, tables created in any order): so does the
+		// target, or it refuses what the source did.
+		out = append(out, [2]string{"SET SESSION foreign_key_checks = 0", "SET SESSION foreign_key_checks = 1"})
+	}
+	return out
 }
 
 // statementCharset is the character set a schema change runs in on the
