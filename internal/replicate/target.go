@@ -175,7 +175,8 @@ func (t *mysqlTarget) recordStart(ctx context.Context, stream string, pos model.
 
 func (t *mysqlTarget) sink(r *runner) (pipeline.Sink, error) {
 	return mysink.New(mysink.Config{Stream: r.o.Stream, Decode: binlogpos.Decode, SourceDB: t.sourceDB,
-		TargetDB: t.o.MySQLTarget.Database, Engine: t.o.TargetEngine, SourceLogsFKActions: r.info.SQLForeignKeys, SourceUTF8MB4Collation: r.info.UTF8MB4Collation, Log: r.log}, t.db)
+		TargetDB: t.o.MySQLTarget.Database, Engine: t.o.TargetEngine, SourceLogsFKActions: r.info.SQLForeignKeys, SourceUTF8MB4Collation: r.info.UTF8MB4Collation,
+		SourceCharsetDefaults: r.info.CharsetDefaults, Log: r.log}, t.db)
 }
 
 func (t *mysqlTarget) close() {

@@ -312,7 +312,7 @@ func (r *myRunner) loadSource(ctx context.Context) error {
 	}
 	var problems []string
 	for _, t := range b.cat.Tables {
-		create, warnings := creates[t.TableID], []string(nil)
+		create, warnings := explicitCollations(creates[t.TableID], sourceCollations(t), t.Collation), []string(nil)
 		engine := r.o.TargetEngine
 		if engine == "" {
 			engine = t.Engine

@@ -57,7 +57,11 @@ func (r *myRunner) showTarget(ctx context.Context, q mysqlstate.Querier, mt *myT
 	if err != nil {
 		return "", fmt.Errorf("target: SHOW CREATE TABLE %s: %w", mt.qname, err)
 	}
-	return normalizeDef(create), nil
+	colls, tableColl, err := targetCollations(ctx, q, mt.db, mt.name)
+	if err != nil {
+		return "", err
+	}
+	return normalizeDef(explicitCollations(create, colls, tableColl)), nil
 }
 
 func (r *myRunner) hasRows(ctx context.Context, mt *myTable) (bool, error) {

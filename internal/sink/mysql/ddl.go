@@ -243,7 +243,8 @@ func (s *session) targetStatements(d *model.DDL) []string {
 	cfg := s.a.cfg
 	var out []string
 	for _, q := range d.PG {
-		r := rewriter{sourceDB: cfg.SourceDB, targetDB: cfg.TargetDB, engine: cfg.Engine}
+		r := rewriter{sourceDB: cfg.SourceDB, targetDB: cfg.TargetDB, engine: cfg.Engine,
+			charsetCollations: s.a.sourceCharsetDefaults()}
 		if !s.a.mysqlJSON && cfg.SourceUTF8MB4Collation != "" {
 			// A MySQL 8+ source into MariaDB: its collations, and its
 			// default for utf8mb4, as MariaDB names them.
@@ -255,11 +256,13 @@ func (s *session) targetStatements(d *model.DDL) []string {
 				return ""
 			}
 			if m, ok := TargetCollation(cfg.SourceUTF8MB4Collation, has); ok {
-				r.charsetCollations = map[string]string{"utf8mb4": m}
+				r.charsetCollations["utf8mb4"] = m
 			}
 		}
-		if !s.a.mysqlJSON && len(d.CharsetCollations) > 0 {
-			r.charsetCollations = s.a.sessionCollations(d.CharsetCollations)
+		if !s.a.mysqlJSON {
+			for cs, coll := range s.a.sessionCollations(d.CharsetCollations) {
+				r.charsetCollations[cs] = coll
+			}
 		}
 		for _, t := range d.Tables {
 			if t.Collation != "" && createsTable(q, t.Name) {
@@ -388,6 +391,22 @@ func sameColumns(got []string, t *schema.Table) bool {
 		}
 	}
 	return true
+}
+
+// sourceCharsetDefaults is what a charset clause without COLLATE means on the
+// source (Config.SourceCharsetDefaults), as the target names it: charset →
+// collation, for the collations the target has or has one close to. A
+// MariaDB 10 source's CHARACTER SET utf16 is utf16_general_ci; replayed as
+// written on MariaDB 11.8 it would be utf16_uca1400_ai_ci.
+func (a *Sink) sourceCharsetDefaults() map[string]string {
+	out := map[string]string{}
+	has := CollationsFor(a.cfg.Engine, a.hasCollation)
+	for cs, coll := range a.cfg.SourceCharsetDefaults {
+		if m, ok := TargetCollation(coll, has); ok {
+			out[strings.ToLower(cs)] = m
+		}
+	}
+	return out
 }
 
 // sessionCollations is what a MariaDB 11 session's character_set_collations (pairs of collation

@@ -307,7 +307,10 @@ func (r rewriter) charsetOption(s sigToks, sc *rewriteScan, k int) {
 	if v < len(s.sig) {
 		coll = r.charsetCollations[strings.ToLower(strings.Trim(s.name(v), "'\""))]
 	}
-	if coll != "" && !s.word(v+1, "COLLATE") && !(s.word(v+1, "DEFAULT") && s.word(v+2, "COLLATE")) {
+	// The BINARY attribute (VARCHAR(10) BINARY CHARACTER SET cp1251) names
+	// the charset's _bin collation already.
+	binary := s.word(k-1, "BINARY") || s.word(v+1, "BINARY")
+	if coll != "" && !binary && !s.word(v+1, "COLLATE") && !(s.word(v+1, "DEFAULT") && s.word(v+2, "COLLATE")) {
 		at := s.tok(v).end
 		sc.edits = append(sc.edits, edit{at, at, " COLLATE " + coll})
 		if sc.depth == 0 {

@@ -109,6 +109,9 @@ func TestRewriteMySQLCollations(t *testing.T) {
 			"CREATE TABLE t (a INT) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_uca1400_nopad_ai_ci"},
 		{"ALTER TABLE t ADD g VARCHAR(9) AS (CAST(a AS CHAR CHARACTER SET utf8mb4))",
 			"ALTER TABLE t ADD g VARCHAR(9) AS (CAST(a AS CHAR CHARACTER SET utf8mb4))"},
+		// BINARY names the _bin collation already: a COLLATE added would conflict (Error 1302).
+		{"CREATE TABLE t2 (col VARCHAR(10) BINARY CHARACTER SET utf8mb4)", "CREATE TABLE t2 (col VARCHAR(10) BINARY CHARACTER SET utf8mb4) COLLATE=utf8mb4_uca1400_nopad_ai_ci"},
+		{"CREATE TABLE t2 (col VARCHAR(10) CHARACTER SET utf8mb4 BINARY)", "CREATE TABLE t2 (col VARCHAR(10) CHARACTER SET utf8mb4 BINARY) COLLATE=utf8mb4_uca1400_nopad_ai_ci"},
 	} {
 		if got := r.rewrite(c.in); got != c.want {
 			t.Errorf("rewrite(%q)\n got %q\nwant %q", c.in, got, c.want)

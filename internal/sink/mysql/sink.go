@@ -48,6 +48,10 @@ type Config struct {
 	// collation (@@default_collation_for_utf8mb4), "" otherwise: into a
 	// MariaDB target, replayed DDL names its collations as MariaDB does (ddl.go).
 	SourceUTF8MB4Collation string
+	// SourceCharsetDefaults is the source's default collation of each
+	// charset (binlog.SourceInfo.CharsetDefaults): a replayed charset clause
+	// without COLLATE gets it, where the target's default may differ.
+	SourceCharsetDefaults map[string]string
 	// AppliedFirst writes each target transaction's applied record as its
 	// first statement (the reverse stream PostgreSQL → MySQL): the forward
 	// binlog reader of the same databases skips a transaction whose first

@@ -41,6 +41,12 @@ type SourceInfo struct {
 	// UTF8MB4Collation is MySQL 8+'s @@default_collation_for_utf8mb4 (what
 	// CHARACTER SET utf8mb4 without COLLATE means there); "" on MariaDB.
 	UTF8MB4Collation string
+	// CharsetDefaults maps each charset to the collation a charset clause
+	// without COLLATE means on the source when its session sets no
+	// character_set_collations (information_schema.COLLATIONS' IS_DEFAULT):
+	// the target's own default may differ (MariaDB 11.2+ defaults to
+	// uca1400), so replayed DDL names it (sink/mysql ddl.go).
+	CharsetDefaults map[string]string
 }
 
 // Source is a plain SQL connection to the source for the questions a
@@ -79,6 +85,7 @@ func (s *Source) Info(ctx context.Context) (SourceInfo, error) {
 	if strings.Contains(strings.ToLower(info.Version+" "+comment.String), "mariadb") {
 		info.Flavor = FlavorMariaDB
 		info.GTID = true
+		info.CharsetDefaults = charsetDefaults(ctx, s.db)
 		var strict sql.NullString
 		if err := s.db.QueryRowContext(ctx, `SELECT @@gtid_strict_mode`).Scan(&strict); err == nil {
 			info.GTIDStrict = strict.String == "1" || strings.EqualFold(strict.String, "ON")
@@ -94,7 +101,30 @@ func (s *Source) Info(ctx context.Context) (SourceInfo, error) {
 		info.UTF8MB4Collation = utf8mb4.String
 	}
 	info.SQLForeignKeys = SQLForeignKeys(ctx, s.db)
+	info.CharsetDefaults = charsetDefaults(ctx, s.db)
 	return info, nil
+}
+
+// charsetDefaults reads SourceInfo.CharsetDefaults; nil when the server does
+// not answer (the replayed DDL then keeps its clauses as written).
+func charsetDefaults(ctx context.Context, db *sql.DB) map[string]string {
+	rows, err := db.QueryContext(ctx, `SELECT CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLLATIONS WHERE IS_DEFAULT = 'Yes'`)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var cs, coll string
+		if rows.Scan(&cs, &coll) != nil {
+			return nil
+		}
+		m[strings.ToLower(cs)] = coll
+	}
+	if rows.Err() != nil {
+		return nil
+	}
+	return m
 }
 
 // SQLForeignKeys reports MySQL 9's innodb_native_foreign_keys=OFF (see
