@@ -81,7 +81,7 @@ func columnCollation(l string, colls map[string]string) string {
 	return l
 }
 
-// backquoted returns the identifier s starts with (`a``b` → a`b) and its
+// backquoted returns the identifier s starts with (`a“b` → a`b) and its
 // length in s; 0 when it is not closed.
 func backquoted(s string) (string, int) {
 	var b strings.Builder
