@@ -7,15 +7,22 @@ import (
 	engines "github.com/sluice-db/sluice/internal/target"
 )
 
-// engine is the run's target engine, from the Options' target fields: the
-// one place replicate asks which engine it writes; everything else asks the
-// engine's capabilities. No I/O: withDefaults needs it without a server.
-func (o Options) engine() engines.Engine {
+// sides maps the Options' target fields to the run's engine (its name and
+// capabilities, which the rest of replicate asks) and its target side
+// (connections and state, target.go): the one place replicate asks which
+// engine it writes. No I/O: withDefaults needs the engine without a server.
+func (o Options) sides() (engines.Engine, target) {
 	if o.Kafka != nil {
-		return kafkasink.NewEngine(*o.Kafka)
+		return kafkasink.NewEngine(*o.Kafka), &kafkaTarget{}
 	}
 	if o.MySQLTarget != nil {
-		return mysink.NewEngine(*o.MySQLTarget, o.TargetEngine)
+		return mysink.NewEngine(*o.MySQLTarget, o.TargetEngine), &mysqlTarget{}
 	}
-	return pgsink.NewEngine(o.Target)
+	return pgsink.NewEngine(o.Target), &pgTarget{}
+}
+
+// engine is the run's target engine (sides).
+func (o Options) engine() engines.Engine {
+	e, _ := o.sides()
+	return e
 }

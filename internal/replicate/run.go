@@ -241,7 +241,7 @@ func (r *runner) connect(ctx context.Context) error {
 		return exitcode.ConfigError(err)
 	}
 	r.srcDB.SetMaxOpenConns(2)
-	r.tgt = newTarget(r.o)
+	_, r.tgt = r.o.sides()
 	return r.tgt.connect(ctx, r.o)
 }
 
