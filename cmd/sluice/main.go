@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/sluice-db/sluice/internal/cli"
+	_ "github.com/sluice-db/sluice/internal/target/all" // every target engine, by --target URL scheme
 )
 
 func main() { os.Exit(cli.Execute()) }

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/preflight"
+	engines "github.com/sluice-db/sluice/internal/target"
 )
 
 // Endpoints are the parsed --source and --target of a command.
@@ -17,7 +19,10 @@ type Endpoints struct {
 	// --target is a mysql:// URL.
 	Target      config.Postgres
 	MySQLTarget *config.MySQL
-	Report      *preflight.Report
+	// Engine is the target's engine (internal/target): what the command
+	// asks instead of which of the two fields is set.
+	Engine engines.Engine
+	Report *preflight.Report
 }
 
 // checkEndpoints parses the URLs (both, so both problems are reported at
@@ -35,9 +40,14 @@ func checkEndpoints(ctx context.Context, s *Settings, needs preflight.Needs) (*E
 		}
 	}
 	if needs.Target {
-		t, err := config.ParseAnyTarget(s.K.String("target"))
+		raw := s.K.String("target")
+		t, err := config.ParseAnyTarget(raw)
 		if err == nil {
 			err = t.ApplyTLSFlags(tlsFlags(s, "target"))
+		}
+		if err == nil {
+			// The same URL and flags, so the same settings; no I/O.
+			ep.Engine, err = engines.Open(raw, engines.Options{TLS: tlsFlags(s, "target"), StorageEngine: needs.TargetEngine})
 		}
 		switch {
 		case err != nil:
@@ -68,13 +78,24 @@ func (ep *Endpoints) target() config.Target {
 	return config.Target{Postgres: &ep.Target}
 }
 
-// postgresOnly refuses a MySQL target in a command that does not write one.
+// postgresOnly refuses, in cutover, a target it cannot switch to
+// (Capabilities.Cutover: PostgreSQL only; --target takes MySQL otherwise).
 func (ep *Endpoints) postgresOnly(command string) error {
-	if ep.MySQLTarget == nil {
+	if ep.Engine.Capabilities().Cutover {
 		return nil
 	}
 	return exitcode.ConfigError(fmt.Errorf("%s: a MySQL target (%s) is not supported by this command yet; use a postgres:// target",
-		command, ep.MySQLTarget.Redacted()))
+		command, ep.Engine.Redacted()))
+}
+
+// refuseTargetEngine refuses --target-engine for a target without storage
+// engines to choose (Capabilities.StorageEngines): one message for every
+// command that takes the flag.
+func (ep *Endpoints) refuseTargetEngine(storage string) error {
+	if storage == "" || ep.Engine.Capabilities().StorageEngines {
+		return nil
+	}
+	return exitcode.ConfigError(errors.New("--target-engine applies to a MySQL target (mysql:// --target) only"))
 }
 
 type lines struct{ l []string }

@@ -3,6 +3,7 @@ package cli
 import (
 	"testing"
 
+	_ "github.com/sluice-db/sluice/internal/target/all" // the engines, as cmd/sluice registers them
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 

@@ -60,3 +60,27 @@ func TestMySQLTargetBadInputIsRefused(t *testing.T) {
 		t.Errorf("the target database was created (%d, %v): pre-flight must refuse before writing", n, err)
 	}
 }
+
+// TestTargetEngineOnlyWithStorageEngines: --target-engine into a PostgreSQL
+// target is refused, before anything is written, with one message (exit 2)
+// by both commands that take the flag: the target's engine has no storage
+// engines to choose (target.Capabilities.StorageEngines).
+func TestTargetEngineOnlyWithStorageEngines(t *testing.T) {
+	env := testenv.Get(t)
+	db := env.NewDatabase(t, "cli_tepg")
+	if _, err := env.MySQL(t, db).Exec("CREATE TABLE t (id INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	const want = "--target-engine applies to a MySQL target (mysql:// --target) only"
+	for _, cmd := range []string{"snapshot", "replicate"} {
+		args := []string{cmd, "--source", env.SourceURL(db), "--target", env.TargetURL(), "--stream", testenv.UniqueName("tepg"),
+			"--log-level", "error", "--target-engine", "InnoDB"}
+		if cmd == "replicate" {
+			args = append(args, "--start-position", "mysql-bin.000001:4")
+		}
+		code, out, errOut := runCLI(context.Background(), args...)
+		if code != exitcode.Config || !strings.Contains(errOut, want) {
+			t.Errorf("%s --target-engine into PostgreSQL: exit %d, want 2 and %q:\n%s%s", cmd, code, want, out, errOut)
+		}
+	}
+}

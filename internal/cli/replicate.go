@@ -167,8 +167,8 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 	if err != nil {
 		return replicate.Options{}, err
 	}
-	if engine != "" && ep.MySQLTarget == nil {
-		return replicate.Options{}, exitcode.ConfigError(fmt.Errorf("--target-engine applies to a MySQL target only"))
+	if err := ep.refuseTargetEngine(engine); err != nil {
+		return replicate.Options{}, err
 	}
 	return replicate.Options{
 		Source: ep.Source, Target: ep.Target, MySQLTarget: ep.MySQLTarget, TargetEngine: engine, Stream: k.String("stream"),

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -131,8 +130,8 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 	if err != nil {
 		return snapshot.Options{}, err
 	}
-	if ep.MySQLTarget == nil && k.String("target-engine") != "" {
-		return snapshot.Options{}, exitcode.ConfigError(errors.New("--target-engine applies to a MySQL target (mysql:// --target) only"))
+	if err := ep.refuseTargetEngine(k.String("target-engine")); err != nil {
+		return snapshot.Options{}, err
 	}
 	opts := snapshot.Options{
 		Source: ep.Source, Target: ep.Target, MaxRate: maxRate,

@@ -154,7 +154,7 @@ func verifyOptions(ctx context.Context, s *Settings, ep *Endpoints) (*verify.Opt
 	if err != nil {
 		return nil, exitcode.ConfigError(err)
 	}
-	if ep.MySQLTarget != nil {
+	if ep.Engine.Capabilities().KeepsSourceNames { // no renames or identifier folding to undo
 		if err := schema.RefuseForMySQL(namingOptions(k)); err != nil {
 			return nil, exitcode.ConfigError(err)
 		}

@@ -134,6 +134,13 @@ func ParseTarget(s string) (Postgres, error) {
 	return p, nil
 }
 
+// ParseURL parses a URL of one of schemes for side ("source", "target")
+// with parseURL's messages: internal/target's registry picks the engine by
+// the scheme it returns.
+func ParseURL(side, s string, schemes ...string) (*url.URL, error) {
+	return parseURL(side, s, schemes...)
+}
+
 // parseURL parses without ever echoing the URL (it holds the password).
 func parseURL(side, s string, schemes ...string) (*url.URL, error) {
 	if s == "" {

@@ -21,6 +21,7 @@ import (
 	"github.com/sluice-db/sluice/internal/replicate"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
+	_ "github.com/sluice-db/sluice/internal/target/all" // cli opens the target by its URL
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 

@@ -22,7 +22,6 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
 	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
-	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -98,8 +97,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxTxnMemory == 0 {
 		o.MaxTxnMemory = DefaultMaxTxnMemory
 	}
-	if o.Workers <= 0 && o.MySQLTarget != nil {
-		o.Workers = mysink.DefaultWorkers()
+	if d := o.engine().Capabilities().DefaultWorkers; o.Workers <= 0 && d > 0 {
+		o.Workers = d
 	}
 	if o.StatusEvery <= 0 {
 		o.StatusEvery = 5 * time.Second
@@ -137,16 +136,9 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// targetRedacted names the target for logs and messages.
-func (o Options) targetRedacted() string {
-	if o.Kafka != nil {
-		return kafkaName(o.Kafka)
-	}
-	if o.MySQLTarget != nil {
-		return o.MySQLTarget.Redacted()
-	}
-	return o.Target.Redacted()
-}
+// targetRedacted names the target for logs and messages (and the default
+// server id).
+func (o Options) targetRedacted() string { return o.engine().Redacted() }
 
 // ParsePosition parses --start-position file:pos (e.g. mysql-bin.000042:1337).
 func ParsePosition(s string) (binlogpos.Position, error) {

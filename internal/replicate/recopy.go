@@ -163,8 +163,8 @@ func (r *runner) watchRecopy(ctx context.Context, req chan<- struct{}) {
 // longer holds its lock (killed) is dropped: the table was not swapped,
 // and replication continues as before.
 func waitRecopy(ctx context.Context, o Options) error {
-	if o.MySQLTarget != nil {
-		return nil
+	if !o.engine().Capabilities().Recopy {
+		return nil // no re-copy writes this target (and no PostgreSQL to ask)
 	}
 	pool, err := pgsink.Connect(ctx, o.Target.ConnString(), 1)
 	if err != nil {

@@ -15,8 +15,8 @@ import (
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
-	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
+	engines "github.com/sluice-db/sluice/internal/target"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -28,6 +28,7 @@ const replicateMemoryOverhead = 128 << 20
 type runner struct {
 	o          Options
 	log        *slog.Logger
+	eng        engines.Engine // names and capabilities (engine.go)
 	tgt        target
 	src        *binlog.Source
 	srcDB      *sql.DB
@@ -108,7 +109,7 @@ func Run(ctx context.Context, opts Options) error {
 // retrying says the target was lost before: a target that still refuses
 // connections then counts as lost, not as a configuration error.
 func runOnce(ctx context.Context, o Options, retrying bool) error {
-	r := &runner{o: o, log: o.Log, idle: make(chan struct{}, 1)}
+	r := &runner{o: o, log: o.Log, eng: o.engine(), idle: make(chan struct{}, 1)}
 	defer r.close()
 	if err := r.prepare(ctx); err != nil {
 		if retrying && isTargetLoss(err) {
@@ -173,8 +174,8 @@ func (r *runner) prepare(ctx context.Context) error {
 	}
 	r.policies = newPolicyWatch(r.mapper.Changes(), earlier)
 	pcfg := pipeline.Config{Stream: o.Stream, Workers: o.Workers, MaxInflightBytes: o.MaxTxnMemory / 2, Log: r.log}
-	if o.Kafka != nil {
-		kafkasink.TunePipeline(&pcfg)
+	if t, ok := r.eng.(engines.PipelineTuner); ok {
+		t.TunePipeline(&pcfg)
 	}
 	r.applier, err = pipeline.New(pcfg, sink)
 	if err != nil {
@@ -212,7 +213,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		SkipDDL:          skip,
 		SkipLoopback:     true,
 		WrittenGenerated: r.writtenColumns,
-		KeepReplace:      o.Kafka != nil, // events as logged, as Debezium emits them
+		KeepReplace:      r.eng.Capabilities().KeepReplace, // Kafka: events as logged, as Debezium emits them
 		Reload:           r.reload,
 		FragmentBytes:    o.MaxTxnMemory / 16,
 		Heartbeat:        o.Heartbeat,
@@ -240,7 +241,7 @@ func (r *runner) connect(ctx context.Context) error {
 		return exitcode.ConfigError(err)
 	}
 	r.srcDB.SetMaxOpenConns(2)
-	r.tgt = newTarget(r.o)
+	_, r.tgt = r.o.sides()
 	return r.tgt.connect(ctx, r.o)
 }
 
@@ -256,7 +257,7 @@ func (r *runner) loadSource(ctx context.Context) error {
 	if r.naming, err = schema.NewNamingOptions(r.o.NamingOptions()); err != nil {
 		return exitcode.ConfigError(err)
 	}
-	if r.o.MySQLTarget != nil {
+	if r.eng.Capabilities().KeepsSourceNames {
 		r.naming = r.naming.ForMySQLTarget()
 	}
 	if r.cat, err = schema.Load(ctx, r.srcDB, r.filter); err != nil {
@@ -271,11 +272,10 @@ func (r *runner) loadSource(ctx context.Context) error {
 	for _, u := range r.naming.Unmatched(r.cat.Tables) {
 		r.log.Warn("naming entry matches nothing yet; it applies when DDL creates it (a typo?)", "entry", u)
 	}
-	opts := typemap.Options{ZeroDate: r.o.ZeroDate, Nul: r.o.Nul}
+	// The DDL translator checks new columns against the mapper: a MySQL
+	// target takes MySQL 9's VECTOR as the source has it.
+	opts := typemap.Options{ZeroDate: r.o.ZeroDate, Nul: r.o.Nul, RawVector: r.eng.Capabilities().RawVector}
 	if my, ok := r.tgt.(*mysqlTarget); ok {
-		// The DDL translator checks new columns against the mapper: a MySQL
-		// target takes MySQL 9's VECTOR as the source has it.
-		opts.MySQLTarget = true
 		if my.sourceDB, err = scopeDatabase(r.o, r.cat); err != nil {
 			return err
 		}
@@ -394,10 +394,10 @@ func (r *runner) run(ctx context.Context) error {
 // a MySQL target computes generated columns itself, PostgreSQL those whose expression
 // translates (ddl.WritableColumns), Kafka gets every column.
 func (r *runner) writtenColumns(t *schema.Table) []int {
-	switch {
-	case r.o.MySQLTarget != nil:
+	switch r.eng.Capabilities().Generated {
+	case engines.GeneratedComputed:
 		return nil
-	case r.o.Kafka != nil:
+	case engines.GeneratedAll:
 		all := make([]int, len(t.Columns))
 		for i := range all {
 			all[i] = i

@@ -43,16 +43,6 @@ type target interface {
 	close()
 }
 
-func newTarget(o Options) target {
-	if o.Kafka != nil {
-		return &kafkaTarget{}
-	}
-	if o.MySQLTarget != nil {
-		return &mysqlTarget{}
-	}
-	return &pgTarget{}
-}
-
 // pgTarget is a PostgreSQL target: state in its schema sluice.
 type pgTarget struct{ pool *pgxpool.Pool }
 

@@ -2,8 +2,6 @@ package replicate
 
 import (
 	"context"
-	"net/url"
-	"strings"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
@@ -60,9 +58,4 @@ func (t *kafkaTarget) close() {
 	if t.store != nil {
 		t.store.Close()
 	}
-}
-
-// kafkaName names a Kafka target in logs (and in the default server id).
-func kafkaName(c *kafkasink.Config) string {
-	return "kafka://" + strings.Join(c.Brokers, ",") + "/" + url.PathEscape(c.Prefix)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
+	engines "github.com/sluice-db/sluice/internal/target"
 )
 
 // translator adapts internal/ddl to the stream: the stream passes the
@@ -16,7 +17,8 @@ import (
 // defaults only matter for CREATE TABLE without a charset).
 func (r *runner) translator() binlog.Translator {
 	tr := ddl.NewTranslator(r.cat, r.mapper, r.naming, r.filter)
-	tr.ReplayTarget = r.o.MySQLTarget != nil
+	caps := r.eng.Capabilities()
+	tr.ReplayTarget = caps.DDL == engines.DDLReplay
 	return func(cur map[schema.TableID]*schema.Table, stmt, defaultDB string, at time.Time) (*binlog.DDLResult, error) {
 		res, err := tr.TranslateAt(cur, stmt, defaultDB, at)
 		if err != nil {
@@ -25,19 +27,20 @@ func (r *runner) translator() binlog.Translator {
 		for _, w := range res.Warnings {
 			r.log.Warn("schema change: "+w, "statement", stmt)
 		}
-		if r.o.MySQLTarget == nil {
+		if caps.DDL != engines.DDLReplay {
 			r.noteMoves(res.Moved, stmt)
 		}
 		out := &binlog.DDLResult{PG: res.PG, Tables: res.Tables, Dropped: res.Dropped,
 			Ignored: res.Ignored, Reason: res.Reason}
-		if (r.o.MySQLTarget != nil || r.o.Kafka != nil) && !res.Ignored {
+		if caps.SourceStatements && !res.Ignored {
 			out.PG = mysqlStatements(stmt, res)
 		}
 		return out, nil
 	}
 }
 
-// mysqlStatements is what a MySQL target runs for a schema change: the
+// mysqlStatements is what a target with SourceStatements (MySQL; Kafka's
+// events) receives for a schema change: the
 // source's own statement (the sink rewrites its database and engine), except
 // for database statements: the target database is not the source's, so
 // CREATE and ALTER DATABASE change nothing there and DROP DATABASE drops the

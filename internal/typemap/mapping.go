@@ -139,7 +139,7 @@ func (m *Mapper) target(c schema.Column) (target, error) {
 		}
 		return target{"bytea", KindGeometry, 0}, nil
 	case "vector":
-		if m.opts.MySQLTarget {
+		if m.opts.RawVector {
 			return target{"bytea", KindBinary, 0}, nil
 		}
 	case "uuid":

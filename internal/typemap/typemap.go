@@ -45,11 +45,12 @@ type Options struct {
 	// text columns in 8-bit and CJK charsets. Without one, only the charsets
 	// whose built-in table is known to match MariaDB's can be compiled.
 	Charsets *Charsets
-	// MySQLTarget is true when the target is MySQL-family (verify, and
-	// replication's schema changes), which stores MySQL 9's VECTOR as the source does: its
-	// bytes (packed float32s) are compared as binary. PostgreSQL has no
-	// mapping for VECTOR in sluice, so without it the column is refused.
-	MySQLTarget bool
+	// RawVector is true when the target stores MySQL 9's VECTOR as the
+	// source does (a MySQL-family target, target.Capabilities.RawVector:
+	// verify, and replication's schema changes): its bytes (packed
+	// float32s) are compared as binary. PostgreSQL has no mapping for
+	// VECTOR in sluice, so without it the column is refused.
+	RawVector bool
 }
 
 // DefaultOptions returns the documented defaults.

@@ -15,7 +15,7 @@ func TestVectorOnlyForAMySQLTarget(t *testing.T) {
 		t.Errorf("VECTOR into PostgreSQL: %v, want an error naming the type", err)
 	}
 	o := DefaultOptions()
-	o.MySQLTarget = true
+	o.RawVector = true
 	if _, k, err := New(o, nil).PGType(c); err != nil || k != KindBinary {
 		t.Errorf("VECTOR with a MySQL target: kind %v, %v; want KindBinary", k, err)
 	}

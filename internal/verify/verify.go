@@ -178,7 +178,7 @@ func openTargetDB(ctx context.Context, o *Options) (targetDB, error) {
 			Nul:      typemap.NulError,      // no REPLACE of NUL
 			Charsets: o.Mapper.Options().Charsets,
 			// MySQL 9's VECTOR compared as its bytes
-			MySQLTarget: true,
+			RawVector: true,
 		}, nil)
 		t, err := openMySQLTarget(ctx, *o.TargetMySQL, o.Workers+2)
 		if err != nil {
