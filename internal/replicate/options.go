@@ -13,6 +13,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -64,6 +65,11 @@ type Options struct {
 	// UntilCaughtUp: exit once everything the source had written when the
 	// stream first went idle is applied.
 	UntilCaughtUp bool
+	// Standby waits while another replicator of the stream is alive and
+	// takes over when it is not (sink/postgres standby.go).
+	Standby bool
+	// run is this Run's identity on the target (set by Run).
+	run *runIdentity
 	// Registry receives the metrics (nil: none).
 	Registry prometheus.Registerer
 	Log      *slog.Logger
@@ -122,6 +128,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxTxnMemory < 16<<20 {
 		errs = append(errs, fmt.Errorf("--max-txn-memory %s: at least 16MB", FormatSize(o.MaxTxnMemory)))
+	}
+	if o.Standby && (o.MySQLTarget != nil || o.Kafka != nil) {
+		errs = append(errs, errors.New("--standby works into a PostgreSQL target only, for now: run one replicator of a stream into MySQL or Kafka"))
 	}
 	if o.StartGTID != "" && o.StartPosition != "" {
 		errs = append(errs, errors.New("--start-gtid and --start-position exclude each other"))
@@ -223,4 +232,11 @@ func HumanSize(n int64) string {
 func (o Options) NamingOptions() schema.NamingOptions {
 	return schema.NamingOptions{SchemaMap: o.SchemaMap, Identifiers: o.Identifiers, Renames: o.Renames,
 		ExcludeColumns: o.ExcludeColumns}
+}
+
+// runIdentity names one replicate.Run across its reconnects, and remembers
+// whether it has owned the stream (sink/postgres standby.go).
+type runIdentity struct {
+	id    string
+	owned atomic.Bool
 }

@@ -90,8 +90,12 @@ func (t *pgTarget) recordStart(ctx context.Context, stream string, pos model.Pos
 }
 
 func (t *pgTarget) sink(r *runner) (pipeline.Sink, error) {
-	return pgsink.New(pgsink.Config{Stream: r.o.Stream, Workers: r.o.Workers, Mapper: r.mapper,
-		Decode: binlogpos.Decode, Naming: r.naming, SourceLogsFKActions: r.info.SQLForeignKeys, Log: r.log}, t.pool)
+	cfg := pgsink.Config{Stream: r.o.Stream, Workers: r.o.Workers, Mapper: r.mapper,
+		Decode: binlogpos.Decode, Naming: r.naming, SourceLogsFKActions: r.info.SQLForeignKeys, Standby: r.o.Standby, Log: r.log}
+	if r.o.run != nil {
+		cfg.RunID, cfg.OwnedBefore = r.o.run.id, r.o.run.owned.Load()
+	}
+	return pgsink.New(cfg, t.pool)
 }
 
 func (t *pgTarget) loadPolicyChanges(ctx context.Context, stream string) ([]typemap.ChangeCount, error) {
