@@ -21,21 +21,22 @@ const ownerDDL = `
 CREATE SCHEMA IF NOT EXISTS sluice;
 CREATE TABLE IF NOT EXISTS sluice.stream_owner (
 	stream text PRIMARY KEY,
-	run    text NOT NULL, -- the claiming run: sluice pid@host and its start time
-	since  timestamptz NOT NULL DEFAULT now()
+	run      text NOT NULL, -- the claiming run: sluice pid@host and its start time
+	since    timestamptz NOT NULL DEFAULT now(),
+	settings text NOT NULL DEFAULT '' -- what the run writes (replicate's scope settings, one per line)
 );`
 
 // ErrNotOwner is returned by CheckOwner when another run owns the stream.
 var ErrNotOwner = errors.New("another replicator owns the stream")
 
-// ClaimOwner records run as the stream's owner. The caller holds the
-// stream's lock exclusively.
-func ClaimOwner(ctx context.Context, q Querier, stream, run string) error {
+// ClaimOwner records run, with its settings, as the stream's owner. The
+// caller holds the stream's lock exclusively.
+func ClaimOwner(ctx context.Context, q Querier, stream, run, settings string) error {
 	if err := EnsureTables(ctx, q, ownerDDL); err != nil {
 		return fmt.Errorf("checkpoint: create sluice.stream_owner: %w", err)
 	}
-	_, err := q.Exec(ctx, `INSERT INTO sluice.stream_owner (stream, run) VALUES ($1, $2)
-		ON CONFLICT (stream) DO UPDATE SET run = EXCLUDED.run, since = now()`, stream, run)
+	_, err := q.Exec(ctx, `INSERT INTO sluice.stream_owner (stream, run, settings) VALUES ($1, $2, $3)
+		ON CONFLICT (stream) DO UPDATE SET run = EXCLUDED.run, since = now(), settings = EXCLUDED.settings`, stream, run, settings)
 	if err != nil {
 		return fmt.Errorf("checkpoint: claim stream %q: %w", stream, err)
 	}
@@ -57,4 +58,21 @@ func CheckOwner(ctx context.Context, q Querier, stream, run string) error {
 		return fmt.Errorf("stream %q has been owned by %s since %s UTC: %w", stream, owner, since, ErrNotOwner)
 	}
 	return nil
+}
+
+// OwnerSettings returns the settings the stream's owner recorded; ok is
+// false when the stream has no owner record (or the table does not exist).
+func OwnerSettings(ctx context.Context, q Querier, stream string) (settings string, ok bool, err error) {
+	var exists bool
+	if err := q.QueryRow(ctx, `SELECT to_regclass('sluice.stream_owner') IS NOT NULL`).Scan(&exists); err != nil || !exists {
+		return "", false, err
+	}
+	err = q.QueryRow(ctx, `SELECT settings FROM sluice.stream_owner WHERE stream = $1`, stream).Scan(&settings)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("checkpoint: owner of stream %q: %w", stream, err)
+	}
+	return settings, true, nil
 }

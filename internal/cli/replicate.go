@@ -57,7 +57,7 @@ A status line is logged every 5 seconds (lag, throughput, queue, positions) and
 what was received and exit 0 (with --until-caught-up, before it caught up: 130
 or 143). See docs/replication.md.
 
---standby (PostgreSQL targets): a second replicator of the same stream waits
+--standby (PostgreSQL and MySQL targets): a second replicator of the same stream waits
 instead of being refused, and takes over when the active one dies (its
 sessions end) or stops answering for 5 s (frozen: the standby ends its
 sessions); the one taken over from writes nothing more (fenced by the target)
@@ -96,7 +96,7 @@ or pre-flight error (including no start position and a purged binlog), 130
 	cmd.Flags().Bool("start-at-current-lsn", false, "reverse stream (postgres:// --source) without a checkpoint or a slot: create the slot and start at PostgreSQL's current position, "+
 		"leaving out every write committed before it (after sluice cutover, run the reverse stream it printed instead), e.g. --start-at-current-lsn")
 	cmd.Flags().Bool("standby", false, "wait while another replicator of the stream runs, and take over within seconds when it dies or stops answering "+
-		"(PostgreSQL targets; the one taken over from writes nothing more and exits), e.g. --standby")
+		"(PostgreSQL and MySQL targets; the one taken over from writes nothing more and exits 2), e.g. --standby")
 	return cmd
 }
 

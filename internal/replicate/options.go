@@ -129,8 +129,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxTxnMemory < 16<<20 {
 		errs = append(errs, fmt.Errorf("--max-txn-memory %s: at least 16MB", FormatSize(o.MaxTxnMemory)))
 	}
-	if o.Standby && (o.MySQLTarget != nil || o.Kafka != nil) {
-		errs = append(errs, errors.New("--standby works into a PostgreSQL target only, for now: run one replicator of a stream into MySQL or Kafka"))
+	if o.Standby && o.Kafka != nil {
+		errs = append(errs, errors.New("--standby works into PostgreSQL and MySQL targets, not yet into Kafka: run one stream process"))
 	}
 	if o.StartGTID != "" && o.StartPosition != "" {
 		errs = append(errs, errors.New("--start-gtid and --start-position exclude each other"))
@@ -239,4 +239,17 @@ func (o Options) NamingOptions() schema.NamingOptions {
 type runIdentity struct {
 	id    string
 	owned atomic.Bool
+}
+
+// scopeSettings are the settings that decide what a run writes, one
+// "name=value" line each: a standby must run with those of the replicator
+// it takes over from, or the target would change course at the takeover
+// (pgsink.Config.Settings).
+func (o Options) scopeSettings() []string {
+	list := func(v []string) string { return strings.Join(v, ",") }
+	return []string{
+		"include=" + list(o.Include), "exclude=" + list(o.Exclude), "schema-map=" + list(o.SchemaMap),
+		"identifiers=" + o.Identifiers, "rename=" + list(o.Renames), "exclude-columns=" + list(o.ExcludeColumns),
+		"zero-date=" + string(o.ZeroDate), "nul-char=" + string(o.Nul), "skip-ddl=" + list(o.SkipDDL),
+	}
 }

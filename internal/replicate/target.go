@@ -91,7 +91,7 @@ func (t *pgTarget) recordStart(ctx context.Context, stream string, pos model.Pos
 
 func (t *pgTarget) sink(r *runner) (pipeline.Sink, error) {
 	cfg := pgsink.Config{Stream: r.o.Stream, Workers: r.o.Workers, Mapper: r.mapper,
-		Decode: binlogpos.Decode, Naming: r.naming, SourceLogsFKActions: r.info.SQLForeignKeys, Standby: r.o.Standby, Log: r.log}
+		Decode: binlogpos.Decode, Naming: r.naming, SourceLogsFKActions: r.info.SQLForeignKeys, Standby: r.o.Standby, Settings: r.o.scopeSettings(), Log: r.log}
 	if r.o.run != nil {
 		cfg.RunID, cfg.OwnedBefore = r.o.run.id, r.o.run.owned.Load()
 	}
@@ -178,9 +178,13 @@ func (t *mysqlTarget) recordStart(ctx context.Context, stream string, pos model.
 }
 
 func (t *mysqlTarget) sink(r *runner) (pipeline.Sink, error) {
-	return mysink.New(mysink.Config{Stream: r.o.Stream, Decode: binlogpos.Decode, SourceDB: t.sourceDB,
+	cfg := mysink.Config{Stream: r.o.Stream, Decode: binlogpos.Decode, SourceDB: t.sourceDB,
 		TargetDB: t.o.MySQLTarget.Database, Engine: t.o.TargetEngine, SourceLogsFKActions: r.info.SQLForeignKeys, SourceUTF8MB4Collation: r.info.UTF8MB4Collation,
-		SourceCharsetDefaults: r.info.CharsetDefaults, Log: r.log}, t.db)
+		SourceCharsetDefaults: r.info.CharsetDefaults, Standby: r.o.Standby, Settings: r.o.scopeSettings(), Log: r.log}
+	if r.o.run != nil {
+		cfg.RunID, cfg.OwnedBefore = r.o.run.id, r.o.run.owned.Load()
+	}
+	return mysink.New(cfg, t.db)
 }
 
 func (t *mysqlTarget) close() {

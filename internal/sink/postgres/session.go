@@ -113,6 +113,9 @@ func (a *Sink) fence(ctx context.Context) (*pgxpool.Conn, error) {
 	if err := a.refuseIfTakenOver(ctx, conn); err != nil {
 		return fail(err)
 	}
+	if err := a.refuseOtherSettings(ctx, conn); err != nil {
+		return fail(err)
+	}
 	for {
 		err := a.lockExclusive(ctx, conn)
 		if err == nil {
@@ -124,7 +127,7 @@ func (a *Sink) fence(ctx context.Context) (*pgxpool.Conn, error) {
 			return fail(err)
 		}
 	}
-	if err := checkpoint.ClaimOwner(ctx, conn, a.cfg.Stream, a.cfg.RunID); err != nil {
+	if err := checkpoint.ClaimOwner(ctx, conn, a.cfg.Stream, a.cfg.RunID, strings.Join(a.cfg.Settings, "\n")); err != nil {
 		return fail(fmt.Errorf("apply: %w", err))
 	}
 	if _, err := conn.Exec(ctx, `SELECT set_config('lock_timeout', '0', false)`); err != nil {

@@ -58,6 +58,10 @@ type Config struct {
 	// exit 2 instead of competing for it.
 	RunID       string
 	OwnedBefore bool
+	// Settings are what decides what the run writes ("name=value" lines,
+	// recorded with the owner): a standby whose settings differ from the
+	// owner's is refused (exit 2) before it waits.
+	Settings []string
 	// Writable returns the indexes of the columns sluice writes in the
 	// target (generated columns of the target left out). Default:
 	// ddl.WritableColumns, the rule the CREATE TABLE was made with.
