@@ -3,8 +3,8 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"strings"
 	"log/slog"
+	"strings"
 	"time"
 )
 
