@@ -152,5 +152,14 @@ func Delete(ctx context.Context, q Querier, stream string) error {
 			return fmt.Errorf("checkpoint: delete policy counts of stream %q: %w", stream, err)
 		}
 	}
+	var owner bool
+	if err := q.QueryRow(ctx, `SELECT to_regclass('sluice.stream_owner') IS NOT NULL`).Scan(&owner); err != nil {
+		return fmt.Errorf("checkpoint: look for the owner records: %w", err)
+	}
+	if owner {
+		if _, err := q.Exec(ctx, `DELETE FROM sluice.stream_owner WHERE stream = $1`, stream); err != nil {
+			return fmt.Errorf("checkpoint: delete the owner record of stream %q: %w", stream, err)
+		}
+	}
 	return nil
 }

@@ -57,6 +57,12 @@ A status line is logged every 5 seconds (lag, throughput, queue, positions) and
 what was received and exit 0 (with --until-caught-up, before it caught up: 130
 or 143). See docs/replication.md.
 
+--standby (PostgreSQL and MySQL targets): a second replicator of the same stream waits
+instead of being refused, and takes over when the active one dies (its
+sessions end) or stops answering for 5 s (frozen: the standby ends its
+sessions); the one taken over from writes nothing more (fenced by the target)
+and exits 2. See docs/operations.md.
+
 Exit codes: 0 stopped or caught up, 1 failure while replicating, 2 configuration
 or pre-flight error (including no start position and a purged binlog), 130
 (SIGINT) or 143 (SIGTERM) stopped before --until-caught-up was reached.`,
@@ -89,6 +95,8 @@ or pre-flight error (including no start position and a purged binlog), 130
 	// The way back only (migrate has no reverse stream).
 	cmd.Flags().Bool("start-at-current-lsn", false, "reverse stream (postgres:// --source) without a checkpoint or a slot: create the slot and start at PostgreSQL's current position, "+
 		"leaving out every write committed before it (after sluice cutover, run the reverse stream it printed instead), e.g. --start-at-current-lsn")
+	cmd.Flags().Bool("standby", false, "wait while another replicator of the stream runs, and take over within seconds when it dies or stops answering "+
+		"(PostgreSQL and MySQL targets; the one taken over from writes nothing more and exits 2), e.g. --standby")
 	return cmd
 }
 
@@ -178,9 +186,9 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 		Identifiers: k.String("identifiers"), Renames: k.Strings("rename"), ExcludeColumns: k.Strings("exclude-columns"),
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
 		Workers: k.Int("workers"), MaxTxnMemory: maxMem, SkipDDL: k.Strings("skip-ddl"),
-		UntilCaughtUp: k.Bool("until-caught-up"),
-		TargetRetry:   targetRetry(k.Duration("target-retry")),
-		Log:           s.Log,
+		UntilCaughtUp: k.Bool("until-caught-up"), Standby: k.Bool("standby"),
+		TargetRetry: targetRetry(k.Duration("target-retry")),
+		Log:         s.Log,
 	}, nil
 }
 

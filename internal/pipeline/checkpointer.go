@@ -20,6 +20,9 @@ func (a *Applier) checkpointLoop(ctx context.Context, drained <-chan struct{}) e
 			if err := a.sync(ctx, false); err != nil {
 				return err
 			}
+			if err := a.heartbeat(ctx); err != nil {
+				return err
+			}
 		case <-drained:
 			if err := a.saveCheckpoint(ctx, true); err != nil {
 				return err
@@ -74,4 +77,23 @@ func (a *Applier) sync(ctx context.Context, final bool) error {
 	a.ckMu.Lock()
 	defer a.ckMu.Unlock()
 	return a.sink.Sync(ctx, final)
+}
+
+// Heartbeater is a sink that shows a standby replicator it is alive
+// (sink/postgres standby.go); the checkpoint loop calls it every
+// CheckpointInterval, also when there is nothing to save.
+type Heartbeater interface {
+	Heartbeat(ctx context.Context) error
+}
+
+// heartbeat calls the sink's Heartbeat, serialised with the checkpoint
+// writes (both use the sink's leader session).
+func (a *Applier) heartbeat(ctx context.Context) error {
+	h, ok := a.sink.(Heartbeater)
+	if !ok {
+		return nil
+	}
+	a.ckMu.Lock()
+	defer a.ckMu.Unlock()
+	return h.Heartbeat(ctx)
 }

@@ -13,6 +13,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,6 +64,11 @@ type Options struct {
 	// UntilCaughtUp: exit once everything the source had written when the
 	// stream first went idle is applied.
 	UntilCaughtUp bool
+	// Standby waits while another replicator of the stream is alive and
+	// takes over when it is not (sink/postgres standby.go).
+	Standby bool
+	// run is this Run's identity on the target (set by Run).
+	run *runIdentity
 	// Registry receives the metrics (nil: none).
 	Registry prometheus.Registerer
 	Log      *slog.Logger
@@ -121,6 +127,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxTxnMemory < 16<<20 {
 		errs = append(errs, fmt.Errorf("--max-txn-memory %s: at least 16MB", FormatSize(o.MaxTxnMemory)))
+	}
+	if o.Standby && o.Kafka != nil {
+		errs = append(errs, errors.New("--standby works into PostgreSQL and MySQL targets, not yet into Kafka: run one stream process"))
 	}
 	if o.StartGTID != "" && o.StartPosition != "" {
 		errs = append(errs, errors.New("--start-gtid and --start-position exclude each other"))
@@ -215,4 +224,24 @@ func HumanSize(n int64) string {
 func (o Options) NamingOptions() schema.NamingOptions {
 	return schema.NamingOptions{SchemaMap: o.SchemaMap, Identifiers: o.Identifiers, Renames: o.Renames,
 		ExcludeColumns: o.ExcludeColumns}
+}
+
+// runIdentity names one replicate.Run across its reconnects, and remembers
+// whether it has owned the stream (sink/postgres standby.go).
+type runIdentity struct {
+	id    string
+	owned atomic.Bool
+}
+
+// scopeSettings are the settings that decide what a run writes, one
+// "name=value" line each: a standby must run with those of the replicator
+// it takes over from, or the target would change course at the takeover
+// (pgsink.Config.Settings).
+func (o Options) scopeSettings() []string {
+	list := func(v []string) string { return strings.Join(v, ",") }
+	return []string{
+		"include=" + list(o.Include), "exclude=" + list(o.Exclude), "schema-map=" + list(o.SchemaMap),
+		"identifiers=" + o.Identifiers, "rename=" + list(o.Renames), "exclude-columns=" + list(o.ExcludeColumns),
+		"zero-date=" + string(o.ZeroDate), "nul-char=" + string(o.Nul), "skip-ddl=" + list(o.SkipDDL),
+	}
 }

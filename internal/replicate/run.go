@@ -64,6 +64,9 @@ func Run(ctx context.Context, opts Options) error {
 	// Decoded changes held in memory are bounded by MaxTxnMemory (half in
 	// apply's queue, fragments of 1/16); the rest is connections and plans.
 	defer gctune.Apply(o.MaxTxnMemory + replicateMemoryOverhead)()
+	// One run identity across reconnects: a run that owned the stream and
+	// finds, reconnecting, that a standby took it over stops (pgsink.Config.OwnedBefore).
+	o.run = &runIdentity{id: pipeline.NewRunID()}
 	var lost *targetLoss // set while reconnecting to a lost target
 	for {
 		if err := waitRecopy(ctx, o); err != nil {
@@ -83,7 +86,7 @@ func Run(ctx context.Context, opts Options) error {
 			return nil
 		}
 		if err == nil || ctx.Err() != nil || !isTargetLoss(err) {
-			if lost != nil && err != nil && ctx.Err() == nil {
+			if lost != nil && err != nil && ctx.Err() == nil && !errors.Is(err, pipeline.ErrTakenOver) {
 				err = lost.giveUp(err)
 			}
 			return err
@@ -184,6 +187,9 @@ func (r *runner) prepare(ctx context.Context) error {
 	st, err := r.applier.Open(ctx)
 	if err != nil {
 		return err
+	}
+	if o.run != nil {
+		o.run.owned.Store(true)
 	}
 	start, err := r.origin(ctx, st)
 	if err != nil {

@@ -80,8 +80,12 @@ func (t *pgTarget) recordStart(ctx context.Context, stream string, pos model.Pos
 }
 
 func (t *pgTarget) sink(r *runner) (pipeline.Sink, error) {
-	return pgsink.New(pgsink.Config{Stream: r.o.Stream, Workers: r.o.Workers, Mapper: r.mapper,
-		Decode: binlogpos.Decode, Naming: r.naming, SourceLogsFKActions: r.info.SQLForeignKeys, Log: r.log}, t.pool)
+	cfg := pgsink.Config{Stream: r.o.Stream, Workers: r.o.Workers, Mapper: r.mapper,
+		Decode: binlogpos.Decode, Naming: r.naming, SourceLogsFKActions: r.info.SQLForeignKeys, Standby: r.o.Standby, Settings: r.o.scopeSettings(), Log: r.log}
+	if r.o.run != nil {
+		cfg.RunID, cfg.OwnedBefore = r.o.run.id, r.o.run.owned.Load()
+	}
+	return pgsink.New(cfg, t.pool)
 }
 
 func (t *pgTarget) loadPolicyChanges(ctx context.Context, stream string) ([]typemap.ChangeCount, error) {
@@ -164,9 +168,13 @@ func (t *mysqlTarget) recordStart(ctx context.Context, stream string, pos model.
 }
 
 func (t *mysqlTarget) sink(r *runner) (pipeline.Sink, error) {
-	return mysink.New(mysink.Config{Stream: r.o.Stream, Decode: binlogpos.Decode, SourceDB: t.sourceDB,
+	cfg := mysink.Config{Stream: r.o.Stream, Decode: binlogpos.Decode, SourceDB: t.sourceDB,
 		TargetDB: t.o.MySQLTarget.Database, Engine: t.o.TargetEngine, SourceLogsFKActions: r.info.SQLForeignKeys, SourceUTF8MB4Collation: r.info.UTF8MB4Collation,
-		SourceCharsetDefaults: r.info.CharsetDefaults, Log: r.log}, t.db)
+		SourceCharsetDefaults: r.info.CharsetDefaults, Standby: r.o.Standby, Settings: r.o.scopeSettings(), Log: r.log}
+	if r.o.run != nil {
+		cfg.RunID, cfg.OwnedBefore = r.o.run.id, r.o.run.owned.Load()
+	}
+	return mysink.New(cfg, t.db)
 }
 
 func (t *mysqlTarget) close() {

@@ -65,6 +65,7 @@ var tables = []string{
 	PRIMARY KEY (stream, last_key)
 ) ENGINE=%s DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
 	targetTable,
+	ownerTable,
 }
 
 // MaxStream is the longest stream name (bytes) the state tables hold: their
@@ -163,7 +164,7 @@ func Save(ctx context.Context, q Querier, stream string, st checkpoint.State) er
 // Delete forgets a stream's checkpoint, schema history and applied records
 // (a new snapshot of the stream).
 func Delete(ctx context.Context, q Querier, stream string) error {
-	for _, t := range []string{"checkpoint", "schema_history", "applied", "ddl_pending", "stream_target"} {
+	for _, t := range []string{"checkpoint", "schema_history", "applied", "ddl_pending", "stream_target", "stream_owner"} {
 		if _, err := q.ExecContext(ctx, "DELETE FROM sluice."+t+" WHERE stream = ?", stream); err != nil && !missing(err) {
 			return fmt.Errorf("checkpoint: delete stream %q from sluice.%s: %w", stream, t, err)
 		}

@@ -58,11 +58,26 @@ func (a *Sink) fence(ctx context.Context) (*sql.Conn, error) {
 	if err := a.setupSession(ctx, conn); err != nil {
 		return fail(err)
 	}
+	if err := a.refuseAsStandby(ctx, conn); err != nil { // standby.go
+		return fail(err)
+	}
 	leader := lockName(a.cfg.Stream, "leader")
 	var got sql.NullInt64
 	secs := int(a.cfg.FenceTimeout.Seconds() + 0.5)
-	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK(?, ?)", leader, secs).Scan(&got); err != nil {
-		return fail(fmt.Errorf("apply: lock stream %q on the target: %w", a.cfg.Stream, err))
+	for {
+		if a.cfg.Standby {
+			if err := a.awaitTurn(ctx, conn); err != nil {
+				return fail(err)
+			}
+		}
+		if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK(?, ?)", leader, secs).Scan(&got); err != nil {
+			return fail(fmt.Errorf("apply: lock stream %q on the target: %w", a.cfg.Stream, err))
+		}
+		// A standby that lost the race for the lock to another one waits
+		// for its turn again.
+		if got.Int64 == 1 || !a.cfg.Standby {
+			break
+		}
 	}
 	if got.Int64 != 1 {
 		var holder sql.NullInt64
@@ -169,6 +184,12 @@ func (a *Sink) acquire(ctx context.Context) (*sql.Conn, int, error) {
 			return nil, 0, fmt.Errorf("apply: register target session: %w", err)
 		}
 		if got.Int64 == 1 {
+			// A session of a run a standby took over refuses to write (standby.go).
+			if err := a.checkOwner(ctx, conn); err != nil {
+				a.freeSlot(slot)
+				_ = conn.Close()
+				return nil, 0, err
+			}
 			return conn, slot, nil
 		}
 		// Held outside this run (it cannot be after the fence): leave it marked used.

@@ -37,6 +37,13 @@ type Config struct {
 	// replayed DDL creates or alters ("" keeps the source's), and of
 	// sluice's state tables ("" = InnoDB).
 	Engine string
+	// Standby, StandbyLease, RunID, OwnedBefore, Settings: replicate
+	// --standby, as in the PostgreSQL sink's Config (standby.go).
+	Standby      bool
+	StandbyLease time.Duration
+	RunID        string
+	OwnedBefore  bool
+	Settings     []string
 	// FenceTimeout bounds the wait at start for an earlier run of the
 	// stream to let go of the target (default 15s).
 	FenceTimeout time.Duration
@@ -77,6 +84,12 @@ var engineName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 func (c Config) withDefaults() (Config, error) {
 	if c.Stream == "" {
 		c.Stream = checkpoint.DefaultStream
+	}
+	if c.StandbyLease <= 0 {
+		c.StandbyLease = 5 * time.Second
+	}
+	if c.RunID == "" {
+		c.RunID = pipeline.NewRunID()
 	}
 	if c.FenceTimeout <= 0 {
 		c.FenceTimeout = 15 * time.Second
@@ -185,6 +198,9 @@ func (a *Sink) load(ctx context.Context, conn *sql.Conn) (*checkpoint.State, []c
 	}
 	if err := EnsureState(ctx, conn, a.cfg.Engine); err != nil {
 		return nil, nil, err
+	}
+	if err := mysqlstate.ClaimOwner(ctx, conn, a.cfg.Stream, a.cfg.RunID, strings.Join(a.cfg.Settings, "\n")); err != nil {
+		return nil, nil, fmt.Errorf("apply: %w", err)
 	}
 	st, err := mysqlstate.Load(ctx, conn, a.cfg.Stream, a.cfg.Decode)
 	if err != nil {

@@ -94,7 +94,7 @@ func (a *Sink) setupSession(ctx context.Context, conn *pgxpool.Conn) error {
 	if err := SetReplicaRole(ctx, conn, false); err != nil { // replica.go
 		return fmt.Errorf("apply: %w", err)
 	}
-	return nil
+	return a.checkOwner(ctx, conn) // standby.go
 }
 
 // fence waits until no session of an earlier run of this stream is left,
@@ -110,33 +110,25 @@ func (a *Sink) fence(ctx context.Context) (*pgxpool.Conn, error) {
 		conn.Release()
 		return nil, err
 	}
-	// A replicator that is running is refused at once; only the sessions
-	// of a dead run (still finishing a statement) are waited for.
-	var free bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, lockClass, a.cfg.Stream).Scan(&free); err != nil {
-		return fail(fmt.Errorf("apply: lock stream %q: %w", a.cfg.Stream, err))
+	if err := a.refuseIfTakenOver(ctx, conn); err != nil {
+		return fail(err)
 	}
-	if free {
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, lockClass, a.cfg.Stream); err != nil {
-			return fail(fmt.Errorf("apply: unlock stream %q: %w", a.cfg.Stream, err))
+	if err := a.refuseOtherSettings(ctx, conn); err != nil {
+		return fail(err)
+	}
+	for {
+		err := a.lockExclusive(ctx, conn)
+		if err == nil {
+			break
 		}
-	} else if hs, err := checkpoint.StreamHolders(ctx, conn, a.cfg.Stream); err == nil && checkpoint.Live(hs, a.runs.open(a.runKey())) {
-		return fail(exitcode.ConfigError(fmt.Errorf("apply: stream %q is being replicated into this target by %s: "+
-			"stop that replicator first, or use --stream to name a different stream", a.cfg.Stream, checkpoint.Describe(hs))))
-	}
-	if _, err := conn.Exec(ctx, `SELECT set_config('lock_timeout', $1, false)`,
-		fmt.Sprintf("%dms", a.cfg.FenceTimeout.Milliseconds())); err != nil {
-		return fail(fmt.Errorf("apply: set lock_timeout: %w", err))
-	}
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, lockClass, a.cfg.Stream); err != nil {
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
-			return fail(fmt.Errorf("apply: stream %q is still being applied by other sessions after %s (%s): "+
-				"another sluice is replicating this stream (stop it, or use --stream to name a different one); "+
-				"if none runs, these are sessions of a dead one: end them with SELECT pg_terminate_backend(pid)",
-				a.cfg.Stream, a.cfg.FenceTimeout, a.holders(conn)))
+		// A standby that lost the race for the lock to another one waits
+		// for its turn again.
+		if !a.cfg.Standby || !errors.Is(err, errStillApplied) {
+			return fail(err)
 		}
-		return fail(fmt.Errorf("apply: lock stream %q: %w", a.cfg.Stream, err))
+	}
+	if err := checkpoint.ClaimOwner(ctx, conn, a.cfg.Stream, a.cfg.RunID, strings.Join(a.cfg.Settings, "\n")); err != nil {
+		return fail(fmt.Errorf("apply: %w", err))
 	}
 	if _, err := conn.Exec(ctx, `SELECT set_config('lock_timeout', '0', false)`); err != nil {
 		return fail(fmt.Errorf("apply: reset lock_timeout: %w", err))
@@ -148,6 +140,50 @@ func (a *Sink) fence(ctx context.Context) (*pgxpool.Conn, error) {
 		return fail(fmt.Errorf("apply: unlock stream %q: %w", a.cfg.Stream, err))
 	}
 	return conn, nil
+}
+
+// errStillApplied: the exclusive lock was not granted within FenceTimeout.
+var errStillApplied = errors.New("stream still being applied by other sessions")
+
+// lockExclusive takes the stream's lock exclusively. A replicator that is
+// running is refused at once (a standby waits for its turn instead:
+// standby.go); only the sessions of a dead run (still finishing a
+// statement) are waited for, up to FenceTimeout.
+func (a *Sink) lockExclusive(ctx context.Context, conn *pgxpool.Conn) error {
+	if a.cfg.Standby {
+		if err := a.awaitTurn(ctx, conn); err != nil {
+			return err
+		}
+	} else {
+		var free bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, lockClass, a.cfg.Stream).Scan(&free); err != nil {
+			return fmt.Errorf("apply: lock stream %q: %w", a.cfg.Stream, err)
+		}
+		if free {
+			if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, lockClass, a.cfg.Stream); err != nil {
+				return fmt.Errorf("apply: unlock stream %q: %w", a.cfg.Stream, err)
+			}
+		} else if hs, err := checkpoint.StreamHolders(ctx, conn, a.cfg.Stream); err == nil && checkpoint.Live(hs, a.runs.open(a.runKey())) {
+			return exitcode.ConfigError(fmt.Errorf("apply: stream %q is being replicated into this target by %s: "+
+				"stop that replicator first, use --stream to name a different stream, or start this one with --standby "+
+				"to take over when that one stops", a.cfg.Stream, checkpoint.Describe(hs)))
+		}
+	}
+	if _, err := conn.Exec(ctx, `SELECT set_config('lock_timeout', $1, false)`,
+		fmt.Sprintf("%dms", a.cfg.FenceTimeout.Milliseconds())); err != nil {
+		return fmt.Errorf("apply: set lock_timeout: %w", err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, lockClass, a.cfg.Stream); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
+			return fmt.Errorf("apply: stream %q is still being applied by other sessions after %s (%s): "+
+				"another sluice is replicating this stream (stop it, or use --stream to name a different one); "+
+				"if none runs, these are sessions of a dead one: end them with SELECT pg_terminate_backend(pid): %w",
+				a.cfg.Stream, a.cfg.FenceTimeout, a.holders(conn), errStillApplied)
+		}
+		return fmt.Errorf("apply: lock stream %q: %w", a.cfg.Stream, err)
+	}
+	return nil
 }
 
 // holders describes the sessions holding the stream's lock, for the error.

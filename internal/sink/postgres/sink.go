@@ -47,6 +47,21 @@ type Config struct {
 	// FenceTimeout bounds the wait at start for sessions of an earlier run
 	// of the stream to end (default 60s); see session.go.
 	FenceTimeout time.Duration
+	// Standby makes Open wait while another replicator of the stream is
+	// alive, and take over when it dies or stops answering for
+	// StandbyLease (default 5s): standby.go.
+	Standby      bool
+	StandbyLease time.Duration
+	// RunID names the run in sluice.stream_owner (default: pipeline.NewRunID);
+	// OwnedBefore says this run owned the stream before (it reconnects):
+	// if another run owns it now, a standby took over and Open stops with
+	// exit 2 instead of competing for it.
+	RunID       string
+	OwnedBefore bool
+	// Settings are what decides what the run writes ("name=value" lines,
+	// recorded with the owner): a standby whose settings differ from the
+	// owner's is refused (exit 2) before it waits.
+	Settings []string
 	// Writable returns the indexes of the columns sluice writes in the
 	// target (generated columns of the target left out). Default:
 	// ddl.WritableColumns, the rule the CREATE TABLE was made with.
@@ -66,6 +81,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.FenceTimeout <= 0 {
 		c.FenceTimeout = 60 * time.Second
+	}
+	if c.RunID == "" {
+		c.RunID = pipeline.NewRunID()
+	}
+	if c.StandbyLease <= 0 {
+		c.StandbyLease = 5 * time.Second
 	}
 	if c.CopyRows == 0 {
 		c.CopyRows = 2000
