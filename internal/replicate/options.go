@@ -128,8 +128,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxTxnMemory < 16<<20 {
 		errs = append(errs, fmt.Errorf("--max-txn-memory %s: at least 16MB", FormatSize(o.MaxTxnMemory)))
 	}
-	if o.Standby && o.Kafka != nil {
-		errs = append(errs, errors.New("--standby works into PostgreSQL and MySQL targets, not yet into Kafka: run one stream process"))
+	if o.Standby && !o.engine().Capabilities().Standby {
+		errs = append(errs, fmt.Errorf("--standby works into PostgreSQL and MySQL targets, not yet into %s: run one replicator of the stream", o.engine().Name()))
 	}
 	if o.StartGTID != "" && o.StartPosition != "" {
 		errs = append(errs, errors.New("--start-gtid and --start-position exclude each other"))

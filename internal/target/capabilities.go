@@ -53,4 +53,7 @@ type Capabilities struct {
 	Recopy bool
 	// Cutover: `sluice cutover` can switch the application to this target.
 	Cutover bool
+	// Standby: replicate --standby can wait beside the active replicator
+	// and take over (pipeline.AwaitTurn over the engine's fence).
+	Standby bool
 }

@@ -43,8 +43,8 @@ func (e engine) Redacted() string { return e.cfg.Redacted() }
 
 // Capabilities: the source's statements replayed, the source's names and
 // values (VECTOR included), storage engines, generated columns computed by
-// the target, and more apply sessions than PostgreSQL (DefaultWorkers).
+// the target, more apply sessions than PostgreSQL (DefaultWorkers), --standby.
 func (engine) Capabilities() target.Capabilities {
 	return target.Capabilities{DDL: target.DDLReplay, SourceStatements: true, KeepsSourceNames: true,
-		RawVector: true, StorageEngines: true, DefaultWorkers: DefaultWorkers(), Generated: target.GeneratedComputed}
+		RawVector: true, StorageEngines: true, DefaultWorkers: DefaultWorkers(), Generated: target.GeneratedComputed, Standby: true}
 }

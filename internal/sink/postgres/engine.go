@@ -30,7 +30,7 @@ func (engine) Name() string { return "postgres" }
 
 func (e engine) Redacted() string { return e.cfg.Redacted() }
 
-// Capabilities: translated DDL; a re-copy and cutover work on PostgreSQL.
+// Capabilities: translated DDL; a re-copy, cutover and --standby work on PostgreSQL.
 func (engine) Capabilities() target.Capabilities {
-	return target.Capabilities{DDL: target.DDLTranslate, Generated: target.GeneratedTranslated, Recopy: true, Cutover: true}
+	return target.Capabilities{DDL: target.DDLTranslate, Generated: target.GeneratedTranslated, Recopy: true, Cutover: true, Standby: true}
 }
