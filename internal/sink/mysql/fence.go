@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"strconv"
 	"strings"
 	"time"
@@ -86,6 +87,15 @@ func (a *Sink) fence(ctx context.Context) (*sql.Conn, error) {
 			"(target connection %d has held its lock for over %s): stop that replicator first, or use --stream to name a different stream; "+
 			"if none runs, the connection belongs to a dead one: end it with KILL %d",
 			a.cfg.Stream, holder.Int64, a.cfg.FenceTimeout, holder.Int64)))
+	}
+	// The claim comes before the earlier sessions are ended: one that an
+	// earlier run opens after it reads the new owner and refuses (standby.go);
+	// those opened before hold a slot lock and are ended here.
+	if err := EnsureState(ctx, conn, a.cfg.Engine); err != nil {
+		return fail(err)
+	}
+	if err := mysqlstate.ClaimOwner(ctx, conn, a.cfg.Stream, a.cfg.RunID, strings.Join(a.cfg.Settings, "\n")); err != nil {
+		return fail(fmt.Errorf("apply: %w", err))
 	}
 	if err := a.endEarlierSessions(ctx, conn); err != nil {
 		return fail(err)

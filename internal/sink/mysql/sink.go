@@ -199,9 +199,6 @@ func (a *Sink) load(ctx context.Context, conn *sql.Conn) (*checkpoint.State, []c
 	if err := EnsureState(ctx, conn, a.cfg.Engine); err != nil {
 		return nil, nil, err
 	}
-	if err := mysqlstate.ClaimOwner(ctx, conn, a.cfg.Stream, a.cfg.RunID, strings.Join(a.cfg.Settings, "\n")); err != nil {
-		return nil, nil, fmt.Errorf("apply: %w", err)
-	}
 	st, err := mysqlstate.Load(ctx, conn, a.cfg.Stream, a.cfg.Decode)
 	if err != nil {
 		return nil, nil, err
