@@ -32,6 +32,10 @@ func reverseOptions(s *Settings) (reverse.Options, error) {
 				"its tables are the PostgreSQL schema's that the MySQL database has (docs/reverse.md)", f))
 		}
 	}
+	if k.Bool("standby") {
+		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--standby does not apply to the reverse stream (a postgres:// --source) yet: " +
+			"run one reverse replicator of a stream"))
+	}
 	src, err := config.ParseTarget(k.String("source"))
 	if err != nil {
 		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--source: %w", err))
