@@ -63,6 +63,8 @@ stopped before --until-caught-up was reached.`,
 	f.String("merged-topic", "", "also write every shard's transactions into this single-partition topic in one global order (per shard in commit order, across shards by commit time, released once every shard's watermark passed it), exactly once; needs --workers 1 (docs/kafka.md)")
 	f.String("shard-layout", "", "how events name their shard: key (the default with several --source: shared topics <prefix>.<db>.<table>, every key with the field __dbz__physicalTableIdentifier, as Debezium's ByLogicalTableRouter), topic (a topic per shard, <prefix>.<host>_<port>.<db>.<table>, keys the primary key alone), none (the default with one --source: Debezium's layout; refused with several)")
 	f.Bool("reuse-topics", false, "let a new stream write into topics that already hold another history (another stream's, an earlier run's); a consumer of them then sees both histories")
+	f.Bool("standby", false, "wait while another process of the stream leads (a Kafka consumer group), and take over within seconds when it dies or freezes; "+
+		"the one taken over from is fenced by its transactional.id and exits 2, e.g. --standby")
 	f.StringSlice("include", nil, "tables to include as db.table patterns, e.g. --include 'shop.order*'; default: the source URL's database")
 	f.StringSlice("exclude", nil, "tables to leave out, same patterns as --include")
 	addStreamFlag(cmd)
@@ -179,7 +181,7 @@ func runStream(cmd *cobra.Command, _ []string) error {
 		Schemas: k.Bool("schemas"), NoTombstones: k.Bool("no-tombstones"), TxnMetadata: k.Bool("transaction-metadata"), NoSnapshot: k.Bool("no-snapshot"),
 		UntilCaughtUp: k.Bool("until-caught-up"), Include: k.Strings("include"), Exclude: k.Strings("exclude"),
 		Workers: k.Int("workers"), MaxTxnMemory: maxMem, Partitions: int32(k.Int("partitions")),
-		Version: Version, Log: s.Log, MergedTopic: k.String("merged-topic"), Layout: k.String("shard-layout"), ReuseTopics: k.Bool("reuse-topics")}
+		Version: Version, Log: s.Log, MergedTopic: k.String("merged-topic"), Layout: k.String("shard-layout"), ReuseTopics: k.Bool("reuse-topics"), Standby: k.Bool("standby")}
 	if reg != nil {
 		o.Registry = reg
 	}

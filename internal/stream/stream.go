@@ -60,6 +60,9 @@ type Options struct {
 	// ReuseTopics (--reuse-topics) lets a new stream write into topics that
 	// hold another history (kafkasink.Store.CheckNewStream).
 	ReuseTopics bool
+	// Standby (--standby) waits until this process leads the stream
+	// (kafkasink.Lead) and stops when it no longer does.
+	Standby bool
 }
 
 // ShardStream is the stream name of shard src.
@@ -102,6 +105,15 @@ func Run(ctx context.Context, o Options) error {
 	if err := o.checkMerged(); err != nil {
 		return err
 	}
+	if o.Standby {
+		return runStandby(ctx, o)
+	}
+	return runShards(ctx, o)
+}
+
+// runShards streams every shard (and the merged topic) until they stop.
+func runShards(ctx context.Context, o Options) error {
+	var err error
 	var merged *mergedRun
 	if o.MergedTopic != "" {
 		if merged, err = newMergedRun(o); err != nil {
