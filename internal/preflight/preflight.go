@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -38,6 +39,11 @@ type Needs struct {
 	// TargetEngine is the storage engine the tables get on a MySQL target
 	// ("" = the source table's own): it must exist there and be transactional.
 	TargetEngine string
+	// MinBinlogRetention: with the binlog on, the source must keep binlog
+	// files at least this long (0 = no check); a retention of 0 (never
+	// purged) passes. For the commands that start or resume a stream or
+	// record a snapshot's position.
+	MinBinlogRetention time.Duration
 }
 
 // Problem is one finding. Warnings do not stop the command.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -21,6 +22,9 @@ type SourceInfo struct {
 	Version  string `json:"version"`
 	ServerID uint32 `json:"server_id"`
 	GTID     bool   `json:"gtid"` // GTID positioning is possible
+	// BinlogRetention is how long the source keeps binlogs (0 = never
+	// purged, or not read: only with Needs.MinBinlogRetention).
+	BinlogRetention time.Duration `json:"-"`
 }
 
 func checkSource(ctx context.Context, m config.MySQL, needs Needs) (SourceInfo, []Problem) {
@@ -59,6 +63,9 @@ func checkSource(ctx context.Context, m config.MySQL, needs Needs) (SourceInfo, 
 		probs = append(probs, checkBinlogSettings(vars, info)...)
 		probs = append(probs, checkServerID(ctx, conn, info, needs.ServerID)...)
 		probs = append(probs, checkBinlogConnection(ctx, m)...)
+	}
+	if needs.Binlog || needs.Snapshot {
+		probs = append(probs, checkRetention(ctx, conn, vars, &info, needs.MinBinlogRetention)...)
 	}
 	return info, probs
 }
