@@ -42,14 +42,17 @@ type Options struct {
 	TxnMetadata           bool
 	NoSnapshot            bool
 	UntilCaughtUp         bool
-	Include, Exclude      []string
-	Workers               int
-	MaxTxnMemory          int64
-	Partitions            int32
-	Version               string
-	Registry              prometheus.Registerer
-	Log                   *slog.Logger
-	StatusEvery           time.Duration
+	// MinBinlogRetention is pre-flight's shortest binlog retention of a
+	// shard (--min-binlog-retention; 0 = no check).
+	MinBinlogRetention time.Duration
+	Include, Exclude   []string
+	Workers            int
+	MaxTxnMemory       int64
+	Partitions         int32
+	Version            string
+	Registry           prometheus.Registerer
+	Log                *slog.Logger
+	StatusEvery        time.Duration
 	// MergedTopic (--merged-topic) also writes every shard's transactions
 	// into this single-partition topic in one global order (merged.go).
 	MergedTopic string
@@ -143,7 +146,8 @@ func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRu
 	log := o.Log.With("shard", src.Addr())
 	// The source checks of replicate (reachable, privileges, log_bin, ROW
 	// format, FULL row image), per shard: one shard's problem stops it alone.
-	rep := preflight.Run(ctx, src, config.Target{}, preflight.Needs{Source: true, Binlog: true, Snapshot: !o.NoSnapshot})
+	rep := preflight.Run(ctx, src, config.Target{}, preflight.Needs{Source: true, Binlog: true, Snapshot: !o.NoSnapshot,
+		MinBinlogRetention: o.MinBinlogRetention})
 	for _, w := range rep.Warnings() {
 		log.Warn("pre-flight", "side", w.Side, "warning", w.Cause, "fix", w.Fix)
 	}
