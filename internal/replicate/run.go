@@ -39,7 +39,8 @@ type runner struct {
 	stream     *binlog.Stream
 	applier    *pipeline.Applier
 	unregister func()
-	policies   *policyWatch // values changed by a policy (policy.go)
+	policies   *policyWatch      // values changed by a policy (policy.go)
+	room       retentionHeadroom // the source's binlog retention, for the headroom (headroom.go)
 	// recopied are the tables a re-copy copied at a position past the
 	// start, with that position (recopy.go); recopyPause says this run
 	// stopped to let a re-copy work.
