@@ -248,3 +248,31 @@ func assertNothingWritten(ctx context.Context, t *testing.T, env *testenv.Env, d
 		t.Errorf("a refused command wrote to the target: %d tables of %s, %d state rows of %s", tables, db, state, stream)
 	}
 }
+
+// TestShortRetentionRefused: replicate and migrate refuse a source whose
+// binlog retention (the sandbox's: two hours) is below
+// --min-binlog-retention, exit 2 with the fix, before writing anything; the
+// flag wins over SLUICE_MIN_BINLOG_RETENTION (testenv sets it for the
+// sandbox).
+func TestShortRetentionRefused(t *testing.T) {
+	env := testenv.Get(t)
+	db := env.NewDatabase(t, "cli_ret")
+	my := env.MySQL(t, db)
+	if _, err := my.Exec("CREATE TABLE t (id INT PRIMARY KEY); INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, cmd := range []string{"replicate", "migrate", "snapshot"} {
+		stream := testenv.UniqueName("ret")
+		forgetStream(t, env, stream)
+		code, out, errOut := runCLI(ctx, cmd, "--source", env.SourceURL(db), "--target", env.TargetURL(),
+			"--include", db, "--stream", stream, "--min-binlog-retention", "720h", "--log-level", "warn")
+		for _, want := range []string{"shorter than --min-binlog-retention 720h", "binlog retention hours', 720)", "0 disables this check"} {
+			if code != 2 || !strings.Contains(errOut, want) {
+				t.Errorf("%s --min-binlog-retention 720h: want exit 2 naming %q, got %d:\n%s\n%s", cmd, want, code, out, errOut)
+			}
+		}
+		assertNothingWritten(ctx, t, env, db, stream)
+	}
+}
