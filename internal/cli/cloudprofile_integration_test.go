@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"reflect"
 	"strings"
 	"sync"
@@ -17,47 +16,6 @@ import (
 
 	"github.com/sluice-db/sluice/internal/testenv"
 )
-
-// cloudUser creates a source user with what a managed service (RDS, Aurora,
-// Cloud SQL, Azure) gives: SELECT on the database, REPLICATION SLAVE and
-// REPLICATION CLIENT (BINLOG MONITOR on MariaDB, where REPLICATION CLIENT is
-// its alias) and the grants in extra; no SUPER, RELOAD, FILE or PROCESS.
-// It returns the user's --source URL.
-func cloudUser(t *testing.T, env *testenv.Env, admin *sql.DB, db string, global []string, extra ...string) (string, string) {
-	t.Helper()
-	user := testenv.UniqueName("cloud")
-	if len(user) > 32 {
-		user = user[:32]
-	}
-	stmts := []string{"CREATE USER '" + user + "'@'%' IDENTIFIED BY 'cloud-pw'",
-		"GRANT SELECT ON `" + db + "`.* TO '" + user + "'@'%'"}
-	if len(global) > 0 {
-		stmts = append(stmts, "GRANT "+strings.Join(global, ", ")+" ON *.* TO '"+user+"'@'%'")
-	}
-	for _, g := range extra {
-		stmts = append(stmts, "GRANT "+g+" ON `"+db+"`.* TO '"+user+"'@'%'")
-	}
-	for _, s := range stmts {
-		if _, err := admin.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-	t.Cleanup(func() { _, _ = admin.Exec("DROP USER '" + user + "'@'%'") })
-	u, err := url.Parse(env.SourceURL(db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.User = url.UserPassword(user, "cloud-pw")
-	return user, u.String()
-}
-
-// replicationClient is REPLICATION CLIENT under the flavor's own name.
-func replicationClient(env *testenv.Env) string {
-	if env.IsMySQL() {
-		return "REPLICATION CLIENT"
-	}
-	return "BINLOG MONITOR"
-}
 
 // TestCloudUserProfile: with only a managed service's privileges, migrate
 // (snapshot, then replicate) copies a source under write load, replicate
@@ -76,11 +34,8 @@ func testCloudUserProfile(t *testing.T, env *testenv.Env) {
 		INSERT INTO acct SELECT seq, 1000, CONCAT('n', seq) FROM seq_1_to_2000`)); err != nil {
 		t.Fatal(err)
 	}
-	var extra []string
-	if env.IsMySQL() {
-		extra = []string{"LOCK TABLES"}
-	}
-	_, cloud := cloudUser(t, env, my, db, []string{"REPLICATION SLAVE", replicationClient(env)}, extra...)
+	global, extra := env.CloudGrants()
+	_, cloud := env.CloudUser(t, my, db, global, extra...)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	pg := env.PG(t)
@@ -203,7 +158,7 @@ func cloudLoad(t *testing.T, my *sql.DB) (*atomic.Bool, *atomic.Int64, func()) {
 // binlog exits 2 naming the grant, and writes nothing to the target.
 func refuseWithoutReplicationSlave(ctx context.Context, t *testing.T, env *testenv.Env, my *sql.DB, db string) {
 	t.Helper()
-	user, url := cloudUser(t, env, my, db, []string{replicationClient(env)}, "LOCK TABLES")
+	user, url := env.CloudUser(t, my, db, []string{env.ReplicationClient()}, "LOCK TABLES")
 	stream := testenv.UniqueName("cloudno")
 	forgetStream(t, env, stream)
 	code, out, errOut := runCLI(ctx, "migrate", "--source", url, "--target", env.TargetURL(),
@@ -220,7 +175,7 @@ func refuseWithoutReplicationSlave(ctx context.Context, t *testing.T, env *teste
 // GRANT LOCK TABLES, nothing written.
 func refuseWithoutLockTables(ctx context.Context, t *testing.T, env *testenv.Env, my *sql.DB, db string) {
 	t.Helper()
-	_, url := cloudUser(t, env, my, db, []string{"REPLICATION SLAVE", replicationClient(env)})
+	_, url := env.CloudUser(t, my, db, []string{"REPLICATION SLAVE", env.ReplicationClient()})
 	stream := testenv.UniqueName("cloudnl")
 	forgetStream(t, env, stream)
 	code, out, errOut := runCLI(ctx, "snapshot", "--source", url, "--target", env.TargetURL(),
