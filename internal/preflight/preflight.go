@@ -26,6 +26,9 @@ type Needs struct {
 	// parallel consistent snapshot (without either the snapshot reads with
 	// one session on MariaDB).
 	Snapshot bool
+	// SourceState: the command writes sluice's state database on the source
+	// (cutover's boundary record, sluice.cutover).
+	SourceState bool
 	// ServerID is the server_id sluice will use to read the binlog (0 = none):
 	// it must differ from the source's and from every connected replica's.
 	ServerID uint32
