@@ -13,7 +13,7 @@ import (
 // privileges (testenv.CloudUser) is refused, exit 2, naming the grant on the
 // source's sluice database (where it records the boundary for the way
 // back), before anything is armed; with that grant (which a managed
-// service allows) it switches, verify included.
+// service allows) it switches, verify included; --lock (RELOAD) is refused.
 func TestCutoverCloudUser(t *testing.T) { testenv.Flavors(t, testCutoverCloudUser) }
 
 func testCutoverCloudUser(t *testing.T, env *testenv.Env) {
@@ -34,6 +34,12 @@ func testCutoverCloudUser(t *testing.T, env *testenv.Env) {
 	if _, err := admin.Exec("GRANT SELECT, INSERT, DELETE, CREATE, ALTER ON `sluice`.* TO '" + user + "'@'%'"); err != nil {
 		t.Fatal(err)
 	}
+	// --lock needs RELOAD, which no managed service grants.
+	code, out, errOut = runCLI(ctx, append(args, "--lock")...)
+	if code != 2 || !strings.Contains(errOut, "run without --lock") || !strings.Contains(errOut, "lacks RELOAD") {
+		t.Fatalf("cutover --lock without RELOAD: want exit 2 naming the way without --lock, got %d\n%s\n%s", code, out, errOut)
+	}
+	f.nothingLeft(t)
 	if code, out, errOut := runCLI(ctx, args...); code != 0 || !strings.Contains(out, "switched") {
 		t.Fatalf("cutover as a cloud user with the grant: exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -29,6 +29,9 @@ type Needs struct {
 	// SourceState: the command writes sluice's state database on the source
 	// (cutover's boundary record, sluice.cutover).
 	SourceState bool
+	// SourceFlushLock: the command takes FLUSH TABLES … WITH READ LOCK on
+	// the source (cutover --lock), which needs RELOAD (or FLUSH_TABLES).
+	SourceFlushLock bool
 	// ServerID is the server_id sluice will use to read the binlog (0 = none):
 	// it must differ from the source's and from every connected replica's.
 	ServerID uint32

@@ -55,6 +55,11 @@ func checkPrivileges(ctx context.Context, conn *sql.Conn, m config.MySQL, needs 
 				user, strings.Join(missing, ", "), stateDatabase))
 		}
 	}
+	if needs.SourceFlushLock && !global["RELOAD"] && !global["FLUSH_TABLES"] {
+		probs = append(probs, problem("source", fmt.Sprintf("run without --lock (the cut-over then requires that no write reaches the migrated "+
+			"tables for --quiet-for), or GRANT RELOAD ON *.* TO '%s' where the server allows it", user),
+			"user %q lacks RELOAD, which --lock needs for FLUSH TABLES … WITH READ LOCK (managed services such as RDS, Aurora and Cloud SQL do not grant it)", user))
+	}
 	// The snapshot's brief lock: of the tables in scope (LOCK TABLES, what
 	// auto takes) or global (RELOAD).
 	if needs.Snapshot && !global["RELOAD"] && !global["LOCK TABLES"] && !dbPriv["LOCK TABLES"] {
