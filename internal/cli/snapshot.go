@@ -136,7 +136,7 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 		return snapshot.Options{}, exitcode.ConfigError(errors.New("--target-engine applies to a MySQL target (mysql:// --target) only"))
 	}
 	opts := snapshot.Options{
-		Source: ep.Source, Target: ep.Target, MaxRate: maxRate,
+		Source: ep.Source, Target: ep.Target, MaxRate: maxRate, MinBinlogRetention: snapshotMinRetention(s),
 		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),
 		Identifiers: k.String("identifiers"), Renames: k.Strings("rename"), ExcludeColumns: k.Strings("exclude-columns"),
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
