@@ -39,8 +39,7 @@ type runner struct {
 	stream     *binlog.Stream
 	applier    *pipeline.Applier
 	unregister func()
-	policies   *policyWatch      // values changed by a policy (policy.go)
-	room       retentionHeadroom // the source's binlog retention, for the headroom (headroom.go)
+	policies   *policyWatch // values changed by a policy (policy.go)
 	// recopied are the tables a re-copy copied at a position past the
 	// start, with that position (recopy.go); recopyPause says this run
 	// stopped to let a re-copy work.
@@ -50,6 +49,9 @@ type runner struct {
 	// (colorder.go), with the source's order.
 	moved colOrders
 	idle  chan struct{} // the stream went idle (OnIdle), for --until-caught-up
+
+	// room is the source's binlog retention, for the headroom (headroom.go).
+	room retentionHeadroom
 }
 
 // Run replicates until ctx is cancelled (graceful stop: reading stops, apply

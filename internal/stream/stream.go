@@ -42,17 +42,14 @@ type Options struct {
 	TxnMetadata           bool
 	NoSnapshot            bool
 	UntilCaughtUp         bool
-	// MinBinlogRetention is pre-flight's shortest binlog retention of a
-	// shard (--min-binlog-retention; 0 = no check).
-	MinBinlogRetention time.Duration
-	Include, Exclude   []string
-	Workers            int
-	MaxTxnMemory       int64
-	Partitions         int32
-	Version            string
-	Registry           prometheus.Registerer
-	Log                *slog.Logger
-	StatusEvery        time.Duration
+	Include, Exclude      []string
+	Workers               int
+	MaxTxnMemory          int64
+	Partitions            int32
+	Version               string
+	Registry              prometheus.Registerer
+	Log                   *slog.Logger
+	StatusEvery           time.Duration
 	// MergedTopic (--merged-topic) also writes every shard's transactions
 	// into this single-partition topic in one global order (merged.go).
 	MergedTopic string
@@ -63,6 +60,9 @@ type Options struct {
 	// ReuseTopics (--reuse-topics) lets a new stream write into topics that
 	// hold another history (kafkasink.Store.CheckNewStream).
 	ReuseTopics bool
+	// MinBinlogRetention is pre-flight's shortest binlog retention of a
+	// shard (--min-binlog-retention; 0 = no check).
+	MinBinlogRetention time.Duration
 }
 
 // ShardStream is the stream name of shard src.
