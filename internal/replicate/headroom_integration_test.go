@@ -51,8 +51,9 @@ func testBinlogRetentionHeadroom(t *testing.T, env *testenv.Env) {
 	if h := m[name]; h > retention.Seconds() || h < retention.Seconds()-10 {
 		t.Errorf("%s = %v, want %v (less at most the seconds the applied transaction is old)", name, h, retention.Seconds())
 	}
-	// The status line (every second here) names it too.
-	field := regexp.MustCompile(`retention_headroom=(\S+)`)
+	// The status line (every second here) names it too ("unknown" in the
+	// lines before the first applied transaction).
+	field := regexp.MustCompile(`retention_headroom=([0-9]\S*)`)
 	for deadline = time.Now().Add(10 * time.Second); field.FindStringSubmatch(logs.String()) == nil; time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no retention_headroom in the status line:\n%s", logs.String())
