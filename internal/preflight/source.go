@@ -131,11 +131,11 @@ func checkBinlogSettings(vars map[string]string, info SourceInfo) []Problem {
 			"binary logging is off (log_bin=%s)", orNone(vars["log_bin"])))
 	}
 	if !strings.EqualFold(vars["binlog_format"], "ROW") {
-		probs = append(probs, problem("source", "SET GLOBAL binlog_format = 'ROW' and binlog_format=ROW in my.cnf; sessions that are already connected keep the old format until they reconnect",
+		probs = append(probs, problem("source", "SET GLOBAL binlog_format = 'ROW' and binlog_format=ROW in my.cnf (on RDS, Aurora, Cloud SQL, Azure: binlog_format=ROW in the parameter group or database flags); sessions that are already connected keep the old format until they reconnect",
 			"binlog_format is %s, sluice needs ROW", orNone(vars["binlog_format"])))
 	}
 	if !strings.EqualFold(vars["binlog_row_image"], "FULL") {
-		probs = append(probs, problem("source", "SET GLOBAL binlog_row_image = 'FULL' and binlog_row_image=FULL in my.cnf",
+		probs = append(probs, problem("source", "SET GLOBAL binlog_row_image = 'FULL' and binlog_row_image=FULL in my.cnf (on a managed service: in the parameter group or database flags)",
 			"binlog_row_image is %s, sluice needs FULL (complete before and after images)", orNone(vars["binlog_row_image"])))
 	}
 	// binlog_row_value_options=PARTIAL_JSON is fine: the stream applies the
