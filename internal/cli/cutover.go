@@ -77,7 +77,8 @@ func runCutover(cmd *cobra.Command, _ []string) error {
 	}
 	ctx := cmd.Context()
 	k := s.K
-	ep, err := checkEndpoints(ctx, s, preflight.Needs{Source: true, Binlog: true, Target: true, TargetCreate: true})
+	ep, err := checkEndpoints(ctx, s, preflight.Needs{Source: true, Binlog: true, SourceState: true, SourceFlushLock: k.Bool("lock"),
+		Target: true, TargetCreate: true})
 	if err != nil {
 		return err
 	}

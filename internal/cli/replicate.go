@@ -103,6 +103,7 @@ or pre-flight error (including no start position and a purged binlog), 130
 // addReplicateFlags adds the flags of the replication itself (migrate reuses them).
 func addReplicateFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
+	addMinRetentionFlag(cmd)
 	f.Uint32("server-id", 0, "server id sluice reads the binlog with; must differ from the source's and every replica's (default: derived from --stream and the target), e.g. --server-id 4242")
 	f.String("start-gtid", "", "GTID set to start from when the stream has no checkpoint, e.g. --start-gtid 0-1-42 (MariaDB) or --start-gtid 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-77 (MySQL)")
 	f.String("start-position", "", "binlog file:pos to start from when the stream has no checkpoint, e.g. --start-position mysql-bin.000042:4")
@@ -171,7 +172,7 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 	}
 	engine := k.String("target-engine")
 	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{Source: true, Binlog: true, Target: true, TargetCreate: true,
-		TargetEngine: engine})
+		TargetEngine: engine, MinBinlogRetention: minBinlogRetention(s)})
 	if err != nil {
 		return replicate.Options{}, err
 	}

@@ -82,6 +82,7 @@ func addSnapshotFlags(cmd *cobra.Command) {
 	f.String("max-rate", "", "bound the bytes per second read from the source by all workers together (spares a production server's I/O and network; the copy, and its consistent read view on the source, then last longer), e.g. --max-rate 50MB; default: no limit")
 	f.String(objectsFlag, "", objectsFlagUsage)
 	f.Duration("lock-wait-timeout", 10*time.Second, "longest wait of one attempt of the snapshot's lock for running writes (the locked tables' writers queue behind it meanwhile), e.g. --lock-wait-timeout 5s")
+	addMinRetentionFlag(cmd)
 	f.Int("lock-attempts", 3, "how often the snapshot's lock is tried before it gives up; between two attempts the lock is released for half the wait (1-10 s) so queued writers go through, e.g. --lock-attempts 5")
 }
 
@@ -125,7 +126,7 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 	}
 	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{
 		Source: true, Snapshot: true, Target: true, TargetCreate: !k.Bool("data-only"),
-		TargetEngine: k.String("target-engine"),
+		TargetEngine: k.String("target-engine"), MinBinlogRetention: snapshotMinRetention(s),
 	})
 	if err != nil {
 		return snapshot.Options{}, err
@@ -134,7 +135,7 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 		return snapshot.Options{}, err
 	}
 	opts := snapshot.Options{
-		Source: ep.Source, Target: ep.Target, MaxRate: maxRate,
+		Source: ep.Source, Target: ep.Target, MaxRate: maxRate, MinBinlogRetention: snapshotMinRetention(s),
 		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),
 		Identifiers: k.String("identifiers"), Renames: k.Strings("rename"), ExcludeColumns: k.Strings("exclude-columns"),
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),

@@ -47,6 +47,7 @@ stopped before --until-caught-up was reached.`,
 		RunE: runStream,
 	}
 	f := cmd.Flags()
+	addMinRetentionFlag(cmd)
 	f.StringArray("source", nil, "source URL, one per shard (repeatable): mysql://user@host:3306/database; env SLUICE_SOURCE for one, a list in the config file; "+
 		"the password of the URLs without one from --source-password-file or SLUICE_SOURCE_PASSWORD")
 	addPasswordFileFlag(cmd, "source")
@@ -177,7 +178,7 @@ func runStream(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	o := stream.Options{Sources: srcs, Brokers: brokers, Prefix: prefix, Stream: k.String("stream"),
+	o := stream.Options{Sources: srcs, Brokers: brokers, Prefix: prefix, Stream: k.String("stream"), MinBinlogRetention: minBinlogRetention(s),
 		Schemas: k.Bool("schemas"), NoTombstones: k.Bool("no-tombstones"), TxnMetadata: k.Bool("transaction-metadata"), NoSnapshot: k.Bool("no-snapshot"),
 		UntilCaughtUp: k.Bool("until-caught-up"), Include: k.Strings("include"), Exclude: k.Strings("exclude"),
 		Workers: k.Int("workers"), MaxTxnMemory: maxMem, Partitions: int32(k.Int("partitions")),

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -25,6 +26,12 @@ type Needs struct {
 	// parallel consistent snapshot (without either the snapshot reads with
 	// one session on MariaDB).
 	Snapshot bool
+	// SourceState: the command writes sluice's state database on the source
+	// (cutover's boundary record, sluice.cutover).
+	SourceState bool
+	// SourceFlushLock: the command takes FLUSH TABLES … WITH READ LOCK on
+	// the source (cutover --lock), which needs RELOAD (or FLUSH_TABLES).
+	SourceFlushLock bool
 	// ServerID is the server_id sluice will use to read the binlog (0 = none):
 	// it must differ from the source's and from every connected replica's.
 	ServerID uint32
@@ -38,6 +45,11 @@ type Needs struct {
 	// TargetEngine is the storage engine the tables get on a MySQL target
 	// ("" = the source table's own): it must exist there and be transactional.
 	TargetEngine string
+	// MinBinlogRetention: with the binlog on, the source must keep binlog
+	// files at least this long (0 = no check); a retention of 0 (never
+	// purged) passes. For the commands that start or resume a stream or
+	// record a snapshot's position.
+	MinBinlogRetention time.Duration
 }
 
 // Problem is one finding. Warnings do not stop the command.

@@ -45,6 +45,21 @@ func checkPrivileges(ctx context.Context, conn *sql.Conn, m config.MySQL, needs 
 				"user %q lacks REPLICATION CLIENT (BINLOG MONITOR on MariaDB), needed to read binlog positions", user))
 		}
 	}
+	// cutover records its boundary in the source's sluice.cutover (the way
+	// back's state): create the database and table, write and delete it.
+	if needs.SourceState {
+		want := []string{"SELECT", "INSERT", "DELETE", "CREATE", "ALTER"}
+		if missing := missingOn(ctx, conn, global, stateDatabase, want); len(missing) > 0 {
+			probs = append(probs, problem("source", fmt.Sprintf("GRANT %s ON `%s`.* TO '%s'", strings.Join(missing, ", "), stateDatabase, user),
+				"user %q lacks %s on database %q of the source, where the cut-over records its boundary for the way back",
+				user, strings.Join(missing, ", "), stateDatabase))
+		}
+	}
+	if needs.SourceFlushLock && !global["RELOAD"] && !global["FLUSH_TABLES"] {
+		probs = append(probs, problem("source", fmt.Sprintf("run without --lock (the cut-over then requires that no write reaches the migrated "+
+			"tables for --quiet-for), or GRANT RELOAD ON *.* TO '%s' where the server allows it", user),
+			"user %q lacks RELOAD, which --lock needs for FLUSH TABLES … WITH READ LOCK (managed services such as RDS, Aurora and Cloud SQL do not grant it)", user))
+	}
 	// The snapshot's brief lock: of the tables in scope (LOCK TABLES, what
 	// auto takes) or global (RELOAD).
 	if needs.Snapshot && !global["RELOAD"] && !global["LOCK TABLES"] && !dbPriv["LOCK TABLES"] {
@@ -57,6 +72,24 @@ func checkPrivileges(ctx context.Context, conn *sql.Conn, m config.MySQL, needs 
 				"and reads with one session on MariaDB; on MySQL it stops", user))
 	}
 	return probs
+}
+
+// missingOn is what of want the user lacks on database dbName, neither
+// granted globally nor on the database (a pattern grant such as `shop%`.*
+// counts).
+func missingOn(ctx context.Context, conn *sql.Conn, global map[string]bool, dbName string, want []string) []string {
+	have, err := privilegeSet(ctx, conn, `SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES
+		WHERE GRANTEE = `+grantee+` AND ? LIKE TABLE_SCHEMA`, dbName)
+	if err != nil {
+		have = map[string]bool{}
+	}
+	var missing []string
+	for _, p := range want {
+		if !global[p] && !have[p] {
+			missing = append(missing, p)
+		}
+	}
+	return missing
 }
 
 func privilegeSet(ctx context.Context, conn *sql.Conn, query string, args ...any) (map[string]bool, error) {

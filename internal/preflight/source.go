@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -21,6 +22,9 @@ type SourceInfo struct {
 	Version  string `json:"version"`
 	ServerID uint32 `json:"server_id"`
 	GTID     bool   `json:"gtid"` // GTID positioning is possible
+	// BinlogRetention is how long the source keeps binlogs (0 = never
+	// purged, or not read: only with Needs.MinBinlogRetention).
+	BinlogRetention time.Duration `json:"-"`
 }
 
 func checkSource(ctx context.Context, m config.MySQL, needs Needs) (SourceInfo, []Problem) {
@@ -59,6 +63,9 @@ func checkSource(ctx context.Context, m config.MySQL, needs Needs) (SourceInfo, 
 		probs = append(probs, checkBinlogSettings(vars, info)...)
 		probs = append(probs, checkServerID(ctx, conn, info, needs.ServerID)...)
 		probs = append(probs, checkBinlogConnection(ctx, m)...)
+	}
+	if needs.Binlog || needs.Snapshot {
+		probs = append(probs, checkRetention(ctx, conn, vars, &info, needs.MinBinlogRetention)...)
 	}
 	return info, probs
 }
@@ -124,11 +131,11 @@ func checkBinlogSettings(vars map[string]string, info SourceInfo) []Problem {
 			"binary logging is off (log_bin=%s)", orNone(vars["log_bin"])))
 	}
 	if !strings.EqualFold(vars["binlog_format"], "ROW") {
-		probs = append(probs, problem("source", "SET GLOBAL binlog_format = 'ROW' and binlog_format=ROW in my.cnf; sessions that are already connected keep the old format until they reconnect",
+		probs = append(probs, problem("source", "SET GLOBAL binlog_format = 'ROW' and binlog_format=ROW in my.cnf (on RDS, Aurora, Cloud SQL, Azure: binlog_format=ROW in the parameter group or database flags); sessions that are already connected keep the old format until they reconnect",
 			"binlog_format is %s, sluice needs ROW", orNone(vars["binlog_format"])))
 	}
 	if !strings.EqualFold(vars["binlog_row_image"], "FULL") {
-		probs = append(probs, problem("source", "SET GLOBAL binlog_row_image = 'FULL' and binlog_row_image=FULL in my.cnf",
+		probs = append(probs, problem("source", "SET GLOBAL binlog_row_image = 'FULL' and binlog_row_image=FULL in my.cnf (on a managed service: in the parameter group or database flags)",
 			"binlog_row_image is %s, sluice needs FULL (complete before and after images)", orNone(vars["binlog_row_image"])))
 	}
 	// binlog_row_value_options=PARTIAL_JSON is fine: the stream applies the

@@ -51,18 +51,7 @@ func checkMySQLTarget(ctx context.Context, m config.MySQL, needs Needs) (TargetI
 			want, dbs = []string{"SELECT"}, dbs[:1]
 		}
 		for _, dbName := range dbs {
-			have, err := privilegeSet(ctx, conn, `SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES
-				WHERE GRANTEE = `+grantee+` AND ? LIKE TABLE_SCHEMA`, dbName)
-			if err != nil {
-				have = map[string]bool{}
-			}
-			var missing []string
-			for _, p := range want {
-				if !global[p] && !have[p] {
-					missing = append(missing, p)
-				}
-			}
-			if len(missing) > 0 {
+			if missing := missingOn(ctx, conn, global, dbName, want); len(missing) > 0 {
 				probs = append(probs, problem("target",
 					fmt.Sprintf("GRANT %s ON `%s`.* TO '%s'", strings.Join(missing, ", "), dbName, user),
 					"user %q lacks %s on database %q of the target", user, strings.Join(missing, ", "), dbName))

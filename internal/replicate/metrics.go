@@ -44,6 +44,8 @@ func (r *runner) registerMetrics() error {
 	ss := r.stream.Stats()
 	cs := []prometheus.Collector{
 		gauge("lag_seconds", "Seconds the applied state is behind the source (0 when caught up and idle).", r.lagSeconds),
+		gauge("binlog_retention_headroom_seconds", "Seconds until the source purges the binlog file the checkpoint needs, if the stream stopped now (retention minus the age of the applied transaction; the full retention while that file is the newest; +Inf when the source never purges). Below 0 a restart needs a new snapshot.",
+			r.headroomSeconds),
 		gauge("queue_depth", "Source transactions received by apply and not yet committed.",
 			func() float64 { return float64(r.applier.QueueDepth()) }),
 		counter("applied_transactions_total", "Source transactions committed in the target.",

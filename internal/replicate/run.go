@@ -50,6 +50,9 @@ type runner struct {
 	// (colorder.go), with the source's order.
 	moved colOrders
 	idle  chan struct{} // the stream went idle (OnIdle), for --until-caught-up
+
+	// room is the source's binlog retention, for the headroom (headroom.go).
+	room retentionHeadroom
 }
 
 // Run replicates until ctx is cancelled (graceful stop: reading stops, apply

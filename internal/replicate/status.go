@@ -13,6 +13,7 @@ func (r *runner) statusLoop(ctx context.Context) {
 	defer tick.Stop()
 	prev, prevAt := r.applier.Stats(), time.Now()
 	prevRead := r.stream.Stats().Bytes.Load()
+	r.refreshHeadroom(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -23,6 +24,7 @@ func (r *runner) statusLoop(ctx context.Context) {
 			secs := now.Sub(prevAt).Seconds()
 			r.log.Info("replicating",
 				"lag_s", roundLag(r.lagSeconds()),
+				"retention_headroom", r.headroomField(),
 				"txns_per_s", rate(cur.Txns-prev.Txns, secs),
 				"events_per_s", rate(cur.Changes-prev.Changes, secs),
 				"target_txns_per_s", rate(cur.Groups-prev.Groups, secs),
@@ -32,6 +34,8 @@ func (r *runner) statusLoop(ctx context.Context) {
 				"read", r.stream.Position().String(),
 				"applied", r.applier.Position().String(),
 				"ddl", cur.DDL, "skipped", cur.Skipped, "large", cur.Large, "retried", cur.Retried)
+			r.refreshHeadroom(ctx)
+			r.warnHeadroom()
 			r.checkPolicies(ctx)
 			prev, prevAt, prevRead = cur, now, read
 		}

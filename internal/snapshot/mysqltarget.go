@@ -81,6 +81,9 @@ func runMySQL(ctx context.Context, o Options) (*Report, error) {
 	if err := r.loadSource(ctx); err != nil {
 		return nil, err
 	}
+	if err := b.checkCopyRetention(ctx); err != nil {
+		return nil, err
+	}
 	if o.DryRun {
 		return r.dryRun(), nil
 	}

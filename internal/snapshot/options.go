@@ -65,6 +65,9 @@ type Options struct {
 	// MaxRate bounds the bytes per second read from the source by all
 	// workers together (0: no limit).
 	MaxRate int64
+	// MinBinlogRetention enables (> 0) the check that a copy at MaxRate
+	// ends before the source purges the snapshot's position (retention.go).
+	MinBinlogRetention time.Duration
 	// StreamLockWait is how long to wait for another run of the stream to
 	// let go of it (default 30 s): a run killed with -9 keeps its lock until
 	// PostgreSQL notices the dead connection.

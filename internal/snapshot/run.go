@@ -115,6 +115,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := r.loadSource(ctx); err != nil {
 		return nil, err
 	}
+	if err := r.checkCopyRetention(ctx); err != nil {
+		return nil, err
+	}
 	if o.DryRun {
 		return r.dryRun(), nil
 	}

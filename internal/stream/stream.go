@@ -63,6 +63,9 @@ type Options struct {
 	// Standby (--standby) waits until this process leads the stream
 	// (kafkasink.Lead) and stops when it no longer does.
 	Standby bool
+	// MinBinlogRetention is pre-flight's shortest binlog retention of a
+	// shard (--min-binlog-retention; 0 = no check).
+	MinBinlogRetention time.Duration
 }
 
 // ShardStream is the stream name of shard src.
@@ -155,7 +158,8 @@ func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRu
 	log := o.Log.With("shard", src.Addr())
 	// The source checks of replicate (reachable, privileges, log_bin, ROW
 	// format, FULL row image), per shard: one shard's problem stops it alone.
-	rep := preflight.Run(ctx, src, config.Target{}, preflight.Needs{Source: true, Binlog: true, Snapshot: !o.NoSnapshot})
+	rep := preflight.Run(ctx, src, config.Target{}, preflight.Needs{Source: true, Binlog: true, Snapshot: !o.NoSnapshot,
+		MinBinlogRetention: o.MinBinlogRetention})
 	for _, w := range rep.Warnings() {
 		log.Warn("pre-flight", "side", w.Side, "warning", w.Cause, "fix", w.Fix)
 	}

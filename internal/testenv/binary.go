@@ -65,7 +65,7 @@ func MainWithSluiceBinary(m *testing.M) {
 
 // SluiceCommand prepares `<bin> args...` with the environment of the test
 // minus every SLUICE_* variable, so a developer's settings never leak into a
-// test's sluice run.
+// test's sluice run (but for the sandbox's binlog retention minimum).
 func SluiceCommand(bin string, args ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
 	for _, e := range os.Environ() {
@@ -73,5 +73,7 @@ func SluiceCommand(bin string, args ...string) *exec.Cmd {
 			cmd.Env = append(cmd.Env, e)
 		}
 	}
+	// The sandbox's retention is shorter than sluice's default minimum (retention.go).
+	cmd.Env = append(cmd.Env, minRetentionEnv+"="+SandboxMinBinlogRetention)
 	return cmd
 }

@@ -52,6 +52,13 @@ func (d rowDigest) pg(x string) string {
 // errNoSuchFunction is MySQL's ER_SP_DOES_NOT_EXIST (1305, "FUNCTION MD5 does not exist").
 const errNoSuchFunction = 1305
 
+// errRoutineDenied is ER_PROCACCESS_DENIED_ERROR (1370, "execute command
+// denied to user ... for routine 'db.MD5'"): without a built-in MD5() (MySQL
+// 9), MD5 names a stored function of the current database, and a user
+// without EXECUTE there (a managed service's replication user) gets this
+// before the server finds there is none.
+const errRoutineDenied = 1370
+
 // chooseDigest picks the row digest: MD5 when both sides have it, else
 // SHA-256, which the target must then offer (PostgreSQL 11+).
 func chooseDigest(ctx context.Context, src *sql.DB, tgt targetDB) (rowDigest, error) {
@@ -91,7 +98,7 @@ func mysqlHasMD5(ctx context.Context, db *sql.DB) (bool, error) {
 		return true, nil
 	}
 	var me *mysql.MySQLError
-	if !errors.As(err, &me) || me.Number != errNoSuchFunction {
+	if !errors.As(err, &me) || me.Number != errNoSuchFunction && me.Number != errRoutineDenied {
 		return false, fmt.Errorf("probe MD5(): %w", err)
 	}
 	return false, nil

@@ -27,7 +27,9 @@ func (e *PurgedError) Error() string {
 	if e.Position.File == "" {
 		what = "the binlog with GTID " + e.Position.GTIDSet
 	}
-	s := fmt.Sprintf("%s needed by the checkpoint has been purged from the source; re-run `sluice snapshot --restart`", what)
+	s := fmt.Sprintf("%s needed by the checkpoint has been purged from the source (its binlog retention, binlog_expire_logs_seconds "+
+		"or RDS's 'binlog retention hours', is shorter than the stream was stopped or behind); re-run `sluice snapshot --restart`, "+
+		"and raise the retention above the longest the stream may be stopped (docs/replication.md, \"Managed sources\")", what)
 	if e.Detail != "" {
 		s += " (server said: " + e.Detail + ")"
 	}

@@ -79,8 +79,8 @@ func TestPurgedBinlogIsAConfigurationError(t *testing.T) {
 			if exitcode.Of(err) != exitcode.Config {
 				t.Errorf("exit code %d, want %d", exitcode.Of(err), exitcode.Config)
 			}
-			want := "needed by the checkpoint has been purged from the source; re-run `sluice snapshot --restart`"
-			if !strings.Contains(err.Error(), want) || (name == "file" && !strings.Contains(err.Error(), "the binlog "+old.File+" ")) {
+			want := "needed by the checkpoint has been purged from the source (its binlog retention, binlog_expire_logs_seconds"
+			if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "re-run `sluice snapshot --restart`, and raise the retention") || (name == "file" && !strings.Contains(err.Error(), "the binlog "+old.File+" ")) {
 				t.Errorf("message: %v", err)
 			}
 		})

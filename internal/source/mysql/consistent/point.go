@@ -165,7 +165,7 @@ func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) 
 		}
 		if o.Method == MethodTableLock {
 			return nil, exitcode.ConfigError(fmt.Errorf("consistent point: LOCK TABLES … READ was refused (%v); "+
-				"fix: GRANT LOCK TABLES ON each database in scope TO the sluice user", err))
+				"fix: %s", err, lockGrantFix(o)))
 		}
 		o.Log.Warn("no LOCK TABLES privilege on the tables in scope: trying the global read lock", "error", err)
 	}
@@ -178,7 +178,7 @@ func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) 
 		if !isAccessDenied(err) || o.Method == MethodGlobalLock || !mariadb {
 			if isAccessDenied(err) {
 				return nil, exitcode.ConfigError(fmt.Errorf("consistent point: FLUSH TABLES WITH READ LOCK was refused (%v); "+
-					"fix: GRANT RELOAD ON *.* TO the sluice user", err))
+					"fix: %s", err, lockGrantFix(o)))
 			}
 			return nil, err
 		}
