@@ -18,6 +18,8 @@
 set -uo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# The sandbox keeps 2 h of binlogs (disk); sluice's pre-flight wants 24 h by default.
+export SLUICE_MIN_BINLOG_RETENTION="${SLUICE_MIN_BINLOG_RETENTION:-1h}"
 PARTS=(snapshot replicate verify)
 
 usage() {
