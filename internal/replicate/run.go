@@ -64,6 +64,7 @@ func Run(ctx context.Context, opts Options) error {
 	// apply's queue, fragments of 1/16); the rest is connections and plans.
 	defer gctune.Apply(o.MaxTxnMemory + replicateMemoryOverhead)()
 	var lost *targetLoss // set while reconnecting to a lost target
+	var srcWait sourceWait
 	for {
 		if err := waitRecopy(ctx, o); err != nil {
 			if ctx.Err() != nil {
@@ -80,6 +81,12 @@ func Run(ctx context.Context, opts Options) error {
 			// Stopped (a signal) before or while starting: a graceful stop,
 			// nothing half-done; the next start continues from the checkpoint.
 			return nil
+		}
+		if ctx.Err() == nil && isSourceLoss(err) {
+			if !srcWait.next(ctx, o, err) {
+				return nil
+			}
+			continue
 		}
 		if err == nil || ctx.Err() != nil || !isTargetLoss(err) {
 			if lost != nil && err != nil && ctx.Err() == nil {
@@ -205,7 +212,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		return false
 	}
 	cfg := binlog.Config{
-		Source: o.Source, Info: r.info, ServerID: serverID, Stream: o.Stream,
+		Source: r.o.Source, Failover: len(o.Source.Hosts) > 1, Info: r.info, ServerID: serverID, Stream: o.Stream,
 		Start: start.pos, Tables: start.tables, SchemaVersion: start.version,
 		InScope:          func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) },
 		Translate:        r.translator(),
@@ -229,6 +236,9 @@ func (r *runner) prepare(ctx context.Context) error {
 }
 
 func (r *runner) connect(ctx context.Context) error {
+	if err := r.chooseSource(ctx); err != nil {
+		return err
+	}
 	var err error
 	if r.src, err = binlog.OpenSource(r.o.Source); err != nil {
 		return exitcode.ConfigError(err)
