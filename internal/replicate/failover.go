@@ -35,10 +35,19 @@ func (r *runner) chooseSource(ctx context.Context) error {
 // cannot recognise, or a server that lacks transactions the checkpoint
 // covers are refused (exit 2).
 func (r *runner) followSource(ctx context.Context, pos binlogpos.Position) (binlogpos.Position, error) {
-	if pos.ServerID == 0 || pos.ServerID == r.info.ServerID {
+	addr := r.o.Source.Addr()
+	switch {
+	case pos.ServerID == r.info.ServerID:
+		return pos, nil
+	case pos.ServerID == 0:
+		// Recorded by an older sluice, on a server it did not name: a
+		// GTID position is checked all the same (on its own server it
+		// always holds).
+		if r.info.GTID && pos.GTIDSet != "" {
+			return pos, binlog.CheckContains(ctx, r.src, r.info, addr, pos)
+		}
 		return pos, nil
 	}
-	addr := r.o.Source.Addr()
 	if !r.info.GTID || pos.GTIDSet == "" {
 		return pos, exitcode.ConfigError(fmt.Errorf("the checkpoint of stream %q is at %s on the server with server_id %d, but %s is "+
 			"server_id %d: without GTIDs a binlog position names one server's files and cannot be continued on another. "+

@@ -190,3 +190,23 @@ func (s *Source) lacking(ctx context.Context, info SourceInfo, need string) (hav
 	slices.Sort(out)
 	return h.String, strings.Join(out, ", "), nil
 }
+
+// checkServer ends the stream with a *SourceLost when a reconnect reaches
+// another server than the one it read (a DNS name or a virtual IP that
+// moved to a promoted replica): its positions would name the old server,
+// and the caller must check the new one first (CheckContains). An error
+// reading @@server_id is a network problem: retried.
+func (s *Stream) checkServer(ctx context.Context, src *Source) error {
+	if s.stats.Sessions.Load() == 0 || s.cfg.Info.ServerID == 0 {
+		return nil // the caller read Info from this server just now
+	}
+	var id uint32
+	if err := src.db.QueryRowContext(ctx, `SELECT @@server_id`).Scan(&id); err != nil {
+		return err
+	}
+	if id != s.cfg.Info.ServerID {
+		return stop(&SourceLost{Addr: s.cfg.Source.Addr(), Boundary: s.boundary,
+			Err: fmt.Errorf("the address now reaches the server with server_id %d, not %d", id, s.cfg.Info.ServerID)})
+	}
+	return nil
+}

@@ -177,6 +177,9 @@ func (s *Stream) Run(ctx context.Context, out chan<- *model.Txn) error {
 // read, so that the backoff restarts after a connection that worked.
 func (s *Stream) session(ctx context.Context, src *Source) (bool, error) {
 	s.prepareResume()
+	if err := s.checkServer(ctx, src); err != nil {
+		return false, err
+	}
 	if err := s.checkAvailable(ctx, src); err != nil {
 		return false, err
 	}
