@@ -106,12 +106,15 @@ func probeHost(ctx context.Context, m config.MySQL) (hostRole, error) {
 }
 
 // replicating reports whether the server's replication SQL thread runs
-// (SHOW SLAVE STATUS; a user that may not ask is taken as no replica:
-// read_only still tells).
+// (SHOW REPLICA STATUS: MySQL 8.0.22+ and MariaDB 10.5+; SHOW SLAVE STATUS
+// before). A user that may not ask is taken as no replica: read_only still
+// tells. (internal/alter/replicas.go reads the same status for lag.)
 func replicating(ctx context.Context, db *sql.DB) bool {
-	rows, err := db.QueryContext(ctx, "SHOW SLAVE STATUS")
+	rows, err := db.QueryContext(ctx, "SHOW REPLICA STATUS")
 	if err != nil {
-		return false
+		if rows, err = db.QueryContext(ctx, "SHOW SLAVE STATUS"); err != nil {
+			return false
+		}
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
@@ -128,7 +131,8 @@ func replicating(ctx context.Context, db *sql.DB) bool {
 			return false
 		}
 		for i, c := range cols {
-			if strings.EqualFold(c, "Slave_SQL_Running") && strings.EqualFold(vals[i].String, "Yes") {
+			running := strings.EqualFold(c, "Slave_SQL_Running") || strings.EqualFold(c, "Replica_SQL_Running")
+			if running && strings.EqualFold(vals[i].String, "Yes") {
 				return true
 			}
 		}
