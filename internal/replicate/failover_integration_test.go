@@ -22,19 +22,25 @@ import (
 // stream from mysql://…@primary,replica/db into the sandbox PostgreSQL.
 type failoverRig struct {
 	*rig
-	primary, replica     *testenv.MariaDBServer
+	primary, replica     *testenv.MySQLServer
 	primaryDB, replicaDB *sql.DB
-	replicaAdmin         *sql.DB // no database: the test's may not be there yet
 	logs                 *testenv.SyncBuffer
 }
 
-func newFailoverRig(t *testing.T, ids [2]int) *failoverRig {
+// failoverFlavors runs a failover test on a MariaDB pair and a MySQL 9 pair.
+func failoverFlavors(t *testing.T, fn func(t *testing.T, start serverStarter)) {
+	t.Run("mariadb", func(t *testing.T) { fn(t, testenv.StartMariaDBServer) })
+	t.Run("mysql9", func(t *testing.T) { fn(t, testenv.StartMySQL9Server) })
+}
+
+type serverStarter func(t testing.TB, extraArgs ...string) *testenv.MySQLServer
+
+func newFailoverRig(t *testing.T, start serverStarter, ids [2]int) *failoverRig {
 	env := testenv.Get(t)
 	f := &failoverRig{logs: &testenv.SyncBuffer{}}
-	f.primary = testenv.StartMariaDBServer(t, fmt.Sprintf("--server-id=%d", ids[0]))
-	f.replica = testenv.StartMariaDBServer(t, fmt.Sprintf("--server-id=%d", ids[1]))
-	f.replicaAdmin = f.replica.DB(t, "")
-	testenv.ReplicateMariaDB(t, f.primary, f.replicaAdmin)
+	f.primary = start(t, fmt.Sprintf("--server-id=%d", ids[0]))
+	f.replica = start(t, fmt.Sprintf("--server-id=%d", ids[1]))
+	f.replica.ReplicateFrom(t, f.primary)
 	db := testenv.UniqueName("failover")
 	admin := f.primary.DB(t, "")
 	for _, q := range []string{"CREATE DATABASE " + db,
@@ -57,7 +63,7 @@ func newFailoverRig(t *testing.T, ids [2]int) *failoverRig {
 	t.Cleanup(func() {
 		_, _ = f.pg.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{db}.Sanitize()+" CASCADE")
 	})
-	f.waitReplicaHas(f.primaryDB)
+	f.replica.WaitCaughtUp(t, f.primary)
 	f.snapshot(f.stream, "")
 	return f
 }
@@ -89,19 +95,6 @@ func (f *failoverRig) write(db *sql.DB, from, to int) {
 		if i%50 == 0 {
 			time.Sleep(20 * time.Millisecond)
 		}
-	}
-}
-
-// waitReplicaHas waits until the replica applied everything db's server has.
-func (f *failoverRig) waitReplicaHas(db *sql.DB) {
-	f.t.Helper()
-	var pos string
-	if err := db.QueryRow("SELECT @@gtid_binlog_pos").Scan(&pos); err != nil {
-		f.t.Fatal(err)
-	}
-	var res int
-	if err := f.replicaAdmin.QueryRow("SELECT MASTER_GTID_WAIT(?, 60)", pos).Scan(&res); err != nil || res != 0 {
-		f.t.Fatalf("replica did not reach %s: %d %v", pos, res, err)
 	}
 }
 
@@ -140,16 +133,6 @@ func firstDiff(got, want []string) string {
 	return fmt.Sprintf("lengths %d and %d", len(got), len(want))
 }
 
-// promote makes the replica the primary, as an operator would.
-func (f *failoverRig) promote() {
-	f.t.Helper()
-	for _, q := range []string{"STOP SLAVE", "RESET SLAVE ALL"} {
-		if _, err := f.replicaDB.Exec(q); err != nil {
-			f.t.Fatalf("promote: %s: %v", q, err)
-		}
-	}
-}
-
 // TestSourceFailoverFollowsPromotedReplica: replicate reads a MariaDB
 // primary named first in a two-host URL while a writer inserts, updates
 // and deletes; the primary is killed with SIGKILL (once the replica has
@@ -159,14 +142,18 @@ func (f *failoverRig) promote() {
 // primary, and the target equals it row for row, every column: nothing
 // lost, nothing doubled.
 func TestSourceFailoverFollowsPromotedReplica(t *testing.T) {
-	f := newFailoverRig(t, [2]int{41, 42})
+	failoverFlavors(t, testSourceFailoverFollowsPromotedReplica)
+}
+
+func testSourceFailoverFollowsPromotedReplica(t *testing.T, start serverStarter) {
+	f := newFailoverRig(t, start, [2]int{41, 42})
 	run := f.start()
 	f.write(f.primaryDB, 1, 300)
 	f.waitTargetEquals(f.primaryDB, 60*time.Second)
 	f.write(f.primaryDB, 301, 400) // in flight when the primary dies
-	f.waitReplicaHas(f.primaryDB)
+	f.replica.WaitCaughtUp(t, f.primary)
 	f.primary.Kill9(t)
-	f.promote()
+	f.replica.Promote(t)
 	f.write(f.replicaDB, 401, 700)
 	f.waitTargetEquals(f.replicaDB, 90*time.Second)
 	select {
@@ -193,18 +180,26 @@ func TestSourceFailoverFollowsPromotedReplica(t *testing.T) {
 // (exit 2), naming the GTIDs it lacks and the fix, and the target keeps
 // exactly the rows it had.
 func TestSourceFailoverRefusesLaggingReplica(t *testing.T) {
-	f := newFailoverRig(t, [2]int{43, 44})
+	failoverFlavors(t, testSourceFailoverRefusesLaggingReplica)
+}
+
+func testSourceFailoverRefusesLaggingReplica(t *testing.T, start serverStarter) {
+	f := newFailoverRig(t, start, [2]int{43, 44})
 	run := f.start()
 	f.write(f.primaryDB, 1, 100)
-	f.waitReplicaHas(f.primaryDB)
-	if _, err := f.replicaDB.Exec("STOP SLAVE"); err != nil {
-		t.Fatal(err)
-	}
+	f.replica.WaitCaughtUp(t, f.primary)
+	f.replica.StopReplica(t)
 	f.write(f.primaryDB, 101, 130)
 	f.waitTargetEquals(f.primaryDB, 60*time.Second)
 	before := f.targetRows()
+	missing := "domain 0 up to 0-43-" // MariaDB names each domain's last GTID
+	if f.primary.MySQL() {
+		if err := f.primaryDB.QueryRow("SELECT @@server_uuid").Scan(&missing); err != nil {
+			t.Fatal(err)
+		}
+	}
 	f.primary.Kill9(t)
-	f.promote()
+	f.replica.Promote(t)
 	var err error
 	select {
 	case err = <-run.done:
@@ -213,7 +208,7 @@ func TestSourceFailoverRefusesLaggingReplica(t *testing.T) {
 		t.Fatalf("replicate did not refuse the lagging replica within 90 s\nlog:\n%s", f.logs.String())
 	}
 	if exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "lacks transactions the target already has") ||
-		!strings.Contains(err.Error(), "domain 0 up to 0-43-") || !strings.Contains(err.Error(), "Fix:") {
+		!strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "Fix:") {
 		t.Fatalf("want exit 2 naming the missing GTIDs, got exit %d: %v\nlog:\n%s", exitcode.Of(err), err, f.logs.String())
 	}
 	t.Logf("refused: %v", err)
