@@ -150,7 +150,7 @@ func testSourceFailoverFollowsPromotedReplica(t *testing.T, start serverStarter)
 	run := f.start()
 	f.write(f.primaryDB, 1, 300)
 	f.waitTargetEquals(f.primaryDB, 60*time.Second)
-	f.write(f.primaryDB, 301, 400) // in flight when the primary dies
+	f.write(f.primaryDB, 301, 400) // sluice may not have read these when the primary dies
 	f.replica.WaitCaughtUp(t, f.primary)
 	f.primary.Kill9(t)
 	f.replica.Promote(t)
