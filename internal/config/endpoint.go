@@ -23,6 +23,9 @@ type MySQL struct {
 	Password string
 	Database string // may be empty: then every non-system database is in scope
 	Params   url.Values
+	// Hosts is every host:port of a multi-host source URL, in order (Host
+	// and Port are the first); nil for one host (multihost.go).
+	Hosts []string
 }
 
 // Postgres is a parsed postgres:// URL (PostgreSQL and openGauss).
@@ -37,12 +40,21 @@ type Postgres struct {
 }
 
 // ParseSource parses mysql://user:pass@host:port/db?param=value.
+// The host may be a list, host:port,host:port (multihost.go).
 func ParseSource(s string) (MySQL, error) {
+	s, hosts, err := splitHosts("source", s)
+	if err != nil {
+		return MySQL{}, err
+	}
 	u, err := parseURL("source", s, "mysql", "mariadb")
 	if err != nil {
 		return MySQL{}, err
 	}
-	return mysqlFromURL("source", u)
+	m, err := mysqlFromURL("source", u)
+	if err != nil {
+		return MySQL{}, err
+	}
+	return m.withHosts("source", hosts)
 }
 
 func mysqlFromURL(side string, u *url.URL) (MySQL, error) {
@@ -167,13 +179,13 @@ func (m MySQL) Addr() string { return net.JoinHostPort(m.Host, strconv.Itoa(m.Po
 
 // Redacted is the URL with the password replaced, safe for logs.
 func (m MySQL) Redacted() string {
-	return redacted("mysql", m.User, m.Password, m.Addr(), m.Database)
+	return redacted("mysql", m.User, m.Password, m.addrs(), m.Database)
 }
 
 // WithoutPassword is the URL without its password, for a command line to
 // copy (the password then comes from a file or the environment).
 func (m MySQL) WithoutPassword() string {
-	return redacted("mysql", m.User, "", m.Addr(), m.Database)
+	return redacted("mysql", m.User, "", m.addrs(), m.Database)
 }
 
 // Config returns a go-sql-driver configuration with sluice's session

@@ -12,6 +12,9 @@ func URLHasPassword(s string) bool {
 	if !strings.Contains(s, "://") {
 		return false
 	}
+	if one, _, err := splitHosts("", s); err == nil {
+		s = one // a multi-host URL's password is in front of its first host
+	}
 	u, err := url.Parse(s)
 	if err != nil {
 		// Unparsable: assume the worst when it looks like user:pass@.
@@ -44,11 +47,15 @@ func RedactArgs(args []string) []string {
 // redactURL is a URL with its password replaced; an unparsable one is
 // hidden whole.
 func redactURL(s string) string {
+	s, hosts, err := splitHosts("", s)
+	if err != nil {
+		return "xxxxx"
+	}
 	u, err := url.Parse(s)
 	if err != nil {
 		return "xxxxx"
 	}
-	return u.Redacted()
+	return joinHosts(u.Redacted(), hosts)
 }
 
 // CommandLinePasswords names the URL flags given on the command line with

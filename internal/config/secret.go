@@ -107,6 +107,10 @@ func password(k *koanf.Koanf, name string) (pw, from string, err error) {
 func setURLPassword(k *koanf.Koanf, name, pw, from string) error {
 	urls, isList := stringsOf(k.Get(name))
 	for i, s := range urls {
+		s, hosts, err := splitHosts(name, s)
+		if err != nil {
+			continue // Parse* reports it, without the password
+		}
 		u, err := url.Parse(s)
 		if err != nil || s == "" {
 			continue // Parse* reports it, without the password
@@ -117,7 +121,7 @@ func setURLPassword(k *koanf.Koanf, name, pw, from string) error {
 				PasswordFileFlag(name), PasswordEnv(name))
 		}
 		u.User = url.UserPassword(u.User.Username(), pw)
-		urls[i] = u.String()
+		urls[i] = joinHosts(u.String(), hosts)
 	}
 	if len(urls) == 0 {
 		return nil

@@ -71,6 +71,7 @@ func Run(ctx context.Context, opts Options) error {
 	// finds, reconnecting, that a standby took it over stops (pgsink.Config.OwnedBefore).
 	o.run = &runIdentity{id: pipeline.NewRunID()}
 	var lost *targetLoss // set while reconnecting to a lost target
+	var srcWait sourceWait
 	for {
 		if err := waitRecopy(ctx, o); err != nil {
 			if ctx.Err() != nil {
@@ -87,6 +88,12 @@ func Run(ctx context.Context, opts Options) error {
 			// Stopped (a signal) before or while starting: a graceful stop,
 			// nothing half-done; the next start continues from the checkpoint.
 			return nil
+		}
+		if ctx.Err() == nil && isSourceLoss(err) {
+			if !srcWait.next(ctx, o, err) {
+				return nil
+			}
+			continue
 		}
 		if err == nil || ctx.Err() != nil || !isTargetLoss(err) {
 			if lost != nil && err != nil && ctx.Err() == nil && !errors.Is(err, pipeline.ErrTakenOver) {
@@ -215,7 +222,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		return false
 	}
 	cfg := binlog.Config{
-		Source: o.Source, Info: r.info, ServerID: serverID, Stream: o.Stream,
+		Source: r.o.Source, Failover: len(o.Source.Hosts) > 1, Info: r.info, ServerID: serverID, Stream: o.Stream,
 		Start: start.pos, Tables: start.tables, SchemaVersion: start.version,
 		InScope:          func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) },
 		Translate:        r.translator(),
@@ -239,6 +246,9 @@ func (r *runner) prepare(ctx context.Context) error {
 }
 
 func (r *runner) connect(ctx context.Context) error {
+	if err := r.chooseSource(ctx); err != nil {
+		return err
+	}
 	var err error
 	if r.src, err = binlog.OpenSource(r.o.Source); err != nil {
 		return exitcode.ConfigError(err)

@@ -105,6 +105,9 @@ func (r *runner) origin(ctx context.Context, st *checkpoint.State) (*origin, err
 			o.Stream, pos.Flavor, o.Source.Redacted(), r.info.Flavor))
 	}
 	pos.Flavor = r.info.Flavor
+	if pos, err = r.followSource(ctx, pos); err != nil {
+		return nil, err
+	}
 	if !r.info.GTID {
 		pos.GTIDSet = ""
 	} else if pos.GTIDSet == "" && pos.File != "" {

@@ -66,6 +66,12 @@ func mariadbDefaults(dataDir, runDir string, port int) []string {
 // Without the MariaDB binaries the test is skipped, or, with CI=true, fails.
 func StartMariaDB(t testing.TB, extraArgs ...string) string {
 	t.Helper()
+	return startMariaDB(t, extraArgs...).url()
+}
+
+// startMariaDB is StartMariaDB returning the server (mariadb_kill.go).
+func startMariaDB(t testing.TB, extraArgs ...string) *mariadbServer {
+	t.Helper()
 	mariadbd, installDB, err := mariadbBinaries()
 	if err != nil {
 		if InCI() {
@@ -107,8 +113,11 @@ func StartMariaDB(t testing.TB, extraArgs ...string) string {
 	if err := srv.provision(); err != nil {
 		t.Fatalf("testenv: set up accounts on throwaway mariadbd: %v", err)
 	}
-	return fmt.Sprintf("mysql://root:root@127.0.0.1:%d/", srv.port)
+	return srv
 }
+
+// url is the server's admin URL, mysql://root:root@127.0.0.1:PORT/.
+func (s *mariadbServer) url() string { return fmt.Sprintf("mysql://root:root@127.0.0.1:%d/", s.port) }
 
 func mariadbBinaries() (mariadbd, installDB string, err error) {
 	mariadbd, err = exec.LookPath("mariadbd")

@@ -104,7 +104,12 @@ type Config struct {
 	Heartbeat time.Duration
 	// MaxBackoff caps the wait between reconnect attempts (default 30s).
 	MaxBackoff time.Duration
-	Log        *slog.Logger
+	// Failover: the source URL names several servers (config.MySQL.Hosts)
+	// and Source is the one chosen. A lost connection that one reconnect to
+	// it does not restore ends Run with a *SourceLost, so that the caller
+	// chooses the server again (failover.go).
+	Failover bool
+	Log      *slog.Logger
 	// OnIdle, when set, is called from the stream goroutine (it must not
 	// block) with the position read up to, each time the source reports it
 	// has nothing more to send (a heartbeat), and at most once per heartbeat

@@ -131,7 +131,7 @@ func (s *Stream) heartbeat(ctx context.Context, e *replication.HeartbeatEvent, h
 	if file == "" {
 		file = s.file
 	}
-	pos := binlogpos.Position{File: file, Pos: h.LogPos, GTIDSet: s.gtid.String(), Flavor: s.cfg.Info.Flavor}
+	pos := binlogpos.Position{File: file, Pos: h.LogPos, GTIDSet: s.gtid.String(), Flavor: s.cfg.Info.Flavor, ServerID: s.cfg.Info.ServerID}
 	if pos.Compare(s.boundary) < 0 {
 		pos = s.boundary
 	}
@@ -164,7 +164,7 @@ func (s *Stream) emitMarker(ctx context.Context, h *replication.EventHeader, log
 // at is the position right after the event ending at logPos, with the GTID
 // set as of the last commit.
 func (s *Stream) at(logPos uint32) binlogpos.Position {
-	return binlogpos.Position{File: s.file, Pos: logPos, GTIDSet: s.gtid.String(), Flavor: s.cfg.Info.Flavor}
+	return binlogpos.Position{File: s.file, Pos: logPos, GTIDSet: s.gtid.String(), Flavor: s.cfg.Info.Flavor, ServerID: s.cfg.Info.ServerID}
 }
 
 // statementAt is where a statement event starts, for error messages.

@@ -142,7 +142,7 @@ func SQLForeignKeys(ctx context.Context, db *sql.DB) bool {
 // MasterStatus returns the source's current binlog position (SHOW MASTER
 // STATUS) with its executed GTID set.
 func (s *Source) MasterStatus(ctx context.Context, info SourceInfo) (binlogpos.Position, error) {
-	pos := binlogpos.Position{Flavor: info.Flavor}
+	pos := binlogpos.Position{Flavor: info.Flavor, ServerID: info.ServerID}
 	row, err := s.masterStatusRow(ctx)
 	if err != nil {
 		return pos, err

@@ -148,6 +148,7 @@ func (s *Stream) Run(ctx context.Context, out chan<- *model.Txn) error {
 	}
 	defer src.Close()
 	backoff := time.Second
+	failed := 0 // sessions in a row that read nothing
 	for {
 		progressed, err := s.session(ctx, src)
 		if ctx.Err() != nil {
@@ -157,7 +158,9 @@ func (s *Stream) Run(ctx context.Context, out chan<- *model.Txn) error {
 			return errors.Unwrap(err)
 		}
 		if progressed {
-			backoff = time.Second
+			backoff, failed = time.Second, 0
+		} else if failed++; s.cfg.Failover && failed >= 2 {
+			return &SourceLost{Addr: s.cfg.Source.Addr(), Boundary: s.boundary, Err: err}
 		}
 		s.stats.Reconnect.Add(1)
 		s.cfg.Log.Warn("binlog connection lost, reconnecting", "err", err, "in", backoff, "from", s.boundary.String())
@@ -174,6 +177,9 @@ func (s *Stream) Run(ctx context.Context, out chan<- *model.Txn) error {
 // read, so that the backoff restarts after a connection that worked.
 func (s *Stream) session(ctx context.Context, src *Source) (bool, error) {
 	s.prepareResume()
+	if err := s.checkServer(ctx, src); err != nil {
+		return false, err
+	}
 	if err := s.checkAvailable(ctx, src); err != nil {
 		return false, err
 	}

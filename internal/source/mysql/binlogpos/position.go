@@ -25,6 +25,11 @@ type Position struct {
 	Pos     uint32 `json:"pos"`
 	GTIDSet string `json:"gtid_set,omitempty"`
 	Flavor  string `json:"flavor,omitempty"`
+	// ServerID is the @@server_id of the server whose binlog File/Pos
+	// are in (0: not recorded, a position of an older sluice). File and
+	// offset of two servers do not order: after a source failover
+	// positions are ordered by their GTID sets (crossServer.go).
+	ServerID uint32 `json:"server_id,omitempty"`
 }
 
 var _ model.Position = Position{}
@@ -55,9 +60,10 @@ func (p Position) Encode() string {
 
 // Compare orders positions by binlog file sequence number, then offset.
 // Binlog file names end in a zero-padded sequence number (mysql-bin.000042),
-// which is compared numerically so that .999999 < .1000000. A nil q (no
-// position) sorts first. Positions of another kind cannot be compared: that
-// is a programming error.
+// which is compared numerically so that .999999 < .1000000. Positions in
+// the binlogs of two servers with GTID sets are ordered by their sets
+// instead (crossserver.go). A nil q (no position) sorts first. Positions of
+// another kind cannot be compared: that is a programming error.
 func (p Position) Compare(q model.Position) int {
 	var o Position
 	switch x := q.(type) {
@@ -69,6 +75,9 @@ func (p Position) Compare(q model.Position) int {
 		o = *x
 	default:
 		panic(fmt.Sprintf("binlogpos: compare with a %T position", q))
+	}
+	if c, ok := compareAcrossServers(p, o); ok {
+		return c
 	}
 	a, b := fileSeq(p.File), fileSeq(o.File)
 	switch {

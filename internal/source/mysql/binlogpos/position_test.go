@@ -84,3 +84,36 @@ func (fakePos) Compare(model.Position) int { return 0 }
 func (fakePos) Key() string                { return "x" }
 func (fakePos) Encode() string             { return "x" }
 func (fakePos) String() string             { return "x" }
+
+// TestCompareAcrossServers: positions on two servers (a source failover)
+// are ordered by their GTID sets, whatever their file names say; on one
+// server (or without GTIDs) file:pos orders them as before.
+func TestCompareAcrossServers(t *testing.T) {
+	old := Position{File: "primary-bin.000009", Pos: 5000, GTIDSet: "0-1-100", Flavor: "mariadb", ServerID: 1}
+	for _, c := range []struct {
+		p    Position
+		want int
+	}{
+		{Position{File: "replica-bin.000002", Pos: 300, GTIDSet: "0-1-101", Flavor: "mariadb", ServerID: 2}, 1},
+		{Position{File: "replica-bin.000002", Pos: 300, GTIDSet: "0-2-101", Flavor: "mariadb", ServerID: 2}, 1},
+		{Position{File: "replica-bin.000012", Pos: 300, GTIDSet: "0-1-99", Flavor: "mariadb", ServerID: 2}, -1},
+		{Position{File: "replica-bin.000002", Pos: 300, GTIDSet: "0-1-100", Flavor: "mariadb", ServerID: 2}, 0},
+		// one server: file:pos, as before
+		{Position{File: "primary-bin.000010", Pos: 4, GTIDSet: "0-1-99", Flavor: "mariadb", ServerID: 1}, 1},
+		// a key read back from sluice.applied has no GTID set: file:pos
+		{Position{File: "primary-bin.000008", Pos: 4}, -1},
+	} {
+		if got := c.p.Compare(old); got != c.want {
+			t.Errorf("%+v vs %+v: %d, want %d", c.p, old, got, c.want)
+		}
+		if got := old.Compare(c.p); got != -c.want {
+			t.Errorf("%+v vs %+v: %d, want %d", old, c.p, got, -c.want)
+		}
+	}
+	const u1, u2 = "3e11fa47-71ca-11e1-9e33-c80aa9429562", "4e11fa47-71ca-11e1-9e33-c80aa9429562"
+	a := Position{File: "binlog.000050", Pos: 9, GTIDSet: u1 + ":1-42", Flavor: "mysql", ServerID: 1}
+	b := Position{File: "binlog.000001", Pos: 9, GTIDSet: u1 + ":1-42," + u2 + ":1-3", Flavor: "mysql", ServerID: 2}
+	if a.Compare(b) != -1 || b.Compare(a) != 1 {
+		t.Errorf("MySQL sets: %d %d", a.Compare(b), b.Compare(a))
+	}
+}
