@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS sluice.stream_owner (
 	run      text NOT NULL, -- the claiming run: sluice pid@host and its start time
 	since    timestamptz NOT NULL DEFAULT now(),
 	settings text NOT NULL DEFAULT '' -- what the run writes (replicate's scope settings, one per line)
-);`
+);
+ALTER TABLE sluice.stream_owner ADD COLUMN IF NOT EXISTS settings text NOT NULL DEFAULT '';`
 
 // ErrNotOwner is returned by CheckOwner when another run owns the stream.
 var ErrNotOwner = errors.New("another replicator owns the stream")
