@@ -11,6 +11,8 @@
 package target
 
 import (
+	"context"
+
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/pipeline"
 )
@@ -40,4 +42,10 @@ type Options struct {
 // sizes for its writes (Kafka: one producer transaction per group).
 type PipelineTuner interface {
 	TunePipeline(c *pipeline.Config)
+}
+
+// PostGISProber is an engine that can hold PostGIS geometry: whether the
+// target has the extension decides how geometry columns were written.
+type PostGISProber interface {
+	HasPostGIS(ctx context.Context) (bool, error)
 }
