@@ -5,6 +5,8 @@
 // engine; each engine lives in its own package (internal/sink/*) and
 // registers its schemes there. Opening does no I/O: the capabilities are
 // needed before, and without, a connection (defaults, flag checks).
+// What only some engines do is an optional facet, asserted on the Engine
+// (StatusReader, PostGISProber, PipelineTuner), never on a concrete type.
 //
 // Adding an engine: implement Engine in the engine's package, call Register
 // from its init, and add a blank import to internal/target/all.
