@@ -5,23 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
-	"github.com/sluice-db/sluice/internal/checkpoint"
-	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/replicate"
 	"github.com/sluice-db/sluice/internal/schema"
-	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 	"github.com/sluice-db/sluice/internal/source/postgres/lsnpos"
+	engines "github.com/sluice-db/sluice/internal/target"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -100,6 +96,11 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	if err == nil {
 		err = target.ApplyTLSFlags(tlsFlags(s, "target"))
 	}
+	var engine engines.Engine
+	if err == nil {
+		// The same URL and flags, so the same settings; no I/O.
+		engine, err = engines.Open(k.String("target"), engines.Options{TLS: tlsFlags(s, "target")})
+	}
 	if err != nil {
 		return exitcode.ConfigError(err)
 	}
@@ -128,7 +129,7 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("--warn-slot-wal: %w", err))
 	}
-	st, err := readStatus(cmd.Context(), target, source, pgSource, k.String("stream"))
+	st, err := readStatus(cmd.Context(), engine, source, pgSource, k.String("stream"))
 	if err != nil {
 		return err
 	}
@@ -147,24 +148,18 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-func readStatus(ctx context.Context, target config.Target, source *config.MySQL, pgSource *config.Postgres, stream string) (*streamStatus, error) {
-	read, where := readPGState, ""
-	if target.MySQL != nil {
-		read, where = readMySQLState, target.MySQL.Redacted()
-	} else {
-		where = target.Postgres.Redacted()
-	}
-	ts, err := read(ctx, target, stream)
+func readStatus(ctx context.Context, engine engines.Engine, source *config.MySQL, pgSource *config.Postgres, stream string) (*streamStatus, error) {
+	ts, where, err := readTargetState(ctx, engine, stream)
 	if err != nil {
 		return nil, err
 	}
-	cp := ts.cp
+	cp := ts.Checkpoint
 	if cp == nil {
 		return nil, fmt.Errorf("stream %q has no checkpoint in %s: run `sluice snapshot` or `sluice migrate` first", stream, where)
 	}
 	if lsn, ok := cp.Position.(lsnpos.Position); ok {
 		st := &streamStatus{Stream: stream, SchemaVersion: cp.SchemaVersion, UpdatedAt: cp.UpdatedAt,
-			AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds(), Replicator: ts.replicator,
+			AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds(), Replicator: ts.Replicator,
 			Reverse: &reverseStatus{AppliedLSN: lsn.LSN.String()}}
 		if !cp.SourceTime.IsZero() {
 			t := cp.SourceTime
@@ -187,8 +182,8 @@ func readStatus(ctx context.Context, target config.Target, source *config.MySQL,
 
 	st := &streamStatus{Stream: stream, Position: applied, SchemaVersion: cp.SchemaVersion,
 		UpdatedAt: cp.UpdatedAt, AgeSeconds: time.Since(cp.UpdatedAt).Round(time.Millisecond).Seconds(),
-		Replicator: ts.replicator, SnapshotPolicyChanges: ts.snapshotPolicy, ReplicatePolicyChanges: ts.replicatePolicy,
-		Naming: ts.naming, ColumnOrder: ts.columnOrder}
+		Replicator: ts.Replicator, SnapshotPolicyChanges: ts.SnapshotPolicy, ReplicatePolicyChanges: ts.ReplicatePolicy,
+		Naming: ts.Naming, ColumnOrder: ts.ColumnOrder}
 	if !cp.SourceTime.IsZero() {
 		t := cp.SourceTime
 		st.SourceTime = &t
@@ -223,75 +218,15 @@ func readStatus(ctx context.Context, target config.Target, source *config.MySQL,
 	return st, nil
 }
 
-// readPGState reads a stream's checkpoint in a PostgreSQL target and who
-// replicates it now.
-// targetState is what status reads from the target's sluice state.
-type targetState struct {
-	cp         *checkpoint.State // nil: the stream has none
-	replicator string
-	// Values a policy changed (PostgreSQL targets only: a MySQL target
-	// receives the source's values unchanged).
-	snapshotPolicy, replicatePolicy []typemap.ChangeCount
-	naming                          *schema.NamingOptions
-	columnOrder                     []string // PostgreSQL targets: from the schema history
-}
-
-func readPGState(ctx context.Context, target config.Target, stream string) (*targetState, error) {
-	conn, err := pgx.Connect(ctx, target.Postgres.ConnString())
-	if err != nil {
-		return nil, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", target.Postgres.Redacted(), err))
+// readTargetState reads the stream's state through the target engine's
+// StatusReader; where is the target for messages.
+func readTargetState(ctx context.Context, e engines.Engine, stream string) (*engines.StreamState, string, error) {
+	r, ok := e.(engines.StatusReader)
+	if !ok {
+		return nil, "", exitcode.ConfigError(fmt.Errorf("target: sluice status does not read a %s target", e.Name()))
 	}
-	defer conn.Close(context.Background())
-	ts := &targetState{}
-	if ts.cp, err = checkpoint.Load(ctx, conn, stream, binlogpos.Decode); err != nil || ts.cp == nil {
-		return ts, err
-	}
-	holders, err := checkpoint.StreamHolders(ctx, conn, stream)
-	if err != nil {
-		return nil, err
-	}
-	ts.replicator = checkpoint.Describe(holders)
-	if ts.snapshotPolicy, err = checkpoint.LoadSnapshotPolicyChanges(ctx, conn, stream); err != nil {
-		return nil, err
-	}
-	if ts.replicatePolicy, err = checkpoint.LoadPolicyChanges(ctx, conn, stream); err != nil {
-		return nil, err
-	}
-	if ts.naming, err = checkpoint.LoadNaming(ctx, conn, stream); err != nil {
-		return nil, err
-	}
-	tables, err := checkpoint.LoadSchema(ctx, conn, stream, ts.cp.SchemaVersion)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range tables {
-		if d := t.TargetOrderText(); d != "" {
-			ts.columnOrder = append(ts.columnOrder, t.TableID.String()+": "+d)
-		}
-	}
-	sort.Strings(ts.columnOrder)
-	return ts, nil
-}
-
-// readMySQLState reads a stream's checkpoint in a MySQL target (database
-// sluice) and who replicates it now.
-func readMySQLState(ctx context.Context, target config.Target, stream string) (*targetState, error) {
-	db, err := mysink.Open(*target.MySQL)
-	if err != nil {
-		return nil, exitcode.ConfigError(err)
-	}
-	defer db.Close()
-	if err := db.PingContext(ctx); err != nil {
-		return nil, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", target.MySQL.Redacted(), err))
-	}
-	ts := &targetState{}
-	if ts.cp, err = mysqlstate.Load(ctx, db, stream, anyPosition); err != nil || ts.cp == nil {
-		return ts, err
-	}
-	if ts.replicator, err = mysink.Replicator(ctx, db, stream); err != nil {
-		return nil, err
-	}
-	return ts, nil
+	ts, err := r.ReadStatus(ctx, stream)
+	return ts, e.Redacted(), err
 }
 
 func printStatus(w io.Writer, st *streamStatus) {

@@ -8,20 +8,9 @@ import (
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
-	"github.com/sluice-db/sluice/internal/model"
-	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 	"github.com/sluice-db/sluice/internal/source/postgres/lsnpos"
 )
-
-// anyPosition decodes a checkpoint of either direction: a MySQL binlog
-// position, or the reverse stream's PostgreSQL LSN.
-func anyPosition(s string) (model.Position, error) {
-	if p, err := lsnpos.Decode(s); err == nil {
-		return p, nil
-	}
-	return binlogpos.Decode(s)
-}
 
 // reverseStatus is the part of status for a reverse stream (PostgreSQL →
 // MySQL): its applied LSN and, with a postgres:// --source, the server's

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/preflight"
 	"github.com/sluice-db/sluice/internal/schema"
+	engines "github.com/sluice-db/sluice/internal/target"
 	"github.com/sluice-db/sluice/internal/typemap"
 	"github.com/sluice-db/sluice/internal/verify"
 )
@@ -181,13 +181,13 @@ func verifyOptions(ctx context.Context, s *Settings, ep *Endpoints) (*verify.Opt
 	if topts.Charsets, err = typemap.LoadCharsets(ctx, db, typemap.CharsetsOf(cat.Tables)...); err != nil {
 		return nil, err
 	}
-	if ep.MySQLTarget == nil {
-		if topts.PostGIS, err = hasPostGIS(ctx, ep.Target); err != nil {
+	if p, ok := ep.Engine.(engines.PostGISProber); ok {
+		if topts.PostGIS, err = p.HasPostGIS(ctx); err != nil {
 			return nil, err
 		}
 	}
 	return &verify.Options{
-		Source: ep.Source, Target: ep.Target, TargetMySQL: ep.MySQLTarget, Tables: cat.Tables, Naming: naming,
+		Source: ep.Source, Target: ep.Target, TargetMySQL: ep.MySQLTarget, Engine: ep.Engine, Tables: cat.Tables, Naming: naming,
 		Mapper:    typemap.New(topts, nil),
 		Workers:   k.Int("workers"),
 		ChunkRows: k.Int("chunk-rows"), FetchRows: k.Int("fetch-rows"),
@@ -201,17 +201,4 @@ func verifyOptions(ctx context.Context, s *Settings, ep *Endpoints) (*verify.Opt
 
 func openMySQL(src config.MySQL) (*sql.DB, error) {
 	return src.OpenDB()
-}
-
-// hasPostGIS reports whether the target has the postgis extension (the
-// snapshot then wrote geometry columns as PostGIS geometry).
-func hasPostGIS(ctx context.Context, tgt config.Postgres) (bool, error) {
-	conn, err := pgx.Connect(ctx, tgt.ConnString())
-	if err != nil {
-		return false, fmt.Errorf("target %s: %w", tgt.Redacted(), err)
-	}
-	defer conn.Close(ctx)
-	var ok bool
-	err = conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'postgis')").Scan(&ok)
-	return ok, err
 }

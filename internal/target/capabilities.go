@@ -53,6 +53,9 @@ type Capabilities struct {
 	Recopy bool
 	// Cutover: `sluice cutover` can switch the application to this target.
 	Cutover bool
+	// VerifyDialect names the comparison verify runs against this target
+	// (internal/verify's dialects; "" cannot be compared).
+	VerifyDialect string
 	// Standby: replicate --standby can wait beside the active replicator
 	// and take over (pipeline.AwaitTurn over the engine's fence).
 	Standby bool

@@ -5,12 +5,16 @@
 // engine; each engine lives in its own package (internal/sink/*) and
 // registers its schemes there. Opening does no I/O: the capabilities are
 // needed before, and without, a connection (defaults, flag checks).
+// What only some engines do is an optional facet, asserted on the Engine
+// (StatusReader, PostGISProber, PipelineTuner), never on a concrete type.
 //
 // Adding an engine: implement Engine in the engine's package, call Register
 // from its init, and add a blank import to internal/target/all.
 package target
 
 import (
+	"context"
+
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/pipeline"
 )
@@ -40,4 +44,10 @@ type Options struct {
 // sizes for its writes (Kafka: one producer transaction per group).
 type PipelineTuner interface {
 	TunePipeline(c *pipeline.Config)
+}
+
+// PostGISProber is an engine that can hold PostGIS geometry: whether the
+// target has the extension decides how geometry columns were written.
+type PostGISProber interface {
+	HasPostGIS(ctx context.Context) (bool, error)
 }

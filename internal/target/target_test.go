@@ -34,9 +34,9 @@ func TestOpenUnknownScheme(t *testing.T) {
 // redacted URL (the default server id depends on it) and capabilities are
 // what the commands used to derive from the engine's kind.
 func TestOpenPicksEngineByScheme(t *testing.T) {
-	pg := target.Capabilities{DDL: target.DDLTranslate, Generated: target.GeneratedTranslated, Recopy: true, Cutover: true, Standby: true}
+	pg := target.Capabilities{DDL: target.DDLTranslate, Generated: target.GeneratedTranslated, Recopy: true, Cutover: true, Standby: true, VerifyDialect: "postgres"}
 	my := target.Capabilities{DDL: target.DDLReplay, SourceStatements: true, KeepsSourceNames: true, RawVector: true,
-		StorageEngines: true, DefaultWorkers: mysink.DefaultWorkers(), Generated: target.GeneratedComputed, Standby: true}
+		StorageEngines: true, DefaultWorkers: mysink.DefaultWorkers(), Generated: target.GeneratedComputed, Standby: true, VerifyDialect: "mysql"}
 	kafka := target.Capabilities{DDL: target.DDLTranslate, SourceStatements: true, KeepReplace: true, Generated: target.GeneratedAll}
 	for _, c := range []struct {
 		url, name, redacted string

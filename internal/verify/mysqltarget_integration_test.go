@@ -21,6 +21,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/schema"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/testenv/typecorpus"
 	"github.com/sluice-db/sluice/internal/typemap"
@@ -137,7 +138,7 @@ func (s *mySide) verify(t *testing.T, tables []*schema.Table, mutate func(*Optio
 		t.Fatal(err)
 	}
 	o := Options{
-		Source: s.src, TargetMySQL: &s.tgt, Tables: tables,
+		Source: s.src, TargetMySQL: &s.tgt, Engine: mysink.NewEngine(s.tgt, ""), Tables: tables,
 		Mapper: typemap.New(topts, nil), Workers: 2, Online: OnlineOff,
 		ChunkRows: 700, FetchRows: 50,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),

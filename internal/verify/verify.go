@@ -18,7 +18,9 @@ import (
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/target"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -31,9 +33,12 @@ type Options struct {
 	// values byte for byte (the snapshot's --zero-date and --nul-char
 	// policies do not apply).
 	TargetMySQL *config.MySQL
-	Tables      []*schema.Table // source tables to compare (schema.Load)
-	Naming      schema.Naming
-	Mapper      *typemap.Mapper // the snapshot's policies (--zero-date, --nul-char)
+	// Engine is the target's engine: its capabilities pick the dialect
+	// (nil: PostgreSQL's, for callers that set only Target).
+	Engine target.Engine
+	Tables []*schema.Table // source tables to compare (schema.Load)
+	Naming schema.Naming
+	Mapper *typemap.Mapper // the snapshot's policies (--zero-date, --nul-char)
 
 	Workers int // parallel chunk comparisons (each uses one connection per side)
 	// ChunkRows fixes the rows per chunk; 0 adapts it so that a chunk takes
@@ -167,25 +172,51 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// openTargetDB opens the target of a run. A MySQL target compares stored
-// values as they are, so its plans are compiled without the snapshot's
-// --zero-date and --nul-char policies (which only say what a PostgreSQL
-// target holds instead).
-func openTargetDB(ctx context.Context, o *Options) (targetDB, error) {
-	if o.TargetMySQL != nil {
-		o.Mapper = typemap.New(typemap.Options{
-			ZeroDate: typemap.ZeroDateError, // printed as stored (normalize.go)
-			Nul:      typemap.NulError,      // no REPLACE of NUL
-			Charsets: o.Mapper.Options().Charsets,
-			// MySQL 9's VECTOR compared as its bytes
-			RawVector: true,
-		}, nil)
-		t, err := openMySQLTarget(ctx, *o.TargetMySQL, o.Workers+2)
-		if err != nil {
-			return nil, err
-		}
-		return t, nil
+// capabilities are the target engine's; without an Engine, PostgreSQL's.
+func (o *Options) capabilities() target.Capabilities {
+	if o.Engine == nil {
+		return target.Capabilities{VerifyDialect: "postgres"}
 	}
+	return o.Engine.Capabilities()
+}
+
+// dialects open a target for comparison, by Capabilities.VerifyDialect.
+var dialects = map[string]func(ctx context.Context, o *Options) (targetDB, error){
+	"postgres": openPGDialect,
+	"mysql":    openMySQLDialect,
+}
+
+// openTargetDB opens the target of a run in the engine's dialect.
+func openTargetDB(ctx context.Context, o *Options) (targetDB, error) {
+	caps := o.capabilities()
+	open, ok := dialects[caps.VerifyDialect]
+	if !ok {
+		return nil, exitcode.ConfigError(fmt.Errorf("verify: target %s cannot be compared", o.Engine.Redacted()))
+	}
+	return open(ctx, o)
+}
+
+// openMySQLDialect opens a MySQL target. It compares stored values as they
+// are, so its plans are compiled without the snapshot's --zero-date and
+// --nul-char policies (which only say what a PostgreSQL target holds
+// instead).
+func openMySQLDialect(ctx context.Context, o *Options) (targetDB, error) {
+	o.Mapper = typemap.New(typemap.Options{
+		ZeroDate: typemap.ZeroDateError, // printed as stored (normalize.go)
+		Nul:      typemap.NulError,      // no REPLACE of NUL
+		Charsets: o.Mapper.Options().Charsets,
+		// MySQL 9's VECTOR compared as its bytes
+		RawVector: true,
+	}, nil)
+	t, err := openMySQLTarget(ctx, *o.TargetMySQL, o.Workers+2)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// openPGDialect opens a PostgreSQL target, checking the stream's names.
+func openPGDialect(ctx context.Context, o *Options) (targetDB, error) {
 	pool, err := openTarget(ctx, o.Target, o.Workers+2)
 	if err != nil {
 		return nil, err
@@ -225,7 +256,7 @@ func (e *engine) planTables(ctx context.Context) ([]*tableRun, *Report) {
 func (e *engine) planTable(ctx context.Context, r *tableRun, t *schema.Table) error {
 	tgtSchema, cols, err := e.tgt.table(ctx, t)
 	naming := e.o.Naming
-	if e.o.TargetMySQL != nil {
+	if e.o.capabilities().KeepsSourceNames {
 		naming = schema.Naming{} // the MySQL target keeps the source's names
 	}
 	r.rep.Target = tgtSchema + "." + naming.Table(t.TableID)
