@@ -19,7 +19,7 @@ func checkRetention(ctx context.Context, conn *sql.Conn, vars map[string]string,
 	if minimum <= 0 || !(strings.EqualFold(vars["log_bin"], "ON") || vars["log_bin"] == "1") {
 		return nil
 	}
-	retention, err := binlog.ReadRetention(ctx, conn)
+	retention, setting, err := binlog.ReadRetentionSetting(ctx, conn)
 	if err != nil {
 		return []Problem{warning("source", "", "%v; the binlog retention is not checked", err)}
 	}
@@ -29,11 +29,14 @@ func checkRetention(ctx context.Context, conn *sql.Conn, vars map[string]string,
 	}
 	return []Problem{problem("source", retentionFix(info.Flavor, minimum),
 		"the source purges binlogs after %s (%s), shorter than --min-binlog-retention %s: a stream stopped or behind for longer "+
-			"cannot continue and needs a new snapshot", humanDuration(retention), retentionVariable(info.Flavor), humanDuration(minimum))}
+			"cannot continue and needs a new snapshot", humanDuration(retention), retentionVariable(info.Flavor, setting), humanDuration(minimum))}
 }
 
 // retentionVariable names the setting the retention was read from.
-func retentionVariable(flavor string) string {
+func retentionVariable(flavor, setting string) string {
+	if setting == binlog.RDSRetentionSetting {
+		return setting + ", which RDS and Aurora purge by (NULL, the default, keeps binlogs only minutes)"
+	}
 	if flavor == "mariadb" {
 		return "binlog_expire_logs_seconds / expire_logs_days"
 	}

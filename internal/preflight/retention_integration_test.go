@@ -78,3 +78,40 @@ func TestBinlogRetentionNeverPurged(t *testing.T) {
 }
 
 func itoa(d time.Duration) string { return strconv.FormatInt(int64(d), 10) }
+
+// TestBinlogRetentionOnRDS: RDS and Aurora purge binlogs by their own
+// 'binlog retention hours' (mysql.rds_configuration), whatever the
+// server's variables say. A private MariaDB with that table (as RDS has it)
+// and a long server retention: NULL, RDS's default (binlogs kept minutes),
+// is refused naming the RDS setting and its fix; 48 hours passes and is the
+// retention reported.
+func TestBinlogRetentionOnRDS(t *testing.T) {
+	srv := testenv.StartMariaDBServer(t, "--binlog-expire-logs-seconds=2592000")
+	url, admin := srv.URL, srv.DB(t, "")
+	for _, q := range []string{
+		"CREATE TABLE mysql.rds_configuration (name VARCHAR(100) NOT NULL PRIMARY KEY, value VARCHAR(100), description VARCHAR(300) NOT NULL DEFAULT '')",
+		"INSERT INTO mysql.rds_configuration (name, value) VALUES ('binlog retention hours', NULL)",
+	} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	ctx := context.Background()
+	src, dst := mustSource(t, url), mustTarget(t, testenv.Get(t).TargetURL())
+	needs := Needs{Source: true, Binlog: true, MinBinlogRetention: 24 * time.Hour}
+	err := Run(ctx, src, dst, needs).Err()
+	if exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "mysql.rds_configuration 'binlog retention hours'") ||
+		!strings.Contains(err.Error(), "CALL mysql.rds_set_configuration('binlog retention hours', 24)") {
+		t.Fatalf("RDS's NULL retention (binlogs kept minutes, the server's 30 days notwithstanding): want exit 2 naming the RDS setting, got %v", err)
+	}
+	if _, err := admin.Exec("UPDATE mysql.rds_configuration SET value = '48' WHERE name = 'binlog retention hours'"); err != nil {
+		t.Fatal(err)
+	}
+	rep := Run(ctx, src, dst, needs)
+	if err := rep.Err(); err != nil {
+		t.Fatalf("48 binlog retention hours pass a 24h minimum: %v", err)
+	}
+	if rep.Source.BinlogRetention != 48*time.Hour {
+		t.Errorf("reported retention %v, want 48h", rep.Source.BinlogRetention)
+	}
+}

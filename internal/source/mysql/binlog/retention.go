@@ -21,6 +21,54 @@ type querier interface {
 // purged automatically. RDS and Aurora purge by their own setting ('binlog
 // retention hours'), which these variables do not show (docs/replication.md).
 func ReadRetention(ctx context.Context, q querier) (time.Duration, error) {
+	d, _, err := ReadRetentionSetting(ctx, q)
+	return d, err
+}
+
+// RDSRetentionSetting names RDS's own retention setting.
+const RDSRetentionSetting = "mysql.rds_configuration 'binlog retention hours'"
+
+// rdsNoRetention is what RDS's NULL 'binlog retention hours' means: binlogs
+// are purged as soon as RDS gets to it (minutes).
+const rdsNoRetention = time.Minute
+
+// ReadRetentionSetting is ReadRetention plus the setting it comes from. On
+// RDS and Aurora (MySQL and MariaDB) the table mysql.rds_configuration
+// exists and its 'binlog retention hours' is what purges: NULL (the
+// default) keeps binlogs only minutes. Elsewhere the table does not exist
+// (or the user may not read it) and the server's variables decide.
+func ReadRetentionSetting(ctx context.Context, q querier) (time.Duration, string, error) {
+	if d, ok := rdsRetention(ctx, q); ok {
+		return d, RDSRetentionSetting, nil
+	}
+	d, err := serverRetention(ctx, q)
+	return d, "binlog_expire_logs_seconds / expire_logs_days", err
+}
+
+// rdsRetention reads RDS's 'binlog retention hours'; ok is false when the
+// source has no such table (or the user cannot read it).
+func rdsRetention(ctx context.Context, q querier) (time.Duration, bool) {
+	rows, err := q.QueryContext(ctx, `SELECT value FROM mysql.rds_configuration WHERE name = 'binlog retention hours'`)
+	if err != nil {
+		return 0, false
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return 0, false
+	}
+	var v sql.NullString
+	if rows.Scan(&v) != nil {
+		return 0, false
+	}
+	h, err := strconv.ParseFloat(strings.TrimSpace(v.String), 64)
+	if !v.Valid || err != nil || h <= 0 {
+		return rdsNoRetention, true
+	}
+	return time.Duration(h * float64(time.Hour)), true
+}
+
+// serverRetention reads the server's own retention variables.
+func serverRetention(ctx context.Context, q querier) (time.Duration, error) {
 	rows, err := q.QueryContext(ctx, `SHOW GLOBAL VARIABLES WHERE Variable_name IN ('binlog_expire_logs_seconds', 'expire_logs_days')`)
 	if err != nil {
 		return 0, fmt.Errorf("source: read the binlog retention: %w", err)
