@@ -68,6 +68,16 @@ func newFailoverRig(t *testing.T, start serverStarter, ids [2]int) *failoverRig 
 	return f
 }
 
+// sourceAt is the stream's source on one server of the pair only.
+func (f *failoverRig) sourceAt(srv *testenv.MySQLServer) config.MySQL {
+	f.t.Helper()
+	src, err := config.ParseSource(fmt.Sprintf("mysql://sluice:sluice@127.0.0.1:%d/%s", srv.Port, f.db))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return src
+}
+
 // start runs replicate from the multi-host URL, logging into f.logs.
 func (f *failoverRig) start() *background {
 	o := f.options()

@@ -146,6 +146,13 @@ func (s *Source) OpenPoint(ctx context.Context, o PointOptions) (*Point, error) 
 			return
 		}
 		warnNonTransactional(o.Log, o.NonTransactional, p.Method)
+		// The server the position's file:pos belongs to: a stream that
+		// continues on another one (the snapshot read a replica, replicate
+		// reads the primary) goes by GTID, after the containment check.
+		var id uint32
+		if p.Sessions[0].QueryRowContext(ctx, "SELECT @@server_id").Scan(&id) == nil {
+			p.Position.ServerID = id
+		}
 	}()
 	if o.Method == MethodLockFree {
 		if err := s.lockFree(ctx, p, o); err != nil {
