@@ -4,89 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os/exec"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/sluice-db/sluice/internal/testenv"
 )
-
-// cutProxy forwards TCP to a server and can cut the network: while cut it
-// forwards nothing either way but keeps every connection open, as a
-// partition does (no RST, no FIN).
-type cutProxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	cut    bool
-	healed *sync.Cond
-}
-
-func startCutProxy(t *testing.T, target string) *cutProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cutProxy{ln: ln, target: target}
-	p.healed = sync.NewCond(&p.mu)
-	t.Cleanup(func() { p.setCut(false); _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.serve(c)
-		}
-	}()
-	return p
-}
-
-func (p *cutProxy) port() int { return p.ln.Addr().(*net.TCPAddr).Port }
-
-func (p *cutProxy) setCut(cut bool) {
-	p.mu.Lock()
-	p.cut = cut
-	p.mu.Unlock()
-	p.healed.Broadcast()
-}
-
-func (p *cutProxy) waitHealed() {
-	p.mu.Lock()
-	for p.cut {
-		p.healed.Wait()
-	}
-	p.mu.Unlock()
-}
-
-func (p *cutProxy) serve(c net.Conn) {
-	u, err := net.Dial("tcp", p.target)
-	if err != nil {
-		_ = c.Close()
-		return
-	}
-	pipe := func(dst, src net.Conn) {
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := src.Read(buf)
-			p.waitHealed() // bytes read while cut are held until the network heals
-			if n > 0 {
-				if _, werr := dst.Write(buf[:n]); werr != nil {
-					break
-				}
-			}
-			if err != nil {
-				break
-			}
-		}
-		_ = dst.Close()
-		_ = src.Close()
-	}
-	go pipe(u, c)
-	go pipe(c, u)
-}
 
 // TestStandbyTakesOverAcrossANetworkCut: the active replicator's network
 // to the target is cut (a proxy stops forwarding but keeps the connections
@@ -110,8 +34,8 @@ func TestStandbyTakesOverAcrossANetworkCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := startCutProxy(t, pgURL.Host)
-	viaProxy := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", proxy.port())
+	proxy := testenv.StartTCPProxy(t, pgURL.Host)
+	viaProxy := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", proxy.Port())
 	args := func(target string) []string {
 		a := []string{"replicate", "--workers", "2", "--standby"}
 		for i := 0; i < len(run.common); i++ {
@@ -143,7 +67,7 @@ func TestStandbyTakesOverAcrossANetworkCut(t *testing.T) {
 	g.args = args(run.pg.URL())
 	g.start()
 	time.Sleep(3 * time.Second)
-	proxy.setCut(true)
+	proxy.Cut(true)
 	t0 := time.Now()
 	next := g.waitOwner(active, 30*time.Second)
 	took := time.Since(t0)
@@ -152,7 +76,7 @@ func TestStandbyTakesOverAcrossANetworkCut(t *testing.T) {
 		t.Errorf("takeover took %s, want under 10s", took)
 	}
 	time.Sleep(3 * time.Second)
-	proxy.setCut(false)
+	proxy.Cut(false)
 	p := g.procs[active]
 	select {
 	case err := <-p.exited:
