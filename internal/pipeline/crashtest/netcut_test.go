@@ -50,11 +50,7 @@ func TestStandbyTakesOverAcrossANetworkCut(t *testing.T) {
 	}
 	conn := run.targetConn(t)
 	g := &standbyRig{t: t, logPath: run.logPath, committed: st.committed.Load, procs: map[int]*replicator{},
-		owner: func() string {
-			var owner string
-			_ = conn.QueryRow(context.Background(), `SELECT run FROM sluice.stream_owner WHERE stream = $1`, stream).Scan(&owner)
-			return owner
-		}}
+		owner: pgOwner(conn, stream)}
 	t.Cleanup(func() {
 		for _, p := range g.procs {
 			_ = p.cmd.Process.Kill()

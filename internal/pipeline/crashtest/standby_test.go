@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // replicator is one `sluice replicate --standby` process of the test.
@@ -41,12 +43,8 @@ func TestStandbyTakesOver(t *testing.T) {
 
 	conn := run.targetConn(t)
 	g := &standbyRig{t: t, logPath: run.logPath, committed: st.committed.Load,
-		args: append([]string{"replicate", "--workers", "2", "--standby"}, run.common...),
-		owner: func() string {
-			var owner string
-			_ = conn.QueryRow(context.Background(), `SELECT run FROM sluice.stream_owner WHERE stream = $1`, stream).Scan(&owner)
-			return owner
-		}}
+		args:  append([]string{"replicate", "--workers", "2", "--standby"}, run.common...),
+		owner: pgOwner(conn, stream)}
 	g.rounds(run.db + ".logs")
 	stopLoad()
 	load.Wait()
@@ -192,4 +190,13 @@ func readLog(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// pgOwner reads the stream's owner record on a PostgreSQL target ("" when none).
+func pgOwner(conn *pgx.Conn, stream string) func() string {
+	return func() string {
+		var owner string
+		_ = conn.QueryRow(context.Background(), `SELECT run FROM sluice.stream_owner WHERE stream = $1`, stream).Scan(&owner)
+		return owner
+	}
 }
