@@ -85,9 +85,26 @@ func AwaitTurn(ctx context.Context, f StandbyFence, stream string, lease time.Du
 	}
 }
 
-// SettingsDifference names the settings ("name=value" lines) in which a
-// standby's differ from those the stream's owner recorded ("" when none).
-func SettingsDifference(owner, mine []string) string {
+// SettingsRecord is how a run's settings ("name=value" lines) are kept in
+// the owner record.
+func SettingsRecord(settings []string) string { return strings.Join(settings, "\n") }
+
+// StandbySettingsRefusal refuses a standby whose settings differ from those
+// the stream's owner recorded (SettingsRecord): taking over, it would write
+// something else. nil when they are the same.
+func StandbySettingsRefusal(stream, recorded string, mine []string) error {
+	diff := settingsDifference(strings.Split(recorded, "\n"), mine)
+	if diff == "" {
+		return nil
+	}
+	return fmt.Errorf("--standby: this replicator's settings differ from those of the stream %q's replicator: %s; "+
+		"start the standby with the same options (or, when the stream's settings are to change, stop every replicator "+
+		"of it and start one without --standby first)", stream, diff)
+}
+
+// settingsDifference names the settings in which mine differ from owner's
+// ("" when none).
+func settingsDifference(owner, mine []string) string {
 	values := func(lines []string) map[string]string {
 		m := map[string]string{}
 		for _, l := range lines {
@@ -106,15 +123,6 @@ func SettingsDifference(owner, mine []string) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-// StandbySettingsError refuses a standby whose settings differ (diff, from
-// SettingsDifference) from the stream owner's: taking over, it would write
-// something else.
-func StandbySettingsError(stream, diff string) error {
-	return fmt.Errorf("--standby: this replicator's settings differ from those of the stream %q's replicator: %s; "+
-		"start the standby with the same options (or, when the stream's settings are to change, stop every replicator "+
-		"of it and start one without --standby first)", stream, diff)
 }
 
 // TakenOverError is the error of a run that no longer owns its stream

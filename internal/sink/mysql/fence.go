@@ -4,12 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/pipeline"
 )
 
 // Sessions of one stream are fenced with named locks (GET_LOCK).
@@ -94,7 +95,7 @@ func (a *Sink) fence(ctx context.Context) (*sql.Conn, error) {
 	if err := EnsureState(ctx, conn, a.cfg.Engine); err != nil {
 		return fail(err)
 	}
-	if err := mysqlstate.ClaimOwner(ctx, conn, a.cfg.Stream, a.cfg.RunID, strings.Join(a.cfg.Settings, "\n")); err != nil {
+	if err := mysqlstate.ClaimOwner(ctx, conn, a.cfg.Stream, a.cfg.RunID, pipeline.SettingsRecord(a.cfg.Settings)); err != nil {
 		return fail(fmt.Errorf("apply: %w", err))
 	}
 	if err := a.endEarlierSessions(ctx, conn); err != nil {

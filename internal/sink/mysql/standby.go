@@ -114,8 +114,8 @@ func (a *Sink) refuseAsStandby(ctx context.Context, conn *sql.Conn) error {
 	if err != nil || !ok {
 		return err
 	}
-	if diff := pipeline.SettingsDifference(strings.Split(have, "\n"), a.cfg.Settings); diff != "" {
-		return exitcode.ConfigError(pipeline.StandbySettingsError(a.cfg.Stream, diff))
+	if err := pipeline.StandbySettingsRefusal(a.cfg.Stream, have, a.cfg.Settings); err != nil {
+		return exitcode.ConfigError(err)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/pipeline"
 )
 
 // Sessions of one stream are fenced by a PostgreSQL advisory lock.
@@ -127,7 +128,7 @@ func (a *Sink) fence(ctx context.Context) (*pgxpool.Conn, error) {
 			return fail(err)
 		}
 	}
-	if err := checkpoint.ClaimOwner(ctx, conn, a.cfg.Stream, a.cfg.RunID, strings.Join(a.cfg.Settings, "\n")); err != nil {
+	if err := checkpoint.ClaimOwner(ctx, conn, a.cfg.Stream, a.cfg.RunID, pipeline.SettingsRecord(a.cfg.Settings)); err != nil {
 		return fail(fmt.Errorf("apply: %w", err))
 	}
 	if _, err := conn.Exec(ctx, `SELECT set_config('lock_timeout', '0', false)`); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -107,8 +106,8 @@ func (a *Sink) refuseOtherSettings(ctx context.Context, conn *pgxpool.Conn) erro
 	if err != nil || !ok {
 		return err
 	}
-	if diff := pipeline.SettingsDifference(strings.Split(have, "\n"), a.cfg.Settings); diff != "" {
-		return exitcode.ConfigError(pipeline.StandbySettingsError(a.cfg.Stream, diff))
+	if err := pipeline.StandbySettingsRefusal(a.cfg.Stream, have, a.cfg.Settings); err != nil {
+		return exitcode.ConfigError(err)
 	}
 	return nil
 }
