@@ -196,9 +196,7 @@ func (a *Sink) load(ctx context.Context, conn *sql.Conn) (*checkpoint.State, []c
 	if _, err := conn.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+schema.QuoteMySQL(a.cfg.TargetDB)); err != nil {
 		return nil, nil, fmt.Errorf("apply: create the target database %s: %w", a.cfg.TargetDB, err)
 	}
-	if err := EnsureState(ctx, conn, a.cfg.Engine); err != nil {
-		return nil, nil, err
-	}
+	// sluice's state tables were ensured by the fence (fence.go).
 	st, err := mysqlstate.Load(ctx, conn, a.cfg.Stream, a.cfg.Decode)
 	if err != nil {
 		return nil, nil, err
