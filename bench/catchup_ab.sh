@@ -74,20 +74,7 @@ ab_main() {
 	: >"$CATCHUP_TSV"
 	bench_build_sluice || bench_die "cannot build sluice"
 	build_base
-	trap 'stop_heartbeat; [[ -n ${TOOL_PID:-} ]] && pkill_tree "$TOOL_PID"' EXIT
-	prepare_data
-	local tool wl rep
-	for tool in $TOOLS; do "init_$tool"; done
-	start_heartbeat
-	for ((rep = 1; rep <= BENCH_REPS; rep++)); do
-		for wl in $CATCHUP_WORKLOADS; do
-			for tool in $TOOLS; do catchup_run "$tool" "$wl" "$rep"; done
-		done
-	done
-	stop_heartbeat
-	for tool in $TOOLS; do
-		if check_equal "$tool"; then bench_log "$tool: target equals the source"; else bench_log "$tool: TARGET DIFFERS"; fi
-	done
+	catchup_passes
 	report | tee "$BENCH_WORK/report.md"
 }
 

@@ -408,4 +408,24 @@ main() {
 		bash "$BENCH_DIR/replicate_report.sh" "$BENCH_WORK" "$(for t in $TOOLS; do printf '%s=%s ' "$t" "${CORRECT[$t]}"; done)"
 }
 
+# catchup_passes: the A/B scripts' timed passes (catchup_ab.sh, policy_ab.sh): the data, each tool's
+# start, BENCH_REPS passes of every catch-up workload with the tools interleaved, then each
+# tool's target compared with the source.
+catchup_passes() {
+	trap 'stop_heartbeat; [[ -n ${TOOL_PID:-} ]] && pkill_tree "$TOOL_PID"' EXIT
+	prepare_data
+	local tool wl rep
+	for tool in $TOOLS; do "init_$tool"; done
+	start_heartbeat
+	for ((rep = 1; rep <= BENCH_REPS; rep++)); do
+		for wl in $CATCHUP_WORKLOADS; do
+			for tool in $TOOLS; do catchup_run "$tool" "$wl" "$rep"; done
+		done
+	done
+	stop_heartbeat
+	for tool in $TOOLS; do
+		if check_equal "$tool"; then bench_log "$tool: target equals the source"; else bench_log "$tool: TARGET DIFFERS"; fi
+	done
+}
+
 [[ ${BASH_SOURCE[0]} == "$0" ]] && main "$@"

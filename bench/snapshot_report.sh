@@ -5,6 +5,7 @@
 tool_name() {
 	case $1 in
 	sluice) echo "sluice snapshot" ;;
+	sluice_base) echo "sluice snapshot (base build)" ;;
 	pgloader) echo "pgloader" ;;
 	chameleon) echo "pg_chameleon init_replica" ;;
 	copy) echo "COPY limit ($COPY_SESSIONS sessions)" ;;

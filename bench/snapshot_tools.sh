@@ -48,13 +48,20 @@ setup_sluice() {
 		SKIPPED[sluice]="\`sluice snapshot\` is not implemented yet in this build"
 		return 1
 	fi
-	SLUICE_ARGS=(snapshot --source "$(SRC_URL)" --target "$(DST_URL sluice)")
-	bench_have_flag snapshot include && SLUICE_ARGS+=(--include "$DB.*")
-	bench_have_flag snapshot drop-existing && SLUICE_ARGS+=(--drop-existing)
-	bench_have_flag snapshot restart && SLUICE_ARGS+=(--restart)
+	snapshot_args "$BENCH_SLUICE" sluice SLUICE_ARGS
+}
+
+# snapshot_args BIN TOOL ARRAY: ARRAY = BIN's snapshot command into bench_TOOL (the flags its --help lists).
+snapshot_args() {
+	local bin=$1 tool=$2
+	local -n args=$3
+	args=(snapshot --source "$(SRC_URL)" --target "$(DST_URL "$tool")")
+	BENCH_SLUICE="$bin" bench_have_flag snapshot include && args+=(--include "$DB.*")
+	BENCH_SLUICE="$bin" bench_have_flag snapshot drop-existing && args+=(--drop-existing)
+	BENCH_SLUICE="$bin" bench_have_flag snapshot restart && args+=(--restart)
 	# shellcheck disable=SC2206 # word splitting of the extra arguments is intended
-	[[ -n ${BENCH_SLUICE_ARGS:-} ]] && SLUICE_ARGS+=($BENCH_SLUICE_ARGS)
-	bench_log "sluice: $BENCH_SLUICE ${SLUICE_ARGS[*]//sluice:sluice@/sluice:xxxxx@}"
+	[[ -n ${BENCH_SLUICE_ARGS:-} ]] && args+=($BENCH_SLUICE_ARGS)
+	bench_log "$tool: $bin ${args[*]//sluice:sluice@/sluice:xxxxx@}"
 }
 
 prepare_sluice() { :; }
@@ -63,6 +70,24 @@ run_sluice() {
 	local rep=$1
 	bench_measure sluice "$rep" "$BENCH_WORK/logs/sluice.$rep.log" -- \
 		timeout --kill-after=30 "$TIMEOUT" "$BENCH_SLUICE" "${SLUICE_ARGS[@]}"
+}
+
+# sluice_base: an older build (BENCH_SLUICE_BASE, or BENCH_BASE_REV built by bench_build_base) as a
+# contender of its own, into bench_sluice_base, so that a change is measured against the build
+# before it in the same interleaved run (BENCH_TOOLS="sluice sluice_base copy").
+SLUICE_BASE_ARGS=()
+
+setup_sluice_base() {
+	bench_build_base
+	snapshot_args "$BENCH_SLUICE_BASE" sluice_base SLUICE_BASE_ARGS
+}
+
+prepare_sluice_base() { :; }
+
+run_sluice_base() {
+	local rep=$1
+	bench_measure sluice_base "$rep" "$BENCH_WORK/logs/sluice_base.$rep.log" -- \
+		timeout --kill-after=30 "$TIMEOUT" "$BENCH_SLUICE_BASE" "${SLUICE_BASE_ARGS[@]}"
 }
 
 # ---------------------------------------------------------------- pgloader

@@ -118,7 +118,7 @@ func (r *runner) applyBatch(ctx context.Context, q querier, vals, imgs [][]any, 
 // to be kept small for the checksum and the swap).
 func (r *runner) appliers(ctx context.Context, gather bool) error {
 	g, ctx := errgroup.WithContext(ctx)
-	for w := 0; w < r.o.Workers; w++ {
+	for w := 0; w < r.ctl.workers(); w++ {
 		g.Go(func() error {
 			conn, err := r.db.Conn(ctx)
 			if err != nil {
@@ -126,7 +126,13 @@ func (r *runner) appliers(ctx context.Context, gather bool) error {
 			}
 			defer conn.Close()
 			if err := r.applySession(ctx, conn); err != nil {
-				return ignoreCancel(err)
+				if ctx.Err() != nil {
+					// Stopped while it set up (the early appliers of a resumed
+					// run whose chunks are all copied): the driver reports a
+					// statement canceled on a fresh session as "bad connection".
+					return nil
+				}
+				return err
 			}
 			for {
 				ids, vals, imgs := r.keys.take(applyBatch)

@@ -18,13 +18,22 @@ func refuse(format string, a ...any) error {
 	return exitcode.ConfigError(fmt.Errorf("alter: "+format, a...))
 }
 
-// checkBinlog: the changed keys come from the row binlog, with full images
-// (a key change must name the old key too).
-func checkBinlog(ctx context.Context, db *sql.DB) error {
+// refuseAll is every reason not to run the change, each with its fix, at
+// once: a user who fixed the one reason shown met the next on the next try.
+func refuseAll(reasons []string) error {
+	if len(reasons) == 1 {
+		return refuse("%s", reasons[0])
+	}
+	return refuse("%d reasons, each with its fix:\n  - %s", len(reasons), strings.Join(reasons, "\n  - "))
+}
+
+// binlogProblems: the changed keys come from the row binlog, with full
+// images (a key change must name the old key too).
+func binlogProblems(ctx context.Context, db *sql.DB) ([]string, error) {
 	var logBin, format, image sql.NullString
 	err := db.QueryRowContext(ctx, "SELECT @@log_bin, @@binlog_format, @@binlog_row_image").Scan(&logBin, &format, &image)
 	if err != nil {
-		return fmt.Errorf("alter: read binlog settings: %w", err)
+		return nil, fmt.Errorf("alter: read binlog settings: %w", err)
 	}
 	var bad []string
 	if logBin.String != "1" && !strings.EqualFold(logBin.String, "ON") {
@@ -36,55 +45,37 @@ func checkBinlog(ctx context.Context, db *sql.DB) error {
 	if !strings.EqualFold(image.String, "FULL") {
 		bad = append(bad, fmt.Sprintf("binlog_row_image is %s, sluice alter needs FULL (SET GLOBAL binlog_row_image = 'FULL')", image.String))
 	}
-	if len(bad) > 0 {
-		return refuse("%s", strings.Join(bad, "; "))
-	}
-	return nil
+	return bad, nil
 }
 
-// checkDependents refuses a table that triggers or foreign keys tie to
-// other tables: a trigger would fire on the copy's writes into nothing (it
-// stays on the old table), and foreign keys would point at the old table
-// after the swap, or be lost by CREATE TABLE ... LIKE.
-func checkDependents(ctx context.Context, db *sql.DB, schemaName, table string) error {
-	var n int
-	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.TRIGGERS
-		WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ?`, schemaName, table).Scan(&n); err != nil {
-		return fmt.Errorf("alter: read triggers: %w", err)
-	}
-	if n > 0 {
-		return refuse("%s.%s has %d trigger(s): sluice alter does not copy triggers to the new table; drop them first, or use ALTER TABLE directly", schemaName, table, n)
-	}
-	var refs []string
-	rows, err := db.QueryContext(ctx, `SELECT DISTINCT CONCAT(CONSTRAINT_SCHEMA, '.', TABLE_NAME, ' (', CONSTRAINT_NAME, ')')
-		FROM information_schema.REFERENTIAL_CONSTRAINTS
-		WHERE (REFERENCED_TABLE_NAME = ? AND UNIQUE_CONSTRAINT_SCHEMA = ?) OR (CONSTRAINT_SCHEMA = ? AND TABLE_NAME = ?)`,
-		table, schemaName, schemaName, table)
+// triggerProblems refuses a table with triggers, naming them and how to
+// carry them: RENAME TABLE moves a table's triggers with it, so they would
+// end on the old table, and recreated on the copy before the swap they
+// would fire on the copy's own writes (docs/alter.md "Triggers").
+func triggerProblems(ctx context.Context, db *sql.DB, schemaName, table string) ([]string, error) {
+	rows, err := queryMaps(ctx, db, `SELECT TRIGGER_NAME AS name, ACTION_TIMING AS timing, EVENT_MANIPULATION AS event
+		FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? ORDER BY TRIGGER_NAME`, schemaName, table)
 	if err != nil {
-		return fmt.Errorf("alter: read foreign keys: %w", err)
+		return nil, fmt.Errorf("alter: read triggers: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return err
-		}
-		refs = append(refs, s)
+	if len(rows) == 0 {
+		return nil, nil
 	}
-	if err := rows.Err(); err != nil {
-		return err
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = fmt.Sprintf("%s (%s %s)", r["name"], r["timing"], r["event"])
 	}
-	if len(refs) > 0 {
-		return refuse("%s.%s takes part in foreign keys (%s): after a swap they would reference the old table or be lost; sluice alter refuses tables with foreign keys",
-			schemaName, table, strings.Join(refs, ", "))
-	}
-	return nil
+	return []string{fmt.Sprintf("%s.%s has trigger(s) %s, which sluice alter does not carry to the new table (the RENAME would leave them on the old one); "+
+		"to carry them: save each with SHOW CREATE TRIGGER, DROP TRIGGER it, run sluice alter, and CREATE TRIGGER it again from the saved text "+
+		"(writes in between do not fire it); where every write must fire them, run the server's own ALTER TABLE instead",
+		schemaName, table, strings.Join(names, ", "))}, nil
 }
 
 var (
 	renameColumnRE = regexp.MustCompile(`(?i)\bRENAME\s+(COLUMN\b|TO\b|AS\b)`)
 	changeColumnRE = regexp.MustCompile("(?i)\\bCHANGE\\s+(?:COLUMN\\s+)?(?:IF\\s+EXISTS\\s+)?(`[^`]+`|\\S+)\\s+(`[^`]+`|\\S+)")
 	algorithmRE    = regexp.MustCompile(`(?i)\b(ALGORITHM|LOCK)\s*=`)
+	foreignKeyRE   = regexp.MustCompile(`(?i)\bFOREIGN\s+KEY\b`)
 )
 
 // checkAlterText refuses what the clauses themselves make ambiguous or
@@ -97,6 +88,12 @@ func checkAlterText(clauses string) error {
 	}
 	if algorithmRE.MatchString(clauses) {
 		return refuse("--alter must not carry ALGORITHM= or LOCK=: sluice chooses (see --method)")
+	}
+	if foreignKeyRE.MatchString(clauses) {
+		// The copy has no constraints until the swap moves the table's
+		// own to it (fk.go), so one added or dropped here would not be.
+		return refuse("--alter adds or drops a foreign key: run that with the server's own ALTER TABLE " +
+			"(dropping one, and adding one with foreign_key_checks=0, are INPLACE metadata changes), before or after sluice alter")
 	}
 	stmt, err := sqlparser.NewTestParser().Parse("ALTER TABLE t " + clauses)
 	if err == nil {
@@ -136,3 +133,31 @@ func refuseRename(from, to string) error {
 // errNoKey is the refusal when old and new share no row identity.
 var errNoKey = errors.New("no PRIMARY KEY or NOT NULL unique key with the same columns and types in the old and the new definition: " +
 	"changed rows could not be matched between the table and its copy")
+
+// refusals collects every reason the copy method cannot run on this table
+// (the server's binlog settings, triggers, foreign keys, the plan) and
+// refuses with all of them, or returns nil.
+func (r *runner) refusals(ctx context.Context) error {
+	reasons, err := binlogProblems(ctx, r.db)
+	if err != nil {
+		return err
+	}
+	trig, err := triggerProblems(ctx, r.db, r.id.Database, r.id.Name)
+	if err != nil {
+		return err
+	}
+	reasons = append(reasons, trig...)
+	fk, err := r.foreignKeyProblems(ctx)
+	if err != nil {
+		return err
+	}
+	reasons = append(reasons, fk...)
+	if r.o.group != nil && !r.fks.empty() {
+		reasons = append(reasons, fmt.Sprintf("%s has foreign keys (or is referenced by some): several tables in one swap do not carry foreign keys yet; alter %s on its own", r.id, r.id.Name))
+	}
+	reasons = append(reasons, r.planProblems(r.p)...)
+	if len(reasons) == 0 {
+		return nil
+	}
+	return refuseAll(reasons)
+}

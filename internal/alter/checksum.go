@@ -79,8 +79,8 @@ func (r *runner) checksum(ctx context.Context, chunks []chunk) error {
 				if a != b {
 					badc <- fmt.Sprintf("chunk %d: table %s, copy %s", c.Seq, a, b)
 				}
-				if r.o.NiceRatio > 0 {
-					if err := sleep(gctx, time.Duration(float64(time.Since(start))*r.o.NiceRatio)); err != nil {
+				if nice := r.ctl.niceRatio(); nice > 0 {
+					if err := sleep(gctx, time.Duration(float64(time.Since(start))*nice)); err != nil {
 						return err
 					}
 				}
@@ -168,7 +168,7 @@ func (r *runner) tryConsistentPoint(ctx context.Context, mode string) (snaps []*
 	// The snapshot sessions are opened before the lock: under it, only
 	// their START TRANSACTION runs (connecting to a busy server takes
 	// milliseconds each, which the writers would wait for).
-	for i := 0; i < r.o.Workers; i++ {
+	for i := 0; i < r.ctl.workers(); i++ {
 		c, err := r.db.Conn(ctx)
 		if err != nil {
 			return snaps, err

@@ -1,9 +1,12 @@
 package alter
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -70,8 +73,10 @@ const seenWait = 10 * time.Second
 // older rows that INSERT IGNORE keeps.
 func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRanges) error {
 	todo := make(chan chunk)
+	fed := make(chan struct{})
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
+		defer close(fed)
 		defer close(todo)
 		for _, c := range chunks {
 			if c.Done {
@@ -85,86 +90,172 @@ func (r *runner) copyChunks(ctx context.Context, chunks []chunk, cr *copiedRange
 		}
 		return nil
 	})
+	// The workers in force follow a "workers N" line of the control file:
+	// more are started here, and one above the number stops before its
+	// next chunk.
+	var mu sync.Mutex
+	running := 0
+	spawn := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for ; running < r.ctl.workers(); running++ {
+			r.db.SetMaxOpenConns(2*r.ctl.workers() + 8)
+			g.Go(func() error {
+				return r.copyWorker(ctx, todo, cr, func() bool {
+					mu.Lock()
+					defer mu.Unlock()
+					if running > r.ctl.workers() {
+						running--
+						return true
+					}
+					return false
+				})
+			})
+		}
+	}
+	spawn()
+	g.Go(func() error {
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-fed:
+				return nil
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+				spawn()
+			}
+		}
+	})
+	return g.Wait()
+}
+
+// copyWorker copies chunks from todo until it is closed, or until excess
+// says the run has more workers than it is to have.
+func (r *runner) copyWorker(ctx context.Context, todo <-chan chunk, cr *copiedRanges, excess func() bool) error {
+	conn, err := r.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// A consistent non-locking read of the table: the copy takes no
+	// row locks the application would wait for. The appliers'
+	// sql_mode: values are copied as the table holds them (a zero
+	// in a date stays, as the appliers write it, instead of the
+	// zero date a strict mode's INSERT IGNORE makes of it; a 0 in
+	// an AUTO_INCREMENT column stays 0).
+	for _, q := range []string{"SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", copySQLMode} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("alter: prepare a copy session (%s): %w", q, err)
+		}
+	}
+	for !excess() {
+		c, ok := <-todo
+		if !ok {
+			return nil
+		}
+		if err := r.ctl.gate(ctx); err != nil {
+			return err
+		}
+		if err := r.pacer.begin(ctx); err != nil {
+			return err
+		}
+		// A marker committed before the chunk's read: every change
+		// before it in the binlog is committed, so the read sees it.
+		var marker int64
+		if r.skipSeen {
+			if marker, err = writeMarker(ctx, r.db, r.id.Database, r.id.Name); err != nil {
+				return err
+			}
+		}
+		start := time.Now()
+		n, err := r.copyChunk(ctx, conn, c)
+		if err := r.pacer.end(ctx); err != nil {
+			return err
+		}
+		if err != nil {
+			return fmt.Errorf("alter: copy chunk %d of %s: %w", c.Seq, r.id, err)
+		}
+		r.copied.Add(n)
+		if err := markChunk(ctx, r.db, r.id.Database, r.id.Name, c.Seq); err != nil {
+			return fmt.Errorf("alter: record chunk %d: %w", c.Seq, err)
+		}
+		r.chunksDone.Add(1)
+		if cr != nil {
+			var seen int64 // 0 (not read in time): every parked key is applied
+			if marker > 0 {
+				seen, _ = r.tr.seqAt(ctx, marker, seenWait)
+			}
+			i := c.Seq - 1
+			r.seen.Add(int64(r.keys.release(i, func() { cr.done[i].Store(true) }, seen)))
+		}
+		if r.o.afterChunk != nil {
+			r.o.afterChunk(c.Seq)
+		}
+		if nice := r.ctl.niceRatio(); nice > 0 {
+			if err := sleep(ctx, time.Duration(float64(time.Since(start))*nice)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// copyChunk copies chunk c: one INSERT IGNORE ... SELECT, or, with a
+// chunk-rows line below the plan's chunk size, one for each piece of at
+// most that many rows (the pieces partition the chunk, so a row inserted
+// since is in one of them). It returns the rows copied.
+func (r *runner) copyChunk(ctx context.Context, conn *sql.Conn, c chunk) (int64, error) {
 	cols := r.columnList()
 	force := ""
 	if r.key.Index != "" {
 		force = " FORCE INDEX (" + consistent.QuoteMy(r.key.Index) + ")"
 	}
-	for w := 0; w < r.o.Workers; w++ {
-		g.Go(func() error {
-			conn, err := r.db.Conn(ctx)
+	var total int64
+	for lo := c.Lo; ; {
+		hi := c.Hi
+		if size := r.ctl.chunkRows(); size < r.o.ChunkRows {
+			b, err := r.key.NextBoundBefore(ctx, conn, r.id, lo, c.Hi, size)
 			if err != nil {
-				return err
+				return total, err
 			}
-			defer conn.Close()
-			// A consistent non-locking read of the table: the copy takes no
-			// row locks the application would wait for. The appliers'
-			// sql_mode: values are copied as the table holds them (a zero
-			// in a date stays, as the appliers write it, instead of the
-			// zero date a strict mode's INSERT IGNORE makes of it; a 0 in
-			// an AUTO_INCREMENT column stays 0).
-			for _, q := range []string{"SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", copySQLMode} {
-				if _, err := conn.ExecContext(ctx, q); err != nil {
-					return fmt.Errorf("alter: prepare a copy session (%s): %w", q, err)
-				}
+			if b != nil {
+				hi = b
 			}
-			for c := range todo {
-				if err := r.ctl.gate(ctx); err != nil {
-					return err
-				}
-				if err := r.pacer.begin(ctx); err != nil {
-					return err
-				}
-				where, args, err := r.key.RangeWhere(c.Lo, c.Hi)
-				if err != nil {
-					return err
-				}
-				// A marker committed before the chunk's read: every change
-				// before it in the binlog is committed, so the read sees it.
-				var marker int64
-				if r.skipSeen {
-					if marker, err = writeMarker(ctx, r.db, r.id.Database, r.id.Name); err != nil {
-						return err
-					}
-				}
-				q := "INSERT IGNORE INTO " + r.quoted(shadowName(r.id.Name)) + " (" + cols + ") SELECT " + cols +
-					" FROM " + r.quoted(r.id.Name) + force
-				if where != "" {
-					q += " WHERE " + where
-				}
-				start := time.Now()
-				res, err := execRetry(ctx, conn, q, args...)
-				if err := r.pacer.end(ctx); err != nil {
-					return err
-				}
-				if err != nil {
-					return fmt.Errorf("alter: copy chunk %d of %s: %w", c.Seq, r.id, err)
-				}
-				n, _ := res.RowsAffected()
-				r.copied.Add(n)
-				if err := markChunk(ctx, r.db, r.id.Database, r.id.Name, c.Seq); err != nil {
-					return fmt.Errorf("alter: record chunk %d: %w", c.Seq, err)
-				}
-				r.chunksDone.Add(1)
-				if cr != nil {
-					var seen int64 // 0 (not read in time): every parked key is applied
-					if marker > 0 {
-						seen, _ = r.tr.seqAt(ctx, marker, seenWait)
-					}
-					i := c.Seq - 1
-					r.seen.Add(int64(r.keys.release(i, func() { cr.done[i].Store(true) }, seen)))
-				}
-				if r.o.afterChunk != nil {
-					r.o.afterChunk(c.Seq)
-				}
-				if r.o.NiceRatio > 0 {
-					if err := sleep(ctx, time.Duration(float64(time.Since(start))*r.o.NiceRatio)); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		})
+		}
+		where, args, err := r.key.RangeWhere(lo, hi)
+		if err != nil {
+			return total, err
+		}
+		q := "INSERT IGNORE INTO " + r.quoted(shadowName(r.id.Name)) + " (" + cols + ") SELECT " + cols +
+			" FROM " + r.quoted(r.id.Name) + force
+		if where != "" {
+			q += " WHERE " + where
+		}
+		res, err := execRetry(ctx, conn, q, args...)
+		if err != nil {
+			return total, err
+		}
+		n, _ := res.RowsAffected()
+		total += n
+		r.pieces.Add(1)
+		if equalBound(hi, c.Hi) {
+			return total, nil
+		}
+		lo = hi
 	}
-	return g.Wait()
+}
+
+// equalBound tells whether two chunk bounds are the same key (nil: open).
+func equalBound(a, b consistent.Bound) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
@@ -70,22 +71,25 @@ const (
 // wait given up blocked them too.
 func (r *runner) tryCutover(ctx context.Context) error {
 	table, shadow, old := r.quoted(r.id.Name), r.quoted(shadowName(r.id.Name)), r.quoted(oldName(r.id.Name))
-	lock, err := r.db.Conn(ctx)
+	lock, err := r.swapSession(ctx)
 	if err != nil {
 		return err
 	}
 	defer lock.Close()
-	if _, err := lock.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", lockSeconds(r.o.CutoverLockTimeout))); err != nil {
-		return err
+	// The constraints as they are now: one added or dropped during the
+	// run is moved as it is (the binlog reader passes such ALTERs over).
+	if bad, err := r.foreignKeyProblems(ctx); err != nil || len(bad) > 0 {
+		if err != nil {
+			return err
+		}
+		return refuse("the foreign keys of %s changed during the run: %s", r.id, strings.Join(bad, "; "))
 	}
-	if r.o.beforeLock != nil {
-		r.o.beforeLock(stepSwap)
-	}
-	lt := startLock(stepSwap, "LOCK TABLES "+r.id.Name+" WRITE, "+shadowName(r.id.Name)+" WRITE", true)
+	lockStmt := "LOCK TABLES " + table + " WRITE, " + shadow + " WRITE" + r.fks.lockList(r.id)
+	lt := startLock(stepSwap, "LOCK TABLES "+r.id.Name+" WRITE, "+shadowName(r.id.Name)+" WRITE"+r.fks.lockNames(r.id), true)
 	// Deferred first, so run last: after the unlock, and after the
 	// MariaDB RENAME that writers wait on once the lock is released.
 	defer func() { r.recordLock(lt.done()) }()
-	if _, err := lock.ExecContext(ctx, "LOCK TABLES "+table+" WRITE, "+shadow+" WRITE"); err != nil {
+	if _, err := lock.ExecContext(ctx, lockStmt); err != nil {
 		return err
 	}
 	lt.grant()
@@ -97,34 +101,9 @@ func (r *runner) tryCutover(ctx context.Context) error {
 		}
 	}
 	defer unlock()
-	start := time.Now()
-	id, err := writeMarker(ctx, r.db, r.id.Database, r.id.Name)
-	if err != nil {
+	if err := r.catchUpUnderLock(ctx, lock); err != nil {
 		return err
 	}
-	if err := r.tr.waitMarker(ctx, id, max(r.o.CutoverLockTimeout, time.Second)); err != nil {
-		if r.tr.failed() != nil {
-			return err
-		}
-		return fmt.Errorf("%w: %v", errRetryCutover, err)
-	}
-	read := time.Now()
-	keys := r.keys.size()
-	if err := r.drain(ctx, lock); err != nil {
-		return err
-	}
-	drained := time.Now()
-	r.carryAutoIncrement(ctx, lock)
-	carried := time.Now()
-	// Nothing writes the table until the RENAME: the position now is the
-	// table's position at the swap (other tables' writes may follow it).
-	if pos, err := binlog.SourceOnPool(r.db).MasterStatus(ctx, r.info); err == nil {
-		r.swapPos = pos.Key()
-		r.log.Info("binlog position at the swap", "position", pos.String())
-	}
-	r.log.Info("swap: under the table lock", "reader_reached_marker", read.Sub(start).Round(time.Millisecond),
-		"drained_keys", keys, "drain", drained.Sub(read).Round(time.Millisecond),
-		"auto_increment", carried.Sub(drained).Round(time.Millisecond), "position", time.Since(carried).Round(time.Millisecond))
 	// Sealed: from here to the RENAME no change of the table may reach the
 	// binlog (the lock holds them). Counts of an earlier, failed attempt
 	// are of ordinary writes made while it was unlocked again, which the
@@ -135,9 +114,20 @@ func (r *runner) tryCutover(ctx context.Context) error {
 	// A failed RENAME unseals BEFORE the lock is released: the binlog
 	// reader runs on its own, and a writer let in by the unlock must never
 	// be counted as a change that slipped past the drain.
+	moveStart := time.Now()
+	fkUndo, err := r.moveForeignKeys(ctx, lock)
+	if len(fkUndo) > 0 {
+		r.log.Info("swap: foreign keys moved to the new table under the lock", "statements", len(fkUndo),
+			"took", time.Since(moveStart).Round(time.Millisecond))
+	}
 	unsealThenUnlock := func() {
+		r.undoForeignKeys(ctx, lock, fkUndo)
 		r.tr.sealed.Store(false)
 		unlock()
+	}
+	if err != nil {
+		unsealThenUnlock()
+		return err
 	}
 	if r.info.Flavor != binlog.FlavorMariaDB {
 		_, err := lock.ExecContext(ctx, rename)
@@ -152,7 +142,24 @@ func (r *runner) tryCutover(ctx context.Context) error {
 			return nil
 		}
 	}
-	return r.renameWhileLocked(ctx, rename, unlock, unsealThenUnlock)
+	return r.renameWhileLocked(ctx, rename, unlock, unsealThenUnlock, fkUndo)
+}
+
+// swapSession is the connection that takes the swap's lock, its wait
+// bounded by --cutover-lock-timeout.
+func (r *runner) swapSession(ctx context.Context) (*sql.Conn, error) {
+	lock, err := r.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := lock.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", lockSeconds(r.o.CutoverLockTimeout))); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	if r.o.beforeLock != nil {
+		r.o.beforeLock(stepSwap)
+	}
+	return lock, nil
 }
 
 // renameWhileLocked is the MariaDB swap: RENAME from a second session, seen
@@ -160,7 +167,9 @@ func (r *runner) tryCutover(ctx context.Context) error {
 //
 // unlock releases the lock once the RENAME is queued; giveUp unseals and
 // releases it when the RENAME failed or never queued.
-func (r *runner) renameWhileLocked(ctx context.Context, rename string, unlock, giveUp func()) error {
+//
+// fkUndo puts the foreign keys back when the RENAME fails after the unlock.
+func (r *runner) renameWhileLocked(ctx context.Context, rename string, unlock, giveUp func(), fkUndo []string) error {
 	rc, err := r.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -212,6 +221,9 @@ func (r *runner) renameWhileLocked(ctx context.Context, rename string, unlock, g
 	if err := <-done; err != nil {
 		// Not swapped: the writers now let in are ordinary writes of the
 		// table (the key set carries them); the next attempt seals anew.
+		// The constraints go back first, while the binlog reader still
+		// takes their ALTERs for the swap's own (tracker.translator).
+		r.undoForeignKeys(ctx, nil, fkUndo)
 		r.tr.sealed.Store(false)
 		return fmt.Errorf("alter: %s: %w", rename, err)
 	}
@@ -237,3 +249,38 @@ func (r *runner) carryAutoIncrement(ctx context.Context, lock *sql.Conn) {
 }
 
 var autoIncRE = regexp.MustCompile(`\) ENGINE=\S+ AUTO_INCREMENT=(\d+)`)
+
+// catchUpUnderLock, with the table locked: the binlog reader reaches a
+// marker written now, the changed keys are drained into the copy, the
+// AUTO_INCREMENT is carried, and the position of the swap is noted.
+func (r *runner) catchUpUnderLock(ctx context.Context, lock *sql.Conn) error {
+	start := time.Now()
+	id, err := writeMarker(ctx, r.db, r.id.Database, r.id.Name)
+	if err != nil {
+		return err
+	}
+	if err := r.tr.waitMarker(ctx, id, max(r.o.CutoverLockTimeout, time.Second)); err != nil {
+		if r.tr.failed() != nil {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errRetryCutover, err)
+	}
+	read := time.Now()
+	keys := r.keys.size()
+	if err := r.drain(ctx, lock); err != nil {
+		return err
+	}
+	drained := time.Now()
+	r.carryAutoIncrement(ctx, lock)
+	carried := time.Now()
+	// Nothing writes the table until the RENAME: the position now is the
+	// table's position at the swap (other tables' writes may follow it).
+	if pos, err := binlog.SourceOnPool(r.db).MasterStatus(ctx, r.info); err == nil {
+		r.swapPos = pos.Key()
+		r.log.Info("binlog position at the swap", "position", pos.String())
+	}
+	r.log.Info("swap: under the table lock", "reader_reached_marker", read.Sub(start).Round(time.Millisecond),
+		"drained_keys", keys, "drain", drained.Sub(read).Round(time.Millisecond),
+		"auto_increment", carried.Sub(drained).Round(time.Millisecond), "position", time.Since(carried).Round(time.Millisecond))
+	return nil
+}

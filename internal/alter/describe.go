@@ -16,6 +16,9 @@ import (
 type tableDef struct {
 	Columns []colDef
 	Keys    []keyDef // the primary key first, then unique keys, in index order
+	// Indexes: the columns of every index, unique or not (a foreign key
+	// needs one that starts with its columns).
+	Indexes [][]string
 }
 
 type colDef struct {
@@ -65,6 +68,7 @@ func describe(ctx context.Context, q querier, db, name string) (*tableDef, error
 	}
 	byName := map[string]*keyDef{}
 	var order []string
+	d.Indexes = indexColumns(idx)
 	for _, r := range idx {
 		if r["non_unique"] != "0" {
 			continue
@@ -95,6 +99,27 @@ func describe(ctx context.Context, q querier, db, name string) (*tableDef, error
 		}
 	}
 	return d, nil
+}
+
+// indexColumns are the columns of each index of SHOW INDEX's rows, in
+// their order.
+func indexColumns(idx []map[string]string) [][]string {
+	var out [][]string
+	at := map[string]int{}
+	for _, r := range idx {
+		i, ok := at[r["key_name"]]
+		if !ok {
+			i = len(out)
+			at[r["key_name"]] = i
+			out = append(out, nil)
+		}
+		seq, _ := strconv.Atoi(r["seq_in_index"])
+		for len(out[i]) < seq {
+			out[i] = append(out[i], "")
+		}
+		out[i][seq-1] = r["column_name"]
+	}
+	return out
 }
 
 // querier is a *sql.DB, *sql.Conn or *sql.Tx.

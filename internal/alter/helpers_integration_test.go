@@ -22,6 +22,7 @@ import (
 // of its rows is exact whatever order the writers commit in.
 type load struct {
 	t       *testing.T
+	table   string // the table written, "t" unless startLoadOn
 	db      *sql.DB
 	writers int
 	stop    chan struct{}
@@ -42,6 +43,12 @@ const seedRows = 20000
 
 func seed(t *testing.T, db *sql.DB, create string) map[int64]modelRow {
 	t.Helper()
+	return seedTable(t, db, "t", create)
+}
+
+// seedTable is seed of a table other than t (create names it).
+func seedTable(t *testing.T, db *sql.DB, table, create string) map[int64]modelRow {
+	t.Helper()
 	if _, err := db.Exec(create); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +62,7 @@ func seed(t *testing.T, db *sql.DB, create string) map[int64]modelRow {
 		}
 		fmt.Fprintf(&sb, "(%d,%d,'%s',%d)", i, r.a, r.b, i%13)
 		if i%2000 == 0 {
-			if _, err := db.Exec("INSERT INTO t (id, a, b, c) VALUES " + sb.String()); err != nil {
+			if _, err := db.Exec("INSERT INTO " + table + " (id, a, b, c) VALUES " + sb.String()); err != nil {
 				t.Fatal(err)
 			}
 			sb.Reset()
@@ -65,7 +72,12 @@ func seed(t *testing.T, db *sql.DB, create string) map[int64]modelRow {
 }
 
 func startLoad(t *testing.T, db *sql.DB, rows map[int64]modelRow, writers int) *load {
-	l := &load{t: t, db: db, writers: writers, stop: make(chan struct{}), rows: rows}
+	return startLoadOn(t, db, "t", rows, writers)
+}
+
+// startLoadOn is startLoad on another table of the same columns.
+func startLoadOn(t *testing.T, db *sql.DB, table string, rows map[int64]modelRow, writers int) *load {
+	l := &load{t: t, db: db, table: table, writers: writers, stop: make(chan struct{}), rows: rows}
 	for w := 0; w < writers; w++ {
 		l.wg.Add(1)
 		go l.writer(w)
@@ -94,10 +106,10 @@ func (l *load) writer(w int) {
 		}
 		return s
 	}
-	ins := prep("INSERT INTO t (id, a, b) VALUES (?, ?, ?)")
-	upd := prep("UPDATE t SET a = ?, b = ? WHERE id = ?")
-	del := prep("DELETE FROM t WHERE id = ?")
-	mov := prep("UPDATE t SET id = ? WHERE id = ?")
+	ins := prep("INSERT INTO " + l.table + " (id, a, b) VALUES (?, ?, ?)")
+	upd := prep("UPDATE " + l.table + " SET a = ?, b = ? WHERE id = ?")
+	del := prep("DELETE FROM " + l.table + " WHERE id = ?")
+	mov := prep("UPDATE " + l.table + " SET id = ? WHERE id = ?")
 	if ins == nil || upd == nil || del == nil || mov == nil {
 		return
 	}
@@ -194,7 +206,7 @@ func (l *load) finish() {
 // compare checks every row of t against the writers' model.
 func (l *load) compare(db *sql.DB) {
 	l.t.Helper()
-	rows, err := db.Query("SELECT id, a, b FROM t ORDER BY id")
+	rows, err := db.Query("SELECT id, a, b FROM " + l.table + " ORDER BY id")
 	if err != nil {
 		l.t.Fatal(err)
 	}
@@ -229,9 +241,9 @@ func (l *load) compare(db *sql.DB) {
 		if len(diffs) > 10 {
 			diffs = append(diffs[:10], fmt.Sprintf("... %d in all", len(diffs)))
 		}
-		l.t.Fatalf("table differs from the writers' model:\n%s", strings.Join(diffs, "\n"))
+		l.t.Fatalf("table %s differs from the writers' model:\n%s", l.table, strings.Join(diffs, "\n"))
 	}
-	l.t.Logf("%d rows equal to the model", len(got))
+	l.t.Logf("%s: %d rows equal to the model", l.table, len(got))
 }
 
 func alterOptions(t *testing.T, env *testenv.Env, db, clauses string) Options {

@@ -48,13 +48,20 @@ func TestAlterKill9Resume(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = first.Wait()
-		time.Sleep(300 * time.Millisecond) // changes only the replay can bring
+		// alter status of the killed run: not running (no update for
+		// staleAfter), exit 1, and how to resume.
+		time.Sleep(staleAfter + 500*time.Millisecond) // also changes only the replay can bring
+		out, err := testenv.SluiceCommand(bin, "alter", "status", "--source", env.MySQLAdminURL(name), "--table", "t").CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "not running (last update") ||
+			!strings.Contains(string(out), "run the same sluice alter again to resume") {
+			t.Errorf("alter status of the killed run: want exit 1 and how to resume, got %v:\n%s", err, out)
+		}
 		second := testenv.SluiceCommand(bin, args...)
 		out2, err := second.CombinedOutput()
 		time.Sleep(200 * time.Millisecond)
 		l.finish()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) || err != nil {
+		if err != nil {
 			t.Fatalf("resumed run: %v\n%s", err, out2)
 		}
 		if !strings.Contains(string(out2), "resumed") {

@@ -180,7 +180,7 @@ func TestAlterMaxLag(t *testing.T) {
 	o2.PostponeCutover = true
 	// No write load here (its ids would repeat the first one's); the
 	// model is unchanged.
-	l = &load{t: t, db: db, rows: l.rows, stop: make(chan struct{})}
+	l = &load{t: t, db: db, table: l.table, rows: l.rows, stop: make(chan struct{})}
 	done = make(chan error, 1)
 	go func() {
 		_, err := Run(context.Background(), o2)

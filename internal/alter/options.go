@@ -7,6 +7,7 @@ package alter
 
 import (
 	"fmt"
+	"github.com/sluice-db/sluice/internal/board"
 	"io"
 	"log/slog"
 	"strconv"
@@ -28,6 +29,9 @@ type Options struct {
 	Source config.MySQL // the database is the table's
 	Table  string
 	Alter  string // the ALTER TABLE clauses, without "ALTER TABLE t"
+	// More are further tables changed with it: every copy is kept current
+	// and all are swapped in one RENAME TABLE under one lock (group.go).
+	More   []TableChange
 	Method string
 
 	Workers   int
@@ -67,6 +71,8 @@ type Options struct {
 	// Progress, with Terminal, gets a progress bar instead of log lines.
 	Progress io.Writer
 	Terminal bool
+	// Board receives the copy's state for the status page (nil: none).
+	Board *board.Board
 
 	// Parts (measurements only, the CLI's SLUICE_ALTER_PARTS,
 	// bench/alter_parts.sh): "track" reads the binlog and fills the key
@@ -74,6 +80,9 @@ type Options struct {
 	// without a copy. Either runs until interrupted and leaves the run
 	// resumable (--cleanup removes it).
 	Parts string
+
+	// group joins the runs of the tables of one multi-table change.
+	group *swapGroup
 
 	// afterChunk, when set (tests), runs after each copied chunk.
 	afterChunk func(seq int)

@@ -113,12 +113,12 @@ func (p *writePacer) end(ctx context.Context) error {
 
 // active says whether the pacer still paces (on, and not found futile).
 func (p *writePacer) active() bool {
-	if p == nil || p.keep <= 0 {
+	if p == nil {
 		return false
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return !p.futile
+	return p.keep > 0 && !p.futile
 }
 
 // note is the pacer's state for the progress line ("" when not pacing).
@@ -173,9 +173,10 @@ func (p *writePacer) probe(ctx context.Context) error {
 	if !p.measured {
 		p.first, p.measured = rate, true
 	}
+	keep := p.keep
 	p.mu.Unlock()
 	p.log.Info("write rate of the table without the copy", "changes_per_s", fmt.Sprintf("%.0f", rate),
-		"changes", n, "over", b.at.Sub(a.at).Round(time.Millisecond), "keep", fmt.Sprintf("%.0f%%", 100*p.keep))
+		"changes", n, "over", b.at.Sub(a.at).Round(time.Millisecond), "keep", fmt.Sprintf("%.0f%%", 100*keep))
 	if rate == 0 {
 		p.log.Info("the table was not written while the write rate was measured: the copy is not paced")
 	}
@@ -294,7 +295,7 @@ func (p *writePacer) judge(rateAtMax float64) bool {
 func (p *writePacer) step(rate float64, n int64, now time.Time) (reprobe bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.futile {
+	if p.futile || p.keep <= 0 {
 		return false
 	}
 	// No change in the window: the application is idle, which says
@@ -326,4 +327,23 @@ func (p *writePacer) step(rate float64, n int64, now time.Time) (reprobe bool) {
 	}
 	p.atMaxSum, p.atMaxN = p.atMaxSum+rate, p.atMaxN+1
 	return now.Sub(p.atMax) >= 15*p.window
+}
+
+// setKeep changes --keep-write-rate while the run goes on (a control-file
+// line): the next window's step paces against the new target; 0 stops the
+// pacing (the pause after each chunk ends at once).
+func (p *writePacer) setKeep(keep float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.keep = keep
+	if keep <= 0 {
+		p.pause, p.why = 0, ""
+	}
+}
+
+// keepShare is the current --keep-write-rate.
+func (p *writePacer) keepShare() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.keep
 }

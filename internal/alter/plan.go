@@ -63,19 +63,20 @@ func (r *runner) makePlan(ctx context.Context) (*plan, error) {
 	return p, nil
 }
 
-// refusals are the plan's reasons not to copy.
-func (r *runner) checkPlan(p *plan) error {
+// planProblems are the plan's reasons not to copy.
+func (r *runner) planProblems(p *plan) []string {
+	var bad []string
 	if len(p.dropped) > 0 && !r.o.AllowDropColumn {
-		return refuse("the change drops column(s) %s of %s: their data is lost; pass --allow-drop-column to confirm",
-			strings.Join(p.dropped, ", "), r.id)
+		bad = append(bad, fmt.Sprintf("the change drops column(s) %s of %s: their data is lost; pass --allow-drop-column to confirm",
+			strings.Join(p.dropped, ", "), r.id))
 	}
 	if p.keyCols == nil {
-		return refuse("%v", errNoKey)
+		bad = append(bad, errNoKey.Error())
 	}
 	if p.freeBytes >= 0 && p.bytes*11/10 > p.freeBytes {
-		return refuse("not enough disk: the copy of %s needs about %d MB, the server reports %d MB free", r.id, p.bytes>>20, p.freeBytes>>20)
+		bad = append(bad, fmt.Sprintf("not enough disk: the copy of %s needs about %d MB, the server reports %d MB free", r.id, p.bytes>>20, p.freeBytes>>20))
 	}
-	return nil
+	return bad
 }
 
 // chunkKey is the key the copy walks: the shared key on the old table's index.

@@ -7,12 +7,33 @@ import (
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/sluice-db/sluice/internal/board"
 )
 
-// progress shows the copy until stopped: a bar over the chunks on a
-// terminal, else a log line every ProgressEvery, with rows, rate, ETA and
-// the key set.
+// progress shows the copy until stopped: on the status board, and a bar
+// over the chunks on a terminal, else a log line every ProgressEvery, with
+// rows, rate, ETA and the key set.
 func (r *runner) progress(ctx context.Context, chunks int) (stop func()) {
+	card := r.o.Board.Alter(r.id.String())
+	card.Attach(func() board.AlterReading { return r.boardReading(chunks) })
+	r.setPhase(phaseCopy)
+	display := r.progressDisplay(ctx, chunks)
+	status := r.statusWriter(ctx, chunks)
+	return func() { display(); status(); card.Detach() }
+}
+
+// boardReading is the status page's view of the copy.
+func (r *runner) boardReading(chunks int) board.AlterReading {
+	rd := board.AlterReading{Chunks: int64(chunks), ChunksDone: r.chunksDone.Load(), Rows: r.copied.Load(),
+		KeysPending: int64(r.keys.size()), Applied: r.applied.Load(), Paused: r.ctl.pausedWhy(), Throttle: r.pacer.note()}
+	if r.ctl.lag != nil {
+		rd.Replicas = r.ctl.lag.lastStatus()
+	}
+	return rd
+}
+
+func (r *runner) progressDisplay(ctx context.Context, chunks int) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	start, startRows, startChunks := time.Now(), r.copied.Load(), r.chunksDone.Load()

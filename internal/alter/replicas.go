@@ -267,3 +267,18 @@ func (w *lagWatch) close() {
 		rp.db.Close()
 	}
 }
+
+// setMax changes --max-lag while the run goes on (a control-file line);
+// the next check polls the replicas again against it.
+func (w *lagWatch) setMax(d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.max, w.at = d, time.Time{}
+}
+
+// limit is the current --max-lag.
+func (w *lagWatch) limit() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.max
+}

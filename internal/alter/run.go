@@ -48,6 +48,8 @@ type runner struct {
 	// takes it to stop them while it waits for its table lock.
 	hold    sync.RWMutex
 	swapPos string // binlog position of the table at the swap
+	// fks: the foreign keys the swap moves to the new table (fk.go).
+	fks *foreignKeys
 	// locks: every lock attempt on the table so far (the report's Locks).
 	locks []Lock
 
@@ -57,6 +59,8 @@ type runner struct {
 	seen     atomic.Int64
 
 	copied     atomic.Int64
+	phase      atomic.Value // string: the phase alter status shows
+	pieces     atomic.Int64 // copy statements run (several a chunk below the plan's chunk size)
 	applied    atomic.Int64
 	chunksDone atomic.Int64
 }
@@ -67,6 +71,17 @@ func (r *runner) quoted(name string) string {
 
 // Run alters the table as opts say.
 func Run(ctx context.Context, opts Options) (*Report, error) {
+	if len(opts.More) > 0 {
+		return runMany(ctx, opts)
+	}
+	rep, err := run(ctx, opts)
+	if !opts.DryRun && !opts.Cleanup {
+		opts.Board.Alter(opts.Source.Database + "." + opts.Table).Finish(err)
+	}
+	return rep, err
+}
+
+func run(ctx context.Context, opts Options) (*Report, error) {
 	o := opts.withDefaults()
 	if err := checkOptions(o); err != nil {
 		return nil, err
@@ -79,7 +94,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	db.SetMaxOpenConns(2*o.Workers + 8)
 	r := &runner{o: o, db: db, log: o.Log.With("table", o.Source.Database+"."+o.Table),
 		id: schema.TableID{Database: o.Source.Database, Name: o.Table}}
-	r.ctl = &control{path: o.ControlFile, db: db, maxLoad: o.MaxLoad, critical: o.CriticalLoad, log: r.log}
+	r.ctl = newControl(o, db, r.log)
 	if err := r.checkTable(ctx); err != nil {
 		return nil, err
 	}
@@ -111,7 +126,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	if len(r.p.dropped) > 0 && !o.AllowDropColumn {
-		return nil, r.checkPlan(r.p)
+		return nil, r.refusals(ctx)
 	}
 	if st == nil && o.Method != MethodCopy && !o.DryRun {
 		if rep, err := r.instantFirst(ctx, start); rep != nil || err != nil {
@@ -242,16 +257,21 @@ func (r *runner) copyRun(ctx context.Context, st *runState) (*Report, error) {
 	// The binlog reader allocates a value per column of every change of
 	// the table while the live heap stays small: collect less often.
 	defer gctune.Apply(alterMemory)()
-	if err := checkBinlog(ctx, r.db); err != nil {
+	if st != nil {
+		if err := r.restoreForeignKeys(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.refusals(ctx); err != nil {
 		return nil, err
 	}
-	if err := checkDependents(ctx, r.db, r.id.Database, r.id.Name); err != nil {
-		return nil, err
+	if r.o.group != nil && !r.o.DryRun {
+		// Nothing is created unless every table of the change passed.
+		if err := r.o.group.passed(ctx); err != nil {
+			return nil, err
+		}
 	}
 	p := r.p
-	if err := r.checkPlan(p); err != nil {
-		return nil, err
-	}
 	if r.o.DryRun {
 		return r.dryRun(ctx)
 	}
@@ -414,8 +434,14 @@ func (r *runner) cleanup(ctx context.Context) error {
 		r.log.Info("nothing to clean up")
 		return nil
 	}
+	if err := r.restoreForeignKeys(ctx); err != nil {
+		return err
+	}
 	r.dropShadow(ctx)
 	if err := deleteRun(ctx, r.db, r.id.Database, r.id.Name); err != nil {
+		return err
+	}
+	if err := deleteStatus(ctx, r.db, r.id.Database, r.id.Name); err != nil {
 		return err
 	}
 	r.log.Info("removed the copy table and the state", "shadow", shadowName(r.id.Name))
@@ -463,6 +489,9 @@ func (r *runner) dryRun(ctx context.Context) (*Report, error) {
 		r.ctl.lag.check(ctx)
 		add("replicas (--max-lag %s): %s", r.o.MaxLag, r.ctl.lag.lastStatus())
 	}
-	add("checks: binlog ROW/FULL, no triggers, no foreign keys, no renames: passed")
+	for _, st := range r.swapSteps() {
+		add("at the swap, under its lock: %s", st.do)
+	}
+	add("checks: binlog ROW/FULL, no triggers, foreign keys the swap can carry, no renames: passed")
 	return rep, nil
 }

@@ -23,6 +23,9 @@ var stateDDL = []string{
 		"PRIMARY KEY (db, tbl)) ENGINE=InnoDB",
 	"CREATE TABLE IF NOT EXISTS `sluice`.`alter_chunks` (db VARCHAR(64) NOT NULL, tbl VARCHAR(64) NOT NULL, seq INT NOT NULL, " +
 		"lo LONGTEXT NULL, hi LONGTEXT NULL, done TINYINT NOT NULL DEFAULT 0, PRIMARY KEY (db, tbl, seq)) ENGINE=InnoDB",
+	// The progress of a run, for alter status (status.go).
+	"CREATE TABLE IF NOT EXISTS `sluice`.`alter_status` (db VARCHAR(64) NOT NULL, tbl VARCHAR(64) NOT NULL, status TEXT NOT NULL, " +
+		"updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6), PRIMARY KEY (db, tbl)) ENGINE=InnoDB",
 	// Markers tell the binlog reader has read past a point (tracker).
 	"CREATE TABLE IF NOT EXISTS `sluice`.`alter_marker` (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, " +
 		"db VARCHAR(64) NOT NULL, tbl VARCHAR(64) NOT NULL, at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) ENGINE=InnoDB",

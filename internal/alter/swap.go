@@ -16,18 +16,27 @@ import (
 func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Position, marker *schema.Table, rep *Report) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cr, stream, err := r.startTracking(ctx, st, pos, marker, rep)
+	cr, err := r.startTracking(ctx, st, pos, marker, rep)
 	if err != nil {
 		return err
 	}
-	trDone := make(chan struct{})
-	go func() {
-		defer close(trDone)
-		if sleep(ctx, r.o.readerDelay) == nil {
-			r.tr.run(ctx, stream)
+	if r.o.group != nil {
+		// One binlog reader for every table of the change (group.go).
+		r.o.group.track(r, r.streamConfig(pos, marker))
+	} else {
+		stream, err := binlog.New(r.streamConfig(pos, marker))
+		if err != nil {
+			return err
 		}
-	}()
-	defer func() { cancel(); <-trDone }()
+		trDone := make(chan struct{})
+		go func() {
+			defer close(trDone)
+			if sleep(ctx, r.o.readerDelay) == nil {
+				r.tr.run(ctx, stream)
+			}
+		}()
+		defer func() { cancel(); <-trDone }()
+	}
 	stopProgress := r.progress(ctx, len(st.Chunks))
 	defer stopProgress()
 
@@ -52,10 +61,10 @@ func (r *runner) copyAndSwap(ctx context.Context, st *runState, pos binlogpos.Po
 	return r.applyAndSwap(ctx, st, rep)
 }
 
-// startTracking sets up the key set, the tracker, the pacer and the binlog
-// stream from pos; the copied ranges (nil: keys wait for the whole copy)
-// tell which keys may be applied during the copy.
-func (r *runner) startTracking(ctx context.Context, st *runState, pos binlogpos.Position, marker *schema.Table, rep *Report) (*copiedRanges, *binlog.Stream, error) {
+// startTracking sets up the key set, the tracker and the pacer; the copied
+// ranges (nil: keys wait for the whole copy) tell which keys may be
+// applied during the copy.
+func (r *runner) startTracking(ctx context.Context, st *runState, pos binlogpos.Position, marker *schema.Table, rep *Report) (*copiedRanges, error) {
 	r.keys = newKeySet()
 	// Before the first key comes in: see copyAndSwap's copy below.
 	cr := newCopiedRanges(r.kc, st.Chunks)
@@ -75,18 +84,24 @@ func (r *runner) startTracking(ctx context.Context, st *runState, pos binlogpos.
 	r.tr = newTracker(r.id, marker.TableID, r.kc, r.keys, r.images != nil)
 	if cr != nil && !rep.Resumed {
 		if r.skipSeen, err = r.commitsInBinlogOrder(ctx); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if r.o.KeepWriteRate > 0 {
 		meter := &markerMeter{db: r.db, dbName: r.id.Database, table: r.id.Name, tr: r.tr}
 		r.pacer = newWritePacer(r.o.KeepWriteRate, meter, func() func() { r.hold.Lock(); return r.hold.Unlock }, r.log)
+		r.ctl.setPacer(r.pacer)
 	}
+	return cr, nil
+}
+
+// streamConfig reads the table's changes and the markers from pos.
+func (r *runner) streamConfig(pos binlogpos.Position, marker *schema.Table) binlog.Config {
 	serverID := r.o.ServerID
 	if serverID == 0 {
 		serverID = binlog.DefaultServerID("alter:"+r.id.String(), r.o.Source.Redacted())
 	}
-	stream, err := binlog.New(binlog.Config{
+	return binlog.Config{
 		Source: r.o.Source, Info: r.info, ServerID: serverID, Stream: "alter-" + r.id.String(), Start: pos,
 		Tables:        map[schema.TableID]*schema.Table{r.id: r.src, marker.TableID: marker},
 		SchemaVersion: 1,
@@ -99,11 +114,7 @@ func (r *runner) startTracking(ctx context.Context, st *runState, pos binlogpos.
 		// application (docs/alter.md).
 		ReadCoalesce: readCoalesce,
 		Log:          r.log.With("component", "binlog"),
-	})
-	if err != nil {
-		return nil, nil, err
 	}
-	return cr, stream, nil
 }
 
 // copyWithAppliers copies the chunks, paced, while the early appliers
@@ -134,11 +145,13 @@ func (r *runner) applyAndSwap(ctx context.Context, st *runState, rep *Report) er
 	}
 	r.log.Info("copy done; applying the changed keys", "rows", r.copied.Load(), "changed_keys", r.keys.size(),
 		"left_to_the_copy", r.seen.Load())
+	r.setPhase(phaseCatchUp)
 	stop := r.startAppliers(ctx, false)
 	if err := r.catchUp(ctx); err != nil {
 		stop()
 		return err
 	}
+	r.setPhase(phaseCheck)
 	if err := r.checksum(ctx, st.Chunks); err != nil {
 		stop()
 		return err
@@ -148,6 +161,13 @@ func (r *runner) applyAndSwap(ctx context.Context, st *runState, rep *Report) er
 		stop()
 		return err
 	}
+	if r.o.group != nil {
+		// One swap for every table of the change (group.go).
+		if err := r.o.group.swap(ctx, r, stop); err != nil {
+			return err
+		}
+		return r.swapped(ctx, rep)
+	}
 	if err := r.readyToSwap(ctx); err != nil {
 		stop()
 		return err
@@ -155,15 +175,22 @@ func (r *runner) applyAndSwap(ctx context.Context, st *runState, rep *Report) er
 	if err := stop(); err != nil {
 		return err
 	}
+	r.setPhase(phaseSwap)
 	paused, err := r.cutover(ctx)
 	if err != nil {
 		return err
 	}
-	rep.SwapPosition = r.swapPos
 	r.log.Info("cut-over done", "writes_blocked", paused.Round(time.Millisecond), "binlog", r.swapPos)
+	return r.swapped(ctx, rep)
+}
+
+// swapped finishes a run whose table was swapped in.
+func (r *runner) swapped(ctx context.Context, rep *Report) error {
+	rep.SwapPosition = r.swapPos
 	if err := r.afterSwap(ctx); err != nil {
 		return err
 	}
+	r.setPhase(phaseDone)
 	return nil
 }
 
@@ -258,6 +285,7 @@ func (r *runner) waitCutover(ctx context.Context) error {
 	if !r.o.PostponeCutover {
 		return nil
 	}
+	r.setPhase(phaseWait)
 	r.log.Info("cut-over postponed: write \"cutover\" into the control file to swap", "control_file", r.o.ControlFile)
 	for {
 		switch r.ctl.command() {

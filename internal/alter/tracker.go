@@ -214,7 +214,23 @@ func (t *tracker) translator() binlog.Translator {
 		if !touches(parser, stmt, defaultDB, t.table) {
 			return &binlog.DDLResult{Ignored: true, Reason: "not the altered table"}, nil
 		}
+		if createsShadow(parser, stmt, defaultDB, t.table) {
+			// CREATE TABLE t_new LIKE t: the copy's own creation, read by a
+			// reader shared with other tables that started before it.
+			return &binlog.DDLResult{Ignored: true, Reason: "the copy's creation"}, nil
+		}
+		if foreignKeysOnly(parser, stmt) {
+			// No row changes and no column: the swap reads the constraints
+			// as they are when it starts (fk.go). Also the swap's own, and
+			// their repair, replayed by a resumed run.
+			return &binlog.DDLResult{Ignored: true, Reason: "foreign keys only"}, nil
+		}
 		if t.sealed.Load() {
+			if !isRename(stmt) {
+				// The swap's own move of the foreign keys, under the lock
+				// (fk.go): the RENAME follows.
+				return &binlog.DDLResult{Ignored: true, Reason: "the swap's foreign keys"}, nil
+			}
 			// The cut-over's RENAME: emitted in stream order, so that the
 			// changes before it (to the old table) and after it (to the new
 			// one) are told apart.
@@ -273,4 +289,59 @@ func touchesText(stmt, defaultDB string, id schema.TableID) bool {
 	}
 	bare := "(?i)(^|[^\\w$.`])(`" + name + "`|" + name + ")($|[^\\w$`])"
 	return regexp.MustCompile(bare).MatchString(stmt)
+}
+
+// createsShadow: stmt is a CREATE TABLE of the copy of id (shadowName).
+func createsShadow(p *sqlparser.Parser, stmt, defaultDB string, id schema.TableID) bool {
+	st, err := p.Parse(stmt)
+	if err != nil {
+		return false
+	}
+	ct, ok := st.(*sqlparser.CreateTable)
+	if !ok {
+		return false
+	}
+	db := ct.Table.Qualifier.String()
+	if db == "" {
+		db = defaultDB
+	}
+	return strings.EqualFold(db, id.Database) && ct.Table.Name.String() == shadowName(id.Name)
+}
+
+// isRename: stmt is a RENAME TABLE (the cut-over's), not another DDL.
+func isRename(stmt string) bool {
+	f := strings.Fields(stmt)
+	return len(f) > 0 && strings.EqualFold(f[0], "RENAME")
+}
+
+// foreignKeysOnly: stmt is an ALTER TABLE that only drops or adds foreign
+// keys (of the table, or of a child referencing it).
+func foreignKeysOnly(p *sqlparser.Parser, stmt string) bool {
+	st, err := p.Parse(stmt)
+	if err != nil {
+		return false
+	}
+	at, ok := st.(*sqlparser.AlterTable)
+	if !ok || len(at.AlterOptions) == 0 || at.PartitionSpec != nil || at.PartitionOption != nil {
+		return false
+	}
+	fk := false
+	for _, o := range at.AlterOptions {
+		switch o := o.(type) {
+		case *sqlparser.DropKey:
+			if o.Type != sqlparser.ForeignKeyType {
+				return false
+			}
+			fk = true
+		case *sqlparser.AddConstraintDefinition:
+			if _, ok := o.ConstraintDefinition.Details.(*sqlparser.ForeignKeyDefinition); !ok {
+				return false
+			}
+			fk = true
+		case sqlparser.AlgorithmValue:
+		default:
+			return false
+		}
+	}
+	return fk
 }

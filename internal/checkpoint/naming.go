@@ -71,9 +71,57 @@ func CheckNaming(ctx context.Context, q Querier, stream string, o schema.NamingO
 	case rec == nil:
 		return nil
 	}
+	if len(rec.RowPolicy) > 0 && len(o.RowPolicy) == 0 {
+		return exitcode.ConfigError(RowPolicyRefusal(stream, strings.Join(rec.RowPolicy, "; ")))
+	}
 	if diff := o.Differs(*rec); len(diff) > 0 {
 		return exitcode.ConfigError(fmt.Errorf("stream %s was made with other names than this run would use: %s; "+
 			"run with the stream's options, or start a new stream with a snapshot", stream, strings.Join(diff, "; ")))
 	}
 	return nil
+}
+
+// RowPolicyRefusal refuses a command that does not apply row filters and
+// column masks on a stream that has them: it would compare, repair or
+// continue the stream with rows the policy keeps out or values it masks.
+func RowPolicyRefusal(stream, policy string) error {
+	return fmt.Errorf("stream %s moves only filtered and masked rows (%s); this command does not apply --where/--mask "+
+		"(replicate and snapshot do, docs/filters-masks.md), so it would see or write rows and values the stream keeps out; "+
+		"not supported yet for such a stream", stream, policy)
+}
+
+// RowPolicies are the row filters and column masks every stream of the
+// target recorded with its naming (stream → rowpolicy.Policy.Describe
+// lines); none without the naming table. A command that does not apply
+// policies checks them all, not only its --stream's, so that a wrong or
+// default stream name cannot make it compare or repair masked tables in
+// clear.
+func RowPolicies(ctx context.Context, q Querier) (map[string][]string, error) {
+	rows, err := q.Query(ctx, `SELECT stream, naming FROM sluice.stream_naming`)
+	if IsUndefined(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the streams' row policies: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var stream string
+		var b []byte
+		if err := rows.Scan(&stream, &b); err != nil {
+			return nil, fmt.Errorf("read the streams' row policies: %w", err)
+		}
+		var rec schema.NamingOptions
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return nil, fmt.Errorf("read the naming of stream %s: %w", stream, err)
+		}
+		if len(rec.RowPolicy) > 0 {
+			out[stream] = rec.RowPolicy
+		}
+	}
+	if err := rows.Err(); err != nil && !IsUndefined(err) {
+		return nil, fmt.Errorf("read the streams' row policies: %w", err)
+	}
+	return out, nil
 }

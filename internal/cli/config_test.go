@@ -92,3 +92,28 @@ func TestEveryURLFlagHasAPasswordFile(t *testing.T) {
 		t.Errorf("only %d URL flags found", seen)
 	}
 }
+
+// TestNotifyFlagsWhereverMetricsAddr: every command that serves
+// --metrics-addr (every long-running one) takes the hooks and webhooks too.
+func TestNotifyFlagsWhereverMetricsAddr(t *testing.T) {
+	root := NewRootCmd(&strings.Builder{}, &strings.Builder{})
+	var walk func(c *cobra.Command)
+	seen := 0
+	walk = func(c *cobra.Command) {
+		if c.Flags().Lookup("metrics-addr") != nil {
+			seen++
+			for _, f := range []string{"hook", "hook-timeout", "notify-webhook", "notify-lag"} {
+				if c.Flags().Lookup(f) == nil {
+					t.Errorf("%s has --metrics-addr and no --%s", c.CommandPath(), f)
+				}
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	if seen < 7 {
+		t.Errorf("%d commands with --metrics-addr, want at least 7 (replicate and the way back, migrate, stream, alter, snapshot, verify, cutover)", seen)
+	}
+}

@@ -15,14 +15,15 @@ import (
 // Endpoints are the parsed --source and --target of a command.
 type Endpoints struct {
 	Source config.MySQL
-	// Target is the PostgreSQL target; MySQLTarget is set instead when
-	// --target is a mysql:// URL.
+	// Engine is the target's engine (internal/target): what the command
+	// asks instead of which engine it is.
+	Engine engines.Engine
+	// Target and MySQLTarget are the engine's parsed settings
+	// (engines.PostgresOf, MySQLOf) for the options that still take the
+	// target per engine (snapshot, replicate, verify).
 	Target      config.Postgres
 	MySQLTarget *config.MySQL
-	// Engine is the target's engine (internal/target): what the command
-	// asks instead of which of the two fields is set.
-	Engine engines.Engine
-	Report *preflight.Report
+	Report      *preflight.Report
 }
 
 // checkEndpoints parses the URLs (both, so both problems are reported at
@@ -39,29 +40,22 @@ func checkEndpoints(ctx context.Context, s *Settings, needs preflight.Needs) (*E
 			bad = append(bad, err.Error())
 		}
 	}
+	var checker preflight.TargetChecker
 	if needs.Target {
-		raw := s.K.String("target")
-		t, err := config.ParseAnyTarget(raw)
-		if err == nil {
-			err = t.ApplyTLSFlags(tlsFlags(s, "target"))
-		}
-		if err == nil {
-			// The same URL and flags, so the same settings; no I/O.
-			ep.Engine, err = engines.Open(raw, engines.Options{TLS: tlsFlags(s, "target"), StorageEngine: needs.TargetEngine})
-		}
-		switch {
-		case err != nil:
+		// The engine applies the --target-ssl-* flags itself; no I/O.
+		ep.Engine, err = engines.Open(s.K.String("target"), engines.Options{TLS: tlsFlags(s, "target"), StorageEngine: needs.TargetEngine, Tables: true})
+		if err != nil {
 			bad = append(bad, err.Error())
-		case t.MySQL != nil:
-			ep.MySQLTarget = t.MySQL
-		default:
-			ep.Target = *t.Postgres
+		} else {
+			ep.Target, _ = engines.PostgresOf(ep.Engine)
+			ep.MySQLTarget = engines.MySQLOf(ep.Engine)
+			checker, _ = ep.Engine.(preflight.TargetChecker) // every engine on tables has its check
 		}
 	}
 	if len(bad) > 0 {
 		return nil, exitcode.ConfigError(&lines{bad})
 	}
-	ep.Report = preflight.Run(ctx, ep.Source, ep.target(), needs)
+	ep.Report = preflight.Check(ctx, ep.Source, checker, needs)
 	for _, w := range ep.Report.Warnings() {
 		s.Log.Warn("pre-flight", "side", w.Side, "warning", w.Cause, "fix", w.Fix)
 	}
@@ -69,13 +63,6 @@ func checkEndpoints(ctx context.Context, s *Settings, needs preflight.Needs) (*E
 		return nil, err
 	}
 	return &ep, nil
-}
-
-func (ep *Endpoints) target() config.Target {
-	if ep.MySQLTarget != nil {
-		return config.Target{MySQL: ep.MySQLTarget}
-	}
-	return config.Target{Postgres: &ep.Target}
 }
 
 // postgresOnly refuses, in cutover, a target it cannot switch to

@@ -60,6 +60,7 @@ again, as on a refusal).`,
 	addWorkersFlag(cmd, "verify chunk comparisons and final catch-up apply sessions")
 	addStreamFlag(cmd)
 	addJSONFlag(cmd)
+	addMetricsFlag(cmd)
 	f := cmd.Flags()
 	f.String("reverse-stream", "", "name of the way back (PostgreSQL → MySQL stream; its slot and publication are sluice_<name>); default: <stream>_reverse")
 	f.Bool("lock", false, "block writes to the migrated tables on the source during the switch (FLUSH TABLES … WITH READ LOCK on one session) instead of checking they stopped")
@@ -85,6 +86,10 @@ func runCutover(cmd *cobra.Command, _ []string) error {
 	if err := ep.postgresOnly("cutover"); err != nil {
 		return err
 	}
+	mon, err := serveRuntimeMetrics(cmd, s)
+	if err != nil {
+		return err
+	}
 	filter, err := schema.NewFilter(k.Strings("include"), k.Strings("exclude"), ep.Source.Database)
 	if err != nil {
 		return exitcode.ConfigError(err)
@@ -103,13 +108,13 @@ func runCutover(cmd *cobra.Command, _ []string) error {
 		Filter: filter, Naming: naming, Lock: k.Bool("lock"),
 		QuietFor: k.Duration("quiet-for"), LockWait: k.Duration("lock-wait"), CatchUpTimeout: k.Duration("catch-up-timeout"),
 		Replicate: replicate.Options{
-			Source: ep.Source, Target: ep.Target, Stream: stream,
+			Source: ep.Source, Target: ep.Engine, Stream: stream,
 			Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: nameOpts.SchemaMap,
 			Identifiers: nameOpts.Identifiers, Renames: nameOpts.Renames, ExcludeColumns: nameOpts.ExcludeColumns,
 			ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
-			Workers: k.Int("workers"), Log: s.Log,
+			Workers: k.Int("workers"), Board: mon.Board, Log: s.Log,
 		},
-		Log: s.Log,
+		Board: mon.Board, Log: s.Log,
 	}
 	if !k.Bool("skip-verify") {
 		if o.Verify, err = verifyOptions(ctx, s, ep); err != nil {

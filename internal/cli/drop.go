@@ -11,9 +11,10 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/drop"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
+	engines "github.com/sluice-db/sluice/internal/target"
 )
 
 func newDropCmd() *cobra.Command {
@@ -112,7 +113,8 @@ func dropOptions(s *Settings) (drop.Options, error) {
 		if k.String("kafka") == "" || k.String("topic-prefix") == "" {
 			return o, exitcode.ConfigError(errors.New("--kafka and --topic-prefix go together: the brokers and the topic prefix of the stream"))
 		}
-		o.Servers = append(o.Servers, drop.Server{Role: "kafka", Kafka: &drop.Kafka{Brokers: splitBrokers(k.String("kafka")), Prefix: k.String("topic-prefix")}})
+		o.Servers = append(o.Servers, drop.Server{Role: "kafka",
+			Engine: kafkasink.NewEngine(kafkasink.Config{Brokers: splitBrokers(k.String("kafka")), Prefix: k.String("topic-prefix")})})
 	} else if k.String("target") == "" {
 		return o, exitcode.ConfigError(errors.New("--target (or --kafka with --topic-prefix) is required: where the stream's state is, e.g. --target postgres://sluice@pg1:5432/shop"))
 	}
@@ -121,14 +123,13 @@ func dropOptions(s *Settings) (drop.Options, error) {
 		if url == "" {
 			continue
 		}
-		t, err := config.ParseAnyTarget(url)
-		if err == nil {
-			err = t.ApplyTLSFlags(tlsFlags(s, role))
-		}
+		// A source is a database too (a forward stream's MySQL source, a
+		// reverse stream's PostgreSQL one): opened as an engine, no I/O.
+		e, err := engines.Open(url, engines.Options{TLS: tlsFlags(s, role), Tables: true})
 		if err != nil {
 			return o, exitcode.ConfigError(fmt.Errorf("--%s: %w", role, err))
 		}
-		o.Servers = append(o.Servers, drop.Server{Role: role, Target: t})
+		o.Servers = append(o.Servers, drop.Server{Role: role, Engine: e})
 	}
 	if o.Stream == "" {
 		return o, exitcode.ConfigError(errors.New("--stream is required: the name of the stream to drop"))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/sluice-db/sluice/internal/rowpolicy"
 	"runtime"
 
 	"github.com/knadh/koanf/v2"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
@@ -101,8 +103,49 @@ func addStreamFlag(cmd *cobra.Command) {
 func addMetricsFlag(cmd *cobra.Command) {
 	cmd.Flags().String("metrics-addr", "", "serve Prometheus /metrics and /healthz on this address, e.g. --metrics-addr 127.0.0.1:9187 (:9187 is every interface)")
 	cmd.Flags().Bool("pprof", false, "also serve Go's profiler (/debug/pprof/) on --metrics-addr; it has no authentication: keep that address on 127.0.0.1")
+	addStatusTokenFlag(cmd)
+	addNotifyFlags(cmd)
 }
 
 func addJSONFlag(cmd *cobra.Command) {
 	cmd.Flags().Bool("json", false, "print the final report as one JSON object on stdout")
+}
+
+// rowPolicyKeys are the settings of row filters and column masks
+// (addRowPolicyFlags): a command without them refuses them in a config
+// file instead of ignoring them.
+var rowPolicyKeys = map[string]bool{"where": true, "mask": true, "mask-key-file": true}
+
+// movesRows are the commands without those flags that copy, compare or
+// repair rows: they refuse the keys (the others, status or drop, share the
+// file and ignore them).
+var movesRows = map[string]bool{"verify": true, "cutover": true}
+
+func addRowPolicyFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringArray("where", nil, "move only the rows of db.table matching a SQL condition over its own columns (repeatable; see docs/filters-masks.md), e.g. --where 'shop.orders=tenant_id = 42'")
+	f.StringArray("mask", nil, "rewrite a column's values before they reach the target: db.table.column=hash|null|const:<v>|keep-last:<n>|email, db.*.column for every table (repeatable), e.g. --mask 'shop.*.email=hash'")
+	f.String("mask-key-file", "", "file holding the key of the hash mask (else the "+rowpolicy.KeyEnv+" environment variable; never on the command line), e.g. --mask-key-file /etc/sluice/mask.key")
+}
+
+// rowPolicy reads --where, --mask and the mask key.
+func rowPolicy(k *koanf.Koanf) (*rowpolicy.Policy, error) {
+	key, err := rowpolicy.LoadKey(k.String("mask-key-file"))
+	if err != nil {
+		return nil, err
+	}
+	return rowpolicy.New(k.Strings("where"), k.Strings("mask"), key)
+}
+
+// mysqlSourceFlag is --source as a MySQL URL with its --source-ssl-*
+// flags; a bad one is a config error (exit 2).
+func mysqlSourceFlag(s *Settings) (config.MySQL, error) {
+	src, err := config.ParseSource(s.K.String("source"))
+	if err == nil {
+		err = src.ApplyTLSFlags("source", tlsFlags(s, "source"))
+	}
+	if err != nil {
+		return src, exitcode.ConfigError(err)
+	}
+	return src, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sluice-db/sluice/internal/board"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/objects"
 	"github.com/sluice-db/sluice/internal/replicate"
@@ -93,6 +94,12 @@ func runMigrate(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	asJSON := k.Bool("json")
+	// The status page serves both phases: the snapshot's progress, then the stream.
+	if err := serveMetrics(cmd, s, &ropts); err != nil {
+		return err
+	}
+	sopts.Board = ropts.Board
+	ropts.BoardCard().SetPhase(board.PhaseSnapshot)
 	s.Log.Info("migrate phase 1/2: snapshot", "stream", sopts.Stream)
 	rep, err := snapshot.Run(cmd.Context(), sopts)
 	if err != nil {
@@ -110,9 +117,6 @@ func runMigrate(cmd *cobra.Command, _ []string) error {
 	out := migrateReport{Stream: ropts.Stream, Snapshot: rep, Objects: objs, Replicate: replicatePhase{Result: "not started"}}
 	if cmd.Context().Err() == nil { // not stopped by a signal after the snapshot
 		s.Log.Info("migrate phase 2/2: replicate from the snapshot's position", "stream", ropts.Stream)
-		if err := serveMetrics(cmd.Context(), s, &ropts); err != nil {
-			return err
-		}
 		start := time.Now()
 		err = replicate.Run(cmd.Context(), ropts)
 		out.Replicate = replicatePhase{Seconds: time.Since(start).Seconds(), Result: "stopped"}

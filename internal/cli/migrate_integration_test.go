@@ -27,7 +27,7 @@ func runCLI(ctx context.Context, args ...string) (int, string, string) {
 	root := NewRootCmd(&out, &errOut)
 	root.SetIn(strings.NewReader(""))
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := executeContext(ctx, root)
 	if err != nil {
 		fmt.Fprintln(&errOut, "sluice: "+err.Error())
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/objects"
 	"github.com/sluice-db/sluice/internal/snapshot"
+	engines "github.com/sluice-db/sluice/internal/target"
 )
 
 const objectsFlag = "objects-sql"
@@ -54,11 +55,12 @@ func writeObjectsSQL(ctx context.Context, s *Settings, opts snapshot.Options) (*
 	o := objects.Options{Source: opts.Source, Include: opts.Include, Exclude: opts.Exclude,
 		SchemaMap: opts.SchemaMap, Naming: opts.NamingOptions(), File: path, Log: s.Log}
 	if !opts.DryRun {
-		if opts.Target.Host == "" {
-			// The translations are PostgreSQL's; a MySQL target has its own rules.
+		// The translations are PostgreSQL's; a MySQL target has its own rules.
+		pg, ok := engines.PostgresOf(opts.Target)
+		if !ok {
 			return nil, exitcode.ConfigError(fmt.Errorf("--%s: the translations are for a postgres:// target", objectsFlag))
 		}
-		o.Target = &opts.Target
+		o.Target = &pg
 	}
 	res, err := objects.Run(ctx, o)
 	if err != nil {

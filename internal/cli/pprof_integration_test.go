@@ -41,6 +41,14 @@ func TestMetricsPortServesProfilerOnlyWithPprof(t *testing.T) {
 			t.Errorf("without --pprof: GET %s: %d, want %d\n%.300s", path, code, want, body)
 		}
 	}
+	// migrate serves its metrics from the snapshot on: stop it once the
+	// snapshot recorded the stream's checkpoint, which replicate continues from.
+	pg := env.PG(t)
+	waitFor(t, 90*time.Second, func() bool {
+		var n int
+		_ = pg.QueryRow(context.Background(), "SELECT count(*) FROM sluice.checkpoint WHERE stream = $1", stream).Scan(&n)
+		return n == 1
+	})
 	run.stop(t)
 
 	// With --pprof, and a password on the command line (still accepted,

@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
-	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
-	"github.com/sluice-db/sluice/internal/metrics"
 	"github.com/sluice-db/sluice/internal/preflight"
 	"github.com/sluice-db/sluice/internal/replicate"
 	"github.com/sluice-db/sluice/internal/reverse"
@@ -57,7 +53,7 @@ A status line is logged every 5 seconds (lag, throughput, queue, positions) and
 what was received and exit 0 (with --until-caught-up, before it caught up: 130
 or 143). See docs/replication.md.
 
---standby (PostgreSQL and MySQL targets): a second replicator of the same stream waits
+--standby (PostgreSQL and MySQL targets, and the way back from PostgreSQL): a second replicator of the same stream waits
 instead of being refused, and takes over when the active one dies (its
 sessions end) or stops answering for 5 s (frozen: the standby ends its
 sessions); the one taken over from writes nothing more (fenced by the target)
@@ -96,7 +92,7 @@ or pre-flight error (including no start position and a purged binlog), 130
 	cmd.Flags().Bool("start-at-current-lsn", false, "reverse stream (postgres:// --source) without a checkpoint or a slot: create the slot and start at PostgreSQL's current position, "+
 		"leaving out every write committed before it (after sluice cutover, run the reverse stream it printed instead), e.g. --start-at-current-lsn")
 	cmd.Flags().Bool("standby", false, "wait while another replicator of the stream runs, and take over within seconds when it dies or stops answering "+
-		"(PostgreSQL and MySQL targets; the one taken over from writes nothing more and exits 2), e.g. --standby")
+		"(PostgreSQL and MySQL targets, and the way back from PostgreSQL; the one taken over from writes nothing more and exits 2), e.g. --standby")
 	return cmd
 }
 
@@ -111,6 +107,7 @@ func addReplicateFlags(cmd *cobra.Command) {
 	f.StringSlice("skip-ddl", nil, "skip source statements matching this glob (* and ?, case-insensitive) instead of stopping on them; repeatable, e.g. --skip-ddl 'ALTER TABLE shop.log*'")
 	f.Duration("target-retry", 10*time.Minute, "how long to keep reconnecting after losing the target (a PostgreSQL restart or failover) before giving up; each attempt continues from the checkpoint, exactly once; 0s = never retry, e.g. --target-retry 1h")
 	f.String("on-error", "stop", "reverse stream (postgres:// --source): a row whose value the MySQL column cannot hold stops the stream (stop) or is left out and logged (skip-and-log), e.g. --on-error skip-and-log")
+	addRowPolicyFlags(cmd)
 	f.Bool("until-caught-up", false, "exit 0 once everything the source had written when the stream first went idle is applied, e.g. --until-caught-up")
 }
 
@@ -120,24 +117,28 @@ func runReplicate(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	if isPostgresSource(s) {
+		if len(s.K.Strings("where")) > 0 || len(s.K.Strings("mask")) > 0 {
+			return exitcode.ConfigError(errors.New("--where/--mask: the reverse stream (a postgres:// --source) does not apply row filters and column masks yet (docs/filters-masks.md)"))
+		}
 		ro, err := reverseOptions(s)
 		if err != nil {
 			return err
 		}
-		reg, err := serveRuntimeMetrics(cmd.Context(), s)
+		mon, err := serveRuntimeMetrics(cmd, s)
 		if err != nil {
 			return err
 		}
-		if reg != nil {
-			ro.Registry = reg
+		if mon.Registry != nil {
+			ro.Registry = mon.Registry
 		}
+		ro.Board = mon.Board
 		return stoppedEarly(cmd.Context(), ro.UntilCaughtUp, reverse.Run(cmd.Context(), ro))
 	}
 	opts, err := replicateOptions(cmd, s)
 	if err != nil {
 		return err
 	}
-	if err := serveMetrics(cmd.Context(), s, &opts); err != nil {
+	if err := serveMetrics(cmd, s, &opts); err != nil {
 		return err
 	}
 	return stoppedEarly(cmd.Context(), opts.UntilCaughtUp, replicate.Run(cmd.Context(), opts))
@@ -170,6 +171,10 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 	if oe := k.String("on-error"); oe != "" && oe != "stop" {
 		return replicate.Options{}, exitcode.ConfigError(fmt.Errorf("--on-error %s applies to the reverse stream (a postgres:// --source) only", oe))
 	}
+	policy, err := rowPolicy(k)
+	if err != nil {
+		return replicate.Options{}, err
+	}
 	engine := k.String("target-engine")
 	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{Source: true, Binlog: true, Target: true, TargetCreate: true,
 		TargetEngine: engine, MinBinlogRetention: minBinlogRetention(s)})
@@ -180,7 +185,7 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 		return replicate.Options{}, err
 	}
 	return replicate.Options{
-		Source: ep.Source, Target: ep.Target, MySQLTarget: ep.MySQLTarget, TargetEngine: engine, Stream: k.String("stream"),
+		Source: ep.Source, Target: ep.Engine, Stream: k.String("stream"),
 		ServerID:  uint32(k.Int64("server-id")),
 		StartGTID: k.String("start-gtid"), StartPosition: k.String("start-position"),
 		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),
@@ -189,37 +194,9 @@ func replicateOptions(cmd *cobra.Command, s *Settings) (replicate.Options, error
 		Workers: k.Int("workers"), MaxTxnMemory: maxMem, SkipDDL: k.Strings("skip-ddl"),
 		UntilCaughtUp: k.Bool("until-caught-up"), Standby: k.Bool("standby"),
 		TargetRetry: targetRetry(k.Duration("target-retry")),
+		RowPolicy:   policy,
 		Log:         s.Log,
 	}, nil
-}
-
-// serveMetrics starts the Prometheus endpoint when --metrics-addr is set and
-// points the options at its registry.
-func serveMetrics(ctx context.Context, s *Settings, opts *replicate.Options) error {
-	reg, err := serveRuntimeMetrics(ctx, s)
-	if reg != nil {
-		opts.Registry = reg
-	}
-	return err
-}
-
-// serveRuntimeMetrics serves /metrics (the Go runtime and the process for
-// every long-running command; replicate adds its own), /healthz and, with
-// --pprof, /debug/pprof/ when --metrics-addr is set; nil without it.
-func serveRuntimeMetrics(ctx context.Context, s *Settings) (*prometheus.Registry, error) {
-	addr := s.K.String("metrics-addr")
-	if addr == "" {
-		if s.K.Bool("pprof") {
-			return nil, exitcode.ConfigError(fmt.Errorf("--pprof serves the profiler on --metrics-addr: give one, e.g. --metrics-addr 127.0.0.1:9187"))
-		}
-		return nil, nil
-	}
-	reg := metrics.NewRegistry()
-	o := metrics.Options{Addr: addr, Registry: reg, Profiles: s.K.Bool("pprof"), Cmdline: config.RedactArgs(os.Args), Log: s.Log}
-	if err := metrics.Serve(ctx, o); err != nil {
-		return nil, exitcode.ConfigError(err)
-	}
-	return reg, nil
 }
 
 // targetRetry maps --target-retry to the option (0 there: never retry).

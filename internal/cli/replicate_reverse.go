@@ -2,20 +2,21 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/replicate"
 	"github.com/sluice-db/sluice/internal/reverse"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/source"
+	engines "github.com/sluice-db/sluice/internal/target"
 )
 
-// isPostgresSource reports whether --source names a PostgreSQL database:
-// replicate then runs the reverse stream PostgreSQL → MySQL.
+// isPostgresSource reports whether --source names a PostgreSQL database
+// (the source registry, by the URL's scheme): replicate then runs the
+// reverse stream PostgreSQL → MySQL.
 func isPostgresSource(s *Settings) bool {
-	src := strings.ToLower(s.K.String("source"))
-	return strings.HasPrefix(src, "postgres://") || strings.HasPrefix(src, "postgresql://")
+	return source.Of(s.K.String("source")) == source.Postgres
 }
 
 // reverseOptions reads the settings of `replicate --source postgres://…
@@ -32,10 +33,6 @@ func reverseOptions(s *Settings) (reverse.Options, error) {
 				"its tables are the PostgreSQL schema's that the MySQL database has (docs/reverse.md)", f))
 		}
 	}
-	if k.Bool("standby") {
-		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--standby does not apply to the reverse stream (a postgres:// --source) yet: " +
-			"run one reverse replicator of a stream"))
-	}
 	src, err := config.ParseTarget(k.String("source"))
 	if err != nil {
 		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--source: %w", err))
@@ -43,15 +40,14 @@ func reverseOptions(s *Settings) (reverse.Options, error) {
 	if err := src.ApplyTLSFlags(tlsFlags(s, "source")); err != nil {
 		return reverse.Options{}, exitcode.ConfigError(err)
 	}
-	tgt, err := config.ParseAnyTarget(k.String("target"))
+	// The engine parses the URL and applies the --target-ssl-* flags.
+	eng, err := engines.Open(k.String("target"), engines.Options{TLS: tlsFlags(s, "target"), Tables: true})
 	if err != nil {
 		return reverse.Options{}, exitcode.ConfigError(err)
 	}
-	if tgt.MySQL == nil {
+	tgt := engines.MySQLOf(eng)
+	if !eng.Capabilities().WayBack || tgt == nil {
 		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("a postgres:// --source replicates back into MySQL/MariaDB: --target must be a mysql:// URL"))
-	}
-	if err := tgt.ApplyTLSFlags(tlsFlags(s, "target")); err != nil {
-		return reverse.Options{}, exitcode.ConfigError(err)
 	}
 	maxMem, err := replicate.ParseSize(k.String("max-txn-memory"))
 	if err != nil {
@@ -61,9 +57,9 @@ func reverseOptions(s *Settings) (reverse.Options, error) {
 	if onError != "stop" && onError != "skip-and-log" {
 		return reverse.Options{}, exitcode.ConfigError(fmt.Errorf("--on-error %q: want stop or skip-and-log", onError))
 	}
-	o := reverse.Options{Source: src, Target: *tgt.MySQL, Stream: k.String("stream"), Workers: k.Int("workers"),
+	o := reverse.Options{Source: src, Target: *tgt, Stream: k.String("stream"), Workers: k.Int("workers"),
 		MaxTxnMemory: maxMem, SkipBadRows: onError == "skip-and-log", UntilCaughtUp: k.Bool("until-caught-up"),
-		StartAtCurrentLSN: k.Bool("start-at-current-lsn"), Retry: targetRetry(k.Duration("target-retry")), Log: s.Log}
+		Standby: k.Bool("standby"), StartAtCurrentLSN: k.Bool("start-at-current-lsn"), Retry: targetRetry(k.Duration("target-retry")), Log: s.Log}
 	// The forward stream's naming read backwards. An excluded column has no
 	// PostgreSQL value to carry back: refused rather than written as the
 	// MySQL default or left stale.

@@ -29,7 +29,7 @@ import (
 func Execute() int {
 	ctx, caught := notifySignals(context.Background())
 	root := NewRootCmd(os.Stdout, os.Stderr)
-	err := root.ExecuteContext(ctx)
+	err := executeContext(ctx, root)
 	if err == nil {
 		return exitcode.OK
 	}
@@ -111,7 +111,8 @@ of the command line: --source-password-file FILE or SLUICE_SOURCE_PASSWORD (the
 same for --target and alter's --replica), or a config file of mode 0600.
 
 Exit codes: 0 success, 1 failure (verify: differences found), 2 configuration
-or pre-flight error, 130 (SIGINT) or 143 (SIGTERM) stopped before the work was
+or pre-flight error, 3 (verify --online) no difference but rows still in
+flight, 130 (SIGINT) or 143 (SIGTERM) stopped before the work was
 done (a snapshot, verify, cutover, alter, or --until-caught-up; run the same
 command again to resume). replicate and stream without --until-caught-up stop
 on SIGINT/SIGTERM after committing what they received, and exit 0.`,
@@ -177,6 +178,11 @@ func loadSettings(cmd *cobra.Command) (*Settings, error) {
 		// another sluice command is fine, anything else is a mistake.
 		all := allFlagNames(cmd.Root())
 		for _, key := range unknown {
+			if rowPolicyKeys[key] && movesRows[cmd.Name()] {
+				// Never a copy that silently moves unfiltered or unmasked rows.
+				return nil, exitcode.ConfigError(fmt.Errorf("config file %s: %q: sluice %s does not apply row filters and column masks yet "+
+					"(replicate does, docs/filters-masks.md); remove the key for this command or use a config file without it", path, key, cmd.Name()))
+			}
 			if !all[key] {
 				return nil, exitcode.ConfigError(fmt.Errorf("config file %s: unknown setting %q: no sluice command has a flag --%s "+
 					"(keys are flag names, e.g. source, target, workers; see sluice <command> --help)", path, key, key))
@@ -184,7 +190,15 @@ func loadSettings(cmd *cobra.Command) (*Settings, error) {
 		}
 		log.Debug("config file keys that are not settings of this command", "command", cmd.Name(), "keys", unknown)
 	}
-	return &Settings{K: k, Log: log}, nil
+	s := &Settings{K: k, Log: log}
+	if cmd.Flags().Lookup("hook") != nil {
+		// Before any connection: a misspelt event or a missing hook
+		// program is refused at once, not after the pre-flight.
+		if _, err := notifyOptions(cmd, s, nil); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // notImplemented is what a subcommand does until its issue lands: it must

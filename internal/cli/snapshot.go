@@ -57,6 +57,7 @@ command resumes.`,
 	addSourceFlag(cmd)
 	addTargetFlag(cmd)
 	addScopeFlags(cmd)
+	addRowPolicyFlags(cmd)
 	addTypeFlags(cmd)
 	addWorkersFlag(cmd, "reader sessions and COPY streams")
 	addStreamFlag(cmd)
@@ -66,6 +67,7 @@ command resumes.`,
 	addTargetEngineFlag(cmd)
 	cmd.Flags().Bool("recopy", false, "copy the --include tables of an existing stream again (PostgreSQL target), while its replicator runs or is stopped; "+
 		"the replicator pauses for the copy and then skips the tables' changes up to the copy's position (docs/replication.md), e.g. --include shop.orders --recopy")
+	cmd.Flags().StringSlice("add", nil, addFlagUsage)
 	return cmd
 }
 
@@ -91,6 +93,9 @@ func runSnapshot(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if len(s.K.Strings("add")) > 0 {
+		return runSnapshotAdd(cmd, s)
+	}
 	opts, err := snapshotOptions(cmd, s)
 	if err != nil {
 		return err
@@ -98,9 +103,11 @@ func runSnapshot(cmd *cobra.Command, _ []string) error {
 	if err := checkObjectsFile(s); err != nil {
 		return err
 	}
-	if _, err := serveRuntimeMetrics(cmd.Context(), s); err != nil {
+	mon, err := serveRuntimeMetrics(cmd, s)
+	if err != nil {
 		return err
 	}
+	opts.Board = mon.Board
 	rep, err := snapshot.Run(cmd.Context(), opts)
 	if err != nil {
 		return err
@@ -124,6 +131,10 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 			return snapshot.Options{}, exitcode.ConfigError(fmt.Errorf("--max-rate %q: want bytes per second of at least 256KB, e.g. 50MB", v))
 		}
 	}
+	policy, err := rowPolicy(k)
+	if err != nil {
+		return snapshot.Options{}, err
+	}
 	ep, err := checkEndpoints(cmd.Context(), s, preflight.Needs{
 		Source: true, Snapshot: true, Target: true, TargetCreate: !k.Bool("data-only"),
 		TargetEngine: k.String("target-engine"), MinBinlogRetention: snapshotMinRetention(s),
@@ -135,7 +146,7 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 		return snapshot.Options{}, err
 	}
 	opts := snapshot.Options{
-		Source: ep.Source, Target: ep.Target, MaxRate: maxRate, MinBinlogRetention: snapshotMinRetention(s),
+		Source: ep.Source, Target: ep.Engine, MaxRate: maxRate, MinBinlogRetention: snapshotMinRetention(s),
 		Include: k.Strings("include"), Exclude: k.Strings("exclude"), SchemaMap: k.Strings("schema-map"),
 		Identifiers: k.String("identifiers"), Renames: k.Strings("rename"), ExcludeColumns: k.Strings("exclude-columns"),
 		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
@@ -144,7 +155,7 @@ func snapshotOptions(cmd *cobra.Command, s *Settings) (snapshot.Options, error) 
 		DropExisting: k.Bool("drop-existing"), Restart: k.Bool("restart"), Recopy: k.Bool("recopy"),
 		Method: method, LockWaitTimeout: k.Duration("lock-wait-timeout"), LockAttempts: k.Int("lock-attempts"),
 		Log: s.Log, Progress: cmd.ErrOrStderr(),
-		MySQLTarget: ep.MySQLTarget, TargetEngine: k.String("target-engine"),
+		RowPolicy: policy,
 	}
 	if file, ok := cmd.ErrOrStderr().(*os.File); ok && isatty.IsTerminal(file.Fd()) && !k.Bool("json") {
 		opts.Terminal = true

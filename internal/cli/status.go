@@ -36,10 +36,15 @@ sluice_<stream>_reverse on the target; a reverse stream's own on its --source):
 an inactive slot that retains more WAL than --warn-slot-wal keeps PostgreSQL
 from recycling it (its disk fills) and is warned about, naming 'sluice drop'.
 
-Exit codes: 0 printed, 1 the stream has no checkpoint, 2 configuration error.`,
+--serve ADDR serves the status page (the same page long-running commands serve
+on --metrics-addr) of every stream recorded in the target until stopped.
+
+Exit codes: 0 printed (or --serve stopped by a signal), 1 the stream has no
+checkpoint, 2 configuration error.`,
 		Example: `  sluice status --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw
   SLUICE_TARGET_PASSWORD=… sluice status --target mysql://sluice@db2:3306/replica --stream shop
-  sluice status --config sluice.yaml --json   # with --source: the lag too`,
+  sluice status --config sluice.yaml --json   # with --source: the lag too
+  sluice status --target postgres://sluice@pg1:5432/shop --source mysql://sluice@db1:3306/shop --serve 127.0.0.1:9188`,
 		Args: cobra.NoArgs,
 		RunE: runStatus,
 	}
@@ -48,6 +53,9 @@ Exit codes: 0 printed, 1 the stream has no checkpoint, 2 configuration error.`,
 	addStreamFlag(cmd)
 	addJSONFlag(cmd)
 	cmd.Flags().String("warn-slot-wal", "1GiB", "warn when an inactive replication slot of the stream retains more WAL than this, e.g. --warn-slot-wal 10GiB")
+	cmd.Flags().String("serve", "", "serve the status page (/ and /api/status) of every stream recorded in the target on this address "+
+		"until stopped, read again every 5 s (without --stream; with it, that stream), e.g. --serve 127.0.0.1:9188")
+	addStatusTokenFlag(cmd)
 	return cmd
 }
 
@@ -92,15 +100,8 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	k := s.K
-	target, err := config.ParseAnyTarget(k.String("target"))
-	if err == nil {
-		err = target.ApplyTLSFlags(tlsFlags(s, "target"))
-	}
-	var engine engines.Engine
-	if err == nil {
-		// The same URL and flags, so the same settings; no I/O.
-		engine, err = engines.Open(k.String("target"), engines.Options{TLS: tlsFlags(s, "target")})
-	}
+	// The engine applies the --target-ssl-* flags itself; no I/O.
+	engine, err := engines.Open(k.String("target"), engines.Options{TLS: tlsFlags(s, "target"), Tables: true})
 	if err != nil {
 		return exitcode.ConfigError(err)
 	}
@@ -116,12 +117,9 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		}
 		pgSource = &src
 	} else if k.String("source") != "" {
-		src, err := config.ParseSource(k.String("source"))
-		if err == nil {
-			err = src.ApplyTLSFlags("source", tlsFlags(s, "source"))
-		}
+		src, err := mysqlSourceFlag(s)
 		if err != nil {
-			return exitcode.ConfigError(err)
+			return err
 		}
 		source = &src
 	}
@@ -129,11 +127,17 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("--warn-slot-wal: %w", err))
 	}
+	if addr := k.String("serve"); addr != "" {
+		return serveStatus(cmd, s, engine, statusSource{mysql: source, pg: pgSource}, addr)
+	}
+	if k.String("status-token-file") != "" {
+		return exitcode.ConfigError(fmt.Errorf("--status-token-file guards the page of --serve: give one, e.g. --serve 127.0.0.1:9188"))
+	}
 	st, err := readStatus(cmd.Context(), engine, source, pgSource, k.String("stream"))
 	if err != nil {
 		return err
 	}
-	if err := checkSlots(cmd.Context(), st, target, pgSource, warnAt); err != nil {
+	if err := checkSlots(cmd.Context(), st, engine, pgSource, warnAt); err != nil {
 		return err
 	}
 	for _, w := range st.Warnings {
@@ -240,6 +244,11 @@ func printStatus(w io.Writer, st *streamStatus) {
 	if n := st.Naming; n != nil && (n.Identifiers != schema.IdentPreserve || len(n.SchemaMap)+len(n.Renames)+len(n.ExcludeColumns) > 0) {
 		fmt.Fprintf(w, "names:           --identifiers %s, --schema-map %v, --rename %v, --exclude-columns %v\n",
 			n.Identifiers, n.SchemaMap, n.Renames, n.ExcludeColumns)
+	}
+	if n := st.Naming; n != nil {
+		for _, p := range n.RowPolicy { // --where, --mask and the key's fingerprint
+			fmt.Fprintf(w, "policy:          %s\n", p)
+		}
 	}
 	fmt.Fprintf(w, "updated:         %s (%.0fs ago)\n", st.UpdatedAt.UTC().Format(time.RFC3339), st.AgeSeconds)
 	if st.Replicator != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/replicate"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
+	engines "github.com/sluice-db/sluice/internal/target"
 )
 
 // checkSlots reads the stream's replication slots on PostgreSQL and warns
@@ -18,8 +19,12 @@ import (
 // every WAL segment from its restart_lsn on, so after a fallback (or a
 // decommissioned stream) the disk fills. A forward stream's slot is its way
 // back's, on the target; a reverse stream's is its own, on its --source.
-func checkSlots(ctx context.Context, st *streamStatus, target config.Target, pgSource *config.Postgres, warnAt int64) error {
-	server, role := target.Postgres, "target"
+func checkSlots(ctx context.Context, st *streamStatus, target engines.Engine, pgSource *config.Postgres, warnAt int64) error {
+	var server *config.Postgres // the slots are PostgreSQL's (logical decoding)
+	role := "target"
+	if pg, ok := engines.PostgresOf(target); ok {
+		server = &pg
+	}
 	if st.Reverse != nil {
 		server, role = pgSource, "source"
 	}

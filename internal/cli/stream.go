@@ -57,6 +57,7 @@ stopped before --until-caught-up was reached.`,
 	f.Bool("no-tombstones", false, "leave out the null-valued record Debezium writes after each delete")
 	f.Bool("transaction-metadata", false, "add Debezium's transaction metadata: a transaction block in each event and BEGIN/END records on the topic <prefix>.transaction")
 	f.Bool("no-snapshot", false, "start a new stream at the sources' current positions instead of with a snapshot")
+	f.Int64("chunk-rows", stream.DefaultChunkRows, "rows per snapshot chunk, each one Kafka transaction with its progress (the unit of resuming), e.g. --chunk-rows 50000")
 	f.Int32("partitions", 1, "partitions of the table topics sluice creates, e.g. --partitions 6")
 	f.Int("workers", 1, "apply workers per shard: 1 keeps every topic partition in source commit order; more encode in parallel and keep only each key's order (Kafka transactions commit one at a time either way)")
 	f.String("max-txn-memory", "256MB", "memory for decoded changes per shard; a larger source transaction is written in fragments inside one Kafka transaction")
@@ -69,6 +70,7 @@ stopped before --until-caught-up was reached.`,
 	f.StringSlice("include", nil, "tables to include as db.table patterns, e.g. --include 'shop.order*'; default: the source URL's database")
 	f.StringSlice("exclude", nil, "tables to leave out, same patterns as --include")
 	addStreamFlag(cmd)
+	addRowPolicyFlags(cmd)
 	addMetricsFlag(cmd)
 	cmd.AddCommand(newStreamStatusCmd())
 	return cmd
@@ -127,6 +129,9 @@ func runStreamStatus(cmd *cobra.Command, _ []string) error {
 		if st.Shard != "" {
 			layout += ", shard " + st.Shard
 		}
+		if st.Copying != "" {
+			layout += "; snapshot not complete (it resumes at the next run): " + st.Copying
+		}
 		fmt.Fprintf(out, "stream %s: position %s, schema version %d, last source commit %s (delay at write %s), state written %s ago, shard layout %s\n",
 			st.Stream, st.Position, st.SchemaVersion, st.SourceTime.Format(time.RFC3339), lag,
 			time.Since(st.UpdatedAt).Round(time.Second), layout)
@@ -174,18 +179,24 @@ func runStream(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("--max-txn-memory: %w", err))
 	}
-	reg, err := serveRuntimeMetrics(cmd.Context(), s)
+	policy, err := rowPolicy(k)
+	if err != nil {
+		return err
+	}
+	mon, err := serveRuntimeMetrics(cmd, s)
 	if err != nil {
 		return err
 	}
 	o := stream.Options{Sources: srcs, Brokers: brokers, Prefix: prefix, Stream: k.String("stream"), MinBinlogRetention: minBinlogRetention(s),
-		Schemas: k.Bool("schemas"), NoTombstones: k.Bool("no-tombstones"), TxnMetadata: k.Bool("transaction-metadata"), NoSnapshot: k.Bool("no-snapshot"),
+		Schemas: k.Bool("schemas"), NoTombstones: k.Bool("no-tombstones"), TxnMetadata: k.Bool("transaction-metadata"), NoSnapshot: k.Bool("no-snapshot"), ChunkRows: k.Int64("chunk-rows"),
 		UntilCaughtUp: k.Bool("until-caught-up"), Include: k.Strings("include"), Exclude: k.Strings("exclude"),
 		Workers: k.Int("workers"), MaxTxnMemory: maxMem, Partitions: int32(k.Int("partitions")),
-		Version: Version, Log: s.Log, MergedTopic: k.String("merged-topic"), Layout: k.String("shard-layout"), ReuseTopics: k.Bool("reuse-topics"), Standby: k.Bool("standby")}
-	if reg != nil {
-		o.Registry = reg
+		Version: Version, Log: s.Log, MergedTopic: k.String("merged-topic"), Layout: k.String("shard-layout"), ReuseTopics: k.Bool("reuse-topics"), Standby: k.Bool("standby"),
+		RowPolicy: policy}
+	if mon.Registry != nil {
+		o.Registry = mon.Registry
 	}
+	o.Board = mon.Board
 	return stoppedEarly(cmd.Context(), o.UntilCaughtUp, stream.Run(cmd.Context(), o))
 }
 

@@ -40,10 +40,13 @@ replica; --repair writes the source's stored bytes. --online is off unless given
 While 'sluice replicate' runs (--online, on by default while a replicator of
 the stream is connected to the target), a differing row is read again after
 the replicator has applied everything the source read saw, up to --recheck
-times, and only rows that still differ are reported.
+times, and only rows that still differ are reported. A row (for a table
+without a key: the table) that the source changed between the last two
+readings is "in flight", not a difference.
 
 Exit codes: 0 equal (or every difference repaired), 1 differences found,
-2 error, 130 (SIGINT) or 143 (SIGTERM) interrupted (nothing concluded).
+2 error, 3 no difference but rows still in flight (run again when the writes
+calm down), 130 (SIGINT) or 143 (SIGTERM) interrupted (nothing concluded).
 See docs/verify.md.`,
 		Example: `  sluice verify --source mysql://sluice@db1:3306/shop --source-password-file /etc/sluice/db1.pw --target postgres://sluice@pg1:5432/shop --target-password-file /etc/sluice/pg1.pw
   SLUICE_SOURCE_PASSWORD=… SLUICE_TARGET_PASSWORD=… sluice verify --source mysql://sluice@db1:3306/app --target mysql://sluice@db2:3306/replica
@@ -85,7 +88,8 @@ func runVerify(cmd *cobra.Command, _ []string) error {
 	if k.Bool("repair") && k.String("repair-sql") != "" {
 		return exitcode.ConfigError(errors.New("--repair and --repair-sql exclude each other: run the statements, or write them"))
 	}
-	if _, err := serveRuntimeMetrics(ctx, s); err != nil {
+	mon, err := serveRuntimeMetrics(cmd, s)
+	if err != nil {
 		return err
 	}
 	// Without repairs verify only reads the target: a read-only user of a
@@ -113,8 +117,15 @@ func runVerify(cmd *cobra.Command, _ []string) error {
 	} else {
 		opts.Progress = &verify.LogProgress{Log: s.Log}
 	}
+	card := mon.Board.Verify(k.String("stream"))
+	opts.Progress = verify.BoardProgress{Inner: opts.Progress, Card: card}
 	rep, err := verify.Run(ctx, *opts)
 	opts.Progress.Stop()
+	if rep != nil {
+		card.Finish(rep.Result)
+	} else {
+		card.Finish(verify.ResultError)
+	}
 	if err != nil && rep == nil {
 		return exitcode.WithCode(exitcode.Config, err)
 	}
@@ -128,6 +139,8 @@ func runVerify(cmd *cobra.Command, _ []string) error {
 		return exitcode.WithCode(exitcode.Config, errSilent)
 	case rep.Result == verify.ResultDifferences:
 		return exitcode.WithCode(exitcode.Failure, errSilent)
+	case rep.Result == verify.ResultInFlight:
+		return exitcode.WithCode(exitcode.InFlight, errSilent)
 	}
 	return nil
 }

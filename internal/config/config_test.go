@@ -69,30 +69,22 @@ func TestParseTarget(t *testing.T) {
 	}
 }
 
-func TestParseAnyTarget(t *testing.T) {
-	m, err := ParseAnyTarget("mysql://sl:pw@127.0.0.1:13308/replica?tls=true")
+func TestParseMySQLTarget(t *testing.T) {
+	m, err := ParseMySQLTarget("mysql://sl:pw@127.0.0.1:13308/replica?tls=true")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.MySQL == nil || m.Postgres != nil || m.MySQL.Database != "replica" || m.MySQL.Port != 13308 ||
-		m.Engine() != "mysql" || m.Redacted() != "mysql://sl:xxxxx@127.0.0.1:13308/replica" {
+	if m.Database != "replica" || m.Port != 13308 || m.Redacted() != "mysql://sl:xxxxx@127.0.0.1:13308/replica" {
 		t.Fatalf("mysql target parsed as %+v / %s", m, m.Redacted())
-	}
-	p, err := ParseAnyTarget("postgres://pg:pw@127.0.0.1:15432/app")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Postgres == nil || p.MySQL != nil || p.Engine() != "postgres" || p.Postgres.Database != "app" {
-		t.Fatalf("postgres target parsed as %+v", p)
 	}
 	for in, want := range map[string]string{
 		"mysql://sl:pw@127.0.0.1:13308/": "no database in the URL",
 		"mysql://127.0.0.1:13308/db":     "no user in the URL",
 		"oracle://a:b@h/db":              `URL scheme "oracle" is not supported`,
 	} {
-		_, err := ParseAnyTarget(in)
+		_, err := ParseMySQLTarget(in)
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), ":pw@") {
-			t.Errorf("ParseAnyTarget(%q) = %v, want an error with %q", in, err, want)
+			t.Errorf("ParseMySQLTarget(%q) = %v, want an error with %q", in, err, want)
 		}
 	}
 }
@@ -212,25 +204,25 @@ func TestTLSFlagsOverrideURLParameters(t *testing.T) {
 	if src.Params.Get("tls") != "skip-verify" || src.Params.Get("ssl-ca") != "/ca.pem" {
 		t.Errorf("source params %v", src.Params)
 	}
-	tgt, err := ParseAnyTarget("postgres://u:p@127.0.0.1:5432/db?sslmode=disable")
+	tgt, err := ParseTarget("postgres://u:p@127.0.0.1:5432/db?sslmode=disable")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := tgt.ApplyTLSFlags(TLSFlags{Mode: "verify-full", CA: "/ca.pem", Cert: "/c.pem", Key: "/k.pem"}); err != nil {
 		t.Fatal(err)
 	}
-	cs := tgt.Postgres.ConnString()
+	cs := tgt.ConnString()
 	for _, want := range []string{"sslmode=verify-full", "sslrootcert=%2Fca.pem", "sslcert=%2Fc.pem", "sslkey=%2Fk.pem"} {
 		if !strings.Contains(cs, want) {
 			t.Errorf("target ConnString %q lacks %q", cs, want)
 		}
 	}
-	my, err := ParseAnyTarget("mysql://u:p@127.0.0.1:3306/replica")
+	my, err := ParseMySQLTarget("mysql://u:p@127.0.0.1:3306/replica")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := my.ApplyTLSFlags(TLSFlags{Mode: "verify-ca"}); err != nil || my.MySQL.Params.Get("tls") != "verify-ca" {
-		t.Errorf("mysql target: %v, %v", my.MySQL.Params, err)
+	if err := my.ApplyTLSFlags("target", TLSFlags{Mode: "verify-ca"}); err != nil || my.Params.Get("tls") != "verify-ca" {
+		t.Errorf("mysql target: %v, %v", my.Params, err)
 	}
 	if err := src.ApplyTLSFlags("source", TLSFlags{Mode: "sometimes"}); err == nil || !strings.Contains(err.Error(), "--source-ssl-mode") {
 		t.Errorf("a bad mode: %v", err)

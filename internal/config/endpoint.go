@@ -77,53 +77,30 @@ func mysqlFromURL(side string, u *url.URL) (MySQL, error) {
 }
 
 // Target is a parsed --target: PostgreSQL (and openGauss), or MySQL/MariaDB.
-// Exactly one of the two is set.
+// Exactly one of the two is set. Commands open their target as an engine
+// (internal/target, whose engines parse their own URLs with ParseTarget
+// and ParseMySQLTarget); Target is what a database engine's settings are
+// (target.Parsed).
 type Target struct {
 	Postgres *Postgres
 	MySQL    *MySQL
 }
 
-// ParseAnyTarget parses postgres://… or mysql://… (the URL's database
-// receives the tables).
-func ParseAnyTarget(s string) (Target, error) {
-	u, err := parseURL("target", s, "postgres", "postgresql", "opengauss", "mysql", "mariadb")
+// ParseMySQLTarget parses a mysql:// (or mariadb://) target: its database
+// receives the tables, so it must be named.
+func ParseMySQLTarget(s string) (MySQL, error) {
+	u, err := parseURL("target", s, "mysql", "mariadb")
 	if err != nil {
-		return Target{}, err
+		return MySQL{}, err
 	}
-	if u.Scheme == "mysql" || u.Scheme == "mariadb" {
-		m, err := mysqlFromURL("target", u)
-		if err != nil {
-			return Target{}, err
-		}
-		if m.Database == "" {
-			return Target{}, errors.New("target: no database in the URL: mysql://user:password@host:port/database names the database that receives the tables")
-		}
-		return Target{MySQL: &m}, nil
-	}
-	p, err := ParseTarget(s)
+	m, err := mysqlFromURL("target", u)
 	if err != nil {
-		return Target{}, err
+		return MySQL{}, err
 	}
-	return Target{Postgres: &p}, nil
-}
-
-// Redacted is the target's URL with the password replaced.
-func (t Target) Redacted() string {
-	if t.MySQL != nil {
-		return t.MySQL.Redacted()
+	if m.Database == "" {
+		return MySQL{}, errors.New("target: no database in the URL: mysql://user:password@host:port/database names the database that receives the tables")
 	}
-	if t.Postgres != nil {
-		return t.Postgres.Redacted()
-	}
-	return ""
-}
-
-// Engine names the target's kind for messages: "postgres" or "mysql".
-func (t Target) Engine() string {
-	if t.MySQL != nil {
-		return "mysql"
-	}
-	return "postgres"
+	return m, nil
 }
 
 // ParseTarget parses postgres://user:pass@host:port/db?sslmode=disable.
@@ -171,7 +148,12 @@ func parseURL(side, s string, schemes ...string) (*url.URL, error) {
 			return u, nil
 		}
 	}
-	return nil, fmt.Errorf("%s: URL scheme %q is not supported; use %s://user:password@host:port/database", side, u.Scheme, schemes[0])
+	return nil, UnsupportedScheme(side, u.Scheme, schemes[0])
+}
+
+// UnsupportedScheme refuses a URL scheme of side, suggesting want.
+func UnsupportedScheme(side, scheme, want string) error {
+	return fmt.Errorf("%s: URL scheme %q is not supported; use %s://user:password@host:port/database", side, scheme, want)
 }
 
 // Addr is host:port.

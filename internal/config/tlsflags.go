@@ -89,11 +89,3 @@ func (p *Postgres) ApplyTLSFlags(f TLSFlags) error {
 	}
 	return nil
 }
-
-// ApplyTLSFlags sets the target's TLS settings, whichever engine it is.
-func (t Target) ApplyTLSFlags(f TLSFlags) error {
-	if t.MySQL != nil {
-		return t.MySQL.ApplyTLSFlags("target", f)
-	}
-	return t.Postgres.ApplyTLSFlags(f)
-}

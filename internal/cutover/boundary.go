@@ -3,16 +3,11 @@ package cutover
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/sluice-db/sluice/internal/checkpoint"
-	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 )
 
@@ -112,22 +107,7 @@ func (r *run) recordSource(ctx context.Context, b *Boundary, enc, slot, pub stri
 // LoadTargetBoundary reads a recorded cut-over of stream from the
 // PostgreSQL target's sluice.cutover (nil: none).
 func LoadTargetBoundary(ctx context.Context, q checkpoint.Querier, stream string) (*Boundary, error) {
-	var b Boundary
-	var enc string
-	err := q.QueryRow(ctx, `SELECT source_position, lsn::text, cut_at, reverse_stream FROM sluice.cutover WHERE stream = $1`, stream).
-		Scan(&enc, &b.LSN, &b.At, &b.ReverseStream)
-	if errors.Is(err, pgx.ErrNoRows) || isUndefinedTable(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("target: read sluice.cutover: %w", err)
-	}
-	p, err := binlogpos.Decode(enc)
-	if err != nil {
-		return nil, err
-	}
-	b.SourcePosition, err = binlogpos.From(p)
-	return &b, err
+	return checkpoint.LoadCutover(ctx, q, stream)
 }
 
 // ReverseStreamOf is the way back of stream: as its cut-over recorded it
@@ -143,31 +123,7 @@ func ReverseStreamOf(ctx context.Context, q checkpoint.Querier, stream string) (
 // LoadSourceBoundary reads a recorded cut-over of stream from the MySQL
 // source's sluice.cutover (nil: none).
 func LoadSourceBoundary(ctx context.Context, db *sql.DB, stream string) (*Boundary, error) {
-	var b Boundary
-	var enc, at string
-	err := db.QueryRowContext(ctx, `SELECT source_position, lsn, DATE_FORMAT(cut_at, '%Y-%m-%dT%H:%i:%s.%fZ'), reverse_stream
-		FROM sluice.cutover WHERE stream = ?`, stream).Scan(&enc, &b.LSN, &at, &b.ReverseStream)
-	var me *mysql.MySQLError
-	if errors.Is(err, sql.ErrNoRows) || errors.As(err, &me) && (me.Number == 1049 || me.Number == 1146) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("source: read sluice.cutover: %w", err)
-	}
-	if b.At, err = time.Parse(time.RFC3339Nano, at); err != nil {
-		return nil, err
-	}
-	p, err := binlogpos.Decode(enc)
-	if err != nil {
-		return nil, err
-	}
-	b.SourcePosition, err = binlogpos.From(p)
-	return &b, err
-}
-
-func isUndefinedTable(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000")
+	return mysqlstate.LoadCutover(ctx, db, stream)
 }
 
 // advanceSlot moves the reverse slot to PostgreSQL's current WAL position.

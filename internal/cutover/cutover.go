@@ -13,6 +13,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/sluice-db/sluice/internal/board"
 	"io"
 	"log/slog"
 	"time"
@@ -73,6 +74,8 @@ type Options struct {
 	// Inject, when set, is called after each step; an error fails the run
 	// there (tests: a failure at each step leaves nothing behind).
 	Inject func(step string) error
+	// Board receives the steps as they run, for the status page (nil: none).
+	Board *board.Board
 }
 
 func (o *Options) defaults() {
@@ -125,15 +128,9 @@ type StepReport struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// Boundary is the recorded switch point.
-type Boundary struct {
-	SourcePosition binlogpos.Position `json:"source_position"`
-	LSN            string             `json:"lsn"`
-	At             time.Time          `json:"at"`
-	// ReverseStream is the way back's stream, as read back from a record
-	// (the report names it as reverse_stream).
-	ReverseStream string `json:"-"`
-}
+// Boundary is the recorded switch point (kept with sluice's state, where
+// `sluice drop` reads it too).
+type Boundary = checkpoint.Boundary
 
 // run is one cut-over's connections and what it created (for undo).
 type run struct {
@@ -182,11 +179,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		r.next(ctx)
 	}
 	r.rep.Seconds = time.Since(start).Round(time.Millisecond).Seconds()
+	o.Board.Cutover(o.Stream, nil).Finish(r.rep.Result)
 	return r.rep, err
 }
 
 func (r *run) steps(ctx context.Context) error {
-	for _, s := range []struct {
+	steps := []struct {
 		name string
 		fn   func(context.Context) (string, error)
 	}{
@@ -196,8 +194,15 @@ func (r *run) steps(ctx context.Context) error {
 		{StepVerify, r.verify},
 		{StepSequence, r.sequences},
 		{StepRecord, r.record},
-	} {
+	}
+	names := make([]string, len(steps))
+	for i, s := range steps {
+		names[i] = s.name
+	}
+	card := r.o.Board.Cutover(r.o.Stream, names)
+	for _, s := range steps {
 		t := time.Now()
+		card.Step(s.name, "running", "", 0)
 		detail, err := s.fn(ctx)
 		if err == nil && r.o.Inject != nil {
 			err = r.o.Inject(s.name)
@@ -206,11 +211,13 @@ func (r *run) steps(ctx context.Context) error {
 		if err != nil {
 			sr.Result, sr.Detail = "failed", err.Error()
 			r.rep.Steps = append(r.rep.Steps, sr)
+			card.Step(sr.Name, sr.Result, sr.Detail, sr.Seconds)
 			r.log.Error("cutover: step failed", "step", s.name, "err", err)
 			return fmt.Errorf("step %s: %w", s.name, err)
 		}
 		r.log.Info("cutover: step done", "step", s.name, "detail", sr.Detail, "seconds", sr.Seconds)
 		r.rep.Steps = append(r.rep.Steps, sr)
+		card.Step(sr.Name, sr.Result, sr.Detail, sr.Seconds)
 	}
 	return nil
 }

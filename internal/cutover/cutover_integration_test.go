@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"os"
 	"reflect"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/cutover"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/notify"
 	"github.com/sluice-db/sluice/internal/replicate"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
@@ -118,7 +120,7 @@ func (f *fixture) options(t *testing.T) cutover.Options {
 		t.Fatal(err)
 	}
 	return cutover.Options{Source: src, Target: tgt, Stream: f.stream, Filter: filter, QuietFor: 500 * time.Millisecond,
-		Replicate: replicate.Options{Source: src, Target: tgt, Stream: f.stream, Workers: 2, Log: testenv.Logger()},
+		Replicate: replicate.Options{Source: src, Target: pgsink.NewEngine(tgt), Stream: f.stream, Workers: 2, Log: testenv.Logger()},
 		Log:       testenv.Logger()}
 }
 
@@ -158,14 +160,35 @@ func testCutoverHappyPath(t *testing.T, env *testenv.Env) {
 	f.sourceExecutes("CREATE TRIGGER acct_touch BEFORE UPDATE ON acct FOR EACH ROW SET NEW.balance = NEW.balance")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	hooks := testenv.StartWebhook(t)
 	code, out, errOut := runCLI(ctx, "cutover", "--source", env.SourceURL(f.db), "--target", env.TargetURL(),
-		"--stream", f.stream, "--quiet-for", "1s", "--json", "--log-level", "warn")
+		"--stream", f.stream, "--quiet-for", "1s", "--json", "--log-level", "warn", "--notify-webhook", hooks.URL)
 	if code != 0 {
 		t.Fatalf("cutover: exit %d\n%s\n%s", code, out, errOut)
 	}
 	var rep cutover.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	// Each step done is a cutover_step event, in order, with its detail
+	// (as the status page shows it: bounded in length).
+	var steps []notify.Event
+	for wait := time.Now().Add(10 * time.Second); len(steps) < len(rep.Steps) && time.Now().Before(wait); time.Sleep(50 * time.Millisecond) {
+		steps = steps[:0]
+		for _, ev := range hooks.Events() {
+			if ev.Event == notify.CutoverStep && ev.Stream == f.stream && ev.Command == "cutover" {
+				steps = append(steps, ev)
+			}
+		}
+	}
+	if len(steps) != len(rep.Steps) {
+		t.Errorf("%d cutover_step events, want one for each of the %d steps: %+v", len(steps), len(rep.Steps), steps)
+	}
+	for i := range min(len(steps), len(rep.Steps)) {
+		if st := rep.Steps[i]; steps[i].Step != st.Name || steps[i].Detail == "" ||
+			!strings.HasPrefix(st.Detail, strings.TrimSuffix(steps[i].Detail, "…")) {
+			t.Errorf("cutover_step %d: %s %q, want %s %q", i, steps[i].Step, steps[i].Detail, st.Name, st.Detail)
+		}
 	}
 	if rep.Result != cutover.ResultSwitched || rep.Boundary == nil || rep.Boundary.LSN == "" || len(rep.Steps) != 6 ||
 		rep.Slot != f.slot || !strings.Contains(rep.Fallback, "--stream "+f.rev) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -60,13 +61,13 @@ func (tc typeChange) using(col string) (string, error) {
 		if err != nil {
 			return "", tc.refuse("%v", err)
 		}
-		return "convert_to(" + col + ", " + quotePG(enc) + ")", nil
+		return "convert_to(" + col + ", " + sqlexpr.QuotePG(enc) + ")", nil
 	case o == typemap.KindBinary && textual(n):
 		enc, err := pgEncoding(tc.nw.Charset)
 		if err != nil {
 			return "", tc.refuse("%v", err)
 		}
-		return "convert_from(" + col + ", " + quotePG(enc) + ")", nil
+		return "convert_from(" + col + ", " + sqlexpr.QuotePG(enc) + ")", nil
 	case o == typemap.KindDate && n == typemap.KindDateTime:
 		return col + "::" + tc.pgNew, nil
 	case o == typemap.KindDateTime && n == typemap.KindDate:
@@ -152,7 +153,7 @@ func (tc typeChange) enumIndex(col string) string {
 	var b strings.Builder
 	b.WriteString("CASE " + col)
 	for i, e := range tc.old.Elements {
-		b.WriteString(" WHEN " + quotePG(e) + " THEN " + strconv.Itoa(i+1))
+		b.WriteString(" WHEN " + sqlexpr.QuotePG(e) + " THEN " + strconv.Itoa(i+1))
 	}
 	b.WriteString(" WHEN '' THEN 0 END")
 	return b.String()

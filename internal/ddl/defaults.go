@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -62,7 +63,7 @@ func numberDefault(d string, c *schema.Column, kind typemap.Kind) (string, strin
 		typemap.KindFloat64, typemap.KindYear:
 		return d, ""
 	case typemap.KindText, typemap.KindEnum, typemap.KindSet:
-		return quotePG(d), ""
+		return sqlexpr.QuotePG(d), ""
 	case typemap.KindBit:
 		n, err := strconv.ParseUint(d, 10, 64)
 		if err != nil {
@@ -107,21 +108,21 @@ func stringDefault(v string, c *schema.Column, kind typemap.Kind) (string, strin
 		if strings.ContainsRune(v, 0) {
 			return "", "a text default with a NUL character, which PostgreSQL text cannot hold"
 		}
-		return quotePG(v), ""
+		return sqlexpr.QuotePG(v), ""
 	case typemap.KindBinary:
 		return `'\x` + hex.EncodeToString([]byte(v)) + `'::bytea`, ""
 	case typemap.KindDate, typemap.KindDateTime, typemap.KindTimestamp:
 		if isZeroDate(v) {
-			return "", "zero date " + quotePG(v) + " (PostgreSQL has no zero dates)"
+			return "", "zero date " + sqlexpr.QuotePG(v) + " (PostgreSQL has no zero dates)"
 		}
 		if kind == typemap.KindTimestamp {
 			// information_schema shows TIMESTAMP defaults in the reading
 			// session's time zone, which sluice sets to UTC.
-			return quotePG(v + "+00"), ""
+			return sqlexpr.QuotePG(v + "+00"), ""
 		}
-		return quotePG(v), ""
+		return sqlexpr.QuotePG(v), ""
 	case typemap.KindTime:
-		return quotePG(v), ""
+		return sqlexpr.QuotePG(v), ""
 	case typemap.KindInt, typemap.KindUint64, typemap.KindDecimal, typemap.KindFloat32,
 		typemap.KindFloat64, typemap.KindYear:
 		if isNumber(v) {
@@ -197,17 +198,14 @@ func exprDefault(t *schema.Table, d string, c *schema.Column, kind typemap.Kind,
 	if pg, ok := jsonDefault(d, kind); ok {
 		return pg, ""
 	}
-	x := &exprTranslator{t: &schema.Table{TableID: t.TableID}, m: m, purpose: forDefault}
+	x := newExprTranslator(&schema.Table{TableID: t.TableID}, m, sqlexpr.Default, schema.Naming{})
 	e, err := x.translateText(d)
 	if err != nil {
 		return "", fmt.Sprintf("expression default %s: %v", d, err)
 	}
-	want := kindClass(kind)
-	if e.cls == clsBool {
-		e, _ = toNum(e)
+	e = sqlexpr.ToValue(e)
+	if want := sqlexpr.KindClass(kind); want == sqlexpr.Other || !sqlexpr.Fits(e.Class, want) {
+		return "", fmt.Sprintf("expression default %s gives a %s for a %s column", d, e.Class, c.DataType)
 	}
-	if e.cls != want && e.cls != clsNull {
-		return "", fmt.Sprintf("expression default %s gives a %s for a %s column", d, e.cls, c.DataType)
-	}
-	return e.sql, ""
+	return e.SQL, ""
 }

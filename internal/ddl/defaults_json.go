@@ -7,6 +7,7 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -62,9 +63,9 @@ func jsonDefault(d string, kind typemap.Kind) (string, bool) {
 		if s := string(b); s != "{}" && s != "[]" {
 			return "", false
 		}
-		return quotePG(string(b)), true
+		return sqlexpr.QuotePG(string(b)), true
 	}
-	return quotePG(string(b)) + "::jsonb", true
+	return sqlexpr.QuotePG(string(b)) + "::jsonb", true
 }
 
 // jsonConst is a constant argument of json_object/json_array as the JSON

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -19,6 +20,22 @@ type generated struct {
 // policies: WritableColumns needs them without the caller's Mapper.
 var kindMapper = typemap.New(typemap.DefaultOptions(), nil)
 
+// kindMapperMariaDB is kindMapper for a MariaDB source: the decisions are
+// the same, the SQL of a DECIMAL quotient follows MariaDB (sqlexpr).
+var kindMapperMariaDB = typemap.New(func() typemap.Options {
+	o := typemap.DefaultOptions()
+	o.SourceFlavor = "mariadb"
+	return o
+}(), nil)
+
+// genMapper is the kind mapper for the source flavor of m (nil: MySQL's).
+func genMapper(m *typemap.Mapper) *typemap.Mapper {
+	if m != nil && m.Options().SourceFlavor == "mariadb" {
+		return kindMapperMariaDB
+	}
+	return kindMapper
+}
+
 // translateGenerated decides, for every generated column of t (by index in
 // t.Columns), whether PostgreSQL computes it (a translated expression) or it
 // becomes a plain column that sluice copies from the source. PostgreSQL
@@ -26,46 +43,56 @@ var kindMapper = typemap.New(typemap.DefaultOptions(), nil)
 // earlier translated generated column is replaced by its expression.
 func translateGenerated(t *schema.Table, m *typemap.Mapper, n schema.Naming) map[int]generated {
 	out := map[int]generated{}
-	x := &exprTranslator{t: t, m: m, purpose: forGenerated, inline: map[string]pgExpr{}, n: n}
+	x := newExprTranslator(t, m, sqlexpr.Generated, n)
+	x.scope.inline = map[string]sqlexpr.Expr{}
 	for i := range t.Columns {
 		c := &t.Columns[i]
 		if c.GenerationExpr == "" {
 			continue
 		}
+		x.tr.Quotient = false
 		e, err := x.translateText(c.GenerationExpr)
+		var inline sqlexpr.Expr
 		if err == nil {
-			e, err = fitGenerated(e, c, m)
+			e, inline, err = fitGenerated(e, x.tr.Quotient, c, m)
 		}
 		if err != nil {
 			out[i] = generated{reason: err.Error(), warning: fmt.Sprintf("%s.%s: generated column expression %s: %v; "+
 				"it becomes a plain column whose values are copied from the source", t, c.Name, c.GenerationExpr, err)}
 			continue
 		}
-		g := generated{expr: e.sql}
+		g := generated{expr: e.SQL}
 		if !c.GeneratedStored {
 			g.warning = fmt.Sprintf("%s.%s: VIRTUAL generated column becomes STORED (PostgreSQL 15 has no virtual columns)",
 				t, c.Name)
 		}
 		out[i] = g
-		x.inline[strings.ToLower(c.Name)] = pgExpr{sql: "(" + e.sql + ")", cls: e.cls}
+		x.scope.inline[strings.ToLower(c.Name)] = inline
 	}
 	return out
 }
 
-// fitGenerated checks the expression's class against the column's type.
-func fitGenerated(e pgExpr, c *schema.Column, m *typemap.Mapper) (pgExpr, error) {
-	_, kind, err := m.PGType(*c)
+// fitGenerated checks the expression's class against the column's type,
+// and returns the form another generated column reads it in: the value
+// stored in the column's type, as MySQL reads it (a DECIMAL(p,2) column of
+// a quotient holds 2 decimals, not the quotient's 4).
+func fitGenerated(e sqlexpr.Expr, quotient bool, c *schema.Column, m *typemap.Mapper) (sqlexpr.Expr, sqlexpr.Expr, error) {
+	pgType, kind, err := m.PGType(*c)
 	if err != nil {
-		return e, err
+		return e, e, err
 	}
-	want := kindClass(kind)
-	if e.cls == clsBool && want == clsNum {
-		return toNum(e)
+	col, err := sqlexpr.ColumnOf(c, m)
+	if err != nil {
+		return e, e, err
 	}
-	if want == clsOther || (e.cls != want && e.cls != clsNull) {
-		return e, refuse("a %s expression for a %s column", e.cls, c.DataType)
+	e = sqlexpr.ToValue(e)
+	if quotient && col.Float {
+		return e, e, sqlexpr.Refuse("cannot translate a quotient (/) for a %s column (MySQL carries it in groups of 9 digits)", c.DataType)
 	}
-	return e, nil
+	if col.Class == sqlexpr.Other || !sqlexpr.Fits(e.Class, sqlexpr.KindClass(kind)) {
+		return e, e, sqlexpr.Refuse("cannot translate a %s expression for a %s column", e.Class, c.DataType)
+	}
+	return e, sqlexpr.Expr{SQL: "((" + e.SQL + ")::" + pgType + ")", Class: col.Class, Col: col}, nil
 }
 
 // WritableColumns returns the indexes (into t.Columns) of the columns sluice

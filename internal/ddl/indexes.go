@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -54,7 +55,7 @@ func createIndex(t *schema.Table, ix schema.Index, m *typemap.Mapper, n schema.N
 	}
 	stmts := []string{stmt}
 	if ix.Comment != "" {
-		stmts = append(stmts, "COMMENT ON INDEX "+n.QName(t.Database, name)+" IS "+quotePG(stripNUL(ix.Comment)))
+		stmts = append(stmts, "COMMENT ON INDEX "+n.QName(t.Database, name)+" IS "+sqlexpr.QuotePG(stripNUL(ix.Comment)))
 	}
 	return stmts, warn
 }
@@ -68,7 +69,7 @@ func colName(t *schema.Table, name string, n schema.Naming) string {
 
 // indexKeys translates the key parts of a btree index.
 func indexKeys(t *schema.Table, ix schema.Index, m *typemap.Mapper, n schema.Naming) (keys, prefixes []string, err error) {
-	x := &exprTranslator{t: t, m: m, purpose: forIndex, n: n}
+	x := newExprTranslator(t, m, sqlexpr.Index, n)
 	for _, ic := range ix.Columns {
 		var key string
 		switch {
@@ -77,7 +78,7 @@ func indexKeys(t *schema.Table, ix schema.Index, m *typemap.Mapper, n schema.Nam
 			if err != nil {
 				return nil, nil, fmt.Errorf("functional key part %s: %w", ic.Expression, err)
 			}
-			key = parens(e.sql)
+			key = parens(e.SQL)
 		case ic.SubPart > 0:
 			c := t.Column(ic.Name)
 			if c == nil {

@@ -8,6 +8,7 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
 )
 
 // alteration is one ALTER TABLE being translated: t is the new version,
@@ -231,7 +232,7 @@ func (a *alteration) tableOptions(opts sqlparser.TableOptions) error {
 		if o.comment == "" {
 			a.x.emit("COMMENT ON TABLE " + a.qname + " IS NULL")
 		} else {
-			a.x.emit("COMMENT ON TABLE " + a.qname + " IS " + quotePG(stripNUL(o.comment)))
+			a.x.emit("COMMENT ON TABLE " + a.qname + " IS " + sqlexpr.QuotePG(stripNUL(o.comment)))
 		}
 	}
 	if o.charset != "" || o.collation != "" {
@@ -423,16 +424,12 @@ func (a *alteration) addCheck(name string, d *sqlparser.CheckConstraintDefinitio
 		a.x.warn("%s: CHECK constraint %s not created: its column %s is left out by --exclude-columns", a.t, ck.Name, col)
 		return nil
 	}
-	x := &exprTranslator{t: a.t, m: a.x.tr.Mapper, purpose: forCheck, n: a.x.tr.Naming}
-	e, err := x.translateText(ck.Expr)
-	if err == nil {
-		e, err = toBool(e)
-	}
+	e, err := checkExpr(a.t, a.x.tr.Mapper, a.x.tr.Naming, ck.Expr)
 	if err != nil {
 		a.x.warn("%s: CHECK constraint %s (%s) not created: %v", a.t, ck.Name, ck.Expr, err)
 		return nil
 	}
-	a.x.emit("ALTER TABLE " + a.qname + " ADD CONSTRAINT " + q(ConstraintName(a.x.tr.Naming.Ident(ck.Name))) + " CHECK " + parens(e.sql))
+	a.x.emit("ALTER TABLE " + a.qname + " ADD CONSTRAINT " + q(ConstraintName(a.x.tr.Naming.Ident(ck.Name))) + " CHECK " + parens(e))
 	return nil
 }
 
@@ -546,8 +543,7 @@ func (a *alteration) implicitDefault(c *schema.Column, pgType string) (string, e
 	if err != nil {
 		return "", err
 	}
-	switch kindClass(kind) {
-	case clsNum:
+	if sqlexpr.Fits(sqlexpr.KindClass(kind), sqlexpr.Num) {
 		return "0", nil
 	}
 	switch c.DataType {
@@ -558,7 +554,7 @@ func (a *alteration) implicitDefault(c *schema.Column, pgType string) (string, e
 		return "''", nil
 	case "enum":
 		if len(c.Elements) > 0 {
-			return quotePG(c.Elements[0]), nil
+			return sqlexpr.QuotePG(c.Elements[0]), nil
 		}
 	case "binary":
 		return `'\x` + strings.Repeat("00", int(c.CharMaxLength)) + `'::bytea`, nil

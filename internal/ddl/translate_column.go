@@ -7,6 +7,7 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
 )
 
 // Column positions: PostgreSQL cannot reorder columns, so FIRST and AFTER
@@ -75,7 +76,7 @@ func (a *alteration) emitAddColumn(c *schema.Column) error {
 	if err != nil {
 		return a.x.unsupported("%v", err)
 	}
-	g := translateGenerated(a.t, kindMapper, a.x.tr.Naming)[a.t.ColumnIndex(c.Name)]
+	g := translateGenerated(a.t, genMapper(a.x.tr.Mapper), a.x.tr.Naming)[a.t.ColumnIndex(c.Name)]
 	if c.GenerationExpr != "" && g.expr == "" && !a.x.tr.ReplayTarget {
 		return a.x.unsupported("generated column %s AS (%s): %s, and the values MySQL computed for existing rows "+
 			"are not in the binlog", c.Name, c.GenerationExpr, g.reason)
@@ -135,7 +136,7 @@ func (a *alteration) emitAddColumn(c *schema.Column) error {
 		a.x.emit("ALTER TABLE " + a.qname + " ADD " + chk)
 	}
 	if c.Comment != "" {
-		a.x.emit("COMMENT ON COLUMN " + a.qname + "." + a.qc(c.Name) + " IS " + quotePG(stripNUL(c.Comment)))
+		a.x.emit("COMMENT ON COLUMN " + a.qname + "." + a.qc(c.Name) + " IS " + sqlexpr.QuotePG(stripNUL(c.Comment)))
 	}
 	a.onUpdate = a.onUpdate || c.OnUpdateCurrentTS
 	return nil
@@ -147,7 +148,7 @@ func (a *alteration) emitAddColumn(c *schema.Column) error {
 func (a *alteration) refuseIfRows(reason string) {
 	msg := "sluice: " + reason + "; to skip this statement knowingly, run with --skip-ddl '" + SkipPattern(a.x.stmt) +
 		"' and set the column on the target yourself"
-	a.x.emit("DO $sluice$ BEGIN IF EXISTS (SELECT 1 FROM " + a.qname + ") THEN RAISE EXCEPTION '%', " + quotePG(msg) +
+	a.x.emit("DO $sluice$ BEGIN IF EXISTS (SELECT 1 FROM " + a.qname + ") THEN RAISE EXCEPTION '%', " + sqlexpr.QuotePG(msg) +
 		"; END IF; END $sluice$")
 }
 

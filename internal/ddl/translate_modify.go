@@ -10,6 +10,7 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
 )
 
 // changeColumn handles MODIFY and CHANGE: the new definition replaces the
@@ -32,7 +33,7 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 	if a.excluded(a.t.Columns[i].Name) || a.excluded(nc.Name) {
 		return a.changeExcluded(i, nc, def, first, after)
 	}
-	oldGen := translateGenerated(a.t, kindMapper, a.x.tr.Naming)[i]
+	oldGen := translateGenerated(a.t, genMapper(a.x.tr.Mapper), a.x.tr.Naming)[i]
 	a.renameInModel(a.t.Columns[i].Name, nc.Name)
 	old := a.t.Columns[i]
 	nc.Ordinal = old.Ordinal
@@ -43,7 +44,7 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 		nc.Nullable = false
 	}
 	a.t.Columns[i] = nc
-	newGen := translateGenerated(a.t, kindMapper, a.x.tr.Naming)[i]
+	newGen := translateGenerated(a.t, genMapper(a.x.tr.Mapper), a.x.tr.Naming)[i]
 	if oldGen.expr != "" || newGen.expr != "" {
 		if err := a.changeGenerated(&old, &nc, oldGen, newGen); err != nil {
 			return err
@@ -55,7 +56,7 @@ func (a *alteration) changeColumn(oldName string, def *sqlparser.ColumnDefinitio
 		if nc.Comment == "" {
 			a.x.emit("COMMENT ON COLUMN " + a.qname + "." + a.qc(nc.Name) + " IS NULL")
 		} else {
-			a.x.emit("COMMENT ON COLUMN " + a.qname + "." + a.qc(nc.Name) + " IS " + quotePG(stripNUL(nc.Comment)))
+			a.x.emit("COMMENT ON COLUMN " + a.qname + "." + a.qc(nc.Name) + " IS " + sqlexpr.QuotePG(stripNUL(nc.Comment)))
 		}
 	}
 	a.onUpdate = a.onUpdate || old.OnUpdateCurrentTS != nc.OnUpdateCurrentTS
@@ -227,7 +228,7 @@ func (a *alteration) addIdentity(nc *schema.Column, pgNew string, noDefault bool
 	} else {
 		seq := a.x.tr.Naming.QName(a.t.Database, SequenceName(a.tname(), a.x.tr.Naming.Column(a.t.TableID, nc.Name)))
 		a.x.emit("CREATE SEQUENCE IF NOT EXISTS "+seq+" AS bigint",
-			alter+" SET DEFAULT nextval("+quotePG(seq)+"::regclass)",
+			alter+" SET DEFAULT nextval("+sqlexpr.QuotePG(seq)+"::regclass)",
 			"ALTER SEQUENCE "+seq+" OWNED BY "+a.qname+"."+a.qc(nc.Name))
 	}
 	if a.t.AutoIncrement == 0 {

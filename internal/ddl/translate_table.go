@@ -8,6 +8,7 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
 )
 
 func (x *translation) createTable(s *sqlparser.CreateTable) error {
@@ -421,9 +422,9 @@ func (x *translation) dropDatabase(s *sqlparser.DropDatabase) error {
 	x.res.Dropped = ids
 	sch := x.tr.Naming.Schema(name)
 	x.emit("DO $sluice$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace " +
-		"WHERE s.nspname = " + quotePG(sch) + ") AND NOT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace s " +
-		"ON s.oid = p.pronamespace WHERE s.nspname = " + quotePG(sch) + ") THEN EXECUTE " +
-		quotePG("DROP SCHEMA IF EXISTS "+q(sch)) + "; END IF; END $sluice$")
+		"WHERE s.nspname = " + sqlexpr.QuotePG(sch) + ") AND NOT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace s " +
+		"ON s.oid = p.pronamespace WHERE s.nspname = " + sqlexpr.QuotePG(sch) + ") THEN EXECUTE " +
+		sqlexpr.QuotePG("DROP SCHEMA IF EXISTS "+q(sch)) + "; END IF; END $sluice$")
 	x.tr.setDatabase(name, nil)
 	x.res.Databases = map[string]*schema.Database{name: nil}
 	return nil

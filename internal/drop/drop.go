@@ -17,9 +17,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/cutover"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/target"
 )
 
 // Server is one server the stream's state may be on: the stream's target
@@ -27,10 +27,10 @@ import (
 // cut-over record and the way back's state; a reverse stream's PostgreSQL
 // source holds its slot).
 type Server struct {
-	Role   string // "target", "source" or "kafka", for messages
-	Target config.Target
-	// Kafka is set instead of Target for a `sluice stream` topic prefix.
-	Kafka *Kafka
+	Role string // "target", "source" or "kafka", for messages
+	// Engine is the server opened as a target engine; what it keeps of
+	// streams is its target.Dropper's to list and remove.
+	Engine target.Engine
 }
 
 // Options say what to drop where.
@@ -54,17 +54,11 @@ type Plan struct {
 	sides   []side
 }
 
-// side is one connected server.
-type side interface {
-	// streams lists the names of every stream with state on the server.
-	streams(ctx context.Context) ([]string, error)
-	// boundary is the stream's cut-over record there (nil: none).
-	boundary(ctx context.Context, stream string) (*cutover.Boundary, error)
-	// running describes a running replicator of one of the streams ("": none).
-	running(ctx context.Context, streams []string) (string, error)
-	// plan lists what the server holds of the streams.
-	plan(ctx context.Context, streams []string) ([]Item, error)
-	close()
+// side is one connected server: the engine's target.DropSide, and the
+// server's name for the items it lists.
+type side struct {
+	target.DropSide
+	where string
 }
 
 // Prepare connects to the servers and lists what dropping the stream
@@ -93,7 +87,7 @@ func Prepare(ctx context.Context, o Options) (*Plan, error) {
 		return nil, err
 	}
 	for _, sd := range p.sides {
-		who, err := sd.running(ctx, p.Streams)
+		who, err := sd.Running(ctx, p.Streams)
 		if err != nil {
 			return nil, err
 		}
@@ -102,11 +96,13 @@ func Prepare(ctx context.Context, o Options) (*Plan, error) {
 		}
 	}
 	for _, sd := range p.sides {
-		items, err := sd.plan(ctx, p.Streams)
+		items, err := sd.Plan(ctx, p.Streams)
 		if err != nil {
 			return nil, err
 		}
-		p.Items = append(p.Items, items...)
+		for _, it := range items {
+			p.Items = append(p.Items, Item{Server: sd.where, What: it.What, remove: it.Remove})
+		}
 	}
 	if len(p.Items) == 0 {
 		return nil, p.nothingFound(ctx, o)
@@ -124,12 +120,12 @@ func (p *Plan) findReverse(ctx context.Context, stream string) error {
 		}
 	}
 	for _, sd := range p.sides {
-		b, err := sd.boundary(ctx, stream)
+		rev, err := sd.ReverseStream(ctx, stream)
 		if err != nil {
 			return err
 		}
-		if b != nil && b.ReverseStream != "" {
-			add(b.ReverseStream)
+		if rev != "" {
+			add(rev)
 		}
 	}
 	add(cutover.DefaultReverseStream(stream))
@@ -140,7 +136,7 @@ func (p *Plan) findReverse(ctx context.Context, stream string) error {
 func (p *Plan) nothingFound(ctx context.Context, o Options) error {
 	seen := map[string]bool{}
 	for _, sd := range p.sides {
-		names, err := sd.streams(ctx)
+		names, err := sd.Streams(ctx)
 		if err != nil {
 			return err
 		}
@@ -182,43 +178,25 @@ func (p *Plan) Execute(ctx context.Context) ([]string, error) {
 // Close closes the connections.
 func (p *Plan) Close() {
 	for _, sd := range p.sides {
-		sd.close()
+		sd.Close()
 	}
 	p.sides = nil
 }
 
 func connect(ctx context.Context, s Server) (side, error) {
 	where := s.Role + " " + s.redacted()
-	if s.Kafka != nil {
-		return connectKafka(*s.Kafka, where), nil
+	d, ok := s.Engine.(target.Dropper)
+	if !ok {
+		return side{}, fmt.Errorf("%s: sluice drop does not read a %s server", where, s.Engine.Name())
 	}
-	if s.Target.MySQL != nil {
-		return connectMySQL(ctx, *s.Target.MySQL, where)
-	}
-	return connectPostgres(ctx, *s.Target.Postgres, where)
-}
-
-// plural is "1 row" / "3 rows".
-func plural(n int64, what string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", what)
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	sd, err := d.ConnectDrop(ctx, where)
+	return side{DropSide: sd, where: where}, err
 }
 
 // redacted names the server for messages (no password).
 func (s Server) redacted() string {
-	if s.Kafka != nil {
-		return strings.Join(s.Kafka.Brokers, ",") + " topic prefix " + s.Kafka.Prefix
+	if d, ok := s.Engine.(target.Dropper); ok {
+		return d.DropName()
 	}
-	return s.Target.Redacted()
+	return s.Engine.Redacted()
 }

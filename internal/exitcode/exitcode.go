@@ -1,7 +1,8 @@
 // Package exitcode carries the process exit code inside an error, so that the
 // engines can say "this is the user's configuration" without knowing the CLI.
 // 0 = success, 1 = runtime failure (or, for verify, differences found),
-// 2 = configuration or pre-flight error, 128+N = stopped by signal N (130:
+// 2 = configuration or pre-flight error, 3 = verify could not conclude
+// (rows still in flight under writes), 128+N = stopped by signal N (130:
 // SIGINT, 143: SIGTERM) before the work was done.
 package exitcode
 
@@ -11,6 +12,9 @@ const (
 	OK      = 0
 	Failure = 1
 	Config  = 2
+	// InFlight: verify --online found no difference, but rows that the
+	// source kept changing through every re-check could not be compared.
+	InFlight = 3
 )
 
 // Interrupted is the exit code of a command that signal signo stopped

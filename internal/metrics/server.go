@@ -17,6 +17,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sluice-db/sluice/internal/board"
+	"github.com/sluice-db/sluice/internal/statuspage"
 )
 
 // NewRegistry returns a registry with the Go runtime and process collectors.
@@ -28,7 +31,9 @@ func NewRegistry() *prometheus.Registry {
 
 // Options of the server.
 type Options struct {
-	Addr     string // --metrics-addr
+	Addr string // --metrics-addr
+	// Flag names the address's setting in errors (default --metrics-addr).
+	Flag     string
 	Registry *prometheus.Registry
 	// Health returns nil while the command is healthy (nil: always).
 	Health func() error
@@ -39,19 +44,28 @@ type Options struct {
 	// Cmdline is what /debug/pprof/cmdline shows: the command line with the
 	// URLs' passwords redacted (Go's own handler shows os.Args as they are).
 	Cmdline []string
-	Log     *slog.Logger
+	// Board, when set, is served as the status page (/ and /api/status).
+	Board *board.Board
+	// Token, when set, is required as a bearer token on every path but
+	// /healthz and the page's static files (--status-token-file).
+	Token string
+	Log   *slog.Logger
 }
 
-// Serve listens on o.Addr and serves /metrics, /healthz and, with
-// o.Profiles, /debug/pprof/ until ctx ends. It returns once listening, so a
+// Serve listens on o.Addr and serves /metrics, /healthz, with o.Board the
+// status page, and with o.Profiles /debug/pprof/ until ctx ends. It returns once listening, so a
 // bad address is reported before the work starts.
 func Serve(ctx context.Context, o Options) error {
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return fmt.Errorf("--metrics-addr %s: %w", o.Addr, err)
+		if o.Flag == "" {
+			o.Flag = "--metrics-addr"
+		}
+		return fmt.Errorf("%s %s: %w", o.Flag, o.Addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{Registry: o.Registry}))
+	mux.Handle("/metrics", statuspage.RequireToken(o.Token,
+		promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{Registry: o.Registry})))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		if o.Health != nil {
 			if err := o.Health(); err != nil {
@@ -62,8 +76,13 @@ func Serve(ctx context.Context, o Options) error {
 		fmt.Fprintln(w, "ok")
 	})
 	paths := "/metrics /healthz"
+	if o.Board != nil {
+		statuspage.Register(mux, statuspage.Options{Token: o.Token,
+			Status: func(*http.Request) (board.Status, error) { return o.Board.Status(), nil }})
+		paths += " / /api/status"
+	}
 	if o.Profiles {
-		handleProfiles(mux, o.Cmdline)
+		handleProfiles(mux, o.Token, o.Cmdline)
 		paths += " /debug/pprof/"
 		if !IsLoopback(ln.Addr()) {
 			o.Log.Warn("--pprof serves Go's profiler without authentication on a non-loopback address: "+
@@ -90,12 +109,13 @@ func Serve(ctx context.Context, o Options) error {
 // handleProfiles adds Go's profiles on the metrics port: a DBA reporting
 // "sluice is slow" can send a CPU profile (go tool pprof
 // http://ADDR/debug/pprof/profile).
-func handleProfiles(mux *http.ServeMux, cmdline []string) {
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/cmdline", func(w http.ResponseWriter, _ *http.Request) {
+func handleProfiles(mux *http.ServeMux, token string, cmdline []string) {
+	handle := func(path string, h http.HandlerFunc) { mux.Handle(path, statuspage.RequireToken(token, h)) }
+	handle("/debug/pprof/", pprof.Index)
+	handle("/debug/pprof/profile", pprof.Profile)
+	handle("/debug/pprof/trace", pprof.Trace)
+	handle("/debug/pprof/symbol", pprof.Symbol)
+	handle("/debug/pprof/cmdline", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprint(w, strings.Join(cmdline, "\x00"))

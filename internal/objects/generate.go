@@ -10,6 +10,8 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 var parser = sqlparser.NewTestParser()
@@ -18,6 +20,7 @@ var parser = sqlparser.NewTestParser()
 type generator struct {
 	cat    *schema.Catalog
 	naming schema.Naming
+	m      *typemap.Mapper     // the column types the snapshot creates (default options)
 	views  map[string]*viewDef // "db.name"
 	// routines are the stored functions in scope, "db.name" (name lower-cased).
 	routines map[string]bool
@@ -28,7 +31,8 @@ type generator struct {
 // come in the file's order: views (each after the views it reads),
 // triggers, generated columns, functions, procedures, events, sequences.
 func Generate(ctx context.Context, src *sql.DB, cat *schema.Catalog, naming schema.Naming) (*Result, error) {
-	g := &generator{cat: cat, naming: naming, views: map[string]*viewDef{}, routines: map[string]bool{}}
+	g := &generator{cat: cat, naming: naming, m: typemap.New(typemap.DefaultOptions(), nil), views: map[string]*viewDef{},
+		routines: map[string]bool{}}
 	for _, nm := range cat.NotMigrated {
 		if nm.Kind == KindFunction {
 			g.routines[nm.Database+"."+strings.ToLower(nm.Name)] = true
@@ -118,10 +122,10 @@ func (g *generator) lookup(db, name string) (*relation, error) {
 		return r, nil
 	}
 	if v, ok := g.views[db+"."+name]; ok {
-		cols := make([]*colInfo, len(v.cols))
+		cols := make([]*sqlexpr.Column, len(v.cols))
 		for i, c := range v.cols {
 			cc := *c
-			cc.pg = g.naming.Ident(c.name)
+			cc.PG = g.naming.Ident(c.Name)
 			cols[i] = &cc
 		}
 		r := newRelation("", cols)
@@ -156,7 +160,7 @@ func (g *generator) translateView(v *viewDef) {
 	}
 	names := make([]string, len(v.cols))
 	for i, c := range v.cols {
-		names[i] = g.naming.Ident(c.name)
+		names[i] = g.naming.Ident(c.Name)
 	}
 	stmt := "CREATE OR REPLACE VIEW " + g.naming.QName(o.Database, g.naming.Ident(o.Name))
 	if len(names) > 0 {
@@ -170,10 +174,10 @@ func (g *generator) translateView(v *viewDef) {
 		stmt += "\nWITH LOCAL CHECK OPTION"
 	}
 	if strings.EqualFold(v.security, "INVOKER") {
-		x.note("SQL SECURITY INVOKER: PostgreSQL 15+ can say WITH (security_invoker = true); by default a view runs with its owner's rights")
+		x.tr.Note("SQL SECURITY INVOKER: PostgreSQL 15+ can say WITH (security_invoker = true); by default a view runs with its owner's rights")
 	}
 	o.PG = []string{stmt}
-	o.Notes = x.notes
+	o.Notes = x.tr.Notes
 }
 
 // orderViews puts every view after the views it reads, and marks a view
@@ -211,7 +215,9 @@ func (g *generator) orderViews(views []*viewDef) []*Object {
 }
 
 func (g *generator) xlate(db string) *xlate {
-	return &xlate{naming: g.naming, db: db, lookup: g.lookup, routines: g.routines}
+	x := &xlate{naming: g.naming, db: db, lookup: g.lookup}
+	x.tr = sqlexpr.Translator{Purpose: sqlexpr.Query, Queries: x, DB: db, Routines: g.routines}
+	return x
 }
 
 // blockHeader is a block's first line in the file.
@@ -227,14 +233,14 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // tableColumns are a migrated table's columns under their target names;
 // --exclude-columns columns are left out (a query reading one cannot run
 // on the target).
-func (g *generator) tableColumns(t *schema.Table) []*colInfo {
-	cols := make([]*colInfo, 0, len(t.Columns))
+func (g *generator) tableColumns(t *schema.Table) []*sqlexpr.Column {
+	cols := make([]*sqlexpr.Column, 0, len(t.Columns))
 	for i := range t.Columns {
 		if g.naming.Excluded(t.TableID, t.Columns[i].Name) {
 			continue
 		}
-		c := colInfoOf(&t.Columns[i])
-		c.pg = g.naming.Column(t.TableID, c.name)
+		c := columnOf(&t.Columns[i], g.m)
+		c.PG = g.naming.Column(t.TableID, c.Name)
 		cols = append(cols, c)
 	}
 	return cols

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // Each definition is read with one small query about one object (SHOW
@@ -56,7 +58,7 @@ type viewDef struct {
 	definition  string // information_schema.VIEWS.VIEW_DEFINITION: a SELECT
 	checkOption string
 	security    string
-	cols        []*colInfo
+	cols        []*sqlexpr.Column
 }
 
 func loadView(ctx context.Context, db *sql.DB, o *Object) (*viewDef, error) {
@@ -79,6 +81,7 @@ func loadView(ctx context.Context, db *sql.DB, o *Object) (*viewDef, error) {
 		return nil, fmt.Errorf("read columns of view %s.%s: %w", o.Database, o.Name, err)
 	}
 	defer rows.Close()
+	m := typemap.New(typemap.DefaultOptions(), nil)
 	for rows.Next() {
 		var name, typ string
 		var scale sql.NullInt64
@@ -90,7 +93,7 @@ func loadView(ctx context.Context, db *sql.DB, o *Object) (*viewDef, error) {
 		if scale.Valid {
 			c.Scale = int(scale.Int64)
 		}
-		v.cols = append(v.cols, colInfoOf(&c))
+		v.cols = append(v.cols, columnOf(&c, m))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read columns of view %s.%s: %w", o.Database, o.Name, err)

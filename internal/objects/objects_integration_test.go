@@ -3,6 +3,7 @@ package objects_test
 import (
 	"context"
 	"database/sql"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -242,7 +243,7 @@ func snapshotInto(t *testing.T, env *testenv.Env, src config.MySQL, dst config.P
 			_, _ = pg.Exec(ctx, "DELETE FROM sluice."+tbl+" WHERE stream = $1", stream)
 		}
 	})
-	_, err := snapshot.Run(ctx, snapshot.Options{Source: src, Target: dst, Include: []string{db}, Stream: stream,
+	_, err := snapshot.Run(ctx, snapshot.Options{Source: src, Target: pgsink.NewEngine(dst), Include: []string{db}, Stream: stream,
 		Workers: 2, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatalf("snapshot: %v", err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -47,9 +48,9 @@ func (g *generator) generatedColumns() []*Object {
 				// MySQL 8's information_schema escapes the quotes of literals.
 				e, err = schema.ParseExpr(strings.ReplaceAll(c.GenerationExpr, `\'`, `'`))
 			}
-			var pg pexpr
+			var pg sqlexpr.Expr
 			if err == nil {
-				pg, err = x.valExpr(e, &scope{rels: []*relation{newRelation("", cols, t.Name)}})
+				pg, err = x.tr.Value(e, &scope{rels: []*relation{newRelation("", cols, t.Name)}})
 			}
 			pgType, _, terr := m.PGType(*c)
 			switch {
@@ -59,8 +60,8 @@ func (g *generator) generatedColumns() []*Object {
 				o.Notes = append(o.Notes, "column type: "+terr.Error())
 			default:
 				o.PG = []string{"ALTER TABLE " + g.naming.QTable(t.TableID) + " DROP COLUMN " + g.naming.QColumn(t.TableID, c.Name) +
-					", ADD COLUMN " + g.naming.QColumn(t.TableID, c.Name) + " " + pgType + " GENERATED ALWAYS AS (" + pg.sql + ") STORED"}
-				o.Notes = append(o.Notes, x.notes...)
+					", ADD COLUMN " + g.naming.QColumn(t.TableID, c.Name) + " " + pgType + " GENERATED ALWAYS AS (" + pg.SQL + ") STORED"}
+				o.Notes = append(o.Notes, x.tr.Notes...)
 				o.Notes = append(o.Notes, "after cut-over only; moves the column to the end; PostgreSQL requires an IMMUTABLE expression")
 			}
 			out = append(out, o)
@@ -110,7 +111,7 @@ func (g *generator) translateOther(o *Object) {
 			body = strings.TrimSpace(m[1]) + " -- MySQL, port it"
 		}
 		o.PG = []string{fmt.Sprintf("SELECT cron.schedule(%s, %s, $sluice$%s$sluice$)",
-			quotePG(o.Database+"."+o.Name), quotePG(cronSchedule(o.MySQL)), body)}
+			sqlexpr.QuotePG(o.Database+"."+o.Name), sqlexpr.QuotePG(cronSchedule(o.MySQL)), body)}
 	case KindSequence:
 		o.needsHuman("MariaDB sequences are not translated: CREATE SEQUENCE %s, then setval() to the source's next value",
 			g.naming.QName(o.Database, o.Name))

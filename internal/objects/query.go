@@ -6,40 +6,29 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
 )
 
 // xlate translates one MySQL query (a view's SELECT, a trigger's
-// expressions) into PostgreSQL text, collecting notes for the reviewer and
-// the relations it reads.
+// expressions) into PostgreSQL text, collecting notes for the reviewer (in
+// its expression translator) and the relations it reads.
 type xlate struct {
+	tr     sqlexpr.Translator // its Queries is this xlate: subqueries
 	naming schema.Naming
 	db     string // the object's database: unqualified table names live there
 	// lookup returns a table or view in scope, or why the query cannot use it.
 	lookup func(db, name string) (*relation, error)
-	// routines are the stored functions in scope ("db.name", lower-cased
-	// name), so a call of one says why the object needs a human.
-	routines map[string]bool
-	notes    []string
-	deps     []string // "db.name" of every table and view read
+	deps   []string // "db.name" of every table and view read
 }
 
-func (x *xlate) note(s string) {
-	for _, n := range x.notes {
-		if n == s {
-			return
-		}
-	}
-	x.notes = append(x.notes, s)
-}
-
-// outCol is one column a query returns.
-type outCol struct {
-	name string
-	info *colInfo
+// Query translates a subquery of an expression in scope sc.
+func (x *xlate) Query(st sqlparser.TableStatement, sc sqlexpr.Scope) (string, []*sqlexpr.Column, error) {
+	parent, _ := sc.(*scope)
+	return x.query(st, parent)
 }
 
 // query translates a SELECT or UNION.
-func (x *xlate) query(st sqlparser.TableStatement, parent *scope) (string, []outCol, error) {
+func (x *xlate) query(st sqlparser.TableStatement, parent *scope) (string, []*sqlexpr.Column, error) {
 	switch n := st.(type) {
 	case *sqlparser.Select:
 		return x.selectStmt(n, parent)
@@ -49,7 +38,7 @@ func (x *xlate) query(st sqlparser.TableStatement, parent *scope) (string, []out
 	return "", nil, refuse("%T statements are not translated", st)
 }
 
-func (x *xlate) union(n *sqlparser.Union, parent *scope) (string, []outCol, error) {
+func (x *xlate) union(n *sqlparser.Union, parent *scope) (string, []*sqlexpr.Column, error) {
 	if n.With != nil || n.Into != nil || n.Lock != sqlparser.NoLock {
 		return "", nil, refuse("UNION with WITH, INTO or a locking clause")
 	}
@@ -67,9 +56,9 @@ func (x *xlate) union(n *sqlparser.Union, parent *scope) (string, []outCol, erro
 	}
 	out := "(" + l + ")" + op + "(" + r + ")"
 	// ORDER BY and LIMIT of a UNION name its output columns.
-	sc := &scope{parent: parent, aliases: map[string]pexpr{}, aliasFirst: true}
+	sc := &scope{parent: parent, aliases: map[string]sqlexpr.Expr{}, aliasFirst: true}
 	for _, c := range cols {
-		sc.aliases[strings.ToLower(c.name)] = pexpr{sql: schema.QuoteIdent(x.naming.Ident(c.name)), cls: c.info.cls, col: c.info}
+		sc.aliases[strings.ToLower(c.Name)] = sqlexpr.Expr{SQL: schema.QuoteIdent(x.naming.Ident(c.Name)), Class: c.Class, Col: c}
 	}
 	tail, err := x.orderLimit(n.OrderBy, n.Limit, sc)
 	if err != nil {
@@ -78,7 +67,7 @@ func (x *xlate) union(n *sqlparser.Union, parent *scope) (string, []outCol, erro
 	return out + tail, cols, nil
 }
 
-func (x *xlate) selectStmt(n *sqlparser.Select, parent *scope) (string, []outCol, error) {
+func (x *xlate) selectStmt(n *sqlparser.Select, parent *scope) (string, []*sqlexpr.Column, error) {
 	switch {
 	case n.Into != nil:
 		return "", nil, refuse("SELECT … INTO")
@@ -89,7 +78,7 @@ func (x *xlate) selectStmt(n *sqlparser.Select, parent *scope) (string, []outCol
 	case len(n.Windows) > 0:
 		return "", nil, refuse("named windows")
 	}
-	sc := &scope{parent: parent, ctes: map[string]*relation{}, aliases: map[string]pexpr{}}
+	sc := &scope{parent: parent, ctes: map[string]*relation{}, aliases: map[string]sqlexpr.Expr{}}
 	var b strings.Builder
 	if n.With != nil {
 		w, err := x.with(n.With, sc)
@@ -115,11 +104,11 @@ func (x *xlate) selectStmt(n *sqlparser.Select, parent *scope) (string, []outCol
 		b.WriteString(" FROM " + strings.Join(from, ", "))
 	}
 	if n.Where != nil {
-		w, err := x.boolExpr(n.Where.Expr, sc)
+		w, err := x.tr.Bool(n.Where.Expr, sc)
 		if err != nil {
 			return "", nil, err
 		}
-		b.WriteString(" WHERE " + w.sql)
+		b.WriteString(" WHERE " + w.SQL)
 	}
 	if n.GroupBy != nil && len(n.GroupBy.Exprs) > 0 {
 		g, err := x.groupBy(n.GroupBy, sc)
@@ -130,11 +119,11 @@ func (x *xlate) selectStmt(n *sqlparser.Select, parent *scope) (string, []outCol
 	}
 	sc.aliasFirst = true
 	if n.Having != nil {
-		h, err := x.boolExpr(n.Having.Expr, sc)
+		h, err := x.tr.Bool(n.Having.Expr, sc)
 		if err != nil {
 			return "", nil, err
 		}
-		b.WriteString(" HAVING " + h.sql)
+		b.WriteString(" HAVING " + h.SQL)
 	}
 	tail, err := x.orderLimit(n.OrderBy, n.Limit, sc)
 	if err != nil {
@@ -162,9 +151,9 @@ func (x *xlate) fromList(tes []sqlparser.TableExpr, sc *scope) ([]string, error)
 
 // selectItems translates the select list: the items' SQL and the output
 // columns, each aliased item made known to the scope by its name.
-func (x *xlate) selectItems(ses []sqlparser.SelectExpr, sc *scope) ([]string, []outCol, error) {
+func (x *xlate) selectItems(ses []sqlparser.SelectExpr, sc *scope) ([]string, []*sqlexpr.Column, error) {
 	var items []string
-	var cols []outCol
+	var cols []*sqlexpr.Column
 	for _, se := range ses {
 		switch s := se.(type) {
 		case *sqlparser.StarExpr:
@@ -190,12 +179,12 @@ func (x *xlate) selectItems(ses []sqlparser.SelectExpr, sc *scope) ([]string, []
 
 // aliasedItem translates one expression of the select list; its name is
 // the alias, the column's name or the expression's text, as MySQL names it.
-func (x *xlate) aliasedItem(s *sqlparser.AliasedExpr, sc *scope) (string, outCol, error) {
-	e, err := x.expr(s.Expr, sc)
+func (x *xlate) aliasedItem(s *sqlparser.AliasedExpr, sc *scope) (string, *sqlexpr.Column, error) {
+	e, err := x.tr.Expr(s.Expr, sc)
 	if err != nil {
-		return "", outCol{}, err
+		return "", nil, err
 	}
-	e = toVal(e)
+	e = sqlexpr.ToValue(e)
 	name := s.As.String()
 	if name == "" {
 		if cn, ok := s.Expr.(*sqlparser.ColName); ok {
@@ -204,16 +193,16 @@ func (x *xlate) aliasedItem(s *sqlparser.AliasedExpr, sc *scope) (string, outCol
 			name = sqlparser.String(s.Expr)
 		}
 	}
-	item := e.sql
+	item := e.SQL
 	if !s.As.IsEmpty() {
 		item += " AS " + schema.QuoteIdent(x.naming.Ident(name))
 	}
-	info := e.col
-	if info == nil {
-		info = &colInfo{cls: e.cls, scale: -1}
+	col := &sqlexpr.Column{Class: e.Class, Scale: -1}
+	if e.Col != nil {
+		c := *e.Col
+		col = &c
 	}
-	col := outCol{name: name, info: &colInfo{name: name, cls: info.cls, scale: info.scale,
-		ci: info.ci, float: info.float, tz: info.tz}}
+	col.Name, col.PG = name, ""
 	sc.aliases[strings.ToLower(name)] = e
 	return item, col, nil
 }
@@ -225,12 +214,12 @@ func (x *xlate) groupBy(gb *sqlparser.GroupBy, sc *scope) (string, error) {
 	}
 	var g []string
 	for _, e := range gb.Exprs {
-		p, err := x.expr(e, sc)
+		p, err := x.tr.Expr(e, sc)
 		if err != nil {
 			return "", err
 		}
-		x.textCompare(p) // groups of a case-insensitive collation
-		g = append(g, p.sql)
+		_ = x.tr.TextCompare(p) // groups of a case-insensitive collation
+		g = append(g, p.SQL)
 	}
 	return " GROUP BY " + strings.Join(g, ", "), nil
 }
@@ -240,7 +229,7 @@ func (x *xlate) groupBy(gb *sqlparser.GroupBy, sc *scope) (string, error) {
 func (x *xlate) orderLimit(ob sqlparser.OrderBy, lim *sqlparser.Limit, sc *scope) (string, error) {
 	var b strings.Builder
 	if len(ob) > 0 {
-		o, err := x.orderBy(ob, sc)
+		o, err := x.tr.OrderBy(ob, sc)
 		if err != nil {
 			return "", err
 		}
@@ -248,37 +237,21 @@ func (x *xlate) orderLimit(ob sqlparser.OrderBy, lim *sqlparser.Limit, sc *scope
 	}
 	if lim != nil {
 		if lim.Rowcount != nil {
-			r, err := x.expr(lim.Rowcount, sc)
+			r, err := x.tr.Expr(lim.Rowcount, sc)
 			if err != nil {
 				return "", err
 			}
-			b.WriteString(" LIMIT " + r.sql)
+			b.WriteString(" LIMIT " + r.SQL)
 		}
 		if lim.Offset != nil {
-			o, err := x.expr(lim.Offset, sc)
+			o, err := x.tr.Expr(lim.Offset, sc)
 			if err != nil {
 				return "", err
 			}
-			b.WriteString(" OFFSET " + o.sql)
+			b.WriteString(" OFFSET " + o.SQL)
 		}
 	}
 	return b.String(), nil
-}
-
-func (x *xlate) orderBy(ob sqlparser.OrderBy, sc *scope) (string, error) {
-	var parts []string
-	for _, o := range ob {
-		e, err := x.expr(o.Expr, sc)
-		if err != nil {
-			return "", err
-		}
-		if o.Direction == sqlparser.DescOrder {
-			parts = append(parts, e.sql+" DESC NULLS LAST")
-		} else {
-			parts = append(parts, e.sql+" NULLS FIRST")
-		}
-	}
-	return strings.Join(parts, ", "), nil
 }
 
 func (x *xlate) with(w *sqlparser.With, sc *scope) (string, error) {
@@ -298,25 +271,22 @@ func (x *xlate) with(w *sqlparser.With, sc *scope) (string, error) {
 			for i, c := range cte.Columns {
 				names = append(names, c.String())
 				if i < len(cols) {
-					cols[i].name = c.String()
-					cols[i].info.name = c.String()
+					cc := *cols[i]
+					cc.Name, cc.PG = c.String(), ""
+					cols[i] = &cc
 				}
 			}
 			head += " (" + schema.QuoteIdents(names) + ")"
 		}
-		infos := make([]*colInfo, len(cols))
-		for i, c := range cols {
-			infos[i] = c.info
-		}
-		sc.ctes[strings.ToLower(name)] = newRelation(schema.QuoteIdent(name), infos, name)
+		sc.ctes[strings.ToLower(name)] = newRelation(schema.QuoteIdent(name), cols, name)
 		parts = append(parts, head+" AS ("+q+")")
 	}
 	return "WITH " + strings.Join(parts, ", ") + " ", nil
 }
 
 // star translates * or t.*.
-func (x *xlate) star(s *sqlparser.StarExpr, sc *scope) (string, []outCol, error) {
-	var out []outCol
+func (x *xlate) star(s *sqlparser.StarExpr, sc *scope) (string, []*sqlexpr.Column, error) {
+	var out []*sqlexpr.Column
 	qual := strings.ToLower(s.TableName.Name.String())
 	var pg string
 	for _, r := range sc.rels {
@@ -325,7 +295,7 @@ func (x *xlate) star(s *sqlparser.StarExpr, sc *scope) (string, []outCol, error)
 		}
 		pg = r.pg
 		for _, c := range r.cols {
-			out = append(out, outCol{name: c.name, info: c})
+			out = append(out, c)
 		}
 	}
 	if qual == "" {
@@ -384,11 +354,11 @@ func (x *xlate) join(n *sqlparser.JoinTableExpr, sc *scope) (string, error) {
 	cond := ""
 	switch {
 	case n.Condition != nil && n.Condition.On != nil:
-		on, err := x.boolExpr(n.Condition.On, sc)
+		on, err := x.tr.Bool(n.Condition.On, sc)
 		if err != nil {
 			return "", err
 		}
-		cond = " ON " + on.sql
+		cond = " ON " + on.SQL
 	case n.Condition != nil && len(n.Condition.Using) > 0:
 		var names []string
 		for _, c := range n.Condition.Using {
@@ -409,7 +379,7 @@ func (x *xlate) aliasedTable(n *sqlparser.AliasedTableExpr, sc *scope) (string, 
 		return "", refuse("PARTITION selection")
 	}
 	if len(n.Hints) > 0 {
-		x.note("index hints dropped (PostgreSQL's planner has none)")
+		x.tr.Note("index hints dropped (PostgreSQL's planner has none)")
 	}
 	alias := n.As.String()
 	switch t := n.Expr.(type) {
@@ -426,17 +396,16 @@ func (x *xlate) aliasedTable(n *sqlparser.AliasedTableExpr, sc *scope) (string, 
 		if err != nil {
 			return "", err
 		}
-		infos := make([]*colInfo, len(cols))
-		for i, c := range cols {
-			infos[i] = c.info
-		}
+		infos := cols
 		head := "(" + q + ") AS " + schema.QuoteIdent(alias)
 		if len(n.Columns) > 0 {
 			var names []string
 			for i, c := range n.Columns {
 				names = append(names, c.String())
 				if i < len(infos) {
-					infos[i] = &colInfo{name: c.String(), cls: infos[i].cls, scale: infos[i].scale, ci: infos[i].ci}
+					cc := *infos[i]
+					cc.Name, cc.PG = c.String(), ""
+					infos[i] = &cc
 				}
 			}
 			head += " (" + schema.QuoteIdents(names) + ")"

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/sqlexpr"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // testGenerator has one table shop.t (id INT, name VARCHAR, price
@@ -19,10 +21,10 @@ func testGenerator(t *testing.T, schemaMap ...string) *generator {
 		{Name: "id", DataType: "int"}, {Name: "Name", DataType: "varchar", Collation: "utf8mb4_general_ci"},
 		{Name: "price", DataType: "decimal", Scale: 2}, {Name: "born", DataType: "date"},
 	}}
-	g := &generator{cat: &schema.Catalog{Tables: []*schema.Table{tbl}}, naming: n,
+	g := &generator{cat: &schema.Catalog{Tables: []*schema.Table{tbl}}, naming: n, m: typemap.New(typemap.DefaultOptions(), nil),
 		views: map[string]*viewDef{}, routines: map[string]bool{"shop.f": true}}
 	g.views["shop.v"] = &viewDef{obj: &Object{Kind: KindView, Database: "shop", Name: "v"},
-		cols: []*colInfo{{name: "id", cls: cInt, scale: -1}, {name: "name", cls: cText, scale: -1}}}
+		cols: []*sqlexpr.Column{{Name: "id", Class: sqlexpr.Int, Scale: -1}, {Name: "name", Class: sqlexpr.Text, Scale: -1}}}
 	return g
 }
 
@@ -116,23 +118,6 @@ func TestTriggerTranslation(t *testing.T) {
 		if tr.obj.Translated() || !strings.Contains(tr.obj.Human, c.why) {
 			t.Errorf("%s: needs human %q, want %q", c.body, tr.obj.Human, c.why)
 		}
-	}
-}
-
-func TestToCharFormat(t *testing.T) {
-	for in, want := range map[string]string{
-		"%Y-%m-%d %H:%i:%s":   `YYYY"-"MM"-"DD" "HH24":"MI":"SS`,
-		"%e %M %Y, %W %l%p":   `FMDD" "FMMonth" "YYYY", "FMDay" "FMHH12AM`,
-		`say "hi" \ %q`:       `"say \"hi\" \\ q"`,
-		"%D of %b %y %T.%f%%": `FMDDth" of "Mon" "YY" "HH24:MI:SS"."US"%"`,
-	} {
-		got, err := toCharFormat(in)
-		if err != nil || got != want {
-			t.Errorf("toCharFormat(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	if _, err := toCharFormat("%X-%V"); err == nil {
-		t.Error("week-year specifiers accepted")
 	}
 }
 

@@ -35,16 +35,16 @@ func (g *generator) translateTrigger(t *triggerDef) {
 	o.PG = []string{
 		"CREATE OR REPLACE FUNCTION " + fn + "() RETURNS trigger LANGUAGE plpgsql AS $sluice$\nBEGIN\n" +
 			body + "  RETURN " + ret + ";\nEND\n$sluice$",
-		"DROP TRIGGER IF EXISTS " + quoteIdent(o.Name) + " ON " + qtable,
-		"CREATE TRIGGER " + quoteIdent(o.Name) + " " + timing + " " + event + " ON " + qtable +
+		"DROP TRIGGER IF EXISTS " + schema.QuoteIdent(o.Name) + " ON " + qtable,
+		"CREATE TRIGGER " + schema.QuoteIdent(o.Name) + " " + timing + " " + event + " ON " + qtable +
 			" FOR EACH ROW EXECUTE FUNCTION " + fn + "()",
 		// The application starts writing here at the cut-over. (sluice's own
 		// sessions never fire it: they run with session_replication_role =
 		// replica, docs/replication.md "Triggers".)
-		"ALTER TABLE " + qtable + " DISABLE TRIGGER " + quoteIdent(o.Name),
+		"ALTER TABLE " + qtable + " DISABLE TRIGGER " + schema.QuoteIdent(o.Name),
 	}
 	if o.Translated() {
-		o.Notes = append(o.Notes, "created DISABLED: at cut-over, ALTER TABLE "+qtable+" ENABLE TRIGGER "+quoteIdent(o.Name)+
+		o.Notes = append(o.Notes, "created DISABLED: at cut-over, ALTER TABLE "+qtable+" ENABLE TRIGGER "+schema.QuoteIdent(o.Name)+
 			" (it fires for the application only: sluice's sessions run with session_replication_role = replica; never ENABLE ALWAYS or REPLICA)")
 	}
 	if t.order > 1 {
@@ -97,7 +97,7 @@ func (g *generator) triggerBody(t *triggerDef, tbl *schema.Table) (string, error
 	if b.Len() == 0 {
 		return "", refuse("the body is empty")
 	}
-	t.obj.Notes = append(t.obj.Notes, x.notes...)
+	t.obj.Notes = append(t.obj.Notes, x.tr.Notes...)
 	return b.String(), nil
 }
 
@@ -119,11 +119,11 @@ func (g *generator) assignment(x *xlate, sc *scope, tbl *schema.Table, a string)
 	if err != nil {
 		return "", refuse("the SQL parser cannot read %q: %v", strings.TrimSpace(rhs), err)
 	}
-	v, err := x.valExpr(e, sc)
+	v, err := x.tr.Value(e, sc)
 	if err != nil {
 		return "", err
 	}
-	return "NEW." + g.naming.QColumn(tbl.TableID, c.Name) + " := " + v.sql, nil
+	return "NEW." + g.naming.QColumn(tbl.TableID, c.Name) + " := " + v.SQL, nil
 }
 
 // stripBeginEnd removes a BEGIN … END around a trigger body.

@@ -248,6 +248,11 @@ func (a *Applier) Position() model.Position { return a.tr.watermark().pos }
 // transaction (heartbeats included): lag = now - SourceTime.
 func (a *Applier) SourceTime() time.Time { return a.tr.watermark().ts }
 
+// OldestPending returns the source commit time of the oldest received
+// transaction not yet committed in the target (zero when none is): how far
+// behind apply is even before anything was applied in this run.
+func (a *Applier) OldestPending() time.Time { return a.tr.oldestPending() }
+
 // QueueDepth returns the number of received, not yet committed transactions.
 func (a *Applier) QueueDepth() int {
 	n, _ := a.tr.pending()

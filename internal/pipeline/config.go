@@ -10,6 +10,8 @@ package pipeline
 
 import (
 	"fmt"
+
+	"github.com/sluice-db/sluice/internal/model"
 	"log/slog"
 	"runtime"
 	"time"
@@ -37,7 +39,17 @@ type Config struct {
 	// NoCompact disables folding several changes of one row in a group and
 	// reordering a group's changes into runs per table (coalesce.go).
 	NoCompact bool
-	Log       *slog.Logger
+	// Rows, when set, rewrites each transaction's row changes before
+	// anything else sees them: the one point where a stream's row filters
+	// and column masks apply (internal/rowpolicy), whatever the sink.
+	Rows RowTransform
+	Log  *slog.Logger
+}
+
+// RowTransform rewrites a transaction's row changes (filtering, masking);
+// an error stops the stream.
+type RowTransform interface {
+	Changes([]model.RowChange) ([]model.RowChange, error)
 }
 
 func (c Config) withDefaults() Config {

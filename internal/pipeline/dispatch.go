@@ -57,6 +57,9 @@ func (d *dispatcher) handle(ctx context.Context, t *model.Txn, in <-chan *model.
 		return fmt.Errorf("apply: transaction seq %d after seq %d: the stream must deliver transactions in order", t.Seq, d.lastSeq)
 	}
 	d.lastSeq = t.Seq
+	if err := d.a.transform(t); err != nil {
+		return err
+	}
 	heartbeat := len(t.Changes) == 0 && t.DDL == nil && !t.Partial
 	switch {
 	case !heartbeat && !t.Partial && d.covered(t.End):
@@ -221,4 +224,19 @@ func rowIdentityImage(rc *model.RowChange) []any {
 		return rc.After
 	}
 	return rc.Before
+}
+
+// transform applies Config.Rows to a transaction (or fragment) as it
+// enters the pipeline. A transaction it empties is applied as a heartbeat
+// (its position still advances the checkpoint).
+func (a *Applier) transform(t *model.Txn) error {
+	if a.cfg.Rows == nil || len(t.Changes) == 0 {
+		return nil
+	}
+	cs, err := a.cfg.Rows.Changes(t.Changes)
+	if err != nil {
+		return fmt.Errorf("apply: source transaction ending at %s: %w", model.PositionString(t.End), err)
+	}
+	t.Changes = cs
+	return nil
 }

@@ -29,7 +29,14 @@ type Error struct {
 	Detail string
 }
 
-func (e *Error) Error() string {
+func (e *Error) Error() string { return e.text(true) }
+
+// Public is the error without what can quote a row (its key, the SQL, the
+// target's detail line such as PostgreSQL's "Failing row contains …"):
+// for the status page, which may be shared; the log has it all.
+func (e *Error) Public() string { return e.text(false) }
+
+func (e *Error) text(rows bool) string {
 	var b strings.Builder
 	b.WriteString("apply: source transaction ending at ")
 	if e.Position == nil {
@@ -45,16 +52,16 @@ func (e *Error) Error() string {
 	}
 	if e.Table.Name != "" {
 		fmt.Fprintf(&b, ": %s %s", e.Op, e.Table)
-		if e.Key != "" {
+		if e.Key != "" && rows {
 			b.WriteString(" [" + e.Key + "]")
 		}
 	}
-	if e.SQL != "" {
+	if e.SQL != "" && rows {
 		b.WriteString(": SQL: " + Shorten(e.SQL, 300))
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Err.Error())
-	if e.Detail != "" {
+	if e.Detail != "" && rows {
 		b.WriteString(" (" + e.Detail + ")")
 	}
 	return b.String()

@@ -45,6 +45,9 @@ func (d *dispatcher) applyLarge(ctx context.Context, first *model.Txn, in <-chan
 		}
 		frag, cs = nil, nil // let the fragment go before the next one arrives
 		frag, err = nextFragment(ctx, in, seq)
+		if err == nil {
+			err = a.transform(frag)
+		}
 		if err != nil {
 			lt.Rollback()
 			return err

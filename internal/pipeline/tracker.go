@@ -113,6 +113,17 @@ func (t *tracker) advanceLocked() {
 	}
 }
 
+// oldestPending is the source time of the oldest dispatched transaction
+// not yet committed (zero when none is).
+func (t *tracker) oldestPending() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.head < len(t.queue) {
+		return t.queue[t.head].ts
+	}
+	return time.Time{}
+}
+
 // watermark returns the current low watermark.
 func (t *tracker) watermark() mark {
 	t.mu.Lock()

@@ -17,7 +17,7 @@ import (
 func checkBinlogConnection(ctx context.Context, m config.MySQL) []Problem {
 	tlsCfg, _, err := m.TLSConfig()
 	if err != nil {
-		return []Problem{problem("source", "fix the tls/ssl-* parameters of --source", "%v", err)}
+		return []Problem{Problemf("source", "fix the tls/ssl-* parameters of --source", "%v", err)}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -33,7 +33,7 @@ func checkBinlogConnection(ctx context.Context, m config.MySQL) []Problem {
 		if tlsCfg == nil {
 			fix = "if the user requires TLS (REQUIRE SSL), add ?tls=verify-full (with ssl-ca=FILE for a private CA) or ?tls=skip-verify to --source"
 		}
-		return []Problem{problem("source", fix, "the binlog connection (the replication protocol client) cannot log in to %s: %v", m.Addr(), err)}
+		return []Problem{Problemf("source", fix, "the binlog connection (the replication protocol client) cannot log in to %s: %v", m.Addr(), err)}
 	}
 	_ = conn.Close()
 	return nil

@@ -1,4 +1,4 @@
-package preflight
+package preflight_test
 
 import (
 	"context"
@@ -9,11 +9,14 @@ import (
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/preflight"
+	"github.com/sluice-db/sluice/internal/target"
+	_ "github.com/sluice-db/sluice/internal/target/all"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
-func allNeeds() Needs {
-	return Needs{Source: true, Binlog: true, Snapshot: true, ServerID: 4242, Target: true, TargetCreate: true}
+func allNeeds() preflight.Needs {
+	return preflight.Needs{Source: true, Binlog: true, Snapshot: true, ServerID: 4242, Target: true, TargetCreate: true}
 }
 
 func mustSource(t *testing.T, url string) config.MySQL {
@@ -25,20 +28,21 @@ func mustSource(t *testing.T, url string) config.MySQL {
 	return m
 }
 
-func mustTarget(t *testing.T, url string) config.Target {
+// mustTarget opens the target's engine, whose check pre-flight runs.
+func mustTarget(t *testing.T, url string) preflight.TargetChecker {
 	t.Helper()
-	p, err := config.ParseAnyTarget(url)
+	e, err := target.Open(url, target.Options{Tables: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return e.(preflight.TargetChecker)
 }
 
 func TestSandboxPasses(t *testing.T) { testenv.Flavors(t, testSandboxPasses) }
 
 func testSandboxPasses(t *testing.T, env *testenv.Env) {
 	db := env.NewDatabase(t, "pf_ok")
-	rep := Run(context.Background(), mustSource(t, env.SourceURL(db)), mustTarget(t, env.TargetURL()), allNeeds())
+	rep := preflight.Check(context.Background(), mustSource(t, env.SourceURL(db)), mustTarget(t, env.TargetURL()), allNeeds())
 	if err := rep.Err(); err != nil {
 		t.Fatalf("the sandbox must pass pre-flight: %v", err)
 	}
@@ -53,7 +57,7 @@ func testSandboxPasses(t *testing.T, env *testenv.Env) {
 func TestStatementBinlogFormat(t *testing.T) {
 	admin := testenv.StartMariaDB(t, "--binlog-format=STATEMENT")
 	env := testenv.Get(t)
-	rep := Run(context.Background(), mustSource(t, admin), mustTarget(t, env.TargetURL()), allNeeds())
+	rep := preflight.Check(context.Background(), mustSource(t, admin), mustTarget(t, env.TargetURL()), allNeeds())
 	err := rep.Err()
 	if err == nil {
 		t.Fatal("binlog_format=STATEMENT must fail pre-flight")
@@ -84,7 +88,7 @@ func TestMissingPrivilegesAndWrongPassword(t *testing.T) {
 
 	src := mustSource(t, env.SourceURL(db))
 	src.User, src.Password, src.Database = user, "pw", ""
-	rep := Run(context.Background(), src, mustTarget(t, env.TargetURL()), allNeeds())
+	rep := preflight.Check(context.Background(), src, mustTarget(t, env.TargetURL()), allNeeds())
 	msg := rep.Err().Error()
 	for _, want := range []string{"lacks the SELECT privilege", "GRANT SELECT ON *.* TO '" + user + "'",
 		"lacks REPLICATION SLAVE", "lacks REPLICATION CLIENT"} {
@@ -97,7 +101,7 @@ func TestMissingPrivilegesAndWrongPassword(t *testing.T) {
 	}
 
 	src.Password = "wrong-secret"
-	rep = Run(context.Background(), src, mustTarget(t, env.TargetURL()), allNeeds())
+	rep = preflight.Check(context.Background(), src, mustTarget(t, env.TargetURL()), allNeeds())
 	msg = rep.Err().Error()
 	if !strings.Contains(msg, "access denied for user") || strings.Contains(msg, "wrong-secret") {
 		t.Errorf("wrong password: %s", msg)
@@ -125,10 +129,13 @@ func TestTargetReplicaRolePrivilege(t *testing.T) {
 		_, _ = admin.Exec(context.Background(), `DROP ROLE "`+role+`"`)
 		_ = admin.Close(context.Background())
 	})
-	sandbox := mustTarget(t, env.TargetURL()).Postgres
+	sandbox, err := config.ParseTarget(env.TargetURL())
+	if err != nil {
+		t.Fatal(err)
+	}
 	dst := mustTarget(t, "postgres://"+role+":pw@"+sandbox.Addr()+"/"+sandbox.Database)
-	needs := Needs{Target: true}
-	err = Run(ctx, config.MySQL{}, dst, needs).Err()
+	needs := preflight.Needs{Target: true}
+	err = preflight.Check(ctx, config.MySQL{}, dst, needs).Err()
 	fix := `GRANT SET ON PARAMETER session_replication_role TO "` + role + `"`
 	if err == nil || exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), fix) ||
 		!strings.Contains(err.Error(), "session_replication_role = replica") {
@@ -137,13 +144,13 @@ func TestTargetReplicaRolePrivilege(t *testing.T) {
 	if strings.Contains(err.Error(), "pw@") {
 		t.Errorf("the refusal shows the password: %v", err)
 	}
-	if err := Run(ctx, config.MySQL{}, dst, Needs{Target: true, TargetReadOnly: true}).Err(); err != nil {
+	if err := preflight.Check(ctx, config.MySQL{}, dst, preflight.Needs{Target: true, TargetReadOnly: true}).Err(); err != nil {
 		t.Errorf("a read-only command does not set the role: %v", err)
 	}
 	if _, err := admin.Exec(ctx, fix); err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(ctx, config.MySQL{}, dst, needs).Err(); err != nil {
+	if err := preflight.Check(ctx, config.MySQL{}, dst, needs).Err(); err != nil {
 		t.Errorf("after %s: %v", fix, err)
 	}
 }

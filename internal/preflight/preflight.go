@@ -111,9 +111,24 @@ func (r *Report) Err() error {
 	return exitcode.ConfigError(errors.New("pre-flight failed:\n  " + strings.Join(lines, "\n  ")))
 }
 
-// Run checks both sides concurrently (so a dead server costs one connect
-// timeout, not two) and returns every problem found.
-func Run(ctx context.Context, src config.MySQL, dst config.Target, needs Needs) *Report {
+// TargetInfo is what the checks learned about the target.
+type TargetInfo struct {
+	Version  string `json:"version"`
+	WALLevel string `json:"wal_level"`
+	PostGIS  bool   `json:"postgis"` // the postgis extension is installed in the database
+}
+
+// TargetChecker is a target engine's pre-flight check (internal/target's
+// engines implement it in their own packages): reachable, the privileges
+// and settings needs asks for, each problem with its fix.
+type TargetChecker interface {
+	CheckTarget(ctx context.Context, needs Needs) (TargetInfo, []Problem)
+}
+
+// Check checks both sides concurrently (so a dead server costs one connect
+// timeout, not two) and returns every problem found. dst, the target
+// engine, is checked when needs.Target is set.
+func Check(ctx context.Context, src config.MySQL, dst TargetChecker, needs Needs) *Report {
 	r := &Report{}
 	var wg sync.WaitGroup
 	var srcProblems, dstProblems []Problem
@@ -124,15 +139,14 @@ func Run(ctx context.Context, src config.MySQL, dst config.Target, needs Needs) 
 			r.Source, srcProblems = checkSource(ctx, src, needs)
 		}()
 	}
-	if needs.Target {
+	switch {
+	case needs.Target && dst == nil:
+		dstProblems = []Problem{Problemf("target", "", "no target engine to check (a programming error)")}
+	case needs.Target:
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if dst.MySQL != nil {
-				r.Target, dstProblems = checkMySQLTarget(ctx, *dst.MySQL, needs)
-				return
-			}
-			r.Target, dstProblems = checkTarget(ctx, *dst.Postgres, needs)
+			r.Target, dstProblems = dst.CheckTarget(ctx, needs)
 		}()
 	}
 	wg.Wait()
@@ -140,12 +154,24 @@ func Run(ctx context.Context, src config.MySQL, dst config.Target, needs Needs) 
 	return r
 }
 
-func problem(side, fix, format string, args ...any) Problem {
+// Run is Check for a command that checks its source only (`sluice
+// stream`'s shards): the target argument is ignored (a needs.Target is
+// refused: no engine is given to check it).
+//
+// Deprecated: call Check with a nil TargetChecker; Run goes once its last
+// caller (internal/stream) does.
+func Run(ctx context.Context, src config.MySQL, _ config.Target, needs Needs) *Report {
+	return Check(ctx, src, nil, needs)
+}
+
+// Problemf is a problem that stops the command: cause is format's text.
+func Problemf(side, fix, format string, args ...any) Problem {
 	return Problem{Side: side, Cause: fmt.Sprintf(format, args...), Fix: fix}
 }
 
-func warning(side, fix, format string, args ...any) Problem {
-	p := problem(side, fix, format, args...)
+// Warningf is a problem that does not stop the command.
+func Warningf(side, fix, format string, args ...any) Problem {
+	p := Problemf(side, fix, format, args...)
 	p.Warning = true
 	return p
 }

@@ -15,7 +15,7 @@ const grantee = `CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', 
 func checkPrivileges(ctx context.Context, conn *sql.Conn, m config.MySQL, needs Needs) []Problem {
 	global, err := privilegeSet(ctx, conn, `SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = `+grantee)
 	if err != nil {
-		return []Problem{warning("source", "", "cannot read the user's privileges (%v); continuing, missing privileges will fail later", err)}
+		return []Problem{Warningf("source", "", "cannot read the user's privileges (%v); continuing, missing privileges will fail later", err)}
 	}
 	user := strings.Trim(strings.SplitN(currentUser(ctx, conn), "@", 2)[0], "'")
 	var probs []Problem
@@ -30,18 +30,18 @@ func checkPrivileges(ctx context.Context, conn *sql.Conn, m config.MySQL, needs 
 			if m.Database != "" {
 				scope = "`" + m.Database + "`.*"
 			}
-			probs = append(probs, problem("source", fmt.Sprintf("GRANT SELECT ON %s TO '%s'", scope, user),
+			probs = append(probs, Problemf("source", fmt.Sprintf("GRANT SELECT ON %s TO '%s'", scope, user),
 				"user %q lacks the SELECT privilege on %s", user, scope))
 		}
 	}
 	if needs.Binlog {
 		if !global["REPLICATION SLAVE"] {
-			probs = append(probs, problem("source", fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'", user),
+			probs = append(probs, Problemf("source", fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'", user),
 				"user %q lacks REPLICATION SLAVE, needed to read the binlog", user))
 		}
 		// MariaDB 10.5 renamed REPLICATION CLIENT to BINLOG MONITOR.
 		if !global["REPLICATION CLIENT"] && !global["BINLOG MONITOR"] {
-			probs = append(probs, problem("source", fmt.Sprintf("GRANT REPLICATION CLIENT ON *.* TO '%s'", user),
+			probs = append(probs, Problemf("source", fmt.Sprintf("GRANT REPLICATION CLIENT ON *.* TO '%s'", user),
 				"user %q lacks REPLICATION CLIENT (BINLOG MONITOR on MariaDB), needed to read binlog positions", user))
 		}
 	}
@@ -50,13 +50,13 @@ func checkPrivileges(ctx context.Context, conn *sql.Conn, m config.MySQL, needs 
 	if needs.SourceState {
 		want := []string{"SELECT", "INSERT", "DELETE", "CREATE", "ALTER"}
 		if missing := missingOn(ctx, conn, global, stateDatabase, want); len(missing) > 0 {
-			probs = append(probs, problem("source", fmt.Sprintf("GRANT %s ON `%s`.* TO '%s'", strings.Join(missing, ", "), stateDatabase, user),
+			probs = append(probs, Problemf("source", fmt.Sprintf("GRANT %s ON `%s`.* TO '%s'", strings.Join(missing, ", "), stateDatabase, user),
 				"user %q lacks %s on database %q of the source, where the cut-over records its boundary for the way back",
 				user, strings.Join(missing, ", "), stateDatabase))
 		}
 	}
 	if needs.SourceFlushLock && !global["RELOAD"] && !global["FLUSH_TABLES"] {
-		probs = append(probs, problem("source", fmt.Sprintf("run without --lock (the cut-over then requires that no write reaches the migrated "+
+		probs = append(probs, Problemf("source", fmt.Sprintf("run without --lock (the cut-over then requires that no write reaches the migrated "+
 			"tables for --quiet-for), or GRANT RELOAD ON *.* TO '%s' where the server allows it", user),
 			"user %q lacks RELOAD, which --lock needs for FLUSH TABLES … WITH READ LOCK (managed services such as RDS, Aurora and Cloud SQL do not grant it)", user))
 	}
@@ -67,7 +67,7 @@ func checkPrivileges(ctx context.Context, conn *sql.Conn, m config.MySQL, needs 
 		if m.Database != "" {
 			scope = "`" + m.Database + "`.*"
 		}
-		probs = append(probs, warning("source", fmt.Sprintf("GRANT LOCK TABLES ON %s TO '%s' for a parallel snapshot", scope, user),
+		probs = append(probs, Warningf("source", fmt.Sprintf("GRANT LOCK TABLES ON %s TO '%s' for a parallel snapshot", scope, user),
 			"user %q lacks LOCK TABLES and RELOAD: the snapshot cannot take its brief lock of the tables in scope (or the global read lock) "+
 				"and reads with one session on MariaDB; on MySQL it stops", user))
 	}

@@ -21,13 +21,13 @@ func checkRetention(ctx context.Context, conn *sql.Conn, vars map[string]string,
 	}
 	retention, setting, err := binlog.ReadRetentionSetting(ctx, conn)
 	if err != nil {
-		return []Problem{warning("source", "", "%v; the binlog retention is not checked", err)}
+		return []Problem{Warningf("source", "", "%v; the binlog retention is not checked", err)}
 	}
 	info.BinlogRetention = retention
 	if retention == 0 || retention >= minimum {
 		return nil
 	}
-	return []Problem{problem("source", retentionFix(info.Flavor, minimum),
+	return []Problem{Problemf("source", retentionFix(info.Flavor, minimum),
 		"the source purges binlogs after %s (%s), shorter than --min-binlog-retention %s: a stream stopped or behind for longer "+
 			"cannot continue and needs a new snapshot", humanDuration(retention), retentionVariable(info.Flavor, setting), humanDuration(minimum))}
 }

@@ -1,4 +1,4 @@
-package preflight
+package preflight_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/preflight"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
@@ -30,15 +31,15 @@ func testBinlogRetentionPreflight(t *testing.T, env *testenv.Env) {
 		t.Fatalf("the test wants a sandbox retention between 0 and 24h, the server has %v", retention)
 	}
 	src, dst := mustSource(t, env.SourceURL(db)), mustTarget(t, env.TargetURL())
-	for _, needs := range []Needs{{Source: true, Binlog: true}, {Source: true, Snapshot: true}} {
+	for _, needs := range []preflight.Needs{{Source: true, Binlog: true}, {Source: true, Snapshot: true}} {
 		needs.MinBinlogRetention = retention + time.Hour
-		err := Run(ctx, src, dst, needs).Err()
+		err := preflight.Check(ctx, src, dst, needs).Err()
 		if err == nil || exitcode.Of(err) != exitcode.Config {
 			t.Fatalf("%+v: want a refusal with exit code 2, got %v", needs, err)
 		}
 		want := []string{
-			"the source purges binlogs after " + humanDuration(retention),
-			"shorter than --min-binlog-retention " + humanDuration(retention+time.Hour),
+			"the source purges binlogs after " + preflight.HumanDuration(retention),
+			"shorter than --min-binlog-retention " + preflight.HumanDuration(retention+time.Hour),
 			"CALL mysql.rds_set_configuration('binlog retention hours', " + itoa((retention+time.Hour)/time.Hour) + ")",
 			"binlog_expire_logs_seconds = " + itoa((retention+time.Hour)/time.Second),
 			"0 disables this check",
@@ -49,7 +50,7 @@ func testBinlogRetentionPreflight(t *testing.T, env *testenv.Env) {
 			}
 		}
 		needs.MinBinlogRetention = retention
-		rep := Run(ctx, src, dst, needs)
+		rep := preflight.Check(ctx, src, dst, needs)
 		if err := rep.Err(); err != nil {
 			t.Fatalf("a retention equal to the minimum passes: %v", err)
 		}
@@ -57,7 +58,7 @@ func testBinlogRetentionPreflight(t *testing.T, env *testenv.Env) {
 			t.Errorf("reported retention %v, want %v", rep.Source.BinlogRetention, retention)
 		}
 		needs.MinBinlogRetention = 0
-		if err := Run(ctx, src, dst, needs).Err(); err != nil {
+		if err := preflight.Check(ctx, src, dst, needs).Err(); err != nil {
 			t.Errorf("--min-binlog-retention 0 disables the check: %v", err)
 		}
 	}
@@ -67,8 +68,8 @@ func testBinlogRetentionPreflight(t *testing.T, env *testenv.Env) {
 // binlogs by age, which any minimum accepts.
 func TestBinlogRetentionNeverPurged(t *testing.T) {
 	src := mustSource(t, testenv.StartMariaDB(t, "--binlog-expire-logs-seconds=0", "--expire-logs-days=0"))
-	rep := Run(context.Background(), src, mustTarget(t, testenv.Get(t).TargetURL()),
-		Needs{Source: true, Binlog: true, MinBinlogRetention: 24 * time.Hour})
+	rep := preflight.Check(context.Background(), src, mustTarget(t, testenv.Get(t).TargetURL()),
+		preflight.Needs{Source: true, Binlog: true, MinBinlogRetention: 24 * time.Hour})
 	if err := rep.Err(); err != nil {
 		t.Fatalf("a source that never purges passes: %v", err)
 	}
@@ -98,8 +99,8 @@ func TestBinlogRetentionOnRDS(t *testing.T) {
 	}
 	ctx := context.Background()
 	src, dst := mustSource(t, url), mustTarget(t, testenv.Get(t).TargetURL())
-	needs := Needs{Source: true, Binlog: true, MinBinlogRetention: 24 * time.Hour}
-	err := Run(ctx, src, dst, needs).Err()
+	needs := preflight.Needs{Source: true, Binlog: true, MinBinlogRetention: 24 * time.Hour}
+	err := preflight.Check(ctx, src, dst, needs).Err()
 	if exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "mysql.rds_configuration 'binlog retention hours'") ||
 		!strings.Contains(err.Error(), "CALL mysql.rds_set_configuration('binlog retention hours', 24)") {
 		t.Fatalf("RDS's NULL retention (binlogs kept minutes, the server's 30 days notwithstanding): want exit 2 naming the RDS setting, got %v", err)
@@ -107,7 +108,7 @@ func TestBinlogRetentionOnRDS(t *testing.T) {
 	if _, err := admin.Exec("UPDATE mysql.rds_configuration SET value = '48' WHERE name = 'binlog retention hours'"); err != nil {
 		t.Fatal(err)
 	}
-	rep := Run(ctx, src, dst, needs)
+	rep := preflight.Check(ctx, src, dst, needs)
 	if err := rep.Err(); err != nil {
 		t.Fatalf("48 binlog retention hours pass a 24h minimum: %v", err)
 	}

@@ -31,7 +31,7 @@ func checkSource(ctx context.Context, m config.MySQL, needs Needs) (SourceInfo, 
 	var info SourceInfo
 	db, err := m.OpenDB()
 	if err != nil {
-		return info, []Problem{problem("source", "check the --source URL", "invalid connection settings: %v", err)}
+		return info, []Problem{Problemf("source", "check the --source URL", "invalid connection settings: %v", err)}
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
@@ -46,7 +46,7 @@ func checkSource(ctx context.Context, m config.MySQL, needs Needs) (SourceInfo, 
 
 	vars, err := globalVariables(ctx, conn)
 	if err != nil {
-		return info, []Problem{problem("source", "", "cannot read server variables: %v", err)}
+		return info, []Problem{Problemf("source", "", "cannot read server variables: %v", err)}
 	}
 	info.Version = vars["version"]
 	info.Flavor = "mysql"
@@ -79,30 +79,30 @@ func mysqlConnectProblem(side string, m config.MySQL, err error) Problem {
 		switch me.Number {
 		case 1045:
 			if t, _, _ := m.TLSConfig(); t == nil {
-				return problem(side, "check the user and password in "+flag+"; if the user requires TLS (REQUIRE SSL), "+
+				return Problemf(side, "check the user and password in "+flag+"; if the user requires TLS (REQUIRE SSL), "+
 					"add ?tls=verify-full (with &ssl-ca=FILE for a private CA) or ?tls=skip-verify to "+flag,
 					"access denied for user %q at %s (wrong user or password, or the user may only connect over TLS)", m.User, m.Addr())
 			}
-			return problem(side, "check the user and password in "+flag,
+			return Problemf(side, "check the user and password in "+flag,
 				"access denied for user %q at %s (wrong user or password)", m.User, m.Addr())
 		case 1049:
-			return problem(side, "check the database name in "+flag,
+			return Problemf(side, "check the database name in "+flag,
 				"database %q does not exist on %s", m.Database, m.Addr())
 		case 1044:
-			return problem(side, fmt.Sprintf("GRANT SELECT ON `%s`.* TO the sluice user", m.Database),
+			return Problemf(side, fmt.Sprintf("GRANT SELECT ON `%s`.* TO the sluice user", m.Database),
 				"user %q has no access to database %q", m.User, m.Database)
 		}
-		return problem(side, "", "cannot connect to %s: MySQL error %d: %s", m.Addr(), me.Number, me.Message)
+		return Problemf(side, "", "cannot connect to %s: MySQL error %d: %s", m.Addr(), me.Number, me.Message)
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
-		return problem(side, "check the host and port in "+flag+" and that the server runs",
+		return Problemf(side, "check the host and port in "+flag+" and that the server runs",
 			"cannot reach %s: connection refused", m.Addr())
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return problem(side, "check the host, port and firewall", "cannot reach %s: connection timed out", m.Addr())
+		return Problemf(side, "check the host, port and firewall", "cannot reach %s: connection timed out", m.Addr())
 	}
-	return problem(side, "check the "+flag+" URL and that the server runs", "cannot connect to %s: %v", m.Addr(), err)
+	return Problemf(side, "check the "+flag+" URL and that the server runs", "cannot connect to %s: %v", m.Addr(), err)
 }
 
 func globalVariables(ctx context.Context, conn *sql.Conn) (map[string]string, error) {
@@ -127,21 +127,21 @@ func globalVariables(ctx context.Context, conn *sql.Conn) (map[string]string, er
 func checkBinlogSettings(vars map[string]string, info SourceInfo) []Problem {
 	var probs []Problem
 	if !strings.EqualFold(vars["log_bin"], "ON") && vars["log_bin"] != "1" {
-		probs = append(probs, problem("source", "start the server with log_bin (e.g. log_bin=mysql-bin in my.cnf) and restart it",
+		probs = append(probs, Problemf("source", "start the server with log_bin (e.g. log_bin=mysql-bin in my.cnf) and restart it",
 			"binary logging is off (log_bin=%s)", orNone(vars["log_bin"])))
 	}
 	if !strings.EqualFold(vars["binlog_format"], "ROW") {
-		probs = append(probs, problem("source", "SET GLOBAL binlog_format = 'ROW' and binlog_format=ROW in my.cnf (on RDS, Aurora, Cloud SQL, Azure: binlog_format=ROW in the parameter group or database flags); sessions that are already connected keep the old format until they reconnect",
+		probs = append(probs, Problemf("source", "SET GLOBAL binlog_format = 'ROW' and binlog_format=ROW in my.cnf (on RDS, Aurora, Cloud SQL, Azure: binlog_format=ROW in the parameter group or database flags); sessions that are already connected keep the old format until they reconnect",
 			"binlog_format is %s, sluice needs ROW", orNone(vars["binlog_format"])))
 	}
 	if !strings.EqualFold(vars["binlog_row_image"], "FULL") {
-		probs = append(probs, problem("source", "SET GLOBAL binlog_row_image = 'FULL' and binlog_row_image=FULL in my.cnf (on a managed service: in the parameter group or database flags)",
+		probs = append(probs, Problemf("source", "SET GLOBAL binlog_row_image = 'FULL' and binlog_row_image=FULL in my.cnf (on a managed service: in the parameter group or database flags)",
 			"binlog_row_image is %s, sluice needs FULL (complete before and after images)", orNone(vars["binlog_row_image"])))
 	}
 	// binlog_row_value_options=PARTIAL_JSON is fine: the stream applies the
 	// diffs to the before image, which binlog_row_image=FULL (above) gives.
 	if info.ServerID == 0 {
-		probs = append(probs, problem("source", "set server_id to a non-zero value in my.cnf and restart",
+		probs = append(probs, Problemf("source", "set server_id to a non-zero value in my.cnf and restart",
 			"server_id is 0: the server does not write a usable binlog for replicas"))
 	}
 	return probs
@@ -152,7 +152,7 @@ func checkServerID(ctx context.Context, conn *sql.Conn, info SourceInfo, ours ui
 		return nil
 	}
 	if ours == info.ServerID {
-		return []Problem{problem("source", "pass another --server-id",
+		return []Problem{Problemf("source", "pass another --server-id",
 			"--server-id %d is the source's own server_id", ours)}
 	}
 	rows, err := conn.QueryContext(ctx, "SHOW SLAVE HOSTS")
@@ -172,7 +172,7 @@ func checkServerID(ctx context.Context, conn *sql.Conn, info SourceInfo, ours ui
 		}
 		for i, c := range cols {
 			if strings.EqualFold(c, "Server_id") && string(vals[i]) == strconv.FormatUint(uint64(ours), 10) {
-				return []Problem{problem("source", "pass another --server-id, or stop the replica that uses it",
+				return []Problem{Problemf("source", "pass another --server-id, or stop the replica that uses it",
 					"--server-id %d is already used by a connected replica", ours)}
 			}
 		}

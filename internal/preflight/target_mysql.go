@@ -13,15 +13,17 @@ import (
 // of a PostgreSQL target.
 const stateDatabase = "sluice"
 
-// checkMySQLTarget checks a MySQL/MariaDB target: reachable, the privileges
+// CheckMySQLTarget checks a MySQL/MariaDB target: reachable, the privileges
 // to create and write the target database and sluice's state database, and a
 // transactional storage engine (exactly once needs the rows and the applied
-// record in one transaction).
-func checkMySQLTarget(ctx context.Context, m config.MySQL, needs Needs) (TargetInfo, []Problem) {
+// record in one transaction). It is the MySQL engine's check
+// (internal/sink/mysql); it lives here beside the source's checks, whose
+// privilege readers it shares.
+func CheckMySQLTarget(ctx context.Context, m config.MySQL, needs Needs) (TargetInfo, []Problem) {
 	var info TargetInfo
 	db, err := m.WithDatabase("").OpenDB()
 	if err != nil {
-		return info, []Problem{problem("target", "check the --target URL", "invalid connection settings: %v", err)}
+		return info, []Problem{Problemf("target", "check the --target URL", "invalid connection settings: %v", err)}
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
@@ -34,12 +36,12 @@ func checkMySQLTarget(ctx context.Context, m config.MySQL, needs Needs) (TargetI
 	}
 	defer conn.Close()
 	if err := conn.QueryRowContext(ctx, "SELECT VERSION()").Scan(&info.Version); err != nil {
-		return info, []Problem{problem("target", "", "cannot read the server version: %v", err)}
+		return info, []Problem{Problemf("target", "", "cannot read the server version: %v", err)}
 	}
 	var probs []Problem
 	global, err := privilegeSet(ctx, conn, `SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = `+grantee)
 	if err != nil {
-		probs = append(probs, warning("target", "", "cannot read the user's privileges (%v); continuing, missing privileges will fail later", err))
+		probs = append(probs, Warningf("target", "", "cannot read the user's privileges (%v); continuing, missing privileges will fail later", err))
 	} else {
 		user := strings.Trim(strings.SplitN(currentUser(ctx, conn), "@", 2)[0], "'")
 		want := []string{"SELECT", "INSERT", "UPDATE", "DELETE"}
@@ -52,7 +54,7 @@ func checkMySQLTarget(ctx context.Context, m config.MySQL, needs Needs) (TargetI
 		}
 		for _, dbName := range dbs {
 			if missing := missingOn(ctx, conn, global, dbName, want); len(missing) > 0 {
-				probs = append(probs, problem("target",
+				probs = append(probs, Problemf("target",
 					fmt.Sprintf("GRANT %s ON `%s`.* TO '%s'", strings.Join(missing, ", "), dbName, user),
 					"user %q lacks %s on database %q of the target", user, strings.Join(missing, ", "), dbName))
 			}
@@ -64,10 +66,10 @@ func checkMySQLTarget(ctx context.Context, m config.MySQL, needs Needs) (TargetI
 			needs.TargetEngine).Scan(&support, &txn)
 		switch {
 		case err != nil || support == "NO" || support == "DISABLED":
-			probs = append(probs, problem("target", "install or enable the engine on the target (MariaDB MyRocks: INSTALL SONAME 'ha_rocksdb'), or choose another --target-engine",
+			probs = append(probs, Problemf("target", "install or enable the engine on the target (MariaDB MyRocks: INSTALL SONAME 'ha_rocksdb'), or choose another --target-engine",
 				"storage engine %s is not available on the target", needs.TargetEngine))
 		case txn != "YES":
-			probs = append(probs, problem("target", "choose a transactional --target-engine (InnoDB, ROCKSDB)",
+			probs = append(probs, Problemf("target", "choose a transactional --target-engine (InnoDB, ROCKSDB)",
 				"storage engine %s has no transactions: sluice commits each group of rows together with its applied record, so it cannot apply exactly once into %s",
 				needs.TargetEngine, needs.TargetEngine))
 		}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"os"
 	"path/filepath"
 	"sort"
@@ -243,14 +244,14 @@ func newPGCorpusRun(t *testing.T, env *testenv.Env, groups []corpusGroup) *corpu
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := snapshot.Run(ctx, snapshot.Options{Source: src, Target: dst, Include: []string{db}, Stream: stream,
+	if _, err := snapshot.Run(ctx, snapshot.Options{Source: src, Target: pgsink.NewEngine(dst), Include: []string{db}, Stream: stream,
 		Workers: 1, Log: testenv.Logger()}); err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
 	// One worker: the mark reaching the target then means that everything
 	// before it did (parallel workers commit independent transactions out
 	// of order).
-	r.opts = Options{Source: src, Target: dst, Include: []string{db}, Stream: stream, Workers: 1, Log: quietLogger(),
+	r.opts = Options{Source: src, Target: pgsink.NewEngine(dst), Include: []string{db}, Stream: stream, Workers: 1, Log: quietLogger(),
 		StatusEvery: time.Minute, DrainTimeout: 20 * time.Second}
 	r.target = &pgCorpusTarget{t: t, pg: pg, db: db, my: r.my, opts: &r.opts}
 	r.bg = startBackground(t, r.opts)
@@ -453,7 +454,7 @@ func (p *pgCorpusTarget) differences(touched []string) string {
 		return fmt.Sprintf("schema.Load: %v", err)
 	}
 	naming, _ := schema.NewNaming(nil)
-	rep, err := verify.Run(context.Background(), verify.Options{Source: p.opts.Source, Target: p.opts.Target, Tables: cat.Tables,
+	rep, err := verify.Run(context.Background(), verify.Options{Source: p.opts.Source, Target: pgTarget(p.opts.Target), Tables: cat.Tables,
 		Naming: naming, Mapper: typemap.New(typemap.DefaultOptions(), nil), Workers: 1, Online: verify.OnlineOff, Log: quietLogger()})
 	if err != nil {
 		return fmt.Sprintf("verify: %v", err)

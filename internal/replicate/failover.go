@@ -9,6 +9,7 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/supervise"
 )
 
 // Source failover (docs/replication.md, "Source failover"): a source URL
@@ -70,31 +71,13 @@ func (r *runner) followSource(ctx context.Context, pos binlogpos.Position) (binl
 	return pos, nil
 }
 
-// sourceWait paces the runs after a lost source: 1 s doubling to 30 s,
-// for as long as it takes (the stream of a one-host source reconnects
-// without end too).
-type sourceWait struct {
-	since, last time.Time
-	attempts    int
-}
-
-// next logs the loss and waits; false when ctx ended. A loss long after
-// the last one starts the pacing over.
-func (w *sourceWait) next(ctx context.Context, r Options, err error) bool {
-	if time.Since(w.last) > 5*time.Minute {
-		w.since, w.attempts = time.Now(), 0
-	}
-	defer func() { w.last = time.Now() }()
-	w.attempts++
-	wait := min(time.Second<<min(w.attempts-1, 5), 30*time.Second)
-	r.Log.Warn("replicate: lost the source; choosing its server again and continuing from the checkpoint (exactly once)",
-		"attempt", w.attempts, "since", time.Since(w.since).Round(time.Second).String(), "cause", shortCause(err), "next_try_in", wait.String())
-	select {
-	case <-ctx.Done():
-		return false
-	case <-time.After(wait):
-		return true
-	}
+// sourceRetry paces the runs after a lost source for as long as it takes
+// (the stream of a one-host source reconnects without end too).
+func (o Options) sourceRetry() *supervise.Retry {
+	return &supervise.Retry{Limit: supervise.Forever, Warn: func(t supervise.Try, err error) {
+		o.Log.Warn("replicate: lost the source; choosing its server again and continuing from the checkpoint (exactly once)",
+			"attempt", t.Attempt, "since", t.Lost.Round(time.Second).String(), "cause", shortCause(err), "next_try_in", t.Wait.String())
+	}}
 }
 
 // isSourceLoss reports a run that ended because no server of the source

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"strings"
 	"testing"
 	"time"
@@ -77,7 +78,7 @@ func (g *rig) exec(stmts ...string) {
 // database's own name when empty) under the given stream.
 func (g *rig) snapshot(stream, target string) {
 	g.t.Helper()
-	o := snapshot.Options{Source: g.src, Target: g.dst, Include: []string{g.db}, Stream: stream,
+	o := snapshot.Options{Source: g.src, Target: pgsink.NewEngine(g.dst), Include: []string{g.db}, Stream: stream,
 		Workers: 2, Log: testenv.Logger()}
 	if target != "" {
 		o.SchemaMap = []string{g.db + "=" + target}
@@ -91,7 +92,7 @@ func (g *rig) snapshot(stream, target string) {
 
 // options are replicate options for the rig's stream.
 func (g *rig) options() Options {
-	return Options{Source: g.src, Target: g.dst, Include: []string{g.db}, Stream: g.stream,
+	return Options{Source: g.src, Target: pgsink.NewEngine(g.dst), Include: []string{g.db}, Stream: g.stream,
 		Workers: 2, Log: testenv.Logger(), StatusEvery: time.Second, DrainTimeout: 20 * time.Second}
 }
 

@@ -1,7 +1,6 @@
 package replicate
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/supervise"
 )
 
 // lagSeconds is how far the applied state is behind the source: now minus
@@ -25,22 +25,17 @@ func (r *runner) lagSeconds() float64 {
 }
 
 // registerMetrics exposes the stream and apply counters on the registry
-// the CLI serves. Values are read when scraped, so the hot path only
+// the CLI serves, and on the status board. Values are read when scraped, so the hot path only
 // updates atomics it has anyway.
 func (r *runner) registerMetrics() error {
+	detach := r.publish()
+	r.unregister = detach
 	reg := r.o.Registry
 	if reg == nil {
 		return nil
 	}
-	labels := prometheus.Labels{"stream": r.o.Stream}
-	gauge := func(name, help string, f func() float64) prometheus.Collector {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "sluice", Subsystem: "replicate",
-			Name: name, Help: help, ConstLabels: labels}, f)
-	}
-	counter := func(name, help string, f func() float64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "sluice", Subsystem: "replicate",
-			Name: name, Help: help, ConstLabels: labels}, f)
-	}
+	m := supervise.Metrics{Subsystem: "replicate", Stream: r.o.Stream}
+	gauge, counter := m.Gauge, m.Counter
 	ss := r.stream.Stats()
 	cs := []prometheus.Collector{
 		gauge("lag_seconds", "Seconds the applied state is behind the source (0 when caught up and idle).", r.lagSeconds),
@@ -78,16 +73,11 @@ func (r *runner) registerMetrics() error {
 	if r.policies != nil {
 		cs = append(cs, newPolicyCollector(r.policies, r.o.Stream))
 	}
-	for _, c := range cs {
-		if err := reg.Register(c); err != nil {
-			return fmt.Errorf("metrics: %w", err)
-		}
+	unregister, err := supervise.Register(reg, cs...)
+	if err != nil {
+		return err
 	}
-	r.unregister = func() {
-		for _, c := range cs {
-			reg.Unregister(c)
-		}
-	}
+	r.unregister = func() { detach(); unregister() }
 	return nil
 }
 

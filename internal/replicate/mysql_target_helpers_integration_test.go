@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"slices"
 	"strings"
 	"testing"
@@ -45,11 +46,11 @@ func newMyRig(t *testing.T, env *testenv.Env, prefix, engine string) *myRig {
 	if g.src, err = config.ParseSource(env.SourceURL(db)); err != nil {
 		t.Fatal(err)
 	}
-	tu, err := config.ParseAnyTarget(target.URL(g.tdb))
-	if err != nil || tu.MySQL == nil {
+	tu, err := config.ParseMySQLTarget(target.URL(g.tdb))
+	if err != nil {
 		t.Fatalf("target URL: %v", err)
 	}
-	g.dst = *tu.MySQL
+	g.dst = tu
 	rows := testenv.MySQLTexts(t, g.my, env.BinlogStatusSQL())
 	if len(rows) != 1 {
 		t.Fatalf("%s: %v", env.BinlogStatusSQL(), rows)
@@ -72,7 +73,7 @@ func (g *myRig) exec(stmts ...string) {
 }
 
 func (g *myRig) options() Options {
-	return Options{Source: g.src, MySQLTarget: &g.dst, TargetEngine: g.engine, Include: []string{g.db}, Stream: g.stream,
+	return Options{Source: g.src, Target: mysink.NewEngine(g.dst, g.engine), Include: []string{g.db}, Stream: g.stream,
 		StartPosition: g.start, Workers: 4, Log: testenv.Logger(), StatusEvery: time.Second, DrainTimeout: 20 * time.Second}
 }
 

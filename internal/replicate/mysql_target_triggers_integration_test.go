@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"context"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"strings"
 	"testing"
 
@@ -48,7 +49,7 @@ func testMySQLTargetRefusesTriggers(t *testing.T, env *testenv.Env) {
 	o := g.options()
 	o.UntilCaughtUp = true
 	check("replicate", Run(context.Background(), o))
-	_, err := snapshot.Run(context.Background(), snapshot.Options{Source: g.src, MySQLTarget: &g.dst, Include: []string{g.db},
+	_, err := snapshot.Run(context.Background(), snapshot.Options{Source: g.src, Target: mysink.NewEngine(g.dst, ""), Include: []string{g.db},
 		Stream: testenv.UniqueName("mts"), Workers: 1, Log: testenv.Logger()})
 	check("snapshot", err)
 	if n := g.tableCount("SELECT COUNT(*) FROM `" + g.tdb + "`.ft"); n != 0 {

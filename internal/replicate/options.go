@@ -1,6 +1,7 @@
 // Package replicate runs `sluice replicate`: it reads the row binlog from
 // where the target's checkpoint says (internal/source/mysql/binlog) and hands the
-// transactions to the parallel applier (internal/pipeline, into internal/sink/postgres), with metrics, a
+// transactions to the parallel applier (internal/pipeline, into the target engine's
+// sink: Options.Target, a target.Engine), with metrics, a
 // status line, graceful stop and --until-caught-up. docs/replication.md
 // explains the method.
 package replicate
@@ -8,12 +9,12 @@ package replicate
 import (
 	"errors"
 	"fmt"
+	"github.com/sluice-db/sluice/internal/board"
 	"io"
 	"log/slog"
 	"math"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,9 +22,12 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/pipeline"
+	"github.com/sluice-db/sluice/internal/rowpolicy"
 	"github.com/sluice-db/sluice/internal/schema"
-	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/source/postgres/logical"
+	engines "github.com/sluice-db/sluice/internal/target"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -33,15 +37,11 @@ const DefaultMaxTxnMemory = 256 << 20
 // Options are the settings of one replicate run.
 type Options struct {
 	Source config.MySQL
-	Target config.Postgres
-	// MySQLTarget, when set, is the target instead of Target: a MySQL or
-	// MariaDB database (the URL's) receiving the tables of the one source
-	// database in scope. TargetEngine is --target-engine there.
-	MySQLTarget  *config.MySQL
-	TargetEngine string
-	// Kafka, when set, is the target instead: Debezium-format events and
-	// the stream's state in Kafka (internal/sink/kafka; Stream is set per run).
-	Kafka  *kafkasink.Config
+	// Target is the engine the run writes (internal/target): cli opens it
+	// from --target with target.Open, stream and the tests build it with
+	// their sink package's NewEngine. Replicate asks its capabilities and
+	// facets, never which engine it is.
+	Target engines.Engine
 	Stream string
 	// ServerID is the replica id sluice reads the binlog with; 0 derives
 	// one from the stream name and the target (DefaultServerID).
@@ -68,10 +68,12 @@ type Options struct {
 	// takes over when it is not (sink/postgres standby.go).
 	Standby bool
 	// run is this Run's identity on the target (set by Run).
-	run *runIdentity
+	run *pipeline.RunIdentity
 	// Registry receives the metrics (nil: none).
 	Registry prometheus.Registerer
-	Log      *slog.Logger
+	// Board receives the stream's status for the status page (nil: none).
+	Board *board.Board
+	Log   *slog.Logger
 	// StatusEvery is the period of the status log line (default 5s).
 	StatusEvery time.Duration
 	// Heartbeat is the source heartbeat period (default 1s).
@@ -88,6 +90,9 @@ type Options struct {
 	// --exclude-columns (schema.NamingOptions).
 	Identifiers             string
 	Renames, ExcludeColumns []string
+	// RowPolicy: --where and --mask (internal/rowpolicy), applied to every
+	// change as it enters the pipeline; nil or empty for none.
+	RowPolicy *rowpolicy.Policy
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -103,7 +108,11 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxTxnMemory == 0 {
 		o.MaxTxnMemory = DefaultMaxTxnMemory
 	}
-	if d := o.engine().Capabilities().DefaultWorkers; o.Workers <= 0 && d > 0 {
+	var caps engines.Capabilities
+	if o.Target != nil {
+		caps = o.Target.Capabilities()
+	}
+	if d := caps.DefaultWorkers; o.Workers <= 0 && d > 0 {
 		o.Workers = d
 	}
 	if o.StatusEvery <= 0 {
@@ -122,14 +131,18 @@ func (o Options) withDefaults() (Options, error) {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	var errs []error
+	if o.Target == nil {
+		// A programming error of the caller (cli always opens one).
+		errs = append(errs, errors.New("replicate: no target engine given"))
+	}
 	if err := (typemap.Options{ZeroDate: o.ZeroDate, Nul: o.Nul}).Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if o.MaxTxnMemory < 16<<20 {
 		errs = append(errs, fmt.Errorf("--max-txn-memory %s: at least 16MB", FormatSize(o.MaxTxnMemory)))
 	}
-	if o.Standby && !o.engine().Capabilities().Standby {
-		errs = append(errs, fmt.Errorf("--standby works into PostgreSQL and MySQL targets, not yet into %s: run one replicator of the stream", o.engine().Name()))
+	if o.Standby && o.Target != nil && !caps.Standby {
+		errs = append(errs, fmt.Errorf("--standby works into PostgreSQL and MySQL targets, not yet into %s: run one replicator of the stream", o.Target.Name()))
 	}
 	if o.StartGTID != "" && o.StartPosition != "" {
 		errs = append(errs, errors.New("--start-gtid and --start-position exclude each other"))
@@ -147,7 +160,7 @@ func (o Options) withDefaults() (Options, error) {
 
 // targetRedacted names the target for logs and messages (and the default
 // server id).
-func (o Options) targetRedacted() string { return o.engine().Redacted() }
+func (o Options) targetRedacted() string { return o.Target.Redacted() }
 
 // ParsePosition parses --start-position file:pos (e.g. mysql-bin.000042:1337).
 func ParsePosition(s string) (binlogpos.Position, error) {
@@ -207,30 +220,14 @@ func FormatSize(n int64) string {
 }
 
 // HumanSize prints a measured byte count with one decimal in its largest
-// binary unit, e.g. 660.2 KiB (FormatSize is exact, for flag values).
-func HumanSize(n int64) string {
-	units := []string{"KiB", "MiB", "GiB", "TiB"}
-	if n < 1<<10 {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	v, i := float64(n)/(1<<10), 0
-	for v >= 1<<10 && i < len(units)-1 {
-		v, i = v/(1<<10), i+1
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i]
-}
+// binary unit, e.g. 660.2 KiB (logical.HumanSize; FormatSize is exact, for
+// flag values).
+func HumanSize(n int64) string { return logical.HumanSize(n) }
 
 // NamingOptions are the naming flags of the run (schema.NewNamingOptions).
 func (o Options) NamingOptions() schema.NamingOptions {
 	return schema.NamingOptions{SchemaMap: o.SchemaMap, Identifiers: o.Identifiers, Renames: o.Renames,
-		ExcludeColumns: o.ExcludeColumns}
-}
-
-// runIdentity names one replicate.Run across its reconnects, and remembers
-// whether it has owned the stream (sink/postgres standby.go).
-type runIdentity struct {
-	id    string
-	owned atomic.Bool
+		ExcludeColumns: o.ExcludeColumns, RowPolicy: o.RowPolicy.Describe()}
 }
 
 // scopeSettings are the settings that decide what a run writes, one
@@ -243,5 +240,6 @@ func (o Options) scopeSettings() []string {
 		"include=" + list(o.Include), "exclude=" + list(o.Exclude), "schema-map=" + list(o.SchemaMap),
 		"identifiers=" + o.Identifiers, "rename=" + list(o.Renames), "exclude-columns=" + list(o.ExcludeColumns),
 		"zero-date=" + string(o.ZeroDate), "nul-char=" + string(o.Nul), "skip-ddl=" + list(o.SkipDDL),
+		"row-policy=" + list(o.RowPolicy.Describe()),
 	}
 }

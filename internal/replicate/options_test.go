@@ -1,6 +1,7 @@
 package replicate
 
 import (
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"runtime"
 	"strings"
 	"testing"
@@ -64,17 +65,17 @@ func TestOptionsAreCheckedTogether(t *testing.T) {
 // MySQL sink's default, one session fewer than the pipeline's on a small
 // machine; an explicit count and other targets are left alone.
 func TestMySQLTargetDefaultWorkers(t *testing.T) {
-	o, err := Options{MySQLTarget: &config.MySQL{}}.withDefaults()
+	o, err := Options{Target: mysink.NewEngine(config.MySQL{}, "")}.withDefaults()
 	if err != nil || o.Workers != mysink.DefaultWorkers() {
 		t.Fatalf("MySQL target: %d workers (%v), want %d", o.Workers, err, mysink.DefaultWorkers())
 	}
 	if w := mysink.DefaultWorkers(); w < 3 || w != max(3, 2*runtime.NumCPU()-1) {
 		t.Errorf("mysink.DefaultWorkers() = %d", w)
 	}
-	if o, err := (Options{MySQLTarget: &config.MySQL{}, Workers: 7}).withDefaults(); err != nil || o.Workers != 7 {
+	if o, err := (Options{Target: mysink.NewEngine(config.MySQL{}, ""), Workers: 7}).withDefaults(); err != nil || o.Workers != 7 {
 		t.Errorf("--workers 7 into MySQL: %d (%v)", o.Workers, err)
 	}
-	if o, err := (Options{}).withDefaults(); err != nil || o.Workers != 0 {
+	if o, err := (Options{Target: pgsink.NewEngine(config.Postgres{})}).withDefaults(); err != nil || o.Workers != 0 {
 		t.Errorf("PostgreSQL target: %d workers (%v), want 0 (the pipeline's default)", o.Workers, err)
 	}
 }

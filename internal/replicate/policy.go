@@ -84,7 +84,7 @@ func (r *runner) checkPolicies(ctx context.Context) {
 	if len(moved) == 0 || r.tgt == nil {
 		return
 	}
-	if err := r.tgt.savePolicyChanges(ctx, r.o.Stream, moved); err != nil {
+	if err := r.tgt.SavePolicyChanges(ctx, r.o.Stream, moved); err != nil {
 		r.log.Warn("replicate: could not save the policy counts (retried with the next status line)", "err", err)
 		return
 	}

@@ -7,12 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
-	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	engines "github.com/sluice-db/sluice/internal/target"
 )
 
 // The replicator's side of `sluice snapshot --recopy` (the protocol is in
@@ -36,11 +35,11 @@ const recopyPoll = 500 * time.Millisecond
 // loadRecopied reads the re-copied tables whose positions lie past the
 // start (the others have nothing left to skip and are forgotten).
 func (r *runner) loadRecopied(ctx context.Context, start binlogpos.Position) error {
-	t, ok := r.tgt.(*pgTarget)
+	t, ok := r.tgt.(engines.Recopier)
 	if !ok {
 		return nil
 	}
-	all, err := checkpoint.LoadRecopied(ctx, t.pool, r.o.Stream, binlogpos.Decode)
+	all, err := t.LoadRecopied(ctx, r.o.Stream)
 	if err != nil {
 		return err
 	}
@@ -55,7 +54,7 @@ func (r *runner) loadRecopied(ctx context.Context, start binlogpos.Position) err
 		r.log.Info("re-copied table: its changes up to the copy's position are in the copy and are skipped",
 			"table", id.String(), "copied_at", p.String(), "start", start.String())
 	}
-	return checkpoint.ForgetRecopied(ctx, t.pool, r.o.Stream, done)
+	return t.ForgetRecopied(ctx, r.o.Stream, done)
 }
 
 // skipRows is binlog.Config.SkipRows: the rows of a re-copied table at or
@@ -134,7 +133,7 @@ func ddlTouches(res *binlog.DDLResult, id schema.TableID, qtable string) bool {
 // watchRecopy polls for a live re-copy request of the stream and closes
 // req when one appears.
 func (r *runner) watchRecopy(ctx context.Context, req chan<- struct{}) {
-	t, ok := r.tgt.(*pgTarget)
+	t, ok := r.tgt.(engines.Recopier)
 	if !ok {
 		return
 	}
@@ -146,7 +145,7 @@ func (r *runner) watchRecopy(ctx context.Context, req chan<- struct{}) {
 			return
 		case <-tick.C:
 		}
-		requested, alive, err := checkpoint.RecopyRequested(ctx, t.pool, r.o.Stream)
+		requested, alive, err := t.RecopyRequested(ctx, r.o.Stream)
 		if err != nil {
 			r.log.Warn("replicate: cannot look for re-copy requests", "err", err)
 			continue
@@ -163,23 +162,29 @@ func (r *runner) watchRecopy(ctx context.Context, req chan<- struct{}) {
 // longer holds its lock (killed) is dropped: the table was not swapped,
 // and replication continues as before.
 func waitRecopy(ctx context.Context, o Options) error {
-	if !o.engine().Capabilities().Recopy {
-		return nil // no re-copy writes this target (and no PostgreSQL to ask)
+	eng := o.Target
+	rep, ok := eng.(engines.Replicated)
+	if !eng.Capabilities().Recopy || !ok {
+		return nil // no re-copy writes this target
 	}
-	pool, err := pgsink.Connect(ctx, o.Target.ConnString(), 1)
+	conn, err := rep.ConnectReplica(ctx, engines.ReplicaOptions{Stream: o.Stream})
 	if err != nil {
 		return nil // the run's own connect reports (and retries) a target that is away
 	}
-	defer pool.Close()
+	defer conn.Close()
+	t, ok := conn.(engines.Recopier)
+	if !ok {
+		return nil
+	}
 	logged := false
 	for {
-		requested, alive, err := checkpoint.RecopyRequested(ctx, pool, o.Stream)
+		requested, alive, err := t.RecopyRequested(ctx, o.Stream)
 		if err != nil || !requested {
 			return err
 		}
 		if !alive {
 			o.Log.Warn("replicate: a re-copy of the stream ended without finishing (killed?); continuing without it", "stream", o.Stream)
-			return checkpoint.DropRecopyRequests(ctx, pool, o.Stream)
+			return t.DropRecopyRequests(ctx, o.Stream)
 		}
 		if !logged {
 			o.Log.Info("replicate: waiting for the re-copy of tables of the stream to finish", "stream", o.Stream)

@@ -3,6 +3,7 @@ package replicate
 import (
 	"context"
 	"fmt"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"math/rand"
 	"os/exec"
 	"strings"
@@ -97,7 +98,7 @@ func (g *rig) recopyT() {
 	g.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	rep, err := snapshot.Run(ctx, snapshot.Options{Source: g.src, Target: g.dst, Include: []string{g.db + ".t"},
+	rep, err := snapshot.Run(ctx, snapshot.Options{Source: g.src, Target: pgsink.NewEngine(g.dst), Include: []string{g.db + ".t"},
 		Stream: g.stream, Recopy: true, Workers: 2, ChunkRows: 1000, Log: testenv.Logger()})
 	if err != nil {
 		g.t.Fatalf("recopy: %v", err)
@@ -175,7 +176,7 @@ func TestRecopyReplicatorStopped(t *testing.T) {
 	g.snapshot(g.stream, "")
 	g.catchUp(g.options())
 	g.exec("ALTER TABLE t ADD COLUMN extra INT NOT NULL DEFAULT 7", "UPDATE t SET extra = id % 5 WHERE id < 100")
-	_, err := snapshot.Run(context.Background(), snapshot.Options{Source: g.src, Target: g.dst, Include: []string{g.db + ".t"},
+	_, err := snapshot.Run(context.Background(), snapshot.Options{Source: g.src, Target: pgsink.NewEngine(g.dst), Include: []string{g.db + ".t"},
 		Stream: g.stream, Recopy: true, Workers: 2, Log: testenv.Logger()})
 	g.forgetStream(g.stream + "/recopy")
 	if err == nil || !strings.Contains(err.Error(), "schema change the replicator has not applied yet") {
@@ -201,7 +202,7 @@ func TestRecopyReplicatorStopped(t *testing.T) {
 	// must leave the first one's record: the replicator still has to skip
 	// t's changes up to that copy.
 	g.exec("ALTER TABLE t ADD COLUMN extra2 INT NULL", "UPDATE t SET extra2 = 1 WHERE id < 20")
-	if _, err := snapshot.Run(context.Background(), snapshot.Options{Source: g.src, Target: g.dst, Include: []string{g.db + ".t"},
+	if _, err := snapshot.Run(context.Background(), snapshot.Options{Source: g.src, Target: pgsink.NewEngine(g.dst), Include: []string{g.db + ".t"},
 		Stream: g.stream, Recopy: true, Workers: 2, Log: testenv.Logger()}); err == nil {
 		t.Fatal("a second re-copy with a pending schema change was not refused")
 	}

@@ -1,6 +1,7 @@
 package replicate
 
 import (
+	"context"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/pipeline"
+	"github.com/sluice-db/sluice/internal/supervise"
 )
 
 // A PostgreSQL restart, failover or network cut ends every session of the
@@ -83,27 +86,47 @@ func isTargetLoss(err error) bool {
 		strings.Contains(msg, "failed to connect") || strings.Contains(msg, "unexpected EOF")
 }
 
-// targetLoss paces the reconnects: 1 s doubling to 30 s, for at most limit.
-type targetLoss struct {
-	since    time.Time
-	limit    time.Duration
-	attempts int
-}
-
-func (l *targetLoss) next() (time.Duration, bool) {
-	if l.limit < 0 || time.Since(l.since) > l.limit {
-		return 0, false
+// loopPolicy is replicate's side of the one replication loop
+// (internal/supervise): a re-copy runs first and a pause for it runs again
+// at once; a lost source or target is retried from the checkpoint; a
+// takeover by a standby ends replicate (exit 2).
+func (o Options) loopPolicy(reach *supervise.Reachable) supervise.Policy {
+	target, source := o.targetRetry(), o.sourceRetry()
+	return supervise.Policy{
+		Before:    func(ctx context.Context) error { return waitRecopy(ctx, o) },
+		Reachable: reach,
+		Again: func() {
+			o.Log.Info("replicate: stopped for a re-copy; continuing when it is done", "stream", o.Stream)
+		},
+		Classify: func(err error, _ bool) (supervise.Class, *supervise.Retry) {
+			switch {
+			case errors.Is(err, errRecopyPause):
+				return supervise.Again, nil
+			case isSourceLoss(err):
+				return supervise.Lost, source
+			case errors.Is(err, pipeline.ErrTakenOver):
+				return supervise.TakenOver, nil
+			case isTargetLoss(err):
+				return supervise.Lost, target
+			}
+			return supervise.Stop, nil
+		},
 	}
-	l.attempts++
-	wait := time.Second << min(l.attempts-1, 5)
-	return min(wait, 30*time.Second), true
 }
 
-// giveUp is the final error: the cause, how long sluice tried, and the fix.
-func (l *targetLoss) giveUp(err error) error {
-	return exitcode.WithCode(exitcode.Failure, fmt.Errorf("replicate: lost the target %s ago and could not continue after %d reconnect attempts "+
-		"(--target-retry %s): %w; when the target is back, start replicate again: it continues from the checkpoint, exactly once",
-		time.Since(l.since).Round(time.Second), l.attempts, l.limit, err))
+// targetRetry paces the reconnects to a lost target for at most
+// --target-retry; a failure while reconnecting gives up the same way.
+func (o Options) targetRetry() *supervise.Retry {
+	giveUp := func(t supervise.Try, err error) error {
+		return exitcode.WithCode(exitcode.Failure, fmt.Errorf("replicate: lost the target %s ago and could not continue after %d reconnect attempts "+
+			"(--target-retry %s): %w; when the target is back, start replicate again: it continues from the checkpoint, exactly once",
+			t.Lost.Round(time.Second), t.Attempt, o.TargetRetry, err))
+	}
+	return &supervise.Retry{Limit: o.TargetRetry, Target: true, GiveUp: giveUp, Abandon: giveUp,
+		Warn: func(t supervise.Try, err error) {
+			o.Log.Warn("replicate: lost the target; reconnecting from its checkpoint (exactly once)",
+				"attempt", t.Attempt, "cause", shortCause(err), "next_try_in", t.Wait.String())
+		}}
 }
 
 // shortCause is the first line of an error, cut to 300 bytes, for the one

@@ -6,30 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
+	"sync/atomic"
 
-	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/ddl"
 	"github.com/sluice-db/sluice/internal/exitcode"
-	"github.com/sluice-db/sluice/internal/gctune"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
+	"github.com/sluice-db/sluice/internal/supervise"
 	engines "github.com/sluice-db/sluice/internal/target"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
-
-// replicateMemoryOverhead is the soft memory limit above --max-txn-memory:
-// the garbage collector works harder as the heap approaches the sum.
-const replicateMemoryOverhead = 128 << 20
 
 // runner holds one Run's connections and parts.
 type runner struct {
 	o          Options
 	log        *slog.Logger
-	eng        engines.Engine // names and capabilities (engine.go)
-	tgt        target
+	eng        engines.Engine  // names and capabilities (Options.Target)
+	tgt        engines.Replica // the engine's connection for this run (connect)
 	src        *binlog.Source
 	srcDB      *sql.DB
 	info       binlog.SourceInfo
@@ -45,7 +40,7 @@ type runner struct {
 	// start, with that position (recopy.go); recopyPause says this run
 	// stopped to let a re-copy work.
 	recopied    map[schema.TableID]model.Position
-	recopyPause bool
+	recopyPause atomic.Bool
 	// moved are the tables whose source column order changed in this run
 	// (colorder.go), with the source's order.
 	moved colOrders
@@ -59,70 +54,30 @@ type runner struct {
 // commits what it received, nil is returned), --until-caught-up is reached,
 // or an error. Errors carry exit codes: 2 for configuration, pre-flight, a
 // missing start position or a purged binlog; 1 for failures while running.
+// A lost target or source starts the run again from the checkpoint
+// (internal/supervise, retry.go, failover.go).
 func Run(ctx context.Context, opts Options) error {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return err
 	}
-	// Decoded changes held in memory are bounded by MaxTxnMemory (half in
-	// apply's queue, fragments of 1/16); the rest is connections and plans.
-	defer gctune.Apply(o.MaxTxnMemory + replicateMemoryOverhead)()
 	// One run identity across reconnects: a run that owned the stream and
 	// finds, reconnecting, that a standby took it over stops (pgsink.Config.OwnedBefore).
-	o.run = &runIdentity{id: pipeline.NewRunID()}
-	var lost *targetLoss // set while reconnecting to a lost target
-	var srcWait sourceWait
-	for {
-		if err := waitRecopy(ctx, o); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		err := runOnce(ctx, o, lost != nil)
-		if errors.Is(err, errRecopyPause) && ctx.Err() == nil {
-			o.Log.Info("replicate: stopped for a re-copy; continuing when it is done", "stream", o.Stream)
-			continue
-		}
-		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-			// Stopped (a signal) before or while starting: a graceful stop,
-			// nothing half-done; the next start continues from the checkpoint.
-			return nil
-		}
-		if ctx.Err() == nil && isSourceLoss(err) {
-			if !srcWait.next(ctx, o, err) {
-				return nil
-			}
-			continue
-		}
-		if err == nil || ctx.Err() != nil || !isTargetLoss(err) {
-			if lost != nil && err != nil && ctx.Err() == nil && !errors.Is(err, pipeline.ErrTakenOver) {
-				err = lost.giveUp(err)
-			}
-			return err
-		}
-		if lost == nil {
-			lost = &targetLoss{since: time.Now(), limit: o.TargetRetry}
-		}
-		wait, ok := lost.next()
-		if !ok {
-			return lost.giveUp(err)
-		}
-		o.Log.Warn("replicate: lost the target; reconnecting from its checkpoint (exactly once)",
-			"attempt", lost.attempts, "cause", shortCause(err), "next_try_in", wait.String())
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(wait):
-		}
-	}
+	o.run = pipeline.NewRunIdentity()
+	return supervise.Command{Subsystem: "replicate", Stream: o.Stream, Registry: o.Registry, Card: o.BoardCard(),
+		ReachableHelp: "1 while replicate applies to the target, 0 while it reconnects to a lost target (--target-retry).",
+		TxnMemory:     o.MaxTxnMemory, Policy: o.loopPolicy,
+	}.Loop(ctx, func(ctx context.Context, retrying bool, running func()) error {
+		return runOnce(ctx, o, retrying, running)
+	})
 }
 
 // runOnce connects, prepares and runs one replicator until it stops.
 // retrying says the target was lost before: a target that still refuses
 // connections then counts as lost, not as a configuration error.
-func runOnce(ctx context.Context, o Options, retrying bool) error {
-	r := &runner{o: o, log: o.Log, eng: o.engine(), idle: make(chan struct{}, 1)}
+// running is called once the target answered and the run starts applying.
+func runOnce(ctx context.Context, o Options, retrying bool, running func()) error {
+	r := &runner{o: o, log: o.Log, eng: o.Target, idle: make(chan struct{}, 1)}
 	defer r.close()
 	if err := r.prepare(ctx); err != nil {
 		if retrying && isTargetLoss(err) {
@@ -133,6 +88,7 @@ func runOnce(ctx context.Context, o Options, retrying bool) error {
 		}
 		return err
 	}
+	running()
 	err := r.run(ctx)
 	var af *applyFailure
 	if errors.As(err, &af) && isTargetLoss(af.err) {
@@ -154,9 +110,9 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err := r.loadSource(ctx); err != nil {
 		return err
 	}
-	if pg, ok := r.tgt.(*pgTarget); ok {
+	if ns, ok := r.tgt.(engines.NamingStore); ok {
 		// The mapping routes rows and DDL: the stream's own, or a refusal.
-		if err := checkpoint.CheckNaming(ctx, pg.pool, o.Stream, r.naming.Options(), false); err != nil {
+		if err := ns.CheckNaming(ctx, o.Stream, r.naming.Options()); err != nil {
 			return err
 		}
 	}
@@ -171,22 +127,25 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err := r.ensureStart(ctx); err != nil {
 		return err
 	}
-	if pg, ok := r.tgt.(*pgTarget); ok {
+	if ns, ok := r.tgt.(engines.NamingStore); ok {
 		// A stream from before sluice recorded its naming takes this run's.
-		if err := checkpoint.RecordNaming(ctx, pg.pool, o.Stream, r.naming.Options()); err != nil {
+		if err := ns.RecordNaming(ctx, o.Stream, r.naming.Options()); err != nil {
 			return err
 		}
 	}
-	sink, err := r.tgt.sink(r)
+	sink, err := r.tgt.Sink(r.sinkConfig())
 	if err != nil {
 		return err
 	}
-	earlier, err := r.tgt.loadPolicyChanges(ctx, o.Stream)
+	earlier, err := r.tgt.LoadPolicyChanges(ctx, o.Stream)
 	if err != nil {
 		return err
 	}
 	r.policies = newPolicyWatch(r.mapper.Changes(), earlier)
 	pcfg := pipeline.Config{Stream: o.Stream, Workers: o.Workers, MaxInflightBytes: o.MaxTxnMemory / 2, Log: r.log}
+	if !o.RowPolicy.Empty() {
+		pcfg.Rows = o.RowPolicy
+	}
 	if t, ok := r.eng.(engines.PipelineTuner); ok {
 		t.TunePipeline(&pcfg)
 	}
@@ -199,7 +158,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		return err
 	}
 	if o.run != nil {
-		o.run.owned.Store(true)
+		o.run.Owned.Store(true)
 	}
 	start, err := r.origin(ctx, st)
 	if err != nil {
@@ -260,8 +219,23 @@ func (r *runner) connect(ctx context.Context) error {
 		return exitcode.ConfigError(err)
 	}
 	r.srcDB.SetMaxOpenConns(2)
-	_, r.tgt = r.o.sides()
-	return r.tgt.connect(ctx, r.o)
+	rep, ok := r.eng.(engines.Replicated)
+	if !ok {
+		return exitcode.ConfigError(fmt.Errorf("target: sluice replicate does not write a %s target", r.eng.Name()))
+	}
+	r.tgt, err = rep.ConnectReplica(ctx, engines.ReplicaOptions{Stream: r.o.Stream, Workers: r.o.Workers})
+	return err
+}
+
+// sinkConfig is what the run's sink is built with.
+func (r *runner) sinkConfig() engines.SinkConfig {
+	c := engines.SinkConfig{Stream: r.o.Stream, Workers: r.o.Workers, Mapper: r.mapper, Naming: r.naming,
+		SourceLogsFKActions: r.info.SQLForeignKeys, SourceUTF8MB4Collation: r.info.UTF8MB4Collation,
+		SourceCharsetDefaults: r.info.CharsetDefaults, Standby: r.o.Standby, Settings: r.o.scopeSettings(), Log: r.log}
+	if r.o.run != nil {
+		c.RunID, c.OwnedBefore = r.o.run.ID, r.o.run.Owned.Load()
+	}
+	return c
 }
 
 // loadSource builds the filter and naming, reads the current catalog (for
@@ -282,6 +256,9 @@ func (r *runner) loadSource(ctx context.Context) error {
 	if r.cat, err = schema.Load(ctx, r.srcDB, r.filter); err != nil {
 		return fmt.Errorf("source: %w", err)
 	}
+	if err := r.o.RowPolicy.Check(r.cat.Tables); err != nil {
+		return err
+	}
 	if err := r.naming.Check(r.cat.Tables); err != nil {
 		// A stream's naming is fixed by its snapshot (a --rename added now
 		// is refused as another naming): what is left is the scope.
@@ -293,22 +270,14 @@ func (r *runner) loadSource(ctx context.Context) error {
 	}
 	// The DDL translator checks new columns against the mapper: a MySQL
 	// target takes MySQL 9's VECTOR as the source has it.
-	opts := typemap.Options{ZeroDate: r.o.ZeroDate, Nul: r.o.Nul, RawVector: r.eng.Capabilities().RawVector}
-	if my, ok := r.tgt.(*mysqlTarget); ok {
-		if my.sourceDB, err = scopeDatabase(r.o, r.cat); err != nil {
-			return err
-		}
-		if err := my.refuseFlavor(ctx, r.info.Flavor, r.info.Version); err != nil {
-			return err
-		}
-		if err := my.refuseSourceDatabase(ctx, r.srcDB); err != nil {
-			return err
-		}
-		if err := my.refuseTriggers(ctx); err != nil {
+	opts := typemap.Options{ZeroDate: r.o.ZeroDate, Nul: r.o.Nul, RawVector: r.eng.Capabilities().RawVector, SourceFlavor: r.info.Flavor}
+	if sc, ok := r.tgt.(engines.ScopeChecker); ok {
+		if err := sc.CheckScope(ctx, engines.Scope{Source: r.o.Source, SourceDB: r.srcDB, Flavor: r.info.Flavor, Version: r.info.Version,
+			Catalog: r.cat, Include: r.o.Include, Exclude: r.o.Exclude, SchemaMap: r.o.SchemaMap, Naming: r.o.NamingOptions()}); err != nil {
 			return err
 		}
 	}
-	if opts.PostGIS, err = r.tgt.postGIS(ctx); err != nil {
+	if opts.PostGIS, err = r.tgt.PostGIS(ctx); err != nil {
 		return err
 	}
 	if opts.Charsets, err = typemap.LoadCharsets(ctx, r.srcDB, typemap.CharsetsOf(r.cat.Tables)...); err != nil {
@@ -332,78 +301,50 @@ func (r *runner) close() {
 		r.srcDB.Close()
 	}
 	if r.tgt != nil {
-		r.tgt.close()
+		r.tgt.Close()
 	}
 }
 
-// run starts the stream and the applier and supervises them. The stream
-// stops first (signal, caught up, or apply failed); closing its channel lets
-// apply commit what it has and return, bounded by DrainTimeout.
+// run starts the stream and the applier and supervises them (supervise.Run).
 func (r *runner) run(ctx context.Context) error {
-	streamCtx, stopStream := context.WithCancel(ctx)
-	defer stopStream()
-	// apply must outlive a cancelled ctx to drain: it stops when its input closes.
-	applyCtx, stopApply := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopApply()
-	ch := make(chan *model.Txn, 4)
-	streamDone, applyDone := make(chan error, 1), make(chan error, 1)
-	go func() { streamDone <- r.stream.Run(streamCtx, ch) }()
-	go func() { applyDone <- r.applier.Run(applyCtx, ch) }()
-	statusCtx, stopStatus := context.WithCancel(ctx)
-	defer stopStatus()
-	go r.statusLoop(statusCtx)
-	recopyReq := make(chan struct{})
-	go r.watchRecopy(statusCtx, recopyReq)
-	caughtUp := make(chan struct{})
-	if r.o.UntilCaughtUp {
-		go r.watchCaughtUp(streamCtx, caughtUp)
-	}
-
-	var streamErr, applyErr error
-	streamRunning, applyRunning := true, true
-	var drain <-chan time.Time
-	stopping := func(why string) {
-		if drain == nil {
-			r.log.Info("stopping: no more reading, apply commits what it received", "why", why)
-			drain = time.After(r.o.DrainTimeout)
-		}
-		stopStream()
-	}
-	ctxDone := ctx.Done()
-	for streamRunning || applyRunning {
-		select {
-		case streamErr = <-streamDone:
-			streamRunning = false
-			if streamErr != nil {
-				stopping("binlog stream failed")
+	watch := []func(context.Context, func(string)){
+		func(ctx context.Context, _ func(string)) { r.statusLoop(ctx) },
+		func(ctx context.Context, stop func(string)) {
+			req := make(chan struct{})
+			go r.watchRecopy(ctx, req)
+			select {
+			case <-ctx.Done():
+			case <-req:
+				r.recopyPause.Store(true)
+				stop("a re-copy of tables of the stream asked for the way")
 			}
-		case applyErr = <-applyDone:
-			applyRunning = false
-			stopping("apply ended")
-		case <-ctxDone:
-			ctxDone = nil
-			stopping("signal")
-		case <-caughtUp:
-			caughtUp = nil
-			stopping("caught up")
-		case <-recopyReq:
-			recopyReq = nil
-			r.recopyPause = true
-			stopping("a re-copy of tables of the stream asked for the way")
-		case <-drain:
+		},
+	}
+	if r.o.UntilCaughtUp {
+		watch = append(watch, func(ctx context.Context, stop func(string)) {
+			caughtUp := make(chan struct{})
+			go r.watchCaughtUp(ctx, caughtUp)
+			select {
+			case <-ctx.Done():
+			case <-caughtUp:
+				stop("caught up")
+			}
+		})
+	}
+	streamErr, applyErr := supervise.Run{Source: r.stream, Apply: r.applier.Run, Watch: watch,
+		DrainTimeout: r.o.DrainTimeout, StreamFailed: "binlog stream failed",
+		Stopping: func(why string) { r.log.Info("stopping: no more reading, apply commits what it received", "why", why) },
+		DrainTimedOut: func() {
 			r.log.Warn("apply did not finish within the drain timeout; stopping it (the checkpoint stays at what is committed)",
 				"timeout", r.o.DrainTimeout)
-			stopApply()
-			drain = nil
-		}
-	}
+		}}.Go(ctx)
 	r.log.Info("replication stopped", "applied", r.applier.Position().String(), "lag_s", roundLag(r.lagSeconds()))
 	r.reportPolicies()
 	r.reportMoves()
-	if applyErr != nil && !errors.Is(applyErr, context.Canceled) {
+	if applyErr != nil {
 		return &applyFailure{err: applyErr}
 	}
-	if streamErr == nil && r.recopyPause && ctx.Err() == nil {
+	if streamErr == nil && r.recopyPause.Load() && ctx.Err() == nil {
 		return errRecopyPause
 	}
 	return streamErr

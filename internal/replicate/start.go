@@ -29,7 +29,7 @@ type origin struct {
 // is safe because it only writes a stream that no run has applied to.
 func (r *runner) ensureStart(ctx context.Context) error {
 	o := r.o
-	st, err := r.tgt.loadState(ctx, o.Stream)
+	st, err := r.tgt.LoadState(ctx, o.Stream)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (r *runner) origin(ctx context.Context, st *checkpoint.State) (*origin, err
 	} else if pos.GTIDSet == "" && pos.File != "" {
 		pos.GTIDSet = r.gtidAt(ctx, pos)
 	}
-	tables, err := r.tgt.loadSchema(ctx, o.Stream, st.SchemaVersion)
+	tables, err := r.tgt.LoadSchema(ctx, o.Stream, st.SchemaVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -136,5 +136,5 @@ func (r *runner) gtidAt(ctx context.Context, pos binlogpos.Position) string {
 // recordStart writes the start position and the current schema as version
 // 1 in one target transaction.
 func (r *runner) recordStart(ctx context.Context, pos binlogpos.Position) error {
-	return r.tgt.recordStart(ctx, r.o.Stream, pos, r.cat.Tables)
+	return r.tgt.RecordStart(ctx, r.o.Stream, pos, r.cat.Tables)
 }

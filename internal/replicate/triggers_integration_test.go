@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"context"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -114,7 +115,7 @@ func TestSnapshotTriggersDoNotFire(t *testing.T) {
 	g := newRig(t, "sn_trig", "CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(10))")
 	g.exec("INSERT INTO p SELECT seq, CONCAT('n', seq) FROM seq_1_to_300")
 	ctx := context.Background()
-	o := snapshot.Options{Source: g.src, Target: g.dst, Include: []string{g.db}, Stream: g.stream, Workers: 2,
+	o := snapshot.Options{Source: g.src, Target: pgsink.NewEngine(g.dst), Include: []string{g.db}, Stream: g.stream, Workers: 2,
 		ChunkRows: 100, SchemaOnly: true, Log: testenv.Logger()}
 	if _, err := snapshot.Run(ctx, o); err != nil {
 		t.Fatalf("snapshot --schema-only: %v", err)

@@ -131,29 +131,9 @@ func tail(b []byte) string {
 // restarted under the reverse stream; the stream reconnects on its own and
 // MySQL ends with every committed row once.
 func TestReversePostgresKill9(t *testing.T) {
-	p := testenv.StartPostgres(t)
-	g := newRig(t, "rvpgkill", "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	p, g, o, exec, tbl := privatePostgres(t, "rvpgkill")
 	ctx := context.Background()
-	pgURL := p.URL() + "?sslmode=disable"
-	exec := func(q string) {
-		t.Helper()
-		c, err := pgx.Connect(ctx, pgURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	tbl := pgx.Identifier{g.db, "t"}.Sanitize()
-	exec("CREATE SCHEMA " + pgx.Identifier{g.db}.Sanitize() + "; CREATE TABLE " + tbl + " (id integer PRIMARY KEY, v integer)")
-	o := g.options()
-	src, err := config.ParseTarget(pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Source, o.UntilCaughtUp, o.Retry = src, false, 2*time.Minute
+	o.UntilCaughtUp, o.Retry = false, 2*time.Minute
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
@@ -199,4 +179,34 @@ func TestReversePostgresKill9(t *testing.T) {
 	if n != 600 || sum != 600*601/2 {
 		t.Fatalf("MySQL has %d rows (sum %d), want 600 (%d)", n, sum, 600*601/2)
 	}
+}
+
+// privatePostgres is a rig whose PostgreSQL side is a private server the
+// test may stop or kill: table t (id, v) on both sides, the options of a
+// way back from it, exec to write on it, and t's quoted PostgreSQL name.
+func privatePostgres(t *testing.T, prefix string) (*testenv.Postgres, *rig, Options, func(string), string) {
+	p := testenv.StartPostgres(t)
+	g := newRig(t, prefix, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	ctx := context.Background()
+	pgURL := p.URL() + "?sslmode=disable"
+	exec := func(q string) {
+		t.Helper()
+		c, err := pgx.Connect(ctx, pgURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	tbl := pgx.Identifier{g.db, "t"}.Sanitize()
+	exec("CREATE SCHEMA " + pgx.Identifier{g.db}.Sanitize() + "; CREATE TABLE " + tbl + " (id integer PRIMARY KEY, v integer)")
+	o := g.options()
+	src, err := config.ParseTarget(pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Source = src
+	return p, g, o, exec, tbl
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"strings"
 	"testing"
 	"time"
@@ -106,7 +107,7 @@ func (g *rig) snapshot() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	so := snapshot.Options{Source: src, Target: dst, Include: []string{g.db},
+	so := snapshot.Options{Source: src, Target: pgsink.NewEngine(dst), Include: []string{g.db},
 		Stream: g.stream + "_fwd", Workers: 2, Log: testenv.Logger()}
 	if g.schema != "" {
 		so.SchemaMap = []string{g.db + "=" + g.schema}

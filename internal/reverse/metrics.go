@@ -1,14 +1,12 @@
 package reverse
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/source/postgres/lsnpos"
 	"github.com/sluice-db/sluice/internal/source/postgres/pgoutput"
+	"github.com/sluice-db/sluice/internal/supervise"
 )
 
 // registerMetrics publishes the reverse stream's metrics (subsystem
@@ -17,30 +15,15 @@ func registerMetrics(reg prometheus.Registerer, stream string, applier *pipeline
 	if reg == nil {
 		return func() {}, nil
 	}
-	labels := prometheus.Labels{"stream": stream}
-	gauge := func(name, help string, f func() float64) prometheus.Collector {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "sluice", Subsystem: "reverse",
-			Name: name, Help: help, ConstLabels: labels}, f)
-	}
-	counter := func(name, help string, f func() float64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "sluice", Subsystem: "reverse",
-			Name: name, Help: help, ConstLabels: labels}, f)
-	}
+	m := supervise.Metrics{Subsystem: "reverse", Stream: stream}
+	gauge, counter := m.Gauge, m.Counter
 	applied := func() float64 {
 		lsn, _ := lsnpos.From(applier.Position())
 		return float64(lsn)
 	}
 	cs := []prometheus.Collector{
-		gauge("lag_seconds", "Seconds since PostgreSQL committed the last transaction applied in MySQL (0 when nothing is pending).", func() float64 {
-			if applier.QueueDepth() == 0 {
-				return 0
-			}
-			ts := applier.SourceTime()
-			if ts.IsZero() {
-				return 0
-			}
-			return time.Since(ts).Seconds()
-		}),
+		gauge("lag_seconds", "Seconds since PostgreSQL committed the oldest transaction not yet applied in MySQL (0 when nothing is pending).",
+			func() float64 { return lagSeconds(applier) }),
 		gauge("behind_bytes", "WAL bytes between the server's position (as last reported) and the applied position.", func() float64 {
 			r, a := float64(src.Received()), applied()
 			if r < a || a == 0 {
@@ -60,17 +43,5 @@ func registerMetrics(reg prometheus.Registerer, stream string, applier *pipeline
 		counter("rows_left_out_total", "Rows left out by --on-error skip-and-log.",
 			func() float64 { return float64(src.BadRows()) }),
 	}
-	for i, c := range cs {
-		if err := reg.Register(c); err != nil {
-			for _, d := range cs[:i] {
-				reg.Unregister(d)
-			}
-			return nil, fmt.Errorf("metrics: %w", err)
-		}
-	}
-	return func() {
-		for _, c := range cs {
-			reg.Unregister(c)
-		}
-	}, nil
+	return supervise.Register(reg, cs...)
 }

@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/sluice-db/sluice/internal/board"
 	"log/slog"
 	"time"
 
@@ -22,13 +23,13 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
-	"github.com/sluice-db/sluice/internal/gctune"
 	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/postgres/logical"
 	"github.com/sluice-db/sluice/internal/source/postgres/lsnpos"
 	"github.com/sluice-db/sluice/internal/source/postgres/pgoutput"
+	"github.com/sluice-db/sluice/internal/supervise"
 )
 
 // Options are the settings of one reverse run.
@@ -54,13 +55,18 @@ type Options struct {
 	// SkipBadRows is --on-error skip-and-log.
 	SkipBadRows   bool
 	UntilCaughtUp bool
-	StatusEvery   time.Duration
-	DrainTimeout  time.Duration
+	// Standby waits while another replicator of the stream runs and takes
+	// over when it dies or stops answering (standby.go).
+	Standby      bool
+	StatusEvery  time.Duration
+	DrainTimeout time.Duration
 	// Retry is how long a lost PostgreSQL connection is retried (default
 	// 10m, negative: never); --target-retry.
 	Retry time.Duration
 	// Registry receives the metrics (nil: none).
 	Registry prometheus.Registerer
+	// Board receives the stream's status for the status page (nil: none).
+	Board *board.Board
 	// IdleAfter is how long the stream is quiet before a marker moves an
 	// idle slot forward (default 10s; pgoutput.Config.IdleAfter).
 	IdleAfter time.Duration
@@ -111,55 +117,56 @@ func (o Options) withDefaults() (Options, error) {
 // MaxInflightBytes; a target that keeps up sees no difference.
 const queueTxns = 2048
 
-// memoryOverhead is the soft memory limit above --max-txn-memory (the
-// forward stream's: internal/replicate).
-const memoryOverhead = 128 << 20
-
 // Run replicates until ctx ends (nil), --until-caught-up is reached (nil),
 // or an error. A lost PostgreSQL connection (a restart, a failover) starts
-// the run again from MySQL's checkpoint, exactly once, for up to Retry.
+// the run again from MySQL's checkpoint, exactly once, for up to Retry
+// (internal/supervise: the forward stream's loop).
 func Run(ctx context.Context, opts Options) error {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return err
 	}
-	// The decoder and the apply allocate per value while the live heap
-	// stays small: collect at the forward stream's settings (internal/gctune).
-	defer gctune.Apply(o.MaxTxnMemory + memoryOverhead)()
-	var since time.Time
-	for attempt := 1; ; attempt++ {
-		began := time.Now()
-		err := runOnce(ctx, o)
-		if time.Since(began) > time.Minute {
-			since, attempt = time.Time{}, 1 // it ran: a new loss, not the same one
-		}
-		if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
-			return nil
-		}
-		var le *pgoutput.LostError
-		lostNow := errors.As(err, &le) || (!since.IsZero() && err != nil && pgoutput.IsConnectionLoss(err))
-		if err == nil || !lostNow || o.Retry < 0 {
-			return err
-		}
-		if since.IsZero() {
-			since = time.Now()
-		}
-		if time.Since(since) > o.Retry {
-			return fmt.Errorf("reverse: PostgreSQL unreachable for %s (--target-retry): %w", time.Since(since).Round(time.Second), err)
-		}
-		wait := min(time.Duration(attempt)*time.Second, 15*time.Second)
-		o.Log.Warn("reverse: lost PostgreSQL; starting again from MySQL's checkpoint (exactly once)", "attempt", attempt,
-			"cause", err.Error(), "next_try_in", wait.String())
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(wait):
-		}
-	}
+	// One identity across the reconnects: a reconnect of this run is not
+	// fenced out by its own owner record, a run taken over stops.
+	ident := pipeline.NewRunIdentity()
+	return supervise.Command{Subsystem: "reverse", Stream: o.Stream, Registry: o.Registry, Card: o.card(),
+		ReachableHelp: "1 while the way back applies, 0 while it reconnects to a lost PostgreSQL (--target-retry).",
+		TxnMemory:     o.MaxTxnMemory, Policy: o.loopPolicy,
+	}.Loop(ctx, func(ctx context.Context, _ bool, running func()) error {
+		return takenOver(ctx, o, ident, runOnce(ctx, o, ident, running))
+	})
 }
 
-// runOnce connects, prepares and runs until the stream stops.
-func runOnce(ctx context.Context, o Options) error {
+// loopPolicy is the way back's side of the one replication loop: a lost
+// PostgreSQL is retried for --target-retry (while retrying, any connection
+// loss counts), a takeover by a standby ends the run (exit 2).
+func (o Options) loopPolicy(reach *supervise.Reachable) supervise.Policy {
+	lost := &supervise.Retry{Limit: o.Retry, Target: true,
+		Warn: func(t supervise.Try, err error) {
+			o.Log.Warn("reverse: lost PostgreSQL; starting again from MySQL's checkpoint (exactly once)", "attempt", t.Attempt,
+				"cause", err.Error(), "next_try_in", t.Wait.String())
+		},
+		GiveUp: func(t supervise.Try, err error) error {
+			if o.Retry < 0 {
+				return err
+			}
+			return fmt.Errorf("reverse: PostgreSQL unreachable for %s (--target-retry): %w", t.Lost.Round(time.Second), err)
+		}}
+	return supervise.Policy{Reachable: reach, Classify: func(err error, retrying bool) (supervise.Class, *supervise.Retry) {
+		var le *pgoutput.LostError
+		switch {
+		case errors.Is(err, pipeline.ErrTakenOver):
+			return supervise.TakenOver, nil
+		case errors.As(err, &le), retrying && pgoutput.IsConnectionLoss(err):
+			return supervise.Lost, lost
+		}
+		return supervise.Stop, nil
+	}}
+}
+
+// runOnce connects, prepares and runs until the stream stops; running is
+// called once it got going (the stream opened: supervise.Attempt).
+func runOnce(ctx context.Context, o Options, ident *pipeline.RunIdentity, running func()) error {
 	db, err := mysink.Open(o.Target)
 	if err != nil {
 		return exitcode.ConfigError(err)
@@ -212,11 +219,12 @@ func runOnce(ctx context.Context, o Options) error {
 		}
 	}
 	_ = pg.Close(ctx)
-	return explainDuplicate(run(ctx, o, db, tables, until))
+	return explainDuplicate(run(ctx, o, ident, db, tables, until, running))
 }
 
 // run streams and applies until stopped.
-func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.Table, until pglogrepl.LSN) error {
+func run(ctx context.Context, o Options, ident *pipeline.RunIdentity, db *sql.DB, tables map[string]*schema.Table, until pglogrepl.LSN,
+	running func()) error {
 	// PostgreSQL's foreign key actions are row changes of its own (RI
 	// triggers) that logical decoding carries like any other: MySQL must
 	// not run its actions on top (a cascaded delete would arrive for a row
@@ -226,7 +234,8 @@ func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.T
 	// holds differently (NUL bytes stripped, zero dates, MariaDB JSON text).
 	sink, err := mysink.New(mysink.Config{Stream: o.Stream, Decode: lsnpos.Decode, SourceDB: o.Target.Database,
 		TargetDB: o.Target.Database, AppliedFirst: true, SourceLogsFKActions: true,
-		UpdateChangedColumns: true, Log: o.Log}, db)
+		UpdateChangedColumns: true, Standby: o.Standby, RunID: ident.ID, OwnedBefore: ident.Owned.Load(),
+		Settings: o.scopeSettings(), Log: o.Log}, db)
 	if err != nil {
 		return err
 	}
@@ -236,10 +245,13 @@ func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.T
 		return err
 	}
 	defer applier.Close()
+	// A standby waits here for its turn (the MySQL fence), before the
+	// stream opens the slot.
 	st, err := applier.Open(ctx)
 	if err != nil {
 		return err
 	}
+	ident.Owned.Store(true)
 	var start pglogrepl.LSN
 	if st != nil {
 		if start, err = lsnpos.From(st.Position); err != nil {
@@ -258,5 +270,7 @@ func run(ctx context.Context, o Options, db *sql.DB, tables map[string]*schema.T
 		return err
 	}
 	defer unregister()
-	return supervise(ctx, o, applier, stream, until)
+	defer publish(o, applier, stream)()
+	running()
+	return superviseRun(ctx, o, applier, stream, until)
 }

@@ -30,6 +30,9 @@ type NamingOptions struct {
 	Identifiers    string
 	Renames        []string
 	ExcludeColumns []string
+	// RowPolicy is the stream's row filters and column masks, one line each
+	// (rowpolicy.Policy.Describe: the key's fingerprint, never the key).
+	RowPolicy []string `json:",omitempty"`
 }
 
 // Naming maps MySQL names to PostgreSQL names, the one mapping every
@@ -132,7 +135,7 @@ func NewNamingOptions(o NamingOptions) (Naming, error) {
 		n.excluded[id][strings.ToLower(parts[2])] = true
 	}
 	n.opts = NamingOptions{SchemaMap: sorted(o.SchemaMap), Identifiers: o.Identifiers,
-		Renames: sorted(o.Renames), ExcludeColumns: sorted(o.ExcludeColumns)}
+		Renames: sorted(o.Renames), ExcludeColumns: sorted(o.ExcludeColumns), RowPolicy: sorted(o.RowPolicy)}
 	return n, nil
 }
 
@@ -180,6 +183,9 @@ func (o NamingOptions) Differs(recorded NamingOptions) []string {
 	}
 	if strings.Join(o.ExcludeColumns, "\x00") != strings.Join(recorded.ExcludeColumns, "\x00") {
 		out = append(out, fmt.Sprintf("--exclude-columns (recorded %v, now %v)", recorded.ExcludeColumns, o.ExcludeColumns))
+	}
+	if strings.Join(o.RowPolicy, "\x00") != strings.Join(recorded.RowPolicy, "\x00") {
+		out = append(out, fmt.Sprintf("--where/--mask (recorded %q, now %q)", recorded.RowPolicy, o.RowPolicy))
 	}
 	return out
 }

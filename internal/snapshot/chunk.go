@@ -4,388 +4,62 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"fmt"
-	"strings"
 
-	"github.com/cespare/xxhash/v2"
-	"github.com/jackc/pgx/v5"
-
-	"github.com/sluice-db/sluice/internal/sink/postgres"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
-	"github.com/sluice-db/sluice/internal/typemap"
+	targets "github.com/sluice-db/sluice/internal/target"
 )
 
-// copyChunk reads one chunk from the source session and loads it with
-// binary COPY; the chunk's done row is written in the same PostgreSQL
-// transaction, so a chunk is either fully in the target and recorded, or
-// neither. Converters are compiled per chunk so that the values a policy
-// changed are counted per chunk and survive a resume in the chunk's row.
-func (r *runner) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
-	j, c := t.job, *t.chunk
-	fail := func(err error) error { return fmt.Errorf("snapshot %s: %w", c, err) }
-	mapper := typemap.New(r.mopts, typemap.NewChanges())
-	conv, err := mapper.Compile(j.t)
-	if err != nil {
-		return fail(err)
-	}
-	q, err := mysnap.ChunkQuery(j.key, j.t.TableID, j.selects, c.Lo, c.Hi)
-	if err != nil {
-		return fail(err)
-	}
-	conn, err := r.pg.Acquire(ctx)
-	if err != nil {
-		return fail(fmt.Errorf("target: %w", err))
-	}
-	defer conn.Release()
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return fail(fmt.Errorf("target: %w", err))
-	}
-	defer tx.Rollback(ctx)
-	// No trigger of the target (one the application's owners ported, on a
-	// table they created) and no foreign key check fires on the copied
-	// rows: they are the source's, with what its triggers did.
-	if err := postgres.SetReplicaRole(ctx, tx, true); err != nil {
-		return fail(fmt.Errorf("target: %w", err))
-	}
-	freeze, err := r.clearChunk(ctx, tx, j, c, t.recopy)
-	if err != nil {
-		return fail(err)
-	}
-	rows, err := mysnap.Read(ctx, sess, q)
-	if err != nil {
-		return fail(fmt.Errorf("source: %w", err))
-	}
-	defer rows.Close()
-	rows.Limit(ctx, r.limit)
-	src := newRowSource(rows, j, conv, r.prog)
-	n, err := postgres.CopyFrom(ctx, tx.Conn(), j.ident, j.names, src, postgres.CopyOptions{Freeze: freeze})
-	src.flush()
-	if err != nil {
-		return fail(err)
-	}
-	if n != src.rows {
-		return fail(fmt.Errorf("PostgreSQL loaded %d rows, %d were read", n, src.rows))
-	}
-	st := chunkState{Rows: src.rows, Bytes: src.bytes, Hash: src.sum(), Changes: mapper.Changes().Counts(),
-		Pass: r.pass, Position: r.pos}
-	if err := markChunkDone(ctx, tx, r.o.Stream, j.t.TableID, c, st); err != nil {
-		return fail(err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fail(fmt.Errorf("target: commit: %w", err))
-	}
-	r.chunkDone(j, t.recopy)
-	return nil
-}
-
-// clearChunk prepares the target for a chunk's rows. A chunk that is the
-// whole table is loaded after TRUNCATE in the same transaction, which lets
-// COPY write the rows frozen (no later VACUUM rewrite) and also clears
-// anything an earlier pass wrote. A re-copied range chunk deletes its range.
-func (r *runner) clearChunk(ctx context.Context, tx pgx.Tx, j *tableJob, c mysnap.Chunk, recopy bool) (freeze bool, err error) {
-	whole := c.Lo == nil && c.Hi == nil
-	switch {
-	case whole && !r.replicaRole:
-		_, err = tx.Exec(ctx, "TRUNCATE "+j.ident.Sanitize())
-		return err == nil, err
-	case whole && recopy:
-		_, err = tx.Exec(ctx, "DELETE FROM "+j.ident.Sanitize())
-		return false, err
-	case recopy:
-		return false, r.deleteRange(ctx, tx, j, c)
-	}
-	return false, nil
-}
-
-// deleteRange deletes the rows of a chunk's key range from the target. Only
-// for keys that order alike in both engines (rangeSafe).
-func (r *runner) deleteRange(ctx context.Context, tx pgx.Tx, j *tableJob, c mysnap.Chunk) error {
-	if !j.rangeSafe {
-		return fmt.Errorf("internal error: range delete on a key that PostgreSQL orders differently")
-	}
-	names := j.key.Names()
-	cols := make([]string, len(names))
-	for i, n := range names {
-		cols[i] = pgx.Identifier{n}.Sanitize()
-	}
-	tuple := "(" + strings.Join(cols, ", ") + ")"
-	conv, err := typemap.New(r.mopts, nil).Compile(j.t)
-	if err != nil {
-		return err
-	}
-	var where []string
-	var args []any
-	bound := func(b mysnap.Bound, op string) error {
-		marks := make([]string, len(b))
-		for i, v := range b {
-			pv, err := conv.Columns[j.t.ColumnIndex(names[i])].FromText(v)
-			if err != nil {
-				return err
-			}
-			args = append(args, pv)
-			marks[i] = fmt.Sprintf("$%d", len(args))
-		}
-		where = append(where, tuple+" "+op+" ("+strings.Join(marks, ", ")+")")
-		return nil
-	}
-	if c.Lo != nil {
-		if err := bound(c.Lo, ">"); err != nil {
-			return err
-		}
-	}
-	if c.Hi != nil {
-		if err := bound(c.Hi, "<="); err != nil {
-			return err
-		}
-	}
-	_, err = tx.Exec(ctx, "DELETE FROM "+j.ident.Sanitize()+" WHERE "+strings.Join(where, " AND "), args...)
-	return err
-}
-
-// rowSource feeds COPY from a chunk read: it converts each raw value with
-// the column's converter and folds the raw row into the chunk hash. It
-// keeps one row at a time: the raw values alias the driver's buffer and
-// are encoded by the COPY writer before the next row is read.
-type rowSource struct {
-	rd   *mysnap.Rows
-	job  *tableJob
-	conv []*typemap.ColumnConv // per copied column
-	// pass says how a column's raw value reaches COPY without FromText's
-	// copy into a new value (COPY encodes it before the next row replaces
-	// the driver's buffer; fewer allocations mean less garbage collection).
-	pass []passMode
-	// raw are the per-column RawValues those columns are passed in (a
-	// pointer boxes into an interface without allocating), and intBuf the
-	// bytes of this row's integers.
-	raw    []postgres.RawValue
-	intBuf []byte
-	vals   []any
-	h      rowHasher
-	rows   int64
-	bytes  int64
-	prog   *progress
-	// progress not yet added to prog
-	pRows, pBytes int64
-}
-
-func newRowSource(rd *mysnap.Rows, j *tableJob, tc *typemap.TableConv, prog *progress) *rowSource {
-	s := &rowSource{rd: rd, job: j, vals: make([]any, len(j.cols)), h: newRowHasher(), prog: prog,
-		raw: make([]postgres.RawValue, len(j.cols)), intBuf: make([]byte, 0, 8*len(j.cols))}
-	for _, i := range j.cols {
-		cc := tc.Columns[i]
-		s.conv = append(s.conv, cc)
-		s.pass = append(s.pass, passModeOf(cc))
-	}
-	return s
-}
-
-// passMode is how rowSource hands one column's values to COPY.
-type passMode uint8
-
-const (
-	passConvert passMode = iota // FromText
-	passSame                    // binary into bytea: the raw bytes are the value
-	passText                    // text into text/varchar: TextBytes, usually the raw bytes
-	passInt2                    // integers: IntFromText, encoded in 2, 4 or 8 bytes
-	passInt4
-	passInt8
-)
-
-func passModeOf(cc *typemap.ColumnConv) passMode {
-	isInt := cc.Kind == typemap.KindInt
-	switch {
-	case cc.Kind == typemap.KindBinary && cc.PGType == "bytea":
-		return passSame
-	case cc.Kind == typemap.KindText && (cc.PGType == "text" || strings.HasPrefix(cc.PGType, "varchar(")):
-		return passText
-	case isInt && cc.PGType == "smallint":
-		return passInt2
-	case isInt && cc.PGType == "integer":
-		return passInt4
-	case isInt && cc.PGType == "bigint":
-		return passInt8
-	}
-	return passConvert
-}
-
-// value converts one non-NULL raw value for COPY.
-func (s *rowSource) value(i int, b []byte) (any, error) {
-	var err error
-	switch m := s.pass[i]; m {
-	case passSame:
-		s.raw[i].B = b
-	case passText:
-		s.raw[i].B, _, err = s.conv[i].TextBytes(b)
-		if s.raw[i].B == nil {
-			s.raw[i].B = []byte{} // '' is not NULL
-		}
-	case passInt2, passInt4, passInt8:
-		var n int64
-		if n, _, err = s.conv[i].IntFromText(b); err != nil {
-			return nil, err
-		}
-		at := len(s.intBuf)
-		switch m {
-		case passInt2:
-			s.intBuf = binary.BigEndian.AppendUint16(s.intBuf, uint16(n))
-		case passInt4:
-			s.intBuf = binary.BigEndian.AppendUint32(s.intBuf, uint32(n))
-		default:
-			s.intBuf = binary.BigEndian.AppendUint64(s.intBuf, uint64(n))
-		}
-		s.raw[i].B = s.intBuf[at:len(s.intBuf):len(s.intBuf)]
-	default:
-		return s.conv[i].FromText(b)
-	}
+// queryChunk reads a chunk's rows on a reader session.
+func (r *runner) queryChunk(ctx context.Context, sess *sql.Conn, j *tableJob, c mysnap.Chunk) (*mysnap.Rows, error) {
+	q, err := mysnap.ChunkQuery(j.key, j.t.TableID, j.selects, j.policy.Where, c.Lo, c.Hi)
 	if err != nil {
 		return nil, err
 	}
-	return &s.raw[i], nil
-}
-
-func (s *rowSource) Next() bool {
-	if !s.rd.Next() {
-		return false
+	rd, err := mysnap.Read(ctx, sess, q)
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
 	}
-	raw := s.rd.Values()
-	n := s.h.add(raw)
-	s.rows++
-	s.bytes += n
-	s.pRows++
-	s.pBytes += n
-	if s.pRows >= 1024 {
-		s.flush()
+	rd.SetMask(j.policy.Mask) // before the chunk hash and the writer: nothing of a clear value goes on
+	return rd, nil
+}
+
+// readChunk starts a chunk's copy read, at --max-rate; its rows add to
+// the progress as they are read.
+func (r *runner) readChunk(ctx context.Context, sess *sql.Conn, j *tableJob, c mysnap.Chunk) (*targets.ChunkRows, error) {
+	rd, err := r.queryChunk(ctx, sess, j, c)
+	if err != nil {
+		return nil, err
 	}
-	return true
+	rd.Limit(ctx, r.limit)
+	return targets.NewChunkRows(rd, func(rows, bytes int64) { r.prog.add(j, rows, bytes) }), nil
 }
-
-func (s *rowSource) Values() ([]any, error) {
-	raw := s.rd.Values()
-	// intBuf has room for every column's integer: appending never moves it,
-	// so the slices of earlier columns stay valid.
-	s.intBuf = s.intBuf[:0]
-	for i, b := range raw {
-		if b == nil {
-			s.vals[i] = nil
-			continue
-		}
-		v, err := s.value(i, b)
-		if err != nil {
-			return nil, fmt.Errorf("row %d%s: %w", s.rows, s.keyText(raw), err)
-		}
-		s.vals[i] = v
-	}
-	return s.vals, nil
-}
-
-func (s *rowSource) Err() error {
-	if err := s.rd.Err(); err != nil {
-		return fmt.Errorf("source: read row %d: %w", s.rows+1, err)
-	}
-	return nil
-}
-
-// keyText names the row by its key for error messages.
-func (s *rowSource) keyText(raw [][]byte) string {
-	if len(s.job.keyPos) == 0 {
-		return ""
-	}
-	parts := make([]string, len(s.job.keyPos))
-	for i, p := range s.job.keyPos {
-		parts[i] = fmt.Sprintf("%q", raw[p])
-	}
-	return " with key (" + strings.Join(parts, ", ") + ")"
-}
-
-func (s *rowSource) flush() {
-	s.prog.add(s.pRows, s.pBytes)
-	s.pRows, s.pBytes = 0, 0
-}
-
-func (s *rowSource) sum() []byte { return s.h.sum() }
-
-// rowHasher is the chunk hash: 128 bits (xxHash64 under two seeds) over
-// every raw value as the source returned it, each as a NULL marker or a
-// length-prefixed byte string, so no two different chunks hash alike by
-// accident of concatenation. A resumed run compares it (and the row count)
-// to decide whether a chunk copied at an earlier instant still holds the
-// same rows; a changed chunk going unnoticed takes a 2^-128 accident. It is
-// not a defence against crafted collisions, which nobody controls here.
-// Small values are gathered per row so the digests see one write per row.
-type rowHasher struct {
-	a, b *xxhash.Digest
-	buf  []byte
-}
-
-const hashDirect = 256 // values from this size are written to the digests directly
-
-func newRowHasher() rowHasher {
-	return rowHasher{a: xxhash.NewWithSeed(0x736c75696365), b: xxhash.NewWithSeed(0x736e617073686f74), buf: make([]byte, 0, 512)}
-}
-
-// add hashes one row and returns its size in bytes.
-func (h *rowHasher) add(raw [][]byte) int64 {
-	var n int64
-	h.buf = h.buf[:0]
-	for _, v := range raw {
-		if v == nil {
-			h.buf = append(h.buf, 0)
-			continue
-		}
-		h.buf = append(h.buf, 1)
-		h.buf = binary.AppendUvarint(h.buf, uint64(len(v)))
-		n += int64(len(v))
-		if len(v) < hashDirect {
-			h.buf = append(h.buf, v...)
-			continue
-		}
-		h.write(h.buf)
-		h.write(v)
-		h.buf = h.buf[:0]
-	}
-	h.buf = append(h.buf, '\n')
-	h.write(h.buf)
-	return n
-}
-
-func (h *rowHasher) write(p []byte) {
-	h.a.Write(p)
-	h.b.Write(p)
-}
-
-func (h *rowHasher) sum() []byte { return h.b.Sum(h.a.Sum(nil)) }
 
 // hashChunk reads a chunk and returns its row count and hash, without
 // writing anything (resume: did the chunk change since it was copied?).
 func (r *runner) hashChunk(ctx context.Context, sess *sql.Conn, j *tableJob, c mysnap.Chunk) (int64, []byte, error) {
-	q, err := mysnap.ChunkQuery(j.key, j.t.TableID, j.selects, c.Lo, c.Hi)
+	rd, err := r.queryChunk(ctx, sess, j, c)
 	if err != nil {
 		return 0, nil, err
 	}
-	rd, err := mysnap.Read(ctx, sess, q)
-	if err != nil {
-		return 0, nil, fmt.Errorf("source: %w", err)
-	}
 	defer rd.Close()
-	h := newRowHasher()
+	h := targets.NewRowHash()
 	var n int64
 	for rd.Next() {
-		h.add(rd.Values())
+		h.Add(rd.Values())
 		n++
 	}
 	if err := rd.Err(); err != nil {
 		return 0, nil, fmt.Errorf("source: %w", err)
 	}
-	return n, h.sum(), nil
+	return n, h.Sum(), nil
 }
 
 // revalidate runs when a resumed pass reads at a later instant than the
 // chunks an earlier pass copied. A chunk whose rows are the same now (same
 // count and hash) is as valid at the new instant as at the old one and is
 // kept; a chunk that changed is copied again (its range deleted first; for
-// keys PostgreSQL orders differently than MySQL the whole table is emptied
+// keys the target orders differently than MySQL the whole table is emptied
 // and copied again). Afterwards every copied chunk is as of this pass's
 // position, which is the one position the run records.
 func (r *runner) revalidate(ctx context.Context, sess *sql.Conn, j *tableJob, chunks []chunkState) ([]chunkState, error) {
@@ -394,29 +68,27 @@ func (r *runner) revalidate(ctx context.Context, sess *sql.Conn, j *tableJob, ch
 		if !c.Done || c.Pass == r.pass {
 			continue
 		}
-		if c.Position.File != "" && c.Position == r.pos {
-			// No transaction committed between the two reads: nothing can differ.
-			if err := keepChunk(ctx, r.pg, r.o.Stream, j.t.TableID, c.Seq, r.pass, r.pos); err != nil {
-				return nil, err
-			}
-			r.countKept()
-			continue
-		}
 		mc := mysnap.Chunk{Table: j.t.TableID, Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}
-		n, sum, err := r.hashChunk(ctx, sess, j, mc)
-		if err != nil {
-			return nil, fmt.Errorf("snapshot %s: re-check: %w", mc, err)
+		// Same position: no transaction committed between the two reads,
+		// nothing can differ.
+		keep := !c.Position.IsZero() && c.Position == r.pos
+		if !keep {
+			n, sum, err := r.hashChunk(ctx, sess, j, mc)
+			if err != nil {
+				return nil, fmt.Errorf("snapshot %s: re-check: %w", mc, err)
+			}
+			keep = n == c.Rows && bytes.Equal(sum, c.Hash)
 		}
-		if n == c.Rows && bytes.Equal(sum, c.Hash) {
-			if err := keepChunk(ctx, r.pg, r.o.Stream, j.t.TableID, c.Seq, r.pass, r.pos); err != nil {
+		if keep {
+			if err := r.w.keepChunk(ctx, j.t.TableID, c.Seq); err != nil {
 				return nil, err
 			}
-			r.countKept()
+			r.stats.keep()
 			continue
 		}
 		r.log.Info("chunk changed since it was copied: copying it again", "chunk", mc.String())
 		if j.rangeSafe && !keyed && (c.Lo != nil || c.Hi != nil) {
-			if err := r.keyBeforeRecopy(ctx, j); err != nil {
+			if err := r.w.beforeRecopy(ctx, j); err != nil {
 				return nil, err
 			}
 			keyed = true
@@ -426,39 +98,10 @@ func (r *runner) revalidate(ctx context.Context, sess *sql.Conn, j *tableJob, ch
 			r.enqueue(j, &mc, true)
 			continue
 		}
-		if err := r.resetTable(ctx, j); err != nil {
+		if err := r.w.resetTable(ctx, j); err != nil {
 			return nil, err
 		}
-		return loadChunks(ctx, r.pg, r.o.Stream, j.t.TableID)
+		return r.w.loadChunks(ctx, j.t.TableID)
 	}
 	return chunks, nil
-}
-
-// resetTable empties a table and marks all its chunks as not copied, in one
-// transaction.
-func (r *runner) resetTable(ctx context.Context, j *tableJob) error {
-	tx, err := r.pg.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("target: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	if err := postgres.SetReplicaRole(ctx, tx, true); err != nil {
-		return fmt.Errorf("target: %w", err)
-	}
-	clear := "TRUNCATE " + j.ident.Sanitize()
-	if r.replicaRole {
-		clear = "DELETE FROM " + j.ident.Sanitize()
-	}
-	if _, err := tx.Exec(ctx, clear); err != nil {
-		return fmt.Errorf("target: %s: %w", clear, err)
-	}
-	if err := resetChunks(ctx, tx, r.o.Stream, j.t.TableID); err != nil {
-		return err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("target: %w", err)
-	}
-	r.log.Info("table changed since it was partly copied and its key orders differently in PostgreSQL: copying it again",
-		"table", j.t.TableID.String())
-	return nil
 }

@@ -43,7 +43,7 @@ func (r *runner) copyAll(ctx context.Context, p *mysnap.Point) error {
 	r.pass++
 	r.pos = p.Position
 	r.report.Pass = r.pass
-	if err := startPass(ctx, r.pg, r.o.Stream, r.pass, r.pos, string(p.Method), p.LockHeld.Milliseconds()); err != nil {
+	if err := r.w.startPass(ctx, p); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -71,7 +71,7 @@ func (r *runner) copyAll(ctx context.Context, p *mysnap.Point) error {
 // of the key space by stepping through the key's index in this session's
 // snapshot, queueing each chunk as soon as its upper bound is known.
 func (r *runner) prepare(ctx context.Context, sess *sql.Conn, j *tableJob) error {
-	chunks, err := loadChunks(ctx, r.pg, r.o.Stream, j.t.TableID)
+	chunks, err := r.w.loadChunks(ctx, j.t.TableID)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (r *runner) prepare(ctx context.Context, sess *sql.Conn, j *tableJob) error
 	}
 	if !j.state.Planned && last != nil && last.Hi == nil {
 		// The last chunk was recorded but the run stopped before marking the plan complete.
-		if err := setTableFlag(ctx, r.pg, r.o.Stream, j.t.TableID, "planned", true); err != nil {
+		if err := r.w.setPlanned(ctx, j.t.TableID); err != nil {
 			return err
 		}
 		j.state.Planned = true
@@ -111,7 +111,7 @@ func (r *runner) prepare(ctx context.Context, sess *sql.Conn, j *tableJob) error
 			}
 		}
 		c := mysnap.Chunk{Table: j.t.TableID, Seq: seq, Lo: lo, Hi: hi}
-		if err := insertChunk(ctx, r.pg, r.o.Stream, j.t.TableID, c); err != nil {
+		if err := r.w.insertChunk(ctx, c); err != nil {
 			return err
 		}
 		r.enqueue(j, &c, false)
@@ -120,7 +120,7 @@ func (r *runner) prepare(ctx context.Context, sess *sql.Conn, j *tableJob) error
 		}
 		lo, seq = hi, seq+1
 	}
-	if err := setTableFlag(ctx, r.pg, r.o.Stream, j.t.TableID, "planned", true); err != nil {
+	if err := r.w.setPlanned(ctx, j.t.TableID); err != nil {
 		return err
 	}
 	j.state.Planned = true
@@ -141,6 +141,15 @@ func (r *runner) planned(j *tableJob) {
 	r.maybeFinishTable(j)
 }
 
+// copyChunk has the writer copy one chunk and notes it done.
+func (r *runner) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
+	if err := r.w.copyChunk(ctx, sess, t); err != nil {
+		return err
+	}
+	r.chunkDone(t.job, t.recopy)
+	return nil
+}
+
 // chunkDone notes a copied chunk.
 func (r *runner) chunkDone(j *tableJob, recopy bool) {
 	r.stats.done(recopy)
@@ -152,19 +161,19 @@ func (r *runner) chunkDone(j *tableJob, recopy bool) {
 }
 
 // maybeFinishTable starts the post-data work of a table whose chunks are
-// all copied: its indexes, sequences and ANALYZE, in parallel with the
-// copy of other tables.
+// all copied (bulkWriter.finishTable: on PostgreSQL its indexes, sequences
+// and ANALYZE), in parallel with the copy of other tables.
 func (r *runner) maybeFinishTable(j *tableJob) {
 	if !j.finishNow() {
 		return
 	}
-	r.prog.tableDone()
+	r.prog.tableDone(j)
 	r.postWG.Add(1)
 	go func() {
 		defer r.postWG.Done()
 		r.postSem <- struct{}{}
 		defer func() { <-r.postSem }()
-		if err := r.postData(r.postCtx, j); err != nil {
+		if err := r.w.finishTable(r.postCtx, j); err != nil {
 			r.sched.fail(err)
 		}
 	}()

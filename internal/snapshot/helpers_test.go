@@ -10,6 +10,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluice-db/sluice/internal/config"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
+	targets "github.com/sluice-db/sluice/internal/target"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -38,9 +41,15 @@ func testOptions(t *testing.T, env *testenv.Env, db string) Options {
 		level = slog.LevelDebug
 	}
 	return Options{
-		Source: src, Target: dst, Include: []string{db}, Stream: stream, Workers: 2, ChunkRows: 3,
+		Source: src, Target: pgsink.NewEngine(dst), Include: []string{db}, Stream: stream, Workers: 2, ChunkRows: 3,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 	}
+}
+
+// withStorage gives a MySQL target of o --target-engine storage ("": the
+// source table's engine).
+func withStorage(o *Options, storage string) {
+	o.Target = mysink.NewEngine(*targets.MySQLOf(o.Target), storage)
 }
 
 func mustExec(t *testing.T, db *sql.DB, q string, args ...any) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/config"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -41,8 +42,7 @@ func TestMySQLTargetFreshRocksDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := testOptions(t, env, db)
-	opts.MySQLTarget = &m
-	opts.TargetEngine = "ROCKSDB"
+	opts.Target = mysink.NewEngine(m, "ROCKSDB")
 	opts.ChunkRows = 500
 	if _, err := Run(context.Background(), opts); err != nil {
 		t.Fatalf("snapshot into a fresh MyRocks target: %v", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
+	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/testenv"
@@ -30,7 +31,7 @@ func myTestOptions(t *testing.T, env *testenv.Env, db, dst string) (Options, *sq
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.MySQLTarget = &m
+	opts.Target = mysink.NewEngine(m, "")
 	// The sandbox source is shared with other tests' writers: no global
 	// read lock to wait for.
 	opts.Method = mysnap.MethodLockFree
@@ -129,7 +130,7 @@ func testMySQLTargetEveryTypeExact(t *testing.T, env *testenv.Env) {
 			opts, admin := myTestOptions(t, env, db, dst)
 			opts.Include = []string{db + "." + table}
 			opts.ChunkRows = 2
-			opts.TargetEngine = engine
+			withStorage(&opts, engine)
 			rep, err := Run(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
@@ -200,7 +201,7 @@ func testMySQLTargetEveryTypeExact(t *testing.T, env *testenv.Env) {
 				// A GEOMETRY column is refused on ROCKSDB, naming it, before anything is written.
 				opts, _ := myTestOptions(t, env, db, testenv.UniqueName("mysnap_geo_dst"))
 				opts.Include = []string{db + ".every"}
-				opts.TargetEngine = engine
+				withStorage(&opts, engine)
 				mustExec(t, my, "CREATE TABLE IF NOT EXISTS every (id INT PRIMARY KEY, g GEOMETRY)")
 				_, err := Run(context.Background(), opts)
 				if err == nil || exitcode.Of(err) != 2 || !strings.Contains(err.Error(), "g geometry") {
@@ -262,7 +263,7 @@ func TestMySQLTargetForeignKeysKeylessAndState(t *testing.T) {
 			opts, admin := myTestOptions(t, env, db, dst)
 			opts.ChunkRows = 7
 			opts.Workers = 3
-			opts.TargetEngine = strings.ToLower(engine) // taken in the target's spelling
+			withStorage(&opts, strings.ToLower(engine)) // taken in the target's spelling
 			if engine == "ROCKSDB" {
 				// MyRocks has no foreign keys: child's ON DELETE CASCADE
 				// would never run there (the binlog does not carry the rows
@@ -409,7 +410,7 @@ func TestMySQLTargetSameServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.MySQLTarget = &self
+	opts.Target = mysink.NewEngine(self, "")
 	if _, err := Run(context.Background(), opts); exitcode.Of(err) != 2 || !strings.Contains(err.Error(), "is the source database") {
 		t.Errorf("source database as the target: %v (exit %d)", err, exitcode.Of(err))
 	}
@@ -445,7 +446,7 @@ func TestMySQLTargetMySQLToMySQL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.MySQLTarget = &target
+	opts.Target = mysink.NewEngine(target, "")
 	opts.ChunkRows = 2
 	t.Cleanup(func() {
 		for _, tbl := range []string{"snapshot_chunk", "snapshot_table", "snapshot_run", "checkpoint", "schema_history"} {

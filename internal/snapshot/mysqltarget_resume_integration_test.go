@@ -48,7 +48,7 @@ func testMySQLTargetResume(t *testing.T, env *testenv.Env, db, engine string) {
 	opts, admin := myTestOptions(t, env, db, dst)
 	opts.ChunkRows = 20
 	opts.Workers = 1
-	opts.TargetEngine = engine
+	withStorage(&opts, engine)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var copied atomic.Int64

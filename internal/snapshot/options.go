@@ -1,14 +1,18 @@
-// Package snapshot runs `sluice snapshot`: it creates the target tables,
-// copies every in-scope table from one consistent instant of the source in
-// parallel key-range chunks through binary COPY, builds indexes and foreign
-// keys after the data, and records the binlog position of that instant so
-// that replicate continues exactly there. Every chunk is committed together
-// with its bookkeeping row, so an interrupted run resumes; docs/snapshot.md
-// explains the method and why a resumed run still ends at one position.
+// Package snapshot runs `sluice snapshot`, one runner for every target
+// engine: it copies every in-scope table from one consistent instant of the
+// source in parallel key-range chunks through the engine's bulk writer
+// (target.Snapshotter, writer_engine.go; PostgreSQL's binary COPY and
+// MySQL's multi-row INSERTs in writer_postgres*.go and writer_mysql*.go),
+// which creates the tables, finishes them after the data and records the
+// binlog position of that instant so that replicate continues exactly
+// there. Every chunk is committed together with its bookkeeping record, so
+// an interrupted run resumes; docs/snapshot.md explains the method and why
+// a resumed run still ends at one position.
 package snapshot
 
 import (
 	"errors"
+	"github.com/sluice-db/sluice/internal/rowpolicy"
 	"io"
 	"log/slog"
 	"runtime"
@@ -16,11 +20,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice-db/sluice/internal/board"
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
+	targets "github.com/sluice-db/sluice/internal/target"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -30,13 +36,11 @@ const DefaultChunkRows = 100_000
 // Options are the settings of one snapshot run.
 type Options struct {
 	Source config.MySQL
-	Target config.Postgres
-	// MySQLTarget, when set, is the target instead of Target: a MySQL or
-	// MariaDB database that receives the tables (mysqltarget*.go).
-	MySQLTarget *config.MySQL
-	// TargetEngine (MySQL target only) replaces the ENGINE= of every table
-	// created ("" keeps each source table's engine).
-	TargetEngine string
+	// Target is the engine that receives the tables (internal/target): cli
+	// opens it from --target with target.Open, the tests with their sink
+	// package's NewEngine. A MySQL engine's --target-engine
+	// (target.StorageEngineOf) replaces the ENGINE= of every table created.
+	Target targets.Engine
 	// Include, Exclude: db.table patterns (schema.NewFilter); SchemaMap: src=dst.
 	Include, Exclude, SchemaMap []string
 	ZeroDate                    typemap.ZeroDatePolicy
@@ -81,11 +85,16 @@ type Options struct {
 	Progress      io.Writer
 	Terminal      bool
 	ProgressEvery time.Duration
+	// Board receives the per-table progress for the status page (nil: none).
+	Board *board.Board
 
 	// Identifiers, Renames, ExcludeColumns: --identifiers, --rename and
 	// --exclude-columns (schema.NamingOptions).
 	Identifiers             string
 	Renames, ExcludeColumns []string
+	// RowPolicy: --where and --mask (internal/rowpolicy): the condition in
+	// every chunk's SELECT, the masks on every row read; nil for none.
+	RowPolicy *rowpolicy.Policy
 }
 
 // withDefaults fills unset options and checks the rest; errors are
@@ -122,6 +131,10 @@ func (o Options) withDefaults() (Options, error) {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	var errs []error
+	if o.Target == nil {
+		// A programming error of the caller (cli always opens one).
+		errs = append(errs, errors.New("snapshot: no target engine given"))
+	}
 	if err := (typemap.Options{ZeroDate: o.ZeroDate, Nul: o.Nul}).Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -131,7 +144,7 @@ func (o Options) withDefaults() (Options, error) {
 	if _, err := mysnap.ParseMethod(string(o.Method)); err != nil {
 		errs = append(errs, err)
 	}
-	if o.Recopy {
+	if o.Recopy && o.Target != nil {
 		errs = append(errs, o.checkRecopy()...)
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -158,6 +171,8 @@ type fingerprint struct {
 	Identifiers    string   `json:"identifiers,omitempty"`
 	Renames        []string `json:"renames,omitempty"`
 	ExcludeColumns []string `json:"exclude_columns,omitempty"`
+	// RowPolicy: --where and --mask (rowpolicy.Policy.Describe), only when set.
+	RowPolicy []string `json:"row_policy,omitempty"`
 }
 
 func (o Options) fingerprint() fingerprint {
@@ -172,6 +187,7 @@ func (o Options) fingerprint() fingerprint {
 	if len(o.ExcludeColumns) > 0 {
 		fp.ExcludeColumns = sortedCopy(o.ExcludeColumns)
 	}
+	fp.RowPolicy = o.RowPolicy.Describe()
 	return fp
 }
 
@@ -192,5 +208,5 @@ func nonNil(s []string) []string {
 // NamingOptions are the naming flags of the run (schema.NewNamingOptions).
 func (o Options) NamingOptions() schema.NamingOptions {
 	return schema.NamingOptions{SchemaMap: o.SchemaMap, Identifiers: o.Identifiers, Renames: o.Renames,
-		ExcludeColumns: o.ExcludeColumns}
+		ExcludeColumns: o.ExcludeColumns, RowPolicy: o.RowPolicy.Describe()}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/sluice-db/sluice/internal/board"
 )
 
 // progress counts what this run copied and shows it: a bar on a terminal,
@@ -30,6 +32,7 @@ func (r *runner) newProgress(ctx context.Context) *progress {
 	for _, j := range r.jobs {
 		p.estRows += j.size.Rows
 	}
+	r.o.Board.Snapshot(r.o.Stream).Attach(boardTables(r.jobs))
 	ctx, p.cancel = context.WithCancel(ctx)
 	switch {
 	case r.o.Progress != nil && r.o.Terminal:
@@ -96,12 +99,29 @@ func (p *progress) eta() time.Duration {
 	return (time.Duration(float64(el) * float64(p.estRows-rows) / float64(rows))).Round(time.Second)
 }
 
-func (p *progress) add(rows, bytes int64) {
+func (p *progress) add(j *tableJob, rows, bytes int64) {
 	p.rows.Add(rows)
 	p.bytes.Add(bytes)
+	j.copied.Add(rows)
 }
 
-func (p *progress) tableDone() { p.tables.Add(1) }
+func (p *progress) tableDone(j *tableJob) {
+	p.tables.Add(1)
+	j.copiedAll.Store(true)
+}
+
+// boardTables is the status page's probe: each table's rows copied in this
+// run against the server's estimate.
+func boardTables(jobs []*tableJob) func() []board.TableReading {
+	return func() []board.TableReading {
+		out := make([]board.TableReading, len(jobs))
+		for i, j := range jobs {
+			out[i] = board.TableReading{Name: j.t.TableID.String(), Rows: j.copied.Load(),
+				EstimatedRows: j.size.Rows, Done: j.copiedAll.Load()}
+		}
+		return out
+	}
+}
 
 func (p *progress) totals() (int64, int64) { return p.rows.Load(), p.bytes.Load() }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	targets "github.com/sluice-db/sluice/internal/target"
 )
 
 // `sluice snapshot --include T --recopy` copies tables of a replicated
@@ -50,7 +51,7 @@ const recopyWait = 2 * time.Minute
 // checkRecopy lists the options --recopy cannot be combined with.
 func (o Options) checkRecopy() []error {
 	var errs []error
-	if o.MySQLTarget != nil {
+	if !o.Target.Capabilities().Recopy {
 		errs = append(errs, errors.New("--recopy: re-copying into a MySQL/MariaDB target is not supported yet "+
 			"(the MySQL target replays schema changes as statements, which the re-copy hand-over would have to skip); "+
 			"use verify --repair, or snapshot --restart of the whole stream"))
@@ -122,9 +123,11 @@ func (t recopyTable) mergeSQL() []string {
 }
 
 func runRecopy(ctx context.Context, o Options) (*Report, error) {
-	pool, err := postgres.Connect(ctx, o.Target.ConnString(), 3)
+	// Capabilities.Recopy (checkRecopy) is a PostgreSQL engine's.
+	pg, _ := targets.PostgresOf(o.Target)
+	pool, err := postgres.Connect(ctx, pg.ConnString(), 3)
 	if err != nil {
-		return nil, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", o.Target.Redacted(), err))
+		return nil, exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", pg.Redacted(), err))
 	}
 	defer pool.Close()
 	st, err := checkpoint.Load(ctx, pool, o.Stream, binlogpos.Decode)

@@ -61,6 +61,9 @@ type PlannedTable struct {
 	Bytes    int64    `json:"estimated_bytes"`
 	DDL      []string `json:"ddl"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Where and Masks are the table's --where condition and --mask columns.
+	Where string   `json:"where,omitempty"`
+	Masks []string `json:"masks,omitempty"`
 }
 
 // TableReport is one table's line.
@@ -197,6 +200,12 @@ func writePlan(b *strings.Builder, r *Report) {
 		fmt.Fprintf(b, "\n-- %s\n", t.Source)
 		for _, w := range t.Warnings {
 			fmt.Fprintf(b, "-- warning: %s\n", w)
+		}
+		if t.Where != "" {
+			fmt.Fprintf(b, "-- where: %s\n", t.Where)
+		}
+		for _, m := range t.Masks {
+			fmt.Fprintf(b, "-- mask: %s\n", m)
 		}
 		for _, q := range t.DDL {
 			fmt.Fprintf(b, "%s;\n", q)

@@ -118,16 +118,25 @@ func loadRun(ctx context.Context, q checkpoint.Querier, stream string) (*runStat
 	if err != nil {
 		return nil, fmt.Errorf("snapshot state: load run of stream %q: %w", stream, err)
 	}
-	if r.Position, err = binlogpos.Parse(pos); err != nil {
-		return nil, fmt.Errorf("snapshot state: run of stream %q: %w", stream, err)
-	}
-	if err := json.Unmarshal(fp, &r.Fingerprint); err != nil {
-		return nil, fmt.Errorf("snapshot state: decode run options: %w", err)
-	}
-	if err := json.Unmarshal(tables, &r.Tables); err != nil {
-		return nil, fmt.Errorf("snapshot state: decode run tables: %w", err)
+	if err := r.decode(stream, pos, fp, tables); err != nil {
+		return nil, err
 	}
 	return &r, nil
+}
+
+// decode fills the run's position, options and tables from their stored
+// forms (text, JSON).
+func (r *runState) decode(stream, pos string, fp, tables []byte) (err error) {
+	if r.Position, err = binlogpos.Parse(pos); err != nil {
+		return fmt.Errorf("snapshot state: run of stream %q: %w", stream, err)
+	}
+	if err := json.Unmarshal(fp, &r.Fingerprint); err != nil {
+		return fmt.Errorf("snapshot state: decode run options: %w", err)
+	}
+	if err := json.Unmarshal(tables, &r.Tables); err != nil {
+		return fmt.Errorf("snapshot state: decode run tables: %w", err)
+	}
+	return nil
 }
 
 func insertRun(ctx context.Context, q checkpoint.Querier, stream string, fp fingerprint, tables []*schema.Table) error {

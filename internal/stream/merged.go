@@ -154,6 +154,7 @@ func (m *mergedRun) merge(ctx context.Context, done <-chan struct{}) error {
 
 func (m *mergedRun) observe(p kafkasink.MergeProgress, log *slog.Logger, every time.Duration, lastLog *time.Time) {
 	now := time.Now()
+	m.o.Board.Merged(m.o.MergedTopic).Observe(p.Watermarks, p.HeldBy, p.Released)
 	for shard, wm := range p.Watermarks {
 		held := 0.0
 		if shard == p.HeldBy {

@@ -11,13 +11,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sluice-db/sluice/internal/rowpolicy"
 	"log/slog"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sluice-db/sluice/internal/board"
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -41,15 +45,19 @@ type Options struct {
 	Schemas, NoTombstones bool
 	TxnMetadata           bool
 	NoSnapshot            bool
-	UntilCaughtUp         bool
-	Include, Exclude      []string
-	Workers               int
-	MaxTxnMemory          int64
-	Partitions            int32
-	Version               string
-	Registry              prometheus.Registerer
-	Log                   *slog.Logger
-	StatusEvery           time.Duration
+	// ChunkRows is the rows per snapshot chunk, each one Kafka transaction
+	// (--chunk-rows; 0: DefaultChunkRows).
+	ChunkRows        int64
+	UntilCaughtUp    bool
+	Include, Exclude []string
+	Workers          int
+	MaxTxnMemory     int64
+	Partitions       int32
+	Version          string
+	Registry         prometheus.Registerer
+	Board            *board.Board // the status page: one card per shard (nil: none)
+	Log              *slog.Logger
+	StatusEvery      time.Duration
 	// MergedTopic (--merged-topic) also writes every shard's transactions
 	// into this single-partition topic in one global order (merged.go).
 	MergedTopic string
@@ -66,6 +74,9 @@ type Options struct {
 	// MinBinlogRetention is pre-flight's shortest binlog retention of a
 	// shard (--min-binlog-retention; 0 = no check).
 	MinBinlogRetention time.Duration
+	// RowPolicy: --where and --mask (internal/rowpolicy), in the snapshot's
+	// reads and on every change; nil for none.
+	RowPolicy *rowpolicy.Policy
 }
 
 // ShardStream is the stream name of shard src.
@@ -197,9 +208,9 @@ func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRu
 		close(wmDone)
 	}
 	err = replicate.Run(ctx, replicate.Options{
-		Source: src, Kafka: &cfg, Stream: name, Include: o.Include, Exclude: o.Exclude,
+		Source: src, Target: kafkasink.NewEngine(cfg), Stream: name, Include: o.Include, Exclude: o.Exclude,
 		Workers: o.Workers, MaxTxnMemory: o.MaxTxnMemory, UntilCaughtUp: o.UntilCaughtUp,
-		Registry: o.Registry, Log: log, StatusEvery: o.StatusEvery,
+		Registry: o.Registry, Board: o.Board, Log: log, StatusEvery: o.StatusEvery, RowPolicy: o.RowPolicy,
 	})
 	stopWM()
 	<-wmDone
@@ -210,13 +221,18 @@ func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRu
 }
 
 // start gives a stream without state its start: the snapshot, or with
-// --no-snapshot the current position, with the tables as they are now.
+// --no-snapshot the current position, with the tables as they are now. A
+// snapshot a run was stopped or killed in resumes (resume).
 func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Config, log *slog.Logger) error {
 	store, err := kafkasink.Connect(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer func() {
+		if store != nil {
+			store.Close()
+		}
+	}()
 	if store.Started() {
 		return nil
 	}
@@ -233,8 +249,14 @@ func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Confi
 	if err != nil {
 		return fmt.Errorf("source: %w", err)
 	}
-	if err := store.CheckNewStream(ctx, cat.Tables); err != nil {
-		return err
+	if err := o.RowPolicy.Check(cat.Tables); err != nil {
+		return err // before anything is written
+	}
+	resuming := store.Copying()
+	if !resuming {
+		if err := store.CheckNewStream(ctx, cat.Tables); err != nil {
+			return err
+		}
 	}
 	p, err := cs.OpenPoint(ctx, consistent.PointOptions{Sessions: 1, Log: log,
 		Tables: cat.Tables, NonTransactional: consistent.NonTransactional(cat.Tables)})
@@ -242,7 +264,7 @@ func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Confi
 		return err
 	}
 	defer p.Close()
-	if o.NoSnapshot {
+	if o.NoSnapshot && !resuming {
 		log.Info("stream: starting at the current position without a snapshot", "stream", cfg.Stream, "position", p.Position.String())
 		return store.RecordStart(ctx, binlogpos.Of(p.Position), cat.Tables)
 	}
@@ -250,13 +272,58 @@ func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Confi
 	if err != nil {
 		return fmt.Errorf("source: %w", err)
 	}
+	tables := cat.Tables
+	if resuming {
+		if store, tables, err = resume(ctx, o, src, cfg, store, p.Position, log); err != nil {
+			return err
+		}
+	} else if err := store.BeginSnapshot(ctx, binlogpos.Of(p.Position), tables); err != nil {
+		return fmt.Errorf("snapshot of %s: %w", src.Redacted(), err)
+	}
 	began := time.Now()
-	log.Info("stream: snapshot", "stream", cfg.Stream, "tables", len(cat.Tables), "position", p.Position.String())
-	rows, err := kafkasink.New(store, charsets).Snapshot(ctx, p.Sessions[0], cat.Tables, p.Position, began)
+	log.Info("stream: snapshot", "stream", cfg.Stream, "tables", len(tables), "position", p.Position.String(), "resumed", resuming)
+	c := &copier{sink: kafkasink.New(store, charsets), store: store, conn: p.Sessions[0], pos: p.Position, at: began,
+		rows: o.ChunkRows, log: log, policy: o.RowPolicy}
+	if c.rows <= 0 {
+		c.rows = DefaultChunkRows
+	}
+	rows, err := c.copyAll(ctx, tables)
 	if err != nil {
 		return fmt.Errorf("snapshot of %s: %w", src.Redacted(), err)
 	}
 	log.Info("stream: snapshot committed", "stream", cfg.Stream, "rows", rows,
 		"seconds", strconv.FormatFloat(time.Since(began).Seconds(), 'f', 1, 64))
 	return nil
+}
+
+// resume continues a snapshot a run was stopped or killed in, at the new
+// consistent point pos: the binlog from the committed position up to pos
+// (catchUp), then the store again, with the tables as its schema history
+// has them at pos (a schema change replayed included).
+func resume(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Config, store *kafkasink.Store, pos binlogpos.Position,
+	log *slog.Logger) (*kafkasink.Store, []*schema.Table, error) {
+	st, _, err := store.State()
+	if err != nil {
+		return store, nil, err
+	}
+	if st.Position.Compare(pos) < 0 {
+		store.Close()
+		log.Info("stream: resuming the snapshot: catching up", "from", st.Position.String(), "to", pos.String())
+		if err := catchUp(ctx, o, src, cfg, pos, log); err != nil {
+			return nil, nil, err
+		}
+		if store, err = kafkasink.Connect(ctx, cfg); err != nil {
+			return store, nil, err
+		}
+		if st, _, err = store.State(); err != nil {
+			return store, nil, err
+		}
+	}
+	byID := store.Schema(st.SchemaVersion)
+	var tables []*schema.Table
+	for _, t := range byID {
+		tables = append(tables, t)
+	}
+	slices.SortFunc(tables, func(a, b *schema.Table) int { return strings.Compare(a.TableID.String(), b.TableID.String()) })
+	return store, tables, nil
 }

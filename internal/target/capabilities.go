@@ -53,6 +53,9 @@ type Capabilities struct {
 	Recopy bool
 	// Cutover: `sluice cutover` can switch the application to this target.
 	Cutover bool
+	// WayBack: the way back (a postgres:// --source) writes into this
+	// target: the database the tables came from.
+	WayBack bool
 	// VerifyDialect names the comparison verify runs against this target
 	// (internal/verify's dialects; "" cannot be compared).
 	VerifyDialect string

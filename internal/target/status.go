@@ -26,3 +26,9 @@ type StreamState struct {
 	Naming                          *schema.NamingOptions
 	ColumnOrder                     []string // PostgreSQL targets: from the schema history
 }
+
+// StreamLister is an engine that names the streams recorded in its state
+// store (sluice status --serve shows them all).
+type StreamLister interface {
+	ListStreams(ctx context.Context) ([]string, error)
+}

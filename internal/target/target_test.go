@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/preflight"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/target"
 	_ "github.com/sluice-db/sluice/internal/target/all"
@@ -36,7 +37,7 @@ func TestOpenUnknownScheme(t *testing.T) {
 func TestOpenPicksEngineByScheme(t *testing.T) {
 	pg := target.Capabilities{DDL: target.DDLTranslate, Generated: target.GeneratedTranslated, Recopy: true, Cutover: true, Standby: true, VerifyDialect: "postgres"}
 	my := target.Capabilities{DDL: target.DDLReplay, SourceStatements: true, KeepsSourceNames: true, RawVector: true,
-		StorageEngines: true, DefaultWorkers: mysink.DefaultWorkers(), Generated: target.GeneratedComputed, Standby: true, VerifyDialect: "mysql"}
+		StorageEngines: true, DefaultWorkers: mysink.DefaultWorkers(), Generated: target.GeneratedComputed, Standby: true, WayBack: true, VerifyDialect: "mysql"}
 	kafka := target.Capabilities{DDL: target.DDLTranslate, SourceStatements: true, KeepReplace: true, Generated: target.GeneratedAll}
 	for _, c := range []struct {
 		url, name, redacted string
@@ -96,4 +97,61 @@ func TestRegisterTwicePanics(t *testing.T) {
 		}
 	}()
 	target.Register(func(string, target.Options) (target.Engine, error) { return nil, nil }, "postgres")
+}
+
+// TestEngineFacets: the commands find what an engine does by asserting its
+// facets, so an engine that lost one would be skipped silently (no
+// pre-flight, no drop, no replicate): each engine has the facets its
+// commands need, and the database engines give their parsed settings.
+func TestEngineFacets(t *testing.T) {
+	for _, c := range []struct {
+		url          string
+		checks, pg   bool
+		mysqlDB      string
+		dropName     string
+		replicatable bool
+	}{
+		{"postgres://u:secret@pg1:5433/shop", true, true, "", "postgres://u:xxxxx@pg1:5433/shop", true},
+		{"mysql://u:secret@db2:3307/replica", true, false, "replica", "mysql://u:xxxxx@db2:3307/replica", true},
+		{"kafka://k1:9092,k2:9092/shop", false, false, "", "k1:9092,k2:9092 topic prefix shop", true},
+	} {
+		e, err := target.Open(c.url, target.Options{})
+		if err != nil {
+			t.Fatalf("Open(%s): %v", c.dropName, err)
+		}
+		if _, ok := e.(preflight.TargetChecker); ok != c.checks {
+			t.Errorf("%s: preflight.TargetChecker %v, want %v", e.Name(), ok, c.checks)
+		}
+		if _, ok := e.(target.Replicated); ok != c.replicatable {
+			t.Errorf("%s: target.Replicated %v, want %v", e.Name(), ok, c.replicatable)
+		}
+		if d, ok := e.(target.Dropper); !ok || d.DropName() != c.dropName {
+			t.Errorf("%s: target.Dropper %v; want one named %q", e.Name(), ok, c.dropName)
+		}
+		pg, isPG := target.PostgresOf(e)
+		if isPG != c.pg || isPG && pg.Database != "shop" {
+			t.Errorf("%s: PostgresOf = %+v, %v", e.Name(), pg.Redacted(), isPG)
+		}
+		my := target.MySQLOf(e)
+		if (my == nil) != (c.mysqlDB == "") || my != nil && my.Database != c.mysqlDB {
+			t.Errorf("%s: MySQLOf = %v", e.Name(), my)
+		}
+	}
+}
+
+// TestOpenTablesRefusesKafka: a command on tables (Options.Tables) refuses
+// kafka:// as it refuses any scheme it does not take, whether or not the
+// URL is a valid Kafka one; the database engines open as usual.
+func TestOpenTablesRefusesKafka(t *testing.T) {
+	want := `target: URL scheme "kafka" is not supported; use postgres://user:password@host:port/database`
+	for _, raw := range []string{"kafka://k1:9092/shop", "kafka://k1:9092"} {
+		if _, err := target.Open(raw, target.Options{Tables: true}); err == nil || err.Error() != want {
+			t.Errorf("Open(%s, Tables) = %v, want %q", raw, err, want)
+		}
+	}
+	for _, raw := range []string{"postgres://u@h/db", "mysql://u@h/db"} {
+		if _, err := target.Open(raw, target.Options{Tables: true}); err != nil {
+			t.Errorf("Open(%s, Tables): %v", raw, err)
+		}
+	}
 }

@@ -51,6 +51,10 @@ type Options struct {
 	// float32s) are compared as binary. PostgreSQL has no mapping for
 	// VECTOR in sluice, so without it the column is refused.
 	RawVector bool
+	// SourceFlavor is the source server's "mariadb" or "mysql" ("" counts as
+	// MySQL): where the two compute an expression differently (a DECIMAL
+	// quotient's digits), the translated generated columns follow it.
+	SourceFlavor string
 }
 
 // DefaultOptions returns the documented defaults.

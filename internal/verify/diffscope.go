@@ -13,20 +13,29 @@ func (e *engine) diffScope(ctx context.Context, r *tableRun, s scope) error {
 	if err != nil {
 		return err
 	}
-	var rechecked int64
+	var rechecked, inFlight int64
 	if e.online && len(diffs) > 0 {
 		first := len(diffs)
+		var moving map[string]bool
 		for round := 0; round < e.o.Recheck && len(diffs) > 0; round++ {
 			again, err := e.rowDiffs(ctx, p, s)
 			if err != nil {
 				return err
 			}
-			diffs = stillDiffering(diffs, again)
+			next := stillDiffering(diffs, again)
+			moving = sourceMoved(diffs, next)
+			diffs = next
 		}
 		rechecked = int64(first - len(diffs))
 		if rechecked > 0 {
 			e.o.Log.Debug("differences resolved on re-check (in flight)", "table", p.name, "rows", rechecked)
 		}
+		// A row whose source side changed between the last two readings is
+		// still being written: in flight, not a difference.
+		diffs, inFlight = dropMoving(diffs, moving)
+	}
+	if inFlight > 0 {
+		r.addInFlight(inFlight)
 	}
 	if len(diffs) == 0 {
 		if rechecked > 0 {
@@ -121,4 +130,54 @@ func stillDiffering(before, after []rowDiff) []rowDiff {
 		}
 	}
 	return out
+}
+
+// sourceMoved returns the keys of the rows in after whose source reading
+// differs from the one in before (changed, inserted or deleted meanwhile).
+func sourceMoved(before, after []rowDiff) map[string]bool {
+	was := make(map[string]*fetchedRow, len(before))
+	for _, d := range before {
+		was[d.keyText()] = d.src
+	}
+	moved := map[string]bool{}
+	for _, d := range after {
+		if !sameRow(was[d.keyText()], d.src) {
+			moved[d.keyText()] = true
+		}
+	}
+	return moved
+}
+
+// sameRow reports whether two readings of a source row (nil: absent) hold
+// the same values.
+func sameRow(a, b *fetchedRow) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if len(a.cells) != len(b.cells) {
+		return false
+	}
+	for i := range a.cells {
+		if a.cells[i].null != b.cells[i].null || a.cells[i].cmp != b.cells[i].cmp {
+			return false
+		}
+	}
+	return true
+}
+
+// dropMoving removes the diffs whose keys are in moving and counts them.
+func dropMoving(diffs []rowDiff, moving map[string]bool) ([]rowDiff, int64) {
+	if len(moving) == 0 {
+		return diffs, 0
+	}
+	kept := diffs[:0]
+	var n int64
+	for _, d := range diffs {
+		if moving[d.keyText()] {
+			n++
+			continue
+		}
+		kept = append(kept, d)
+	}
+	return kept, n
 }

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"database/sql"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"io"
 	"log/slog"
 	"testing"
@@ -114,7 +115,7 @@ func (s *side) snapshot(t *testing.T, opts typemap.Options, tables ...string) (s
 		include[i] = s.db + "." + tb
 	}
 	rep, err := snapshot.Run(context.Background(), snapshot.Options{
-		Source: s.src, Target: s.tgt, Include: include, Stream: stream, Workers: 2,
+		Source: s.src, Target: pgsink.NewEngine(s.tgt), Include: include, Stream: stream, Workers: 2,
 		ZeroDate: opts.ZeroDate, Nul: opts.Nul,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})

@@ -23,7 +23,7 @@ type hashCount struct {
 
 func (e *engine) compareMultiset(ctx context.Context, r *tableRun) error {
 	p := r.plan
-	src, tgt, err := e.multisetChecksums(ctx, p)
+	src, tgt, moving, err := e.multisetChecksums(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -48,6 +48,16 @@ func (e *engine) compareMultiset(ctx context.Context, r *tableRun) error {
 		return err
 	}
 	diffs := mergeGroups(srcGroups, tgtGroups)
+	if moving {
+		// The source table changed between every two readings: the copies
+		// that differ may be writes on their way, not differences.
+		var n int64
+		for _, d := range diffs {
+			n += max(d.SourceCount-d.TargetCount, d.TargetCount-d.SourceCount)
+		}
+		r.addInFlight(n)
+		return nil
+	}
 	r.mu.Lock()
 	for i, d := range diffs {
 		if d.SourceCount > d.TargetCount {
@@ -73,25 +83,32 @@ func (e *engine) compareMultiset(ctx context.Context, r *tableRun) error {
 
 // multisetChecksums compares whole-table checksums; online, the target is
 // read after the replicator applied what the source read saw, a few times.
-func (e *engine) multisetChecksums(ctx context.Context, p *tablePlan) (src, tgt map[int]agg, err error) {
+// moving says the source's checksum changed between the last two of those
+// readings: the table is being written, so a remaining difference may be
+// in flight.
+func (e *engine) multisetChecksums(ctx context.Context, p *tablePlan) (src, tgt map[int]agg, moving bool, err error) {
 	if !e.online {
-		return e.checksums(ctx, p, scope{}, false)
+		src, tgt, err = e.checksums(ctx, p, scope{}, false)
+		return src, tgt, false, err
 	}
+	var prev map[int]agg
 	for round := 0; round <= e.o.Recheck; round++ {
 		if src, err = p.sourceChecksum(ctx, e.src, scope{}, false); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
+		moving = prev != nil && prev[0] != src[0]
+		prev = src
 		if err := e.waitForSource(ctx, p); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		if tgt, err = e.tgt.checksum(ctx, p, scope{}, false); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		if src[0] == tgt[0] {
-			break
+			return src, tgt, false, nil
 		}
 	}
-	return src, tgt, nil
+	return src, tgt, moving, nil
 }
 
 // waitForSource waits until the replicator applied the source's current position.

@@ -53,11 +53,9 @@ func newMySide(t *testing.T, env *testenv.Env, prefix string) *mySide {
 		t.Fatal(err)
 	}
 	s.tgtURL = mt.URL(s.tgtDB)
-	tt, err := config.ParseAnyTarget(s.tgtURL)
-	if err != nil {
+	if s.tgt, err = config.ParseMySQLTarget(s.tgtURL); err != nil {
 		t.Fatal(err)
 	}
-	s.tgt = *tt.MySQL
 	s.my, s.tg = openFixture(t, s.src), openFixture(t, s.tgt)
 	return s
 }
@@ -74,11 +72,9 @@ func newMySideOnMySQL(t *testing.T, prefix string) *mySide {
 	if s.src, err = config.ParseSource(env.SourceURL(s.srcDB)); err != nil {
 		t.Fatal(err)
 	}
-	tt, err := config.ParseAnyTarget(s.tgtURL)
-	if err != nil {
+	if s.tgt, err = config.ParseMySQLTarget(s.tgtURL); err != nil {
 		t.Fatal(err)
 	}
-	s.tgt = *tt.MySQL
 	s.my, s.tg = openFixture(t, s.src), openFixture(t, s.tgt)
 	return s
 }

@@ -215,13 +215,22 @@ func mysqlZeroDate(cc *typemap.ColumnConv, q string, opts typemap.Options, text 
 	default:
 		return "", fmt.Errorf("unknown zero-date policy %q", opts.ZeroDate)
 	}
-	// Same rule as typemap: month or day 0, or a day past the end of its
-	// month (ALLOW_INVALID_DATES). Leap years are proleptic Gregorian.
+	return "CASE WHEN " + q + " IS NULL THEN NULL WHEN " + mysqlZeroInDate(q) + " OR " + mysqlPastMonthEnd(q) +
+		" THEN " + replaced + " ELSE " + text + " END", nil
+}
+
+// mysqlZeroInDate is typemap's zero date: a month or a day of 0.
+func mysqlZeroInDate(q string) string {
+	return "(MONTH(" + q + ") = 0 OR DAYOFMONTH(" + q + ") = 0)"
+}
+
+// mysqlPastMonthEnd is typemap's invalid date: a day past the end of its
+// month (ALLOW_INVALID_DATES). Leap years are proleptic Gregorian.
+func mysqlPastMonthEnd(q string) string {
 	y, m, d := "YEAR("+q+")", "MONTH("+q+")", "DAYOFMONTH("+q+")"
 	leap := "(" + y + " % 4 = 0 AND (" + y + " % 100 <> 0 OR " + y + " % 400 = 0))"
 	days := "CASE " + m + " WHEN 2 THEN IF(" + leap + ", 29, 28) WHEN 4 THEN 30 WHEN 6 THEN 30 WHEN 9 THEN 30 WHEN 11 THEN 30 ELSE 31 END"
-	return "CASE WHEN " + q + " IS NULL THEN NULL WHEN " + m + " = 0 OR " + d + " = 0 OR " + d + " > " + days +
-		" THEN " + replaced + " ELSE " + text + " END", nil
+	return "(" + d + " > " + days + ")"
 }
 
 // mysqlUTF8Bytes returns the column as a binary string of its UTF-8 bytes,

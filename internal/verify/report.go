@@ -16,6 +16,11 @@ const (
 	// ResultRepaired: differences were found and --repair fixed them all
 	// (a re-read of the repaired rows found them equal).
 	ResultRepaired = "repaired"
+	// ResultInFlight: online, rows still differed after every re-check
+	// while the source kept changing them (or, keyless, the table): they
+	// could not be compared at rest. Not a difference; run verify again
+	// when the writes calm down (exit code 3).
+	ResultInFlight = "in_flight"
 )
 
 // Kinds of row difference.
@@ -60,7 +65,10 @@ type TableReport struct {
 	// Rechecked counts differences that went away on an online re-check
 	// (changes that were in flight).
 	Rechecked int64 `json:"rechecked,omitempty"`
-	Repaired  int64 `json:"repaired,omitempty"`
+	// InFlight counts rows (keyless: row copies) that still differed after
+	// every re-check while the source kept changing them: not differences.
+	InFlight int64 `json:"in_flight,omitempty"`
+	Repaired int64 `json:"repaired,omitempty"`
 	// PolicyChanges are values a policy changed on the way into the target
 	// (policy.go): an equal table is "equal except" these.
 	PolicyChanges []PolicyChange `json:"policy_changes,omitempty"`
@@ -120,6 +128,12 @@ func (r *Report) WriteSummary(w io.Writer) {
 		res := t.Result
 		if t.Result == ResultDifferences {
 			res = plural(t.Differences(), "difference")
+		}
+		if t.InFlight > 0 && t.Result != ResultError {
+			res += fmt.Sprintf(", %d in flight", t.InFlight)
+			if t.Result == ResultInFlight {
+				res = fmt.Sprintf("%d in flight", t.InFlight)
+			}
 		}
 		if n := t.PolicyChanged(); n > 0 && t.Result == ResultEqual {
 			res = fmt.Sprintf("equal except %d by policy", n)
@@ -187,6 +201,8 @@ func (r *Report) finish() {
 			r.Result = ResultError
 		case t.Result == ResultDifferences && r.Result != ResultError:
 			r.Result = ResultDifferences
+		case t.Result == ResultInFlight && r.Result == ResultEqual:
+			r.Result = ResultInFlight
 		}
 	}
 }

@@ -50,6 +50,14 @@ func (r *tableRun) addChunk(rows, bytes int64) {
 	r.rep.Chunks++
 }
 
+// addInFlight counts rows that still differed after every online re-check
+// while their source side kept changing: in flight, not differences.
+func (r *tableRun) addInFlight(n int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rep.InFlight += n
+}
+
 // addDiffs records differences in the report (listing at most maxDiffs).
 func (r *tableRun) addDiffs(diffs []rowDiff, rechecked int64, maxDiffs int) {
 	r.mu.Lock()

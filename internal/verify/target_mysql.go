@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
@@ -440,4 +441,31 @@ func (t *myTarget) policyChanges(context.Context, string) ([]PolicyChange, error
 
 func (t *myTarget) checkpoint(ctx context.Context, stream string) (*checkpoint.State, error) {
 	return mysqlstate.Load(ctx, t.db, stream, binlogpos.Decode)
+}
+
+// refuseRowPolicy refuses what a stream's row filters or column masks
+// cover (verify compares and repairs whole tables in clear): the --stream
+// itself when it recorded any, by its replicator's owner settings or its
+// snapshot's fingerprint, and every table another stream filters or
+// masks. A user that may not read sluice's state (a read-only account
+// granted only the replica's database) compares without the check, told
+// so; --repair, which would write clear values, is refused instead.
+func (t *myTarget) refuseRowPolicy(ctx context.Context, o *Options) error {
+	policies, err := mysqlstate.RowPolicies(ctx, t.db)
+	switch {
+	case mysqlstate.Denied(err) && o.Repair:
+		return exitcode.ConfigError(fmt.Errorf("verify --repair first checks that no stream filters or masks the tables it "+
+			"would write, and this user may not read sluice's state on the target (%v); grant it SELECT ON sluice.*, "+
+			"or verify without --repair", err))
+	case mysqlstate.Denied(err):
+		o.Log.Warn("verify: this user may not read sluice's state on the target, so the tables a stream filters or "+
+			"masks (--where, --mask) are not known; a masked table would show every row as different", "err", err)
+		return nil
+	case err != nil:
+		return err
+	}
+	if p := policies[o.Stream]; len(p) > 0 {
+		return exitcode.ConfigError(checkpoint.RowPolicyRefusal(o.Stream, strings.Join(p, "; ")))
+	}
+	return refuseRowPolicies(policies, o.Tables)
 }

@@ -159,11 +159,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, fmt.Errorf("--repair-sql: %w", err)
 		}
 	}
+	quoted := map[string]string{} // db.table → its quoted source name
 	for _, r := range runs {
 		r.settle()
 		rep.Tables = append(rep.Tables, r.rep)
+		if r.plan != nil {
+			quoted[r.rep.Table] = r.plan.myTable
+		}
 	}
-	e.notePolicyChanges(ctx, rep)
+	e.notePolicyChanges(ctx, rep, quoted)
 	rep.Seconds = time.Since(start).Seconds()
 	rep.finish()
 	if err := ctx.Err(); err != nil {
@@ -212,6 +216,10 @@ func openMySQLDialect(ctx context.Context, o *Options) (targetDB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := t.refuseRowPolicy(ctx, o); err != nil {
+		t.Close()
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -227,6 +235,14 @@ func openPGDialect(ctx context.Context, o *Options) (targetDB, error) {
 			pool.Close()
 			return nil, err
 		}
+	}
+	policies, err := checkpoint.RowPolicies(ctx, pool)
+	if err == nil {
+		err = refuseRowPolicies(policies, o.Tables)
+	}
+	if err != nil {
+		pool.Close()
+		return nil, err
 	}
 	return &pgTarget{pool: pool, naming: o.Naming}, nil
 }
@@ -380,6 +396,8 @@ func (r *tableRun) resultLocked() string {
 		return ResultRepaired
 	case r.rep.Differences() > 0:
 		return ResultDifferences
+	case r.rep.InFlight > 0:
+		return ResultInFlight
 	}
 	return ResultEqual
 }

@@ -24,11 +24,17 @@ const pendingTable = `CREATE TABLE IF NOT EXISTS sluice.ddl_pending (
 
 // EnsurePending creates the pending-DDL table when missing (after Ensure).
 func EnsurePending(ctx context.Context, q Querier, engine string) error {
+	return ensureTable(ctx, q, engine, pendingTable, "ddl_pending")
+}
+
+// ensureTable creates one state table from its template (%s: the engine,
+// "" = InnoDB) when missing.
+func ensureTable(ctx context.Context, q Querier, engine, template, name string) error {
 	if engine == "" {
 		engine = "InnoDB"
 	}
-	if _, err := q.ExecContext(ctx, fmt.Sprintf(pendingTable, engine)); err != nil {
-		return fmt.Errorf("state: create sluice.ddl_pending on the target: %w", err)
+	if _, err := q.ExecContext(ctx, fmt.Sprintf(template, engine)); err != nil {
+		return fmt.Errorf("state: create sluice.%s on the target: %w", name, err)
 	}
 	return nil
 }

@@ -86,7 +86,7 @@ func CheckStream(stream string) error {
 // allTables are the templates of every state table (tests create them on
 // each engine).
 func allTables() []string {
-	return append(append(append([]string{}, tables...), snapshotTables...), pendingTable)
+	return append(append(append([]string{}, tables...), snapshotTables...), pendingTable, addTable)
 }
 
 // Ensure creates the sluice database and its tables when missing. engine is
@@ -107,6 +107,13 @@ func Ensure(ctx context.Context, q Querier, engine string) error {
 		}
 	}
 	return nil
+}
+
+// Denied reports a server's refusal of sluice's state to this user (no
+// SELECT on the table or the database).
+func Denied(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1142 || me.Number == 1143 || me.Number == 1044)
 }
 
 // missing reports errors that mean "nothing was ever recorded": an unknown
@@ -164,7 +171,7 @@ func Save(ctx context.Context, q Querier, stream string, st checkpoint.State) er
 // Delete forgets a stream's checkpoint, schema history and applied records
 // (a new snapshot of the stream).
 func Delete(ctx context.Context, q Querier, stream string) error {
-	for _, t := range []string{"checkpoint", "schema_history", "applied", "ddl_pending", "stream_target", "stream_owner"} {
+	for _, t := range []string{"checkpoint", "schema_history", "applied", "ddl_pending", "stream_target", "stream_owner", "add_table"} {
 		if _, err := q.ExecContext(ctx, "DELETE FROM sluice."+t+" WHERE stream = ?", stream); err != nil && !missing(err) {
 			return fmt.Errorf("checkpoint: delete stream %q from sluice.%s: %w", stream, t, err)
 		}

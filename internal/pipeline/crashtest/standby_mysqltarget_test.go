@@ -72,7 +72,7 @@ func testStandbyIntoMySQLTarget(t *testing.T, env *testenv.Env) {
 			_ = admin.QueryRow("SELECT run FROM sluice.stream_owner WHERE stream = ?", stream).Scan(&owner)
 			return owner
 		}}
-	g.rounds(db + ".logs")
+	g.rounds(otherScope(db + ".logs"))
 	stopLoad()
 	wg.Wait()
 	g.stop()

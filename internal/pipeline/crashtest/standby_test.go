@@ -1,6 +1,7 @@
 package crashtest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -45,7 +46,7 @@ func TestStandbyTakesOver(t *testing.T) {
 	g := &standbyRig{t: t, logPath: run.logPath, committed: st.committed.Load,
 		args:  append([]string{"replicate", "--workers", "2", "--standby"}, run.common...),
 		owner: pgOwner(conn, stream)}
-	g.rounds(run.db + ".logs")
+	g.rounds(otherScope(run.db + ".logs"))
 	stopLoad()
 	load.Wait()
 	t.Logf("load: %d transactions committed, %d rolled back", st.committed.Load(), st.rolledBack.Load())
@@ -64,7 +65,24 @@ type standbyRig struct {
 	logPath   string
 	owner     func() string // the stream's owner record ("" when none)
 	committed func() int64  // source transactions so far
-	procs     map[int]*replicator
+	// reader names the session reading the stream's source, when a
+	// takeover is complete only once the new owner has it (the way back's
+	// slot); nil: the owner record is the takeover.
+	reader func() string
+	count  int // rounds (0: 10)
+	procs  map[int]*replicator
+}
+
+// refusedStandby is a standby started with settings the stream's
+// replicator does not have: refused (exit 2), its message saying says.
+type refusedStandby struct {
+	args []string
+	says string
+}
+
+// otherScope is a standby with another --exclude.
+func otherScope(excluded string) refusedStandby {
+	return refusedStandby{args: []string{"--exclude", excluded}, says: "'s replicator: --exclude"}
 }
 
 func (g *standbyRig) start() {
@@ -77,9 +95,9 @@ func (g *standbyRig) start() {
 	g.procs[cmd.Process.Pid] = p
 }
 
-// rounds starts three replicators, checks that a standby with another
-// scope (--exclude excluded) is refused, and runs the ten rounds.
-func (g *standbyRig) rounds(excluded string) {
+// rounds starts three replicators, checks that the refused standby is
+// refused, and runs the rounds (ten unless count says otherwise).
+func (g *standbyRig) rounds(refused refusedStandby) {
 	t := g.t
 	g.procs = map[int]*replicator{}
 	t.Cleanup(func() {
@@ -93,20 +111,25 @@ func (g *standbyRig) rounds(excluded string) {
 		g.start()
 	}
 	active := g.waitOwner(0, 90*time.Second)
-	other := append(append([]string{}, g.args...), "--exclude", excluded)
+	other := append(append([]string{}, g.args...), refused.args...)
 	if code := runToEnd(t, g.logPath, 2*time.Minute, other...); code != 2 {
-		t.Errorf("a standby with another --exclude: exit %d, want 2\n%s", code, logTail(g.logPath, 10))
-	} else if !strings.Contains(readLog(t, g.logPath), "'s replicator: --exclude") {
-		t.Errorf("the refusal of a standby with another --exclude does not name it:\n%s", logTail(g.logPath, 10))
+		t.Errorf("a standby with %v: exit %d, want 2\n%s", refused.args, code, logTail(g.logPath, 10))
+	} else if !strings.Contains(readLog(t, g.logPath), refused.says) {
+		t.Errorf("the refusal of a standby with %v does not name it (%q):\n%s", refused.args, refused.says, logTail(g.logPath, 10))
 	}
+	count := cmp.Or(g.count, 10)
 	var worst time.Duration
-	for round := 1; round <= 10; round++ {
+	for round := 1; round <= count; round++ {
 		time.Sleep(2 * time.Second)
 		p := g.procs[active]
 		if p == nil {
 			t.Fatalf("round %d: the owner pid %d is not one of the test's replicators", round, active)
 		}
 		frozen := round%2 == 0
+		var reading string
+		if g.reader != nil {
+			reading = g.reader()
+		}
 		t0 := time.Now()
 		if frozen {
 			if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
@@ -119,10 +142,15 @@ func (g *standbyRig) rounds(excluded string) {
 		}
 		next := g.waitOwner(active, 30*time.Second)
 		took := time.Since(t0)
-		worst = max(worst, took)
 		how := map[bool]string{false: "killed", true: "frozen"}[frozen]
 		t.Logf("round %d: replicator %d %s; %d took over after %s (source committed %d transactions so far)",
 			round, active, how, next, took.Round(10*time.Millisecond), g.committed())
+		if g.reader != nil {
+			took = g.waitReader(reading, t0)
+			t.Logf("round %d: replicator %d reads the source after %s (session %s, was %s)", round, next,
+				took.Round(10*time.Millisecond), g.reader(), reading)
+		}
+		worst = max(worst, took)
 		if took > 10*time.Second {
 			t.Errorf("round %d: takeover took %s, want under 10s", round, took)
 		}
@@ -132,9 +160,22 @@ func (g *standbyRig) rounds(excluded string) {
 		active = next
 	}
 	t.Logf("slowest takeover: %s", worst)
-	if n := strings.Count(readLog(t, g.logPath), "no longer owns stream"); n < 5 {
-		t.Errorf("%d replicators said they were fenced, want the 5 frozen ones", n)
+	if n := strings.Count(readLog(t, g.logPath), "no longer owns stream"); n < count/2 {
+		t.Errorf("%d replicators said they were fenced, want the %d frozen ones", n, count/2)
 	}
+}
+
+// waitReader waits until a session other than was reads the source, and
+// returns the time since t0.
+func (g *standbyRig) waitReader(was string, t0 time.Time) time.Duration {
+	g.t.Helper()
+	for deadline := t0.Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if r := g.reader(); r != "" && r != was {
+			return time.Since(t0)
+		}
+	}
+	g.t.Fatalf("no new session reads the source 30s after the takeover began\n%s", logTail(g.logPath, 40))
+	return 0
 }
 
 // wake lets a frozen replicator run again: it must stop with exit 2.

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/target"
 )
@@ -19,11 +20,16 @@ type engine struct{ cfg Config }
 // NewEngine is the engine of a Kafka target.
 func NewEngine(cfg Config) target.Engine { return engine{cfg: cfg} }
 
-// openEngine parses kafka://host:port[,host:port]/prefix.
-func openEngine(rawURL string, _ target.Options) (target.Engine, error) {
+// openEngine parses kafka://host:port[,host:port]/prefix. A command on
+// tables (target.Options.Tables) does not take a Kafka target: its scheme
+// is unsupported there.
+func openEngine(rawURL string, o target.Options) (target.Engine, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, errors.New("target: not a valid kafka:// URL")
+	}
+	if o.Tables {
+		return nil, config.UnsupportedScheme("target", u.Scheme, target.DefaultScheme)
 	}
 	if u.User != nil {
 		return nil, errors.New("target: a kafka:// URL carries no user or password: kafka://host:port[,host:port]/topic-prefix")

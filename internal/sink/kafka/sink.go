@@ -36,6 +36,10 @@ type Sink struct {
 	nowMs func() int64
 
 	cad cadence // bounds live groups (cadence.go)
+
+	// copying is the progress of a snapshot this run resumes (fixed
+	// while the binlog is replayed): which changes to write (keep).
+	copying *copyProgress
 }
 
 var (
@@ -54,7 +58,11 @@ func New(store *Store, charsets *typemap.Charsets) *Sink {
 			j.note(p) // the checkpoint this run starts from is in the journal
 		}
 	}
-	return &Sink{cfg: store.cfg, store: store, mapper: m, codecs: map[*schema.Table]*tableCodec{}}
+	s := &Sink{cfg: store.cfg, store: store, mapper: m, codecs: map[*schema.Table]*tableCodec{}}
+	if store.state != nil {
+		s.copying = store.state.Copy
+	}
+	return s
 }
 
 func (s *Sink) codec(t *schema.Table) (*tableCodec, error) {
@@ -112,7 +120,11 @@ func (s *Sink) SaveCheckpoint(ctx context.Context, st checkpoint.State, _ []mode
 	if !s.store.newer(s.store.state, st) {
 		return nil
 	}
-	return s.commitLocked(ctx, nil, nil, func(r *stateRecord) { s.store.withState(r, st) })
+	if err := s.commitLocked(ctx, nil, nil, func(r *stateRecord) { s.store.withState(r, st) }); err != nil {
+		return err
+	}
+	s.cfg.CatchUp.note(st.Position)
+	return nil
 }
 
 // DeleteApplied drops applied records of another stream history.
@@ -227,6 +239,24 @@ type session struct{ s *Sink }
 // sent as each source transaction is encoded (Store.transactStream).
 func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart model.Position) (bool, error) {
 	s := se.s
+	g, stop := s.cfg.CatchUp.cut(g)
+	if g == nil {
+		s.cfg.CatchUp.reach()
+		return false, ErrCaughtUp
+	}
+	if err := se.applyGroup(ctx, g, runStart); err != nil {
+		return false, err
+	}
+	if stop {
+		s.cfg.CatchUp.reach()
+		return false, ErrCaughtUp
+	}
+	s.cfg.CatchUp.note(g.Txns[len(g.Txns)-1].End)
+	return false, nil
+}
+
+func (se *session) applyGroup(ctx context.Context, g *pipeline.Group, runStart model.Position) error {
+	s := se.s
 	st := s.store
 	ends := make([]string, len(g.Txns))
 	for i, t := range g.Txns {
@@ -259,13 +289,13 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 		for i, t := range g.Txns {
 			recs, err := s.txnRecords(t, g.One(i))
 			if err != nil {
-				return false, err
+				return err
 			}
 			pre[i] = recs
 		}
 	}
 	if err := s.groupTopics(ctx, g.Txns); err != nil {
-		return false, err
+		return err
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -285,16 +315,12 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 			}
 			send(recs...)
 		}
-		next = st.next(change)
-		rec, err := st.stateRec(next)
-		if err != nil {
-			return err
-		}
-		send(rec)
-		return nil
+		var err error
+		next, err = st.sendState(send, change)
+		return err
 	})
 	if err != nil {
-		return false, err
+		return err
 	}
 	var rows int
 	var bytes int64
@@ -306,7 +332,7 @@ func (se *session) ApplyGroup(ctx context.Context, g *pipeline.Group, runStart m
 	st.state = next
 	// One worker (required with a journal): every earlier transaction is committed too.
 	s.cfg.Journal.note(g.Txns[len(g.Txns)-1].End)
-	return false, nil
+	return nil
 }
 
 // txnRecords encodes one source transaction: its change events (and
@@ -320,8 +346,14 @@ func (s *Sink) txnRecords(t *model.Txn, changes []pipeline.Change) ([]*kgo.Recor
 		recs = append(recs, s.txnRecord(o.tx, false))
 	}
 	for row := range changes {
-		var err error
-		if recs, err = s.appendRowRecords(recs, &changes[row].RowChange, o, row, false); err != nil {
+		rc, ok, err := s.keep(&changes[row].RowChange)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if recs, err = s.appendRowRecords(recs, rc, o, row, false); err != nil {
 			return nil, err
 		}
 	}
@@ -339,6 +371,10 @@ func (s *Sink) txnRecords(t *model.Txn, changes []pipeline.Change) ([]*kgo.Recor
 // version in the schema topic and the state, in one Kafka transaction.
 func (se *session) ApplyDDL(ctx context.Context, t *model.Txn, st checkpoint.State) error {
 	s := se.s
+	if c := s.cfg.CatchUp; c.beyond(t.End) {
+		c.reach()
+		return ErrCaughtUp
+	}
 	dr, err := s.ddlRecord(t)
 	if err != nil {
 		return err
@@ -409,11 +445,18 @@ func (l *largeTxn) Write(ctx context.Context, changes []pipeline.Change) error {
 			}
 		}
 		o.tx = l.tx
-		rs, err := l.s.rowRecords(&c.RowChange, o, l.row, false)
+		rc, ok, err := l.s.keep(&c.RowChange)
 		if err != nil {
 			return err
 		}
 		l.row++
+		if !ok {
+			continue
+		}
+		rs, err := l.s.rowRecords(rc, o, l.row-1, false)
+		if err != nil {
+			return err
+		}
 		recs = append(recs, rs...)
 		if j := l.s.cfg.Journal; j != nil {
 			recs = append(recs, j.journalRows(rs, l.commit, "")...)
@@ -428,6 +471,11 @@ func (l *largeTxn) Write(ctx context.Context, changes []pipeline.Change) error {
 func (l *largeTxn) Commit(ctx context.Context, cp checkpoint.State) error {
 	st := l.s.store
 	defer l.finish()
+	if c := l.s.cfg.CatchUp; c.beyond(cp.Position) {
+		l.abort(ctx) // beyond a resumed snapshot's point: streamed after the copy
+		c.reach()
+		return ErrCaughtUp
+	}
 	next := st.next(func(r *stateRecord) { st.withState(r, cp) })
 	rec, err := st.stateRec(next)
 	if err != nil {
@@ -449,6 +497,7 @@ func (l *largeTxn) Commit(ctx context.Context, cp checkpoint.State) error {
 	}
 	st.state = next
 	l.s.cfg.Journal.note(cp.Position)
+	l.s.cfg.CatchUp.note(cp.Position)
 	return nil
 }
 

@@ -2,10 +2,7 @@ package kafka
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -14,12 +11,29 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
-	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // RecordStart writes schema version 1 (tables) and the state at pos in one
 // Kafka transaction: the start of a stream without a snapshot.
 func (s *Store) RecordStart(ctx context.Context, pos model.Position, tables []*schema.Table) error {
+	return s.recordStart(ctx, pos, tables, func(*stateRecord) {})
+}
+
+// BeginSnapshot starts a chunked snapshot at pos: schema version 1 (tables)
+// and the state at pos with every table in scope still to copy, in one
+// Kafka transaction. CopyChunk then writes the rows chunk by chunk.
+func (s *Store) BeginSnapshot(ctx context.Context, pos model.Position, tables []*schema.Table) error {
+	prog := &copyProgress{Tables: map[string]*copyTable{}}
+	for _, t := range tables {
+		if t.LeftOut == "" {
+			prog.Tables[copyKey(t.TableID)] = &copyTable{}
+		}
+	}
+	return s.recordStart(ctx, pos, tables, func(r *stateRecord) { r.Snapshot, r.Copy = "copying", prog })
+}
+
+// recordStart commits schema version 1 and the state at pos, changed by f.
+func (s *Store) recordStart(ctx context.Context, pos model.Position, tables []*schema.Table, f func(*stateRecord)) error {
 	sr, err := s.schemaRec(schemaRecord{Version: 1, Position: pos.Encode(), Tables: tables})
 	if err != nil {
 		return err
@@ -28,6 +42,7 @@ func (s *Store) RecordStart(ctx context.Context, pos model.Position, tables []*s
 	defer s.mu.Unlock()
 	next := s.next(func(r *stateRecord) {
 		r.Position, r.SchemaVersion, r.Applied = pos.Encode(), 1, nil
+		f(r)
 	})
 	rec, err := s.stateRec(next)
 	if err != nil {
@@ -41,152 +56,126 @@ func (s *Store) RecordStart(ctx context.Context, pos model.Position, tables []*s
 	return nil
 }
 
-// Snapshot writes every row of tables, read on conn (a session inside the
-// consistent snapshot at pos), as op "r" events, then schema version 1 and
-// the state at pos, all in ONE Kafka transaction: a run killed during the
-// snapshot leaves nothing a read_committed consumer sees, and the next run
-// snapshots again. The producer's buffer bounds memory; the transaction
-// must finish within its timeout (10 minutes; docs/kafka.md).
-func (s *Sink) Snapshot(ctx context.Context, conn *sql.Conn, tables []*schema.Table, pos binlogpos.Position, at time.Time) (rows int64, err error) {
-	st := s.store
-	sr, err := st.schemaRec(schemaRecord{Version: 1, Position: pos.Encode(), Tables: tables})
-	if err != nil {
-		return 0, err
+// CopyState says what of table id the snapshot being copied holds: in
+// the snapshot at all, copied whole, and the key of its last copied row.
+func (s *Store) CopyState(id schema.TableID) (inCopy, done bool, last consistent.Bound) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == nil || s.state.Copy == nil {
+		return false, false, nil
 	}
+	ct, ok := s.state.Copy.Tables[copyKey(id)]
+	if !ok {
+		return false, false, nil
+	}
+	return true, ct.Done, ct.Last
+}
+
+// Chunk is one chunk of a snapshot for CopyChunk: the rows of table T read
+// at the consistent point Pos (whose reading started at At), up to the key
+// Hi (nil: the rest of the table). Final says no row of the snapshot
+// follows: its last row is marked "last" and the snapshot is done.
+type Chunk struct {
+	T     *schema.Table
+	Rows  *consistent.Rows
+	Hi    consistent.Bound
+	Pos   binlogpos.Position
+	At    time.Time
+	Final bool
+}
+
+// CopyChunk writes the rows of one chunk as op "r" events and the state
+// with the table's progress (its last key, or done) in one Kafka
+// transaction: a run killed anywhere leaves whole chunks, each with the
+// progress that covers it. The producer's buffer bounds memory.
+func (s *Sink) CopyChunk(ctx context.Context, c Chunk) (rows int64, err error) {
+	st := s.store
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.cl.BeginTransaction(); err != nil {
-		return 0, fmt.Errorf("kafka: begin transaction: %w", err)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			defer cancel()
-			_ = st.cl.AbortBufferedRecords(actx)
-			_ = st.cl.EndTransaction(actx, kgo.TryAbort)
+	var next *stateRecord
+	err = st.transactStream(ctx, func(send func(...*kgo.Record)) error {
+		n, err := s.chunkRecords(ctx, c, send)
+		rows = n
+		if err != nil {
+			return err
 		}
-	}()
-	var (
-		pmu     sync.Mutex
-		prodErr error
-	)
-	produce := func(r *kgo.Record) {
-		st.cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
-			if err != nil {
-				pmu.Lock()
-				if prodErr == nil {
-					prodErr = err
-				}
-				pmu.Unlock()
-			}
-		})
+		next, err = st.sendState(send, func(r *stateRecord) { finishChunk(r, c) })
+		return err
+	})
+	if err != nil {
+		return rows, fmt.Errorf("snapshot %s: %w", c.T.TableID, err)
 	}
-	// Each row is written when the next one is read, so that the very last
-	// one can say source.snapshot "last", as Debezium's does.
+	st.state = next
+	return rows, nil
+}
+
+// finishChunk moves the state past chunk c.
+func finishChunk(r *stateRecord, c Chunk) {
+	if r.Copy == nil {
+		r.Copy = &copyProgress{Tables: map[string]*copyTable{}}
+	}
+	tables := make(map[string]*copyTable, len(r.Copy.Tables))
+	for k, v := range r.Copy.Tables {
+		tables[k] = v
+	}
+	tables[copyKey(c.T.TableID)] = &copyTable{Done: c.Hi == nil, Last: c.Hi}
+	r.Copy = &copyProgress{Tables: tables}
+	if c.Final {
+		r.Snapshot, r.Copy, r.Applied = "done", nil, nil
+		r.SourceTime = c.At
+	}
+}
+
+// FinishSnapshot marks the snapshot done when no chunk was Final (every
+// table was copied before, or the last ones are empty).
+func (s *Sink) FinishSnapshot(ctx context.Context, at time.Time) error {
+	return s.commit(ctx, nil, func(r *stateRecord) {
+		r.Snapshot, r.Copy, r.Applied, r.SourceTime = "done", nil, nil, at
+	})
+}
+
+// chunkRecords sends the "r" events of a chunk's rows. Each row is sent
+// when the next one is read, so that the very last one of the snapshot can
+// say source.snapshot "last", as Debezium's does.
+func (s *Sink) chunkRecords(ctx context.Context, c Chunk, send func(...*kgo.Record)) (int64, error) {
+	defer c.Rows.Close()
 	var held *model.RowChange
 	emit := func(rc *model.RowChange, snap string) error {
-		recs, err := s.rowRecords(rc, origin{pos: pos, commit: at, snapshot: snap}, 0, true)
+		recs, err := s.rowRecords(rc, origin{pos: c.Pos, commit: c.At, snapshot: snap}, 0, true)
 		if err != nil {
-			return fmt.Errorf("snapshot %s: %w", rc.Table.TableID, err)
+			return err
 		}
 		if err := s.checkRecords(ctx, recs); err != nil {
 			return err
 		}
-		for _, r := range recs {
-			produce(r)
-		}
+		send(recs...)
 		return nil
-	}
-	next := func(rc *model.RowChange) error {
-		if held != nil {
-			if err := emit(held, "true"); err != nil {
-				return err
-			}
-		}
-		held = rc
-		return nil
-	}
-	for _, t := range tables {
-		if t.LeftOut != "" {
-			continue
-		}
-		n, err := s.snapshotTable(ctx, conn, t, next)
-		if err != nil {
-			return rows, err
-		}
-		rows += n
-	}
-	if held != nil {
-		if err := emit(held, "last"); err != nil {
-			return rows, err
-		}
-	}
-	state := st.next(func(r *stateRecord) {
-		r.Position, r.SchemaVersion, r.Applied, r.Snapshot = pos.Encode(), 1, nil, "done"
-		r.SourceTime = at
-	})
-	rec, err := st.stateRec(state)
-	if err != nil {
-		return rows, err
-	}
-	if err := st.cl.ProduceSync(ctx, sr, rec).FirstErr(); err != nil {
-		return rows, err
-	}
-	if err := st.cl.Flush(ctx); err != nil {
-		return rows, err
-	}
-	pmu.Lock()
-	perr := prodErr
-	pmu.Unlock()
-	if perr != nil {
-		return rows, fmt.Errorf("kafka: snapshot: %w", perr)
-	}
-	if err := st.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-		return rows, fmt.Errorf("kafka: commit the snapshot transaction: %w", err)
-	}
-	committed = true
-	st.state = state
-	st.schemas = append(st.schemas, schemaRecord{Stream: s.cfg.Stream, Version: 1, Tables: tables})
-	return rows, nil
-}
-
-func (s *Sink) snapshotTable(ctx context.Context, conn *sql.Conn, t *schema.Table, next func(*model.RowChange) error) (int64, error) {
-	exprs := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		exprs[i] = typemap.SelectExpr(c, consistent.QuoteMy(c.Name))
-	}
-	q := "SELECT " + strings.Join(exprs, ", ") + " FROM " + consistent.QuoteTable(t.TableID)
-	rs, err := conn.QueryContext(ctx, q)
-	if err != nil {
-		return 0, fmt.Errorf("snapshot %s: %w", t.TableID, err)
-	}
-	defer rs.Close()
-	raw := make([]sql.RawBytes, len(t.Columns))
-	ptrs := make([]any, len(raw))
-	for i := range raw {
-		ptrs[i] = &raw[i]
 	}
 	var n int64
-	for rs.Next() {
-		if err := rs.Scan(ptrs...); err != nil {
-			return n, fmt.Errorf("snapshot %s: %w", t.TableID, err)
-		}
-		vals := make([]any, len(raw))
-		for i, b := range raw {
-			if b != nil { // a copy (non-nil when empty): RawBytes is reused by the next Scan
-				c := make([]byte, len(b))
-				copy(c, b)
-				vals[i] = c
+	for c.Rows.Next() {
+		if held != nil {
+			if err := emit(held, "true"); err != nil {
+				return n, err
 			}
 		}
-		if err := next(&model.RowChange{Op: model.Insert, Table: t, After: vals}); err != nil {
-			return n, err
+		vals := make([]any, len(c.Rows.Values()))
+		for i, b := range c.Rows.Values() {
+			if b != nil { // a copy (non-nil when empty): the values are reused by the next row
+				vals[i] = append(make([]byte, 0, len(b)), b...)
+			}
 		}
+		held = &model.RowChange{Op: model.Insert, Table: c.T, After: vals}
 		n++
 	}
-	if err := rs.Err(); err != nil {
-		return n, fmt.Errorf("snapshot %s: %w", t.TableID, err)
+	if err := c.Rows.Err(); err != nil {
+		return n, err
 	}
-	return n, nil
+	if held == nil {
+		return n, nil
+	}
+	snap := "true"
+	if c.Final {
+		snap = "last"
+	}
+	return n, emit(held, snap)
 }

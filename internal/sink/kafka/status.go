@@ -26,6 +26,9 @@ type StreamStatus struct {
 	// Layout and Shard say where its events go (--shard-layout).
 	Layout string `json:"shard_layout"`
 	Shard  string `json:"shard,omitempty"`
+	// Copying, while the initial snapshot is not complete (a run stopped
+	// or killed in it resumes it): how far it got.
+	Copying string `json:"snapshot_copying,omitempty"`
 }
 
 // MergedStatus is the committed state of a merged topic (--merged-topic).
@@ -92,6 +95,7 @@ func ReadAllStatus(ctx context.Context, brokers []string, prefix string) (Status
 		if layoutOf(st.Layout) != LayoutNone {
 			ss.Shard = st.Shard
 		}
+		ss.Copying = st.Copy.String()
 		last[string(r.Key)] = ss
 	})
 	if err != nil {

@@ -64,6 +64,9 @@ type Config struct {
 	// ReuseTopics lets a new stream write into topics that hold records of
 	// another history (--reuse-topics).
 	ReuseTopics bool
+	// CatchUp, when set, bounds this run to the replay of a resumed
+	// snapshot up to its new consistent point (catchup.go).
+	CatchUp *CatchUp
 }
 
 // OffsetsTopic is the compacted topic of the streams' positions.
@@ -81,7 +84,10 @@ type stateRecord struct {
 	SourceTime    time.Time     `json:"source_time"`
 	UpdatedAt     time.Time     `json:"updated_at"`
 	Applied       []appliedJSON `json:"applied,omitempty"`
-	Snapshot      string        `json:"snapshot,omitempty"` // "done" once the initial snapshot committed
+	Snapshot      string        `json:"snapshot,omitempty"` // "copying" while the initial snapshot runs, "done" once it is complete
+	// Copy is the progress of a snapshot being copied (copystate.go); nil
+	// once it is done, or without one.
+	Copy *copyProgress `json:"copy,omitempty"`
 	// Merged is the merged topic whose journal this state's run wrote
 	// (--merged-topic), "" for a run without one (journal.go: a gap check).
 	Merged string `json:"merged,omitempty"`
@@ -381,12 +387,20 @@ func (s *Store) State() (*checkpoint.State, []checkpoint.AppliedRow, error) {
 	return st, rows, nil
 }
 
-// Started reports whether the stream has a committed start: its snapshot,
-// or with --no-snapshot its start position.
+// Started reports whether the stream has a committed start: its whole
+// snapshot, or with --no-snapshot its start position.
 func (s *Store) Started() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.state != nil
+	return s.state != nil && s.state.Copy == nil
+}
+
+// Copying reports whether the stream's snapshot was begun and not finished
+// (a run was stopped or killed during it): it resumes (ResumeSnapshot).
+func (s *Store) Copying() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state != nil && s.state.Copy != nil
 }
 
 // Schema returns every table as of a schema version.
@@ -433,6 +447,18 @@ func (s *Store) next(f func(st *stateRecord)) *stateRecord {
 	}
 	st.UpdatedAt = time.Now().UTC()
 	return &st
+}
+
+// sendState sends the next state record (the current one changed by
+// change) into a transaction transactStream runs, and returns it.
+func (s *Store) sendState(send func(...*kgo.Record), change func(*stateRecord)) (*stateRecord, error) {
+	next := s.next(change)
+	rec, err := s.stateRec(next)
+	if err != nil {
+		return nil, err
+	}
+	send(rec)
+	return next, nil
 }
 
 func (s *Store) stateRec(st *stateRecord) (*kgo.Record, error) {

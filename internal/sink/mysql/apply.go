@@ -194,7 +194,7 @@ func (s *session) rollback(ctx context.Context) {
 func (s *session) write(ctx context.Context, b *batch, cs []pipeline.Change, single bool) error {
 	for i := 0; i < len(cs); {
 		j := i + 1
-		if !single && s.keylessRow(cs[i]) {
+		if !single && !s.a.cfg.Upsert.Has(cs[i].Table.TableID) && s.keylessRow(cs[i]) {
 			for j < len(cs) && cs[j].Table == cs[i].Table && (cs[j].Op == model.Insert || cs[j].Op == model.Delete) {
 				j++
 			}
@@ -219,6 +219,9 @@ func (s *session) writeRun(ctx context.Context, b *batch, run []pipeline.Change,
 	p, err := s.plan(run[0].Table)
 	if err != nil {
 		return &stmtError{ch: &run[0], err: err}
+	}
+	if s.a.cfg.Upsert.Has(run[0].Table.TableID) {
+		return s.upserts(ctx, b, p, run)
 	}
 	switch run[0].Op {
 	case model.Insert:
@@ -311,7 +314,7 @@ func execCheck(ctx context.Context, tx execer, q string, want int64, ch *pipelin
 	if err != nil {
 		return &stmtError{sql: q, ch: ch, rows: rows, err: err}
 	}
-	if got != want {
+	if want >= 0 && got != want { // -1: not checked (upsert.go)
 		return &stmtError{sql: q, ch: ch, rows: rows, err: fmt.Errorf("%w: affected %d rows, expected %d", errTargetDiverged, got, want)}
 	}
 	return nil

@@ -1,9 +1,10 @@
 package mysql
 
 import (
-	"errors"
+	"context"
 
 	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/preflight"
 	"github.com/sluice-db/sluice/internal/target"
 )
 
@@ -24,20 +25,29 @@ func NewEngine(cfg config.MySQL, storage string) target.Engine {
 }
 
 func openEngine(rawURL string, o target.Options) (target.Engine, error) {
-	t, err := config.ParseAnyTarget(rawURL)
+	m, err := config.ParseMySQLTarget(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	if t.MySQL == nil { // the registry gives this opener mysql:// and mariadb:// only
-		return nil, errors.New("target: not a mysql:// URL")
-	}
-	if err := t.MySQL.ApplyTLSFlags("target", o.TLS); err != nil {
+	if err := m.ApplyTLSFlags("target", o.TLS); err != nil {
 		return nil, err
 	}
-	return NewEngine(*t.MySQL, o.StorageEngine), nil
+	return NewEngine(m, o.StorageEngine), nil
 }
 
 func (engine) Name() string { return "mysql" }
+
+// Parsed is the engine's settings (target.Parsed).
+func (e engine) Parsed() config.Target { return config.Target{MySQL: &e.cfg} }
+
+// CheckTarget is the pre-flight check of a MySQL target
+// (preflight.TargetChecker).
+func (e engine) CheckTarget(ctx context.Context, needs preflight.Needs) (preflight.TargetInfo, []preflight.Problem) {
+	return preflight.CheckMySQLTarget(ctx, e.cfg, needs)
+}
+
+// StorageEngine is --target-engine (target.StorageEngineOf).
+func (e engine) StorageEngine() string { return e.storage }
 
 func (e engine) Redacted() string { return e.cfg.Redacted() }
 
@@ -46,6 +56,6 @@ func (e engine) Redacted() string { return e.cfg.Redacted() }
 // the target, more apply sessions than PostgreSQL (DefaultWorkers), --standby.
 func (engine) Capabilities() target.Capabilities {
 	return target.Capabilities{DDL: target.DDLReplay, SourceStatements: true, KeepsSourceNames: true,
-		RawVector: true, StorageEngines: true, DefaultWorkers: DefaultWorkers(), Generated: target.GeneratedComputed, Standby: true,
+		RawVector: true, StorageEngines: true, DefaultWorkers: DefaultWorkers(), Generated: target.GeneratedComputed, Standby: true, WayBack: true,
 		VerifyDialect: "mysql"}
 }

@@ -41,3 +41,15 @@ func anyPosition(s string) (model.Position, error) {
 	}
 	return binlogpos.Decode(s)
 }
+
+// ListStreams names the streams with a checkpoint in the target.
+func (e engine) ListStreams(ctx context.Context) ([]string, error) {
+	db, err := Open(e.cfg)
+	if err != nil {
+		return nil, exitcode.ConfigError(err)
+	}
+	defer db.Close()
+	return mysqlstate.Streams(ctx, db)
+}
+
+var _ target.StreamLister = engine{}

@@ -28,6 +28,8 @@ import (
 type Config struct {
 	// Stream names the replication stream whose state is used.
 	Stream string
+	// Upsert is the tables applied as upserts (upsert.go); nil: none.
+	Upsert *pipeline.UpsertTables
 	// Decode reads the source's positions back from the state tables.
 	Decode model.PositionDecoder
 	// SourceDB is the one source database in scope; TargetDB receives its

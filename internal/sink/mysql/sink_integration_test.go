@@ -35,11 +35,11 @@ func newFixtureOn(t testing.TB, env *testenv.Env) *fixture {
 	tgt := env.MySQLTarget(t)
 	f := &fixture{t: t, admin: tgt.Admin(t), name: testenv.UniqueName("ms"), stream: testenv.UniqueName("ms")}
 	tgt.NewDatabase(t, f.name)
-	u, err := config.ParseAnyTarget(tgt.URL(f.name))
-	if err != nil || u.MySQL == nil {
+	u, err := config.ParseMySQLTarget(tgt.URL(f.name))
+	if err != nil {
 		t.Fatalf("target URL: %v", err)
 	}
-	if f.db, err = Open(*u.MySQL); err != nil {
+	if f.db, err = Open(u); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

@@ -75,27 +75,80 @@ func (f myFence) FenceHolders(ctx context.Context) (pipeline.FenceHolders, error
 	return h, nil
 }
 
+// clientWaits are the states of a statement waiting for its client.
+const clientWaits = "'Sending to client', 'Writing to net', 'writing to net'"
+
 // connectionsIdle returns how long the connections have all been idle (TIME
 // is the seconds since a connection's current command began: between
 // statements it sleeps), and whether one is busy: running a statement that
 // waits neither for its client nor for a row lock (one a frozen connection
-// of the same replicator may hold; INNODB_TRX needs PROCESS, without it
-// every running statement counts as busy).
+// of the same replicator may hold). Without INNODB_TRX (it needs PROCESS),
+// or when the query fails, SHOW PROCESSLIST tells, and every running
+// statement but a client wait counts as busy.
 func connectionsIdle(ctx context.Context, conn *sql.Conn, ids []string) (time.Duration, bool, error) {
-	in := strings.Join(ids, ",")
-	q := `SELECT MIN(p.TIME), SUM(p.COMMAND = 'Query' AND COALESCE(p.STATE, '') NOT IN ('Sending to client', 'Writing to net', 'writing to net')
+	q := `SELECT MIN(p.TIME), SUM(p.COMMAND = 'Query' AND COALESCE(p.STATE, '') NOT IN (` + clientWaits + `)
 			AND NOT EXISTS (SELECT 1 FROM information_schema.INNODB_TRX x WHERE x.trx_mysql_thread_id = p.ID AND x.trx_state = 'LOCK WAIT'))
-		FROM information_schema.PROCESSLIST p WHERE p.ID IN (` + in + `)`
+		FROM information_schema.PROCESSLIST p WHERE p.ID IN (` + strings.Join(ids, ",") + `)`
 	var idle, busy sql.NullInt64
-	err := conn.QueryRowContext(ctx, q).Scan(&idle, &busy)
-	if err != nil {
-		err = conn.QueryRowContext(ctx, `SELECT MIN(TIME), SUM(COMMAND = 'Query') FROM information_schema.PROCESSLIST WHERE ID IN (`+in+`)`).
-			Scan(&idle, &busy)
+	if err := conn.QueryRowContext(ctx, q).Scan(&idle, &busy); err == nil {
+		return time.Duration(idle.Int64) * time.Second, busy.Int64 > 0, nil
 	}
-	if err != nil {
+	return processlistIdle(ctx, conn, ids)
+}
+
+// processlistIdle is connectionsIdle from SHOW PROCESSLIST. MySQL 8 and
+// later fill information_schema.PROCESSLIST and INNODB_TRX with every
+// session's statement text converted to utf8mb3, and fail the whole query
+// (error 3854) while one statement's text does not convert: a binary value
+// (a BLOB) does it for certain, and MySQL 9.7 did it under the way back's
+// multi-row INSERTs of non-ASCII text (TestReverseStandbyTakesOver: every
+// standby exited 1). SHOW PROCESSLIST sends the text as it is.
+func processlistIdle(ctx context.Context, conn *sql.Conn, ids []string) (time.Duration, bool, error) {
+	fail := func(err error) (time.Duration, bool, error) {
 		return 0, false, fmt.Errorf("standby: read the active replicator's connections: %w", err)
 	}
-	return time.Duration(idle.Int64) * time.Second, busy.Int64 > 0, nil
+	rows, err := conn.QueryContext(ctx, "SHOW PROCESSLIST")
+	if err != nil {
+		return fail(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return fail(err)
+	}
+	at := map[string]int{}
+	for i, c := range cols {
+		at[strings.ToLower(c)] = i
+	}
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	vals := make([]sql.RawBytes, len(cols))
+	dest := make([]any, len(cols))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	idle, busy, seen := int64(0), false, false
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return fail(err)
+		}
+		if !want[string(vals[at["id"]])] {
+			continue
+		}
+		secs, _ := strconv.ParseInt(string(vals[at["time"]]), 10, 64)
+		if !seen || secs < idle {
+			idle = secs
+		}
+		seen = true
+		state := "'" + string(vals[at["state"]]) + "'"
+		busy = busy || string(vals[at["command"]]) == "Query" && !strings.Contains(clientWaits, state)
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	return time.Duration(idle) * time.Second, busy, nil
 }
 
 // refuseAsStandby stops a run that owned the stream before and finds,
@@ -122,9 +175,16 @@ func (a *Sink) refuseAsStandby(ctx context.Context, conn *sql.Conn) error {
 
 // checkOwner refuses a session of a run that no longer owns the stream.
 func (a *Sink) checkOwner(ctx context.Context, conn *sql.Conn) error {
-	err := mysqlstate.CheckOwner(ctx, conn, a.cfg.Stream, a.cfg.RunID)
+	return CheckOwner(ctx, conn, a.cfg.Stream, a.cfg.RunID)
+}
+
+// CheckOwner returns nil when run owns the stream, and when another run
+// took it over the error that stops this one (pipeline.TakenOverError,
+// exit 2).
+func CheckOwner(ctx context.Context, q mysqlstate.Querier, stream, run string) error {
+	err := mysqlstate.CheckOwner(ctx, q, stream, run)
 	if errors.Is(err, checkpoint.ErrNotOwner) {
-		return exitcode.ConfigError(pipeline.TakenOverError(a.cfg.Stream, err))
+		return exitcode.ConfigError(pipeline.TakenOverError(stream, err))
 	}
 	return err
 }

@@ -195,24 +195,7 @@ func (p *plan) buildUpdateMany(rowAlias bool) {
 	}
 	p.upsertMany = onlyPrimaryUnique(p.table)
 	if p.upsertMany {
-		// MySQL 8.0.20+ deprecates VALUES() here for a row alias, which
-		// MariaDB does not have.
-		tail := " ON DUPLICATE KEY UPDATE "
-		if rowAlias {
-			tail = " AS new ON DUPLICATE KEY UPDATE "
-		}
-		for n, i := range p.setCols {
-			if n > 0 {
-				tail += ","
-			}
-			q := schema.QuoteMySQL(p.table.Columns[i].Name)
-			if rowAlias {
-				tail += q + "=new." + q
-			} else {
-				tail += q + "=VALUES(" + q + ")"
-			}
-		}
-		p.upsertTail = tail
+		p.upsertTail = p.upsertUpdate(rowAlias) // upsert.go
 	}
 	p.updateManyHead = "UPDATE " + p.qtable + " AS t JOIN ("
 	tail := ") AS v ON "

@@ -33,6 +33,7 @@ type session struct {
 func (s *session) newWriter(copyRows, flushRows int) *writer {
 	w := newWriter(s.conn.Conn(), s.plans, copyRows, flushRows)
 	w.cascade = s.a.cascader(s.conn)
+	w.upsert = s.a.cfg.Upsert
 	return w
 }
 

@@ -28,6 +28,9 @@ func openEngine(rawURL string, o target.Options) (target.Engine, error) {
 
 func (engine) Name() string { return "postgres" }
 
+// Parsed is the engine's settings (target.Parsed).
+func (e engine) Parsed() config.Target { return config.Target{Postgres: &e.cfg} }
+
 func (e engine) Redacted() string { return e.cfg.Redacted() }
 
 // Capabilities: translated DDL; a re-copy, cutover and --standby work on PostgreSQL.

@@ -51,3 +51,15 @@ func (e engine) ReadStatus(ctx context.Context, stream string) (*target.StreamSt
 	sort.Strings(ts.ColumnOrder)
 	return ts, nil
 }
+
+// ListStreams names the streams with a checkpoint in the target.
+func (e engine) ListStreams(ctx context.Context) ([]string, error) {
+	conn, err := pgx.Connect(ctx, e.cfg.ConnString())
+	if err != nil {
+		return nil, fmt.Errorf("target: cannot connect to %s: %w", e.cfg.Redacted(), err)
+	}
+	defer conn.Close(context.Background())
+	return checkpoint.Streams(ctx, conn)
+}
+
+var _ target.StreamLister = engine{}

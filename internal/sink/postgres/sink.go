@@ -37,6 +37,8 @@ type Config struct {
 	Decode model.PositionDecoder
 	// Naming maps source databases to target schemas.
 	Naming schema.Naming
+	// Upsert is the tables applied as upserts (upsert.go); nil: none.
+	Upsert *pipeline.UpsertTables
 	// CopyRows is the shortest run of inserts into one table sent with COPY
 	// instead of multi-row INSERT (default 2000; 0 keeps the default, <0
 	// disables COPY).

@@ -36,6 +36,8 @@ type writer struct {
 	// cascade performs the target's foreign key actions (cascade.go); nil
 	// when the source logs them.
 	cascade *cascader
+	// upsert: the tables applied as upserts (upsert.go).
+	upsert *pipeline.UpsertTables
 
 	batch  pgx.Batch
 	stmts  []stmt
@@ -110,6 +112,12 @@ func (w *writer) writeRun(ctx context.Context, run []pipeline.Change) error {
 	plan, err := w.plans.get(run[0].Table)
 	if err != nil {
 		return &stmtError{stmt: stmt{ch: &run[0]}, err: err}
+	}
+	if w.upsert.Has(run[0].Table.TableID) {
+		if err := w.queueUpserts(plan, run); err != nil || run[0].Op == model.Insert {
+			return err
+		}
+		return w.cascadeRun(ctx, plan, run) // the source's FK actions, as below
 	}
 	switch run[0].Op {
 	case model.Insert:

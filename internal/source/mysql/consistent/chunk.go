@@ -41,10 +41,16 @@ func boundText(b Bound, open string) string {
 // that chunk boundaries agree with the data the chunks read. It returns nil
 // when fewer than step rows follow: the rest is the last chunk.
 func (k *Key) NextBound(ctx context.Context, c *sql.Conn, table schema.TableID, from Bound, step int64) (Bound, error) {
+	return k.NextBoundBefore(ctx, c, table, from, nil, step)
+}
+
+// NextBoundBefore is NextBound within (from, to]: nil when fewer than step
+// rows follow from up to to (nil: the end).
+func (k *Key) NextBoundBefore(ctx context.Context, c *sql.Conn, table schema.TableID, from, to Bound, step int64) (Bound, error) {
 	if step < 1 {
 		step = 1
 	}
-	where, args, err := k.rangeWhere(from, nil)
+	where, args, err := k.rangeWhere(from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -86,13 +92,20 @@ type Query struct {
 }
 
 // ChunkQuery builds the read of one chunk: selectExprs (one per copied
-// column, see typemap.SelectExpr) of the rows in (lo, hi], in key order.
+// column, see typemap.SelectExpr) of the rows in (lo, hi], in key order,
+// and only those matching filter (a --where condition as SQL; "" for all).
 // A nil key reads the whole table.
-func ChunkQuery(k *Key, table schema.TableID, selectExprs []string, lo, hi Bound) (Query, error) {
+func ChunkQuery(k *Key, table schema.TableID, selectExprs []string, filter string, lo, hi Bound) (Query, error) {
 	q := "SELECT " + strings.Join(selectExprs, ", ") + " FROM " + QuoteTable(table)
+	if filter != "" {
+		filter = "(" + filter + ")"
+	}
 	if k == nil {
 		if lo != nil || hi != nil {
 			return Query{}, errors.New("a table without key has no ranges")
+		}
+		if filter != "" {
+			q += " WHERE " + filter
 		}
 		return Query{SQL: q}, nil
 	}
@@ -101,8 +114,11 @@ func ChunkQuery(k *Key, table schema.TableID, selectExprs []string, lo, hi Bound
 		return Query{}, err
 	}
 	q += k.forceIndex()
-	if where != "" {
-		q += " WHERE " + where
+	switch {
+	case where != "" && filter != "":
+		q += " WHERE " + where + " AND " + filter
+	case where != "" || filter != "":
+		q += " WHERE " + where + filter
 	}
 	q += " ORDER BY " + k.orderBy()
 	return Query{SQL: q, Args: args}, nil
@@ -117,7 +133,8 @@ type Rows struct {
 	vals [][]byte
 	err  error
 
-	throttle *Throttle // throttle.go; nil: no limit
+	throttle *Throttle      // throttle.go; nil: no limit
+	mask     func([][]byte) // rewrites each row before it is handed out (SetMask)
 	ctx      context.Context
 	owed     int // bytes read and not yet waited for
 }
@@ -153,12 +170,19 @@ func (r *Rows) Next() bool {
 	for i, v := range r.raw {
 		r.vals[i] = v
 	}
+	if r.mask != nil {
+		r.mask(r.vals)
+	}
 	if err := r.account(); err != nil {
 		r.err = err
 		return false
 	}
 	return true
 }
+
+// SetMask has every row rewritten by mask (column masks, internal/rowpolicy)
+// before Values returns it, so no reader sees the clear values; nil: none.
+func (r *Rows) SetMask(mask func([][]byte)) { r.mask = mask }
 
 // Values returns the current row: nil for SQL NULL, else the text-protocol
 // bytes (possibly empty).

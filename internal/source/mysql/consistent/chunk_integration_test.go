@@ -107,7 +107,7 @@ func TestPlanAndReadChunks(t *testing.T) {
 				if tbl.Name != "nokey" {
 					t.Fatalf("no key found for %s", tbl.Name)
 				}
-				q, _ := ChunkQuery(nil, tbl.TableID, cols, nil, nil)
+				q, _ := ChunkQuery(nil, tbl.TableID, cols, "", nil, nil)
 				if got := readAll(t, s, q); len(got) != len(full) {
 					t.Fatalf("unkeyed read %d rows, want %d", len(got), len(full))
 				}
@@ -128,7 +128,7 @@ func TestPlanAndReadChunks(t *testing.T) {
 			}
 			var got []string
 			for i, c := range chunks {
-				q, err := ChunkQuery(k, tbl.TableID, cols, c.Lo, c.Hi)
+				q, err := ChunkQuery(k, tbl.TableID, cols, "", c.Lo, c.Hi)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -199,7 +199,7 @@ func TestChunkQueryUsesIndexRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := ChunkQuery(k, tbl.TableID, []string{"*"}, Bound{[]byte("5"), []byte("x105"), []byte("105")},
+	q, err := ChunkQuery(k, tbl.TableID, []string{"*"}, "", Bound{[]byte("5"), []byte("x105"), []byte("105")},
 		Bound{[]byte("7"), []byte("x907"), []byte("907")})
 	if err != nil {
 		t.Fatal(err)
@@ -210,27 +210,7 @@ func TestChunkQueryUsesIndexRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	rows, err := conn.QueryContext(ctx, "EXPLAIN "+q.SQL, q.Args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	vals := make([]sql.NullString, len(cols))
-	dest := make([]any, len(cols))
-	for i := range vals {
-		dest[i] = &vals[i]
-	}
-	if !rows.Next() {
-		t.Fatal("no EXPLAIN row")
-	}
-	if err := rows.Scan(dest...); err != nil {
-		t.Fatal(err)
-	}
-	plan := map[string]string{}
-	for i, c := range cols {
-		plan[c] = vals[i].String
-	}
+	plan := firstRow(t, conn, "EXPLAIN "+q.SQL, q.Args...)
 	if plan["type"] != "range" || plan["key"] != "PRIMARY" || strings.Contains(plan["Extra"], "filesort") {
 		t.Errorf("plan %v: want a range on PRIMARY without filesort", plan)
 	}

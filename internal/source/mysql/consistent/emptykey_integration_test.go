@@ -66,7 +66,7 @@ INSERT INTO two VALUES ('', x''), ('', x'00'), ('', 'a'), ('a', x''), ('B', x'')
 					if err != nil {
 						t.Fatal(err)
 					}
-					q, err := ChunkQuery(k, tbl.TableID, cols, lo, hi)
+					q, err := ChunkQuery(k, tbl.TableID, cols, "", lo, hi)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -74,11 +74,11 @@ func TestKeyChoiceAndUnsupported(t *testing.T) {
 	if _, err := NewKey(js); err == nil {
 		t.Error("a geometry key was accepted")
 	}
-	q, err := ChunkQuery(nil, none.TableID, []string{"`x`"}, nil, nil)
+	q, err := ChunkQuery(nil, none.TableID, []string{"`x`"}, "", nil, nil)
 	if err != nil || q.SQL != "SELECT `x` FROM `d`.`n`" {
 		t.Errorf("unkeyed query = %q, %v", q.SQL, err)
 	}
-	if _, err := ChunkQuery(nil, none.TableID, []string{"`x`"}, Bound{[]byte("1")}, nil); err == nil {
+	if _, err := ChunkQuery(nil, none.TableID, []string{"`x`"}, "", Bound{[]byte("1")}, nil); err == nil {
 		t.Error("a range on a table without key was accepted")
 	}
 }

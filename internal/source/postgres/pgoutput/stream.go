@@ -164,8 +164,10 @@ func (s *Stream) connect(ctx context.Context) error {
 }
 
 // Run streams transactions into out until ctx ends (nil) or an error. It
-// does not close out.
+// closes out when it returns, once the connections are closed
+// (source.Stream).
 func (s *Stream) Run(ctx context.Context, out chan<- *model.Txn) error {
+	defer close(out)
 	if err := s.connect(ctx); err != nil {
 		return err
 	}
@@ -176,6 +178,9 @@ func (s *Stream) Run(ctx context.Context, out chan<- *model.Txn) error {
 			_ = s.plain.Close(context.WithoutCancel(ctx))
 		}
 	}()
+	if err := s.endEarlierReader(ctx); err != nil { // takeover.go
+		return err
+	}
 	if err := s.checkSlot(ctx); err != nil {
 		return err
 	}

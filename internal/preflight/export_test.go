@@ -1,0 +1,4 @@
+package preflight
+
+// HumanDuration is humanDuration, for the external tests' expected texts.
+var HumanDuration = humanDuration

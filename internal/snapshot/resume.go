@@ -1,0 +1,82 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/sluice-db/sluice/internal/exitcode"
+)
+
+// checkResume makes sure an interrupted run can be continued: the same
+// options and the same source tables (DDL in between would make the copied
+// chunks and the new ones disagree), a record of every table, and the
+// target tables as the run left them (the writer's check).
+func (r *runner) checkResume(ctx context.Context, run *runState) error {
+	if fp := r.runFingerprint(); !reflect.DeepEqual(fp, run.Fingerprint) {
+		return exitcode.ConfigError(fmt.Errorf("stream %q has an interrupted snapshot started with other options "+
+			"(then %s, now %s): re-run with the same options to resume it, or add --restart to start over",
+			r.o.Stream, fpText(run.Fingerprint), fpText(fp)))
+	}
+	if changed := changedTables(run.Tables, r.cat.Tables); len(changed) > 0 {
+		return exitcode.ConfigError(fmt.Errorf("the source schema changed since the interrupted snapshot of stream %q "+
+			"(tables %s): the copied part no longer matches; re-run with --restart", r.o.Stream, strings.Join(changed, ", ")))
+	}
+	states, err := r.w.tableStates(ctx)
+	if err != nil {
+		return err
+	}
+	for _, j := range r.jobs {
+		if j.state = states[j.t.TableID]; j.state == nil {
+			return exitcode.ConfigError(fmt.Errorf("the interrupted snapshot of stream %q has no record of table %s: re-run with --restart",
+				r.o.Stream, j.t.TableID))
+		}
+	}
+	if err := r.w.checkResume(ctx); err != nil {
+		return err
+	}
+	r.resumed = true
+	r.pass = run.Pass
+	return nil
+}
+
+// restart forgets the stream's snapshot (--restart): what its tables and
+// state are, the writer knows (forget). Starting over under a running
+// replicator would pull its state from under it: refused at once, naming it.
+func (r *runner) restart(ctx context.Context) error {
+	who, err := r.w.replicator(ctx)
+	if err != nil {
+		return err
+	}
+	if who != "" {
+		return exitcode.ConfigError(fmt.Errorf("snapshot --restart: stream %q is being replicated into this target by %s: "+
+			"stop that replicator first (or use another --stream)", r.o.Stream, who))
+	}
+	n, err := r.w.forget(ctx)
+	if err != nil {
+		return err
+	}
+	r.log.Info("restart: previous snapshot state removed", "stream", r.o.Stream, "tables", n)
+	return nil
+}
+
+// schemaOnly creates the tables and what belongs to them, and copies
+// nothing; no run state or position is recorded.
+func (r *runner) schemaOnly(ctx context.Context, run *runState) (*Report, error) {
+	if run != nil && run.Status != "complete" {
+		return nil, exitcode.ConfigError(fmt.Errorf("stream %q has an interrupted snapshot: resume it (run without --schema-only) "+
+			"or add --restart to start over", r.o.Stream))
+	}
+	acts, err := r.checkTargets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.w.schemaOnly(ctx, acts); err != nil {
+		return nil, err
+	}
+	r.report.Tables = len(r.jobs)
+	r.collectWarnings()
+	r.report.Seconds = since(r.start)
+	return r.report, nil
+}

@@ -1,0 +1,356 @@
+package snapshot
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/schema"
+	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
+	targets "github.com/sluice-db/sluice/internal/target"
+)
+
+// engineWriter is the runner's writer over an engine's exported bulk
+// contract (target.Snapshotter): the run's state is the runner's own
+// records (run, tables, chunks as JSON), which the engine stores opaquely,
+// in the same target transaction as the rows where the contract says so.
+type engineWriter struct {
+	*runner
+	w     targets.BulkWriter
+	mu    sync.Mutex
+	state targets.BulkState // the records as last committed
+}
+
+// engineTable is a job's plan on such an engine (targetTable).
+type engineTable struct {
+	targets.BulkTable
+	warnings []string
+}
+
+func (t *engineTable) targetName() string         { return t.Name }
+func (t *engineTable) planWarnings() []string     { return t.warnings }
+func (t *engineTable) dryRunDDL() []string        { return t.DDL }
+func (t *engineTable) fillReport(tr *TableReport) {}
+
+const runKey = "run"
+
+func tableKey(id schema.TableID) string    { return "table/" + id.String() }
+func chunkPrefix(id schema.TableID) string { return "chunk/" + id.String() + "/" }
+func chunkKey(id schema.TableID, seq int) string {
+	return fmt.Sprintf("%s%09d", chunkPrefix(id), seq)
+}
+
+func newEngineWriter(r *runner, s targets.Snapshotter) (*engineWriter, error) {
+	w, err := s.BulkWriter(targets.BulkOptions{Stream: r.o.Stream, Log: r.log})
+	if err != nil {
+		return nil, err
+	}
+	return &engineWriter{runner: r, w: w, state: targets.BulkState{}}, nil
+}
+
+func (e *engineWriter) refuseOptions() error                          { return nil }
+func (e *engineWriter) connect(ctx context.Context) error             { return e.w.Connect(ctx) }
+func (e *engineWriter) close()                                        { e.w.Close() }
+func (e *engineWriter) fingerprint(*fingerprint)                      {}
+func (e *engineWriter) ensureState(context.Context) error             { return nil }
+func (e *engineWriter) checkResume(context.Context) error             { return nil }
+func (e *engineWriter) beforeRecopy(context.Context, *tableJob) error { return nil }
+func (e *engineWriter) targetProblems(context.Context) ([]string, error) {
+	return nil, nil
+}
+
+func (e *engineWriter) replicator(ctx context.Context) (string, error) { return e.w.Replicator(ctx) }
+
+func (e *engineWriter) plan(context.Context) ([]*tableJob, error) {
+	if err := e.refuseEmpty(); err != nil {
+		return nil, err
+	}
+	jobs := make([]*tableJob, 0, len(e.cat.Tables))
+	for _, t := range e.cat.Tables {
+		bt, err := e.w.Plan(t)
+		if err != nil {
+			return nil, err
+		}
+		out := &engineTable{BulkTable: bt, warnings: bt.Warnings}
+		j, warnings := newJob(t, out, bt.Cols, bt.Selects)
+		out.warnings = append(out.warnings, warnings...)
+		j.rangeSafe = bt.RangeSafe && j.key != nil
+		jobs = append(jobs, j)
+	}
+	return jobs, nil
+}
+
+// lockStream takes the lock, then reads the state it guards.
+func (e *engineWriter) lockStream(ctx context.Context) error {
+	if err := e.w.Lock(ctx); err != nil {
+		return err
+	}
+	st, err := e.w.State(ctx)
+	if err != nil {
+		return err
+	}
+	e.state = st
+	return nil
+}
+
+func (e *engineWriter) forget(ctx context.Context) (int, error) {
+	n, err := e.w.Forget(ctx)
+	if err == nil {
+		e.mu.Lock()
+		e.state = targets.BulkState{}
+		e.mu.Unlock()
+	}
+	return n, err
+}
+
+// committed merges records the engine committed into the cache.
+func (e *engineWriter) committed(s targets.BulkState) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for k, v := range s {
+		if v == nil {
+			delete(e.state, k)
+		} else {
+			e.state[k] = v
+		}
+	}
+}
+
+func (e *engineWriter) record(key string, into any) (bool, error) {
+	e.mu.Lock()
+	b, ok := e.state[key]
+	e.mu.Unlock()
+	if !ok {
+		return false, nil
+	}
+	if err := json.Unmarshal(b, into); err != nil {
+		return false, fmt.Errorf("snapshot state: decode %s: %w", key, err)
+	}
+	return true, nil
+}
+
+func (e *engineWriter) save(ctx context.Context, recs map[string]any) error {
+	s, err := encodeRecords(recs)
+	if err != nil {
+		return err
+	}
+	if err := e.w.Save(ctx, s); err != nil {
+		return err
+	}
+	e.committed(s)
+	return nil
+}
+
+func encodeRecords(recs map[string]any) (targets.BulkState, error) {
+	s := targets.BulkState{}
+	for k, v := range recs {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot state: encode %s: %w", k, err)
+		}
+		s[k] = b
+	}
+	return s, nil
+}
+
+func (e *engineWriter) loadRun(context.Context) (*runState, error) {
+	var run runState
+	ok, err := e.record(runKey, &run)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &run, nil
+}
+
+func (e *engineWriter) tableStates(context.Context) (map[schema.TableID]*tableState, error) {
+	out := map[schema.TableID]*tableState{}
+	for _, j := range e.jobs {
+		var ts tableState
+		ok, err := e.record(tableKey(j.t.TableID), &ts)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[ts.ID] = &ts
+		}
+	}
+	return out, nil
+}
+
+func (e *engineWriter) existing(ctx context.Context, j *tableJob) (bool, *mismatch, error) {
+	ok, err := e.w.HasTable(ctx, j.out.(*engineTable).BulkTable)
+	return ok, nil, err
+}
+
+func (e *engineWriter) hasRows(ctx context.Context, j *tableJob) (bool, error) {
+	return e.w.HasRows(ctx, j.out.(*engineTable).BulkTable)
+}
+
+// createTables creates the tables and records the run and its tables.
+func (e *engineWriter) createTables(ctx context.Context, acts map[schema.TableID]action) error {
+	tables, clear := e.tablesFor(acts)
+	recs := map[string]any{runKey: runState{Status: "copying", Fingerprint: e.runFingerprint(),
+		Tables: append([]*schema.Table(nil), e.cat.Tables...), StartedAt: time.Now().UTC()}}
+	for _, j := range e.jobs {
+		j.state = newTableState(j, acts, "")
+		recs[tableKey(j.t.TableID)] = j.state
+	}
+	s, err := encodeRecords(recs)
+	if err != nil {
+		return err
+	}
+	if err := e.w.Create(ctx, tables, clear, s); err != nil {
+		return err
+	}
+	e.committed(s)
+	return nil
+}
+
+func (e *engineWriter) tablesFor(acts map[schema.TableID]action) (tables, clear []targets.BulkTable) {
+	for _, j := range e.jobs {
+		bt := j.out.(*engineTable).BulkTable
+		tables = append(tables, bt)
+		if a := acts[j.t.TableID]; a == actReplace || a == actTruncate {
+			clear = append(clear, bt)
+		}
+	}
+	return tables, clear
+}
+
+func (e *engineWriter) schemaOnly(ctx context.Context, acts map[schema.TableID]action) error {
+	tables, clear := e.tablesFor(acts)
+	return e.w.Create(ctx, tables, clear, nil)
+}
+
+func (e *engineWriter) startPass(ctx context.Context, p *mysnap.Point) error {
+	run, err := e.loadRun(ctx)
+	if err != nil || run == nil {
+		return fmt.Errorf("snapshot state: no run to start pass %d of (%v)", e.pass, err)
+	}
+	run.Pass, run.Position, run.Method, run.LockHeldMS = e.pass, e.pos, string(p.Method), p.LockHeld.Milliseconds()
+	return e.save(ctx, map[string]any{runKey: run})
+}
+
+func (e *engineWriter) loadChunks(_ context.Context, id schema.TableID) ([]chunkState, error) {
+	e.mu.Lock()
+	var keys []string
+	for k := range e.state {
+		if strings.HasPrefix(k, chunkPrefix(id)) {
+			keys = append(keys, k)
+		}
+	}
+	e.mu.Unlock()
+	sort.Strings(keys)
+	out := make([]chunkState, 0, len(keys))
+	for _, k := range keys {
+		var c chunkState
+		if _, err := e.record(k, &c); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func (e *engineWriter) insertChunk(ctx context.Context, c mysnap.Chunk) error {
+	return e.save(ctx, map[string]any{chunkKey(c.Table, c.Seq): chunkState{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}})
+}
+
+func (e *engineWriter) setPlanned(ctx context.Context, id schema.TableID) error {
+	return e.updateTable(ctx, id, func(ts *tableState) { ts.Planned = true })
+}
+
+func (e *engineWriter) finishTable(ctx context.Context, j *tableJob) error {
+	return e.updateTable(ctx, j.t.TableID, func(ts *tableState) { ts.Indexed = true })
+}
+
+func (e *engineWriter) updateTable(ctx context.Context, id schema.TableID, f func(*tableState)) error {
+	var ts tableState
+	if _, err := e.record(tableKey(id), &ts); err != nil {
+		return err
+	}
+	f(&ts)
+	return e.save(ctx, map[string]any{tableKey(id): ts})
+}
+
+func (e *engineWriter) keepChunk(ctx context.Context, id schema.TableID, seq int) error {
+	var c chunkState
+	if _, err := e.record(chunkKey(id, seq), &c); err != nil {
+		return err
+	}
+	c.Pass, c.Position = e.pass, e.pos
+	return e.save(ctx, map[string]any{chunkKey(id, seq): c})
+}
+
+func (e *engineWriter) resetTable(ctx context.Context, j *tableJob) error {
+	chunks, err := e.loadChunks(ctx, j.t.TableID)
+	if err != nil {
+		return err
+	}
+	recs := map[string]any{}
+	for _, c := range chunks {
+		recs[chunkKey(j.t.TableID, c.Seq)] = chunkState{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}
+	}
+	s, err := encodeRecords(recs)
+	if err != nil {
+		return err
+	}
+	if err := e.w.Reset(ctx, j.out.(*engineTable).BulkTable, s); err != nil {
+		return err
+	}
+	e.committed(s)
+	return nil
+}
+
+// copyChunk reads the chunk and has the engine write its rows and its
+// done record in one target transaction.
+func (e *engineWriter) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
+	j, c := t.job, *t.chunk
+	rows, err := e.readChunk(ctx, sess, j, c)
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %w", c, err)
+	}
+	defer rows.Close()
+	var done targets.BulkState
+	err = e.w.Copy(ctx, j.out.(*engineTable).BulkTable, rows, t.recopy, func() targets.BulkState {
+		rows.Flush()
+		st := chunkState{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi, Done: true, Rows: rows.Rows(), Bytes: rows.Bytes(),
+			Hash: rows.Sum(), Pass: e.pass, Position: e.pos}
+		done, _ = encodeRecords(map[string]any{chunkKey(c.Table, c.Seq): st})
+		return done
+	})
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %w", c, err)
+	}
+	e.committed(done)
+	return nil
+}
+
+// finish records the run complete with the position replication starts
+// from.
+func (e *engineWriter) finish(ctx context.Context) error {
+	run, err := e.loadRun(ctx)
+	if err != nil || run == nil {
+		return fmt.Errorf("snapshot state: no run to finish (%v)", err)
+	}
+	run.Status = "complete"
+	s, err := encodeRecords(map[string]any{runKey: run})
+	if err != nil {
+		return err
+	}
+	var pos model.Position
+	if !e.pos.IsZero() {
+		pos = e.pos
+	}
+	if err := e.w.Finish(ctx, pos, e.cat.Tables, s); err != nil {
+		return fmt.Errorf("target: record the snapshot position: %w", err)
+	}
+	e.committed(s)
+	return nil
+}
