@@ -32,6 +32,7 @@ type load struct {
 	errs    atomic.Int64
 	first   atomic.Value
 	ops     atomic.Int64
+	done    sync.Once // finish stops the writers once
 }
 
 type modelRow struct {
@@ -195,12 +196,14 @@ func (l *load) set(id int64, r *modelRow) {
 // finish stops the writers and checks they saw no error.
 func (l *load) finish() {
 	l.t.Helper()
-	close(l.stop)
-	l.wg.Wait()
-	if n := l.errs.Load(); n > 0 {
-		l.t.Errorf("%d client errors during the alter, first: %v", n, l.first.Load())
-	}
-	l.t.Logf("write load: %d operations", l.ops.Load())
+	l.done.Do(func() {
+		close(l.stop)
+		l.wg.Wait()
+		if n := l.errs.Load(); n > 0 {
+			l.t.Errorf("%d client errors during the alter, first: %v", n, l.first.Load())
+		}
+		l.t.Logf("write load: %d operations", l.ops.Load())
+	})
 }
 
 // compare checks every row of t against the writers' model.
