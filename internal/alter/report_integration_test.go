@@ -163,7 +163,9 @@ func TestAlterReportsEveryLock(t *testing.T) {
 				blockers <- err
 				return
 			}
-			go func() { time.Sleep(blockFor); blockers <- tx.Commit() }()
+			// It commits blockFor after the lock is seen waiting, not after
+			// it was asked for: on a busy box the request may come late.
+			go func() { waitForLockWait(db); time.Sleep(blockFor); blockers <- tx.Commit() }()
 		}
 		rep, err := Run(context.Background(), o)
 		time.Sleep(200 * time.Millisecond)
@@ -209,6 +211,19 @@ func TestAlterReportsEveryLock(t *testing.T) {
 			}
 		}
 	})
+}
+
+// waitForLockWait returns once a LOCK TABLES statement waits for a metadata
+// lock on the server (or after 10 s, so a lock that never waits fails the
+// test's checks instead of hanging it).
+func waitForLockWait(db *sql.DB) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var n int
+		err := db.QueryRow("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table metadata lock%' AND INFO LIKE 'LOCK TABLES%'").Scan(&n)
+		if err == nil && n > 0 {
+			return
+		}
+	}
 }
 
 // TestAlterLocksAfterTheReaderCaughtUp: the checksum point and the swap
