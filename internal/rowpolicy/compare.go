@@ -243,22 +243,20 @@ func (c *compiler) between(n *sqlparser.BetweenExpr) (*node, error) {
 		if err != nil {
 			return val{}, err
 		}
-		var ge, le *bool
+		ge, le := unknown, unknown
 		if !x.null {
 			d, err := c1(a, x)
 			if err != nil {
 				return val{}, err
 			}
-			b := d >= 0
-			ge = &b
+			ge = triOf(d >= 0)
 		}
 		if !y.null {
 			d, err := c2(a, y)
 			if err != nil {
 				return val{}, err
 			}
-			b := d <= 0
-			le = &b
+			le = triOf(d <= 0)
 		}
 		return fromTruth(and3(ge, le)), nil
 	}}

@@ -70,23 +70,37 @@ func (v val) float() float64 {
 	return v.f
 }
 
-// truth is the value in a boolean context: nil for NULL.
-func (v val) truth() *bool {
-	if v.null {
-		return nil
+// tri is SQL's three-valued truth (a value, not a pointer: the evaluator
+// allocates nothing per row).
+type tri uint8
+
+const (
+	unknown tri = iota // NULL
+	isFalse
+	isTrue
+)
+
+func triOf(b bool) tri {
+	if b {
+		return isTrue
 	}
-	var b bool
+	return isFalse
+}
+
+// truth is the value in a boolean context: unknown for NULL.
+func (v val) truth() tri {
+	if v.null {
+		return unknown
+	}
 	switch v.k {
 	case clInt:
-		b = v.i != 0
+		return triOf(v.i != 0)
 	case clDec:
-		b = v.r.Sign() != 0
+		return triOf(v.r.Sign() != 0)
 	case clFloat:
-		b = v.f != 0
-	default:
-		b = false // refused at compile time: strings are not conditions here
+		return triOf(v.f != 0)
 	}
-	return &b
+	return isFalse // refused at compile time: strings are not conditions here
 }
 
 // colClass is the class a column's values are compared as, or an error
