@@ -237,3 +237,25 @@ func TestUpdateUnchangedColumns(t *testing.T) {
 		t.Errorf("binary hash: before %x after %x (want equal, not shared)", bb, ab)
 	}
 }
+
+// TestChangesAcrossTables: a transaction touching a masked table, one the
+// policy does not cover and the masked one again gets each table's policy
+// (Changes looks a table up only when it changes).
+func TestChangesAcrossTables(t *testing.T) {
+	p, tb := maskPolicy(t)
+	other := &schema.Table{TableID: schema.TableID{Database: "crm", Name: "people"}, Columns: tb.Columns}
+	row := func() []any { return []any{int64(1), "ann", nil, nil, "5550123", "ab@x.io", int32(1)} }
+	cs, err := p.Changes([]model.RowChange{
+		{Op: model.Insert, Table: tb, After: row()},
+		{Op: model.Insert, Table: other, After: row()},
+		{Op: model.Insert, Table: tb, After: row()},
+	})
+	if err != nil || len(cs) != 3 {
+		t.Fatal(cs, err)
+	}
+	for i, want := range []string{"*****23", "5550123", "*****23"} {
+		if cs[i].After[4] != want {
+			t.Errorf("change %d (%s): phone %v, want %s", i, cs[i].Table.TableID, cs[i].After[4], want)
+		}
+	}
+}

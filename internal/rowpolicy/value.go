@@ -195,7 +195,13 @@ func columnValue(c *schema.Column, k class, v any) (val, error) {
 var intBits = map[string]uint{"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer": 32, "bigint": 64}
 
 // intOf reads an integer; the binlog carries UNSIGNED values with the sign
-// bit set as negative numbers (MariaDB logs no signedness), so they wrap.
+// bit set as negative numbers (MariaDB logs no signedness), so they wrap
+// (a MEDIUMINT by its 24 bits: go-mysql gives it as a sign-extended int32).
+// typemap.binlogInt, window.keyValue and alter's keyParam decode the same
+// widths, each into its own result (int64 only, a key's text, a query
+// parameter); this one also reads text and gives an UNSIGNED BIGINT over
+// 2^63 as a decimal. One shared decoder is left for a change that owns
+// those packages.
 func intOf(c *schema.Column, v any) (val, error) {
 	var i int64
 	switch x := v.(type) {
