@@ -54,11 +54,11 @@ func (f *Filter) Match(row []any) (bool, error) {
 	return v.truth() == isTrue, nil
 }
 
-// Same reports whether two images of a row agree on every column the
+// same reports whether two images of a row agree on every column the
 // condition reads, so that it gives both the same result: an UPDATE that
 // leaves those columns alone is evaluated once. It may say false for equal
 // values (pipeline.ValueEqual), never true for different ones.
-func (f *Filter) Same(a, b []any) bool {
+func (f *Filter) same(a, b []any) bool {
 	for _, i := range f.cols {
 		if i >= len(a) || i >= len(b) || !pipeline.ValueEqual(a[i], b[i]) {
 			return false

@@ -288,7 +288,7 @@ func (tp *tablePolicy) move(c *model.RowChange) (bool, error) {
 	}
 	switch {
 	case c.After == nil:
-	case c.Before != nil && tp.filter.Same(c.Before, c.After):
+	case c.Before != nil && tp.filter.same(c.Before, c.After):
 		after = before // the UPDATE left the columns the condition reads alone
 	default:
 		if after, err = tp.filter.Match(c.After); err != nil {
