@@ -9,7 +9,10 @@
 # while writing it) and the ratio of the medians.
 #
 # Knobs: BENCH_REPS (3), BENCH_CATCHUP_WORKLOADS ("oltp_write_only"), and bench/replicate.sh's
-# BENCH_TABLES, BENCH_TABLE_SIZE, BENCH_THREADS, BENCH_SECONDS.
+# BENCH_TABLES, BENCH_TABLE_SIZE, BENCH_THREADS, BENCH_SECONDS. BENCH_PPROF=PORT: every timed run
+# serves Go's profiler (--metrics-addr 127.0.0.1:PORT --pprof), and a CPU profile of its catch-up
+# (from 2 s in, BENCH_PPROF_SECONDS (5) long) and its allocations so far are saved next to its log
+# (logs/catchup.TOOL.WORKLOAD.REP.{cpu,allocs}.pb.gz): where the policy's cost goes in the real apply.
 set -uo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -56,8 +59,14 @@ init_tool() {
 }
 start_tool() {
 	tool_args "$1" replicate
+	[[ -n ${BENCH_PPROF:-} ]] && ARGS+=(--metrics-addr "127.0.0.1:$BENCH_PPROF" --pprof)
 	/usr/bin/time -f '%e %M %U %S' -o "$3" "$BENCH_SLUICE" "${ARGS[@]}" >>"$2" 2>&1 &
 	TOOL_PID=$!
+	if [[ -n ${BENCH_PPROF:-} ]]; then
+		local url="http://127.0.0.1:$BENCH_PPROF/debug/pprof" out="${3%.time}"
+		(sleep 2 && curl -sf -o "$out.cpu.pb.gz" "$url/profile?seconds=${BENCH_PPROF_SECONDS:-5}" &&
+			curl -sf -o "$out.allocs.pb.gz" "$url/allocs") &
+	fi
 }
 
 # check_equal TOOL: row counts equal, and the unmasked columns (id, k) hash the same; the masked
@@ -92,8 +101,14 @@ report() {
 					printf "| %s | %s | %d | %.2fx (%.2f–%.2f) | %s |\n", w, t, NR, m, f[1], f[NR], c[int((NR + 1) / 2)] }'
 		done
 	done
+	for wl in $CATCHUP_WORKLOADS; do
+		awk -F'\t' -v w="$wl" '$2 == w && $4 != "failed" { f[$1] = f[$1] " " $5 / $6 }
+			function median(s,   a, n) { n = split(s, a, " "); asort(a); return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+			END { if (f["sluice"] != "" && f["sluice_policy"] != "")
+				printf "\n%s: sluice_policy / sluice, ratio of the median catch-up factors: **%.2f**\n", w, median(f["sluice_policy"]) / median(f["sluice"]) }' "$CATCHUP_TSV"
+	done
 	echo
-	echo "sluice = $(git -C "$BENCH_ROOT" rev-parse --short HEAD); $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB"
+	echo "sluice = $(git -C "$BENCH_ROOT" rev-parse --short HEAD); $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
 policy_main() {

@@ -10,11 +10,6 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
-var (
-	minInt = big.NewInt(math.MinInt64)
-	maxInt = big.NewInt(math.MaxInt64)
-)
-
 // arith compiles + - * DIV %: exact for integers and decimals (MySQL's
 // DECIMAL arithmetic is exact for these), DOUBLE once a side is one. An
 // integer result outside BIGINT is an error in MySQL, and here (the stream
@@ -84,29 +79,42 @@ func compute(op sqlparser.BinaryExprOperator, k class, a, b val, e sqlparser.Exp
 		}
 		return val{k: clDec, r: z}, nil
 	}
-	x, y := big.NewInt(a.i), big.NewInt(b.i)
-	z := new(big.Int)
-	switch op {
-	case sqlparser.PlusOp:
-		z.Add(x, y)
-	case sqlparser.MinusOp:
-		z.Sub(x, y)
-	case sqlparser.MultOp:
-		z.Mul(x, y)
-	case sqlparser.IntDivOp, sqlparser.ModOp:
-		if b.i == 0 {
-			return null, nil // MySQL: division by zero is NULL
-		}
-		q, m := new(big.Int).QuoRem(x, y, new(big.Int))
-		z = q
-		if op == sqlparser.ModOp {
-			z = m
-		}
+	if (op == sqlparser.IntDivOp || op == sqlparser.ModOp) && b.i == 0 {
+		return null, nil // MySQL: division by zero is NULL
 	}
-	if z.Cmp(minInt) < 0 || z.Cmp(maxInt) > 0 {
+	z, ok := intCompute(op, a.i, b.i)
+	if !ok {
 		return val{}, fmt.Errorf("BIGINT value is out of range in %q", sqlparser.String(e))
 	}
-	return intVal(z.Int64()), nil
+	return intVal(z), nil
+}
+
+// intCompute is exact BIGINT arithmetic in int64 (no allocation): false
+// when the result is out of range, as MySQL errors. DIV truncates and %
+// takes the dividend's sign, as Go's / and % do; y is not 0 for them.
+func intCompute(op sqlparser.BinaryExprOperator, x, y int64) (int64, bool) {
+	switch op {
+	case sqlparser.PlusOp:
+		z := x + y
+		return z, (z > x) == (y > 0)
+	case sqlparser.MinusOp:
+		z := x - y
+		return z, (z < x) == (y > 0)
+	case sqlparser.MultOp:
+		if x == 0 || y == 0 {
+			return 0, true
+		}
+		z := x * y
+		return z, z/y == x && !(x == -1 && y == math.MinInt64) && !(y == -1 && x == math.MinInt64)
+	case sqlparser.IntDivOp:
+		return x / y, !(x == math.MinInt64 && y == -1)
+	case sqlparser.ModOp:
+		if y == -1 {
+			return 0, true // x % -1, and Go's MinInt64 % -1, is 0
+		}
+		return x % y, true
+	}
+	return 0, false
 }
 
 func (c *compiler) unary(n *sqlparser.UnaryExpr) (*node, error) {

@@ -67,38 +67,55 @@ func (c *collation) weight(r rune) (rune, bool) {
 	return 0, false
 }
 
-// key is the string's sequence of weights (trailing spaces dropped under
-// PAD SPACE), comparable with < and ==.
-func (c *collation) key(s string) (string, error) {
+// compare orders a and b by their sequences of weights (trailing spaces
+// dropped under PAD SPACE), walking both in place: a comparison allocates
+// nothing. Weights are compared as code points, which is the byte order of
+// their UTF-8 text. Any character without a known weight, in either value,
+// is an error, wherever it stands.
+func (c *collation) compare(a, b string) (int, error) {
 	if c.pad {
-		s = strings.TrimRight(s, " ")
+		a, b = strings.TrimRight(a, " "), strings.TrimRight(b, " ")
 	}
 	if !c.fold {
-		return s, nil
+		return strings.Compare(a, b), nil
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		w, ok := c.weight(r)
-		if !ok || r == utf8.RuneError {
-			// The character itself stays out of the message: the value may be one a mask hides.
-			return "", fmt.Errorf("collation %s: a value holds a character whose weight --where's evaluator does not know (refusing to guess)", c.name)
+	if err := c.known(a); err != nil {
+		return 0, err
+	}
+	if err := c.known(b); err != nil {
+		return 0, err
+	}
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		wa, _ := c.weight(ra)
+		wb, _ := c.weight(rb)
+		if wa != wb {
+			if wa < wb {
+				return -1, nil
+			}
+			return 1, nil
 		}
-		b.WriteRune(w)
+		a, b = a[na:], b[nb:]
 	}
-	return b.String(), nil
+	switch {
+	case a != "":
+		return 1, nil
+	case b != "":
+		return -1, nil
+	}
+	return 0, nil
 }
 
-func (c *collation) compare(a, b string) (int, error) {
-	ka, err := c.key(a)
-	if err != nil {
-		return 0, err
+// known checks that every character of s has a weight here.
+func (c *collation) known(s string) error {
+	for _, r := range s {
+		if _, ok := c.weight(r); !ok || r == utf8.RuneError {
+			// The character itself stays out of the message: the value may be one a mask hides.
+			return fmt.Errorf("collation %s: a value holds a character whose weight --where's evaluator does not know (refusing to guess)", c.name)
+		}
 	}
-	kb, err := c.key(b)
-	if err != nil {
-		return 0, err
-	}
-	return strings.Compare(ka, kb), nil
+	return nil
 }
 
 // like is MySQL's LIKE: % any run, _ one character, esc escapes, compared

@@ -243,22 +243,20 @@ func (c *compiler) between(n *sqlparser.BetweenExpr) (*node, error) {
 		if err != nil {
 			return val{}, err
 		}
-		var ge, le *bool
+		ge, le := unknown, unknown
 		if !x.null {
 			d, err := c1(a, x)
 			if err != nil {
 				return val{}, err
 			}
-			b := d >= 0
-			ge = &b
+			ge = triOf(d >= 0)
 		}
 		if !y.null {
 			d, err := c2(a, y)
 			if err != nil {
 				return val{}, err
 			}
-			b := d <= 0
-			le = &b
+			le = triOf(d <= 0)
 		}
 		return fromTruth(and3(ge, le)), nil
 	}}
@@ -303,7 +301,8 @@ func (c *compiler) like(n *sqlparser.ComparisonExpr) (*node, error) {
 			return null, err
 		}
 		if binary {
-			ok, err := likeMatch(byteRunes(a.s), byteRunes(b.s), esc, func(x, y rune) (bool, error) { return x == y, nil })
+			var sb, pb [64]rune // on the stack for values up to 64 bytes
+			ok, err := likeMatch(byteRunes(sb[:0], a.s), byteRunes(pb[:0], b.s), esc, func(x, y rune) (bool, error) { return x == y, nil })
 			return boolVal(ok), err
 		}
 		ok, err := coll.like(a.s, b.s, esc)
@@ -315,10 +314,11 @@ func (c *compiler) like(n *sqlparser.ComparisonExpr) (*node, error) {
 	return nd, nil
 }
 
-func byteRunes(s string) []rune {
-	r := make([]rune, len(s))
+// byteRunes appends the bytes of s to dst, one rune each (LIKE on binary
+// strings matches byte by byte).
+func byteRunes(dst []rune, s string) []rune {
 	for i := 0; i < len(s); i++ {
-		r[i] = rune(s[i])
+		dst = append(dst, rune(s[i]))
 	}
-	return r
+	return dst
 }

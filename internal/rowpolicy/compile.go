@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,7 +34,10 @@ func unsupported(what string, e sqlparser.Expr) error {
 	return fmt.Errorf("%w: %s (in %q; see docs/filters-masks.md for the subset)", errUnsupported, what, sqlparser.String(e))
 }
 
-type compiler struct{ t *schema.Table }
+type compiler struct {
+	t    *schema.Table
+	cols []int // the columns the condition reads (indexes into t.Columns)
+}
 
 func constant(v val) *node {
 	return &node{k: v.k, lit: &v, eval: func([]any) (val, error) { return v, nil }}
@@ -84,6 +88,9 @@ func (c *compiler) column(n *sqlparser.ColName) (*node, error) {
 		return nil, fmt.Errorf("table %s has no column %q (its columns: %s)", c.t.TableID, n.Name.String(), columnNames(c.t))
 	}
 	col := &c.t.Columns[i]
+	if !slices.Contains(c.cols, i) {
+		c.cols = append(c.cols, i)
+	}
 	k, err := colClass(col)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUnsupported, err)
@@ -147,7 +154,7 @@ func (c *compiler) pair(l, r sqlparser.Expr) (*node, *node, error) {
 	return a, b, err
 }
 
-func (c *compiler) logic(e, l, r sqlparser.Expr, op func(a, b *bool) *bool) (*node, error) {
+func (c *compiler) logic(e, l, r sqlparser.Expr, op func(a, b tri) tri) (*node, error) {
 	a, b, err := c.pair(l, r)
 	if err != nil {
 		return nil, err
@@ -171,51 +178,48 @@ func (c *compiler) logic(e, l, r sqlparser.Expr, op func(a, b *bool) *bool) (*no
 	}}, nil
 }
 
-func fromTruth(t *bool) val {
-	if t == nil {
+func fromTruth(t tri) val {
+	if t == unknown {
 		return null
 	}
-	return boolVal(*t)
+	return boolVal(t == isTrue)
 }
 
-func and3(a, b *bool) *bool {
-	f := false
-	if (a != nil && !*a) || (b != nil && !*b) {
-		return &f
+func and3(a, b tri) tri {
+	switch {
+	case a == isFalse || b == isFalse:
+		return isFalse
+	case a == unknown || b == unknown:
+		return unknown
 	}
-	if a == nil || b == nil {
-		return nil
-	}
-	t := true
-	return &t
+	return isTrue
 }
 
-func or3(a, b *bool) *bool {
-	t := true
-	if (a != nil && *a) || (b != nil && *b) {
-		return &t
+func or3(a, b tri) tri {
+	switch {
+	case a == isTrue || b == isTrue:
+		return isTrue
+	case a == unknown || b == unknown:
+		return unknown
 	}
-	if a == nil || b == nil {
-		return nil
-	}
-	f := false
-	return &f
+	return isFalse
 }
 
-func xor3(a, b *bool) *bool {
-	if a == nil || b == nil {
-		return nil
+func xor3(a, b tri) tri {
+	if a == unknown || b == unknown {
+		return unknown
 	}
-	x := *a != *b
-	return &x
+	return triOf(a != b)
 }
 
-func not3(a *bool) *bool {
-	if a == nil {
-		return nil
+func not3(a tri) tri {
+	switch a {
+	case isTrue:
+		return isFalse
+	case isFalse:
+		return isTrue
 	}
-	x := !*a
-	return &x
+	return unknown
 }
 
 func (c *compiler) not(n *sqlparser.NotExpr) (*node, error) {
@@ -262,13 +266,13 @@ func (c *compiler) is(n *sqlparser.IsExpr) (*node, error) {
 		case sqlparser.IsNotNullOp:
 			return boolVal(!x.null), nil
 		case sqlparser.IsTrueOp:
-			return boolVal(t != nil && *t), nil
+			return boolVal(t == isTrue), nil
 		case sqlparser.IsNotTrueOp:
-			return boolVal(t == nil || !*t), nil
+			return boolVal(t != isTrue), nil
 		case sqlparser.IsFalseOp:
-			return boolVal(t != nil && !*t), nil
+			return boolVal(t == isFalse), nil
 		default: // IS NOT FALSE
-			return boolVal(t == nil || *t), nil
+			return boolVal(t != isFalse), nil
 		}
 	}}, nil
 }

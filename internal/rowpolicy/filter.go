@@ -6,6 +6,7 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
@@ -16,6 +17,7 @@ type Filter struct {
 	Cond  string // as the user wrote it
 	sql   string // as sent to the source (the parsed text, re-printed)
 	root  *node
+	cols  []int // the columns the condition reads
 }
 
 // CompileFilter parses cond and checks it against t: unknown columns,
@@ -26,14 +28,15 @@ func CompileFilter(t *schema.Table, cond string) (*Filter, error) {
 	if err != nil {
 		return nil, exitcode.ConfigError(fmt.Errorf("--where %s=%s: syntax error: %v", t.TableID, cond, err))
 	}
-	root, err := (&compiler{t: t}).expr(e)
+	c := &compiler{t: t}
+	root, err := c.expr(e)
 	if err == nil {
 		err = boolean(root, e)
 	}
 	if err != nil {
 		return nil, exitcode.ConfigError(fmt.Errorf("--where %s=%s: %w", t.TableID, cond, err))
 	}
-	return &Filter{Table: t.TableID, Cond: cond, sql: sqlparser.String(e), root: root}, nil
+	return &Filter{Table: t.TableID, Cond: cond, sql: sqlparser.String(e), root: root, cols: c.cols}, nil
 }
 
 // SQL is the condition as MySQL reads it, for a WHERE clause on the
@@ -48,6 +51,18 @@ func (f *Filter) Match(row []any) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("--where %s=%s: %w", f.Table, f.Cond, err)
 	}
-	t := v.truth()
-	return t != nil && *t, nil
+	return v.truth() == isTrue, nil
+}
+
+// same reports whether two images of a row agree on every column the
+// condition reads, so that it gives both the same result: an UPDATE that
+// leaves those columns alone is evaluated once. It may say false for equal
+// values (pipeline.ValueEqual), never true for different ones.
+func (f *Filter) same(a, b []any) bool {
+	for _, i := range f.cols {
+		if i >= len(a) || i >= len(b) || !pipeline.ValueEqual(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -1,10 +1,7 @@
 package rowpolicy
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -104,7 +101,7 @@ func binaryCol(c *schema.Column) bool {
 
 // resolveMask checks that the mask's output fits column c (and keeps a key
 // unique) and returns the function rewriting one value.
-func resolveMask(m MaskSpec, t *schema.Table, c *schema.Column, key []byte, inKey bool) (func(any) any, error) {
+func resolveMask(m MaskSpec, t *schema.Table, c *schema.Column, h *keyedHash, inKey bool) (func(any) any, error) {
 	where := fmt.Sprintf("--mask %s on %s.%s (%s)", m, t.TableID, c.Name, c.ColumnType)
 	fits := func(n int) bool { return c.CharMaxLength <= 0 || int64(n) <= c.CharMaxLength }
 	switch m.Kind {
@@ -137,7 +134,7 @@ func resolveMask(m MaskSpec, t *schema.Table, c *schema.Column, key []byte, inKe
 		n, _ := strconv.Atoi(m.Arg)
 		return textMask(func(s string) string { return keepLast(s, n) }), nil
 	case MaskHash:
-		if len(key) == 0 {
+		if h == nil {
 			return nil, fmt.Errorf("%s: hash needs a key: --mask-key-file PATH or the SLUICE_MASK_KEY environment variable (never on the command line or in the config file)", where)
 		}
 		switch {
@@ -147,40 +144,18 @@ func resolveMask(m MaskSpec, t *schema.Table, c *schema.Column, key []byte, inKe
 			if !fits(2 * sha256.Size) {
 				return nil, fmt.Errorf("%s: hash writes 64 hex characters and the column holds %d; widen the target column or use keep-last/const", where, c.CharMaxLength)
 			}
-			return textMask(func(s string) string { return hex.EncodeToString(digest(key, s)) }), nil
+			return h.hexMask, nil
 		case binaryCol(c):
 			if !fits(sha256.Size) {
 				return nil, fmt.Errorf("%s: hash writes 32 bytes and the column holds %d", where, c.CharMaxLength)
 			}
-			return func(v any) any {
-				s, ok := text(v)
-				if !ok || v == nil {
-					return v
-				}
-				return digest(key, s)
-			}, nil
+			return h.binaryMask, nil
 		case strings.EqualFold(c.DataType, "bigint") && !c.Unsigned:
-			return func(v any) any {
-				if v == nil {
-					return nil
-				}
-				s, ok := text(v) // the snapshot's text form
-				if !ok {
-					s = fmt.Sprint(v) // the binlog's int64
-				}
-				d := digest(key, s)
-				return int64(binary.BigEndian.Uint64(d) >> 1) // 63 bits: non-negative BIGINT
-			}, nil
+			return h.bigintMask, nil
 		}
 		return nil, fmt.Errorf("%s: hash fits text columns of 64+ characters, binary columns of 32+ bytes and signed BIGINT (63 bits); not this type", where)
 	}
 	return nil, fmt.Errorf("%s: unknown mask", where)
-}
-
-func digest(key []byte, s string) []byte {
-	h := hmac.New(sha256.New, key)
-	h.Write([]byte(s))
-	return h.Sum(nil)
 }
 
 func textMask(f func(string) string) func(any) any {
@@ -200,6 +175,23 @@ func keepLast(s string, n int) string {
 	if k <= n {
 		return s
 	}
+	if utf8.ValidString(s) {
+		// The kept tail as it is, one allocation of the exact size.
+		tail := len(s)
+		for i := 0; i < n; i++ {
+			_, w := utf8.DecodeLastRuneInString(s[:tail])
+			tail -= w
+		}
+		var b strings.Builder
+		b.Grow(k - n + len(s) - tail)
+		for i := 0; i < k-n; i++ {
+			b.WriteByte('*')
+		}
+		b.WriteString(s[tail:])
+		return b.String()
+	}
+	// Invalid UTF-8: each bad byte is one character, and a kept one
+	// becomes U+FFFD (what ranging over the string gives).
 	var b strings.Builder
 	i := 0
 	for _, r := range s {
@@ -221,7 +213,22 @@ func emailMask(s string) string {
 	if at < 0 {
 		return strings.Repeat("*", utf8.RuneCountInString(s))
 	}
-	local := []rune(s[:at])
+	if local := s[:at]; utf8.ValidString(local) {
+		if local == "" {
+			return s
+		}
+		_, w := utf8.DecodeRuneInString(local)
+		stars := utf8.RuneCountInString(local) - 1
+		var b strings.Builder
+		b.Grow(w + stars + len(s) - at)
+		b.WriteString(local[:w])
+		for i := 0; i < stars; i++ {
+			b.WriteByte('*')
+		}
+		b.WriteString(s[at:])
+		return b.String()
+	}
+	local := []rune(s[:at]) // invalid UTF-8: a kept bad byte becomes U+FFFD, as before
 	for i := 1; i < len(local); i++ {
 		local[i] = '*'
 	}

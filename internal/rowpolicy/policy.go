@@ -1,6 +1,7 @@
 package rowpolicy
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +15,7 @@ import (
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/model"
+	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
@@ -29,6 +31,7 @@ type Policy struct {
 	where map[schema.TableID]string
 	masks []MaskSpec
 	key   []byte
+	hash  *keyedHash // HMAC-SHA256 under key; nil without one
 
 	mu     sync.Mutex
 	tables map[*schema.Table]*tablePolicy
@@ -43,7 +46,7 @@ type tablePolicy struct {
 // hash key (nil when none was given). Nothing is checked against tables
 // yet: see Check.
 func New(where, masks []string, key []byte) (*Policy, error) {
-	p := &Policy{where: map[schema.TableID]string{}, key: key, tables: map[*schema.Table]*tablePolicy{}}
+	p := &Policy{where: map[schema.TableID]string{}, key: key, hash: newKeyedHash(key), tables: map[*schema.Table]*tablePolicy{}}
 	for _, w := range where {
 		name, cond, ok := strings.Cut(w, "=")
 		db, tbl, ok2 := strings.Cut(strings.TrimSpace(name), ".")
@@ -175,7 +178,7 @@ func (p *Policy) For(t *schema.Table) (*tablePolicy, error) {
 			}
 			continue
 		}
-		f, err := resolveMask(m, t, &t.Columns[i], p.key, inKey[strings.ToLower(t.Columns[i].Name)])
+		f, err := resolveMask(m, t, &t.Columns[i], p.hash, inKey[strings.ToLower(t.Columns[i].Name)])
 		if err != nil {
 			return nil, exitcode.ConfigError(err)
 		}
@@ -211,6 +214,34 @@ func (tp *tablePolicy) MaskRow(row []any) {
 	}
 }
 
+// maskImages masks both images of a change in place. Every mask is a
+// function of the value alone, so a column an UPDATE leaves unchanged
+// takes the before image's result instead of masking it again (a hash is
+// most of a policy's cost, and most UPDATEs leave most columns alone).
+func (tp *tablePolicy) maskImages(before, after []any) {
+	if tp == nil {
+		return
+	}
+	if before == nil || after == nil || len(before) != len(after) {
+		tp.MaskRow(before)
+		tp.MaskRow(after)
+		return
+	}
+	for _, m := range tp.masks {
+		i := m.index
+		unchanged := pipeline.ValueEqual(before[i], after[i])
+		before[i] = m.apply(before[i])
+		if !unchanged {
+			after[i] = m.apply(after[i])
+			continue
+		}
+		after[i] = before[i]
+		if b, ok := before[i].([]byte); ok {
+			after[i] = bytes.Clone(b) // the images own their values
+		}
+	}
+}
+
 // Changes applies the policy to a transaction's row changes, in place
 // where it can: filters with row-move semantics (an UPDATE leaving the
 // filter is a DELETE of the before image, one entering it an INSERT of the
@@ -221,10 +252,15 @@ func (p *Policy) Changes(cs []model.RowChange) ([]model.RowChange, error) {
 		return cs, nil
 	}
 	out := cs[:0]
+	var last *schema.Table
+	var tp *tablePolicy
 	for _, c := range cs {
-		tp, err := p.For(c.Table)
-		if err != nil {
-			return nil, err
+		if c.Table != last || last == nil {
+			var err error
+			if tp, err = p.For(c.Table); err != nil {
+				return nil, err
+			}
+			last = c.Table
 		}
 		if tp != nil && tp.filter != nil {
 			keep, err := tp.move(&c)
@@ -235,13 +271,13 @@ func (p *Policy) Changes(cs []model.RowChange) ([]model.RowChange, error) {
 				continue
 			}
 		}
-		tp.MaskRow(c.Before)
-		tp.MaskRow(c.After)
+		tp.maskImages(c.Before, c.After)
 		out = append(out, c)
 	}
 	return out, nil
 }
 
+// move applies the filter's row-move semantics to c; false drops it.
 func (tp *tablePolicy) move(c *model.RowChange) (bool, error) {
 	var before, after bool
 	var err error
@@ -250,7 +286,11 @@ func (tp *tablePolicy) move(c *model.RowChange) (bool, error) {
 			return false, err
 		}
 	}
-	if c.After != nil {
+	switch {
+	case c.After == nil:
+	case c.Before != nil && tp.filter.same(c.Before, c.After):
+		after = before // the UPDATE left the columns the condition reads alone
+	default:
 		if after, err = tp.filter.Match(c.After); err != nil {
 			return false, err
 		}

@@ -70,23 +70,37 @@ func (v val) float() float64 {
 	return v.f
 }
 
-// truth is the value in a boolean context: nil for NULL.
-func (v val) truth() *bool {
-	if v.null {
-		return nil
+// tri is SQL's three-valued truth (a value, not a pointer: the evaluator
+// allocates nothing per row).
+type tri uint8
+
+const (
+	unknown tri = iota // NULL
+	isFalse
+	isTrue
+)
+
+func triOf(b bool) tri {
+	if b {
+		return isTrue
 	}
-	var b bool
+	return isFalse
+}
+
+// truth is the value in a boolean context: unknown for NULL.
+func (v val) truth() tri {
+	if v.null {
+		return unknown
+	}
 	switch v.k {
 	case clInt:
-		b = v.i != 0
+		return triOf(v.i != 0)
 	case clDec:
-		b = v.r.Sign() != 0
+		return triOf(v.r.Sign() != 0)
 	case clFloat:
-		b = v.f != 0
-	default:
-		b = false // refused at compile time: strings are not conditions here
+		return triOf(v.f != 0)
 	}
-	return &b
+	return isFalse // refused at compile time: strings are not conditions here
 }
 
 // colClass is the class a column's values are compared as, or an error
@@ -181,7 +195,13 @@ func columnValue(c *schema.Column, k class, v any) (val, error) {
 var intBits = map[string]uint{"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer": 32, "bigint": 64}
 
 // intOf reads an integer; the binlog carries UNSIGNED values with the sign
-// bit set as negative numbers (MariaDB logs no signedness), so they wrap.
+// bit set as negative numbers (MariaDB logs no signedness), so they wrap
+// (a MEDIUMINT by its 24 bits: go-mysql gives it as a sign-extended int32).
+// typemap.binlogInt, window.keyValue and alter's keyParam decode the same
+// widths, each into its own result (int64 only, a key's text, a query
+// parameter); this one also reads text and gives an UNSIGNED BIGINT over
+// 2^63 as a decimal. One shared decoder is left for a change that owns
+// those packages.
 func intOf(c *schema.Column, v any) (val, error) {
 	var i int64
 	switch x := v.(type) {
