@@ -79,7 +79,7 @@ binlog settings, disk, a --replica unreachable or without the privilege),
 	f.String("control-file", "", "file that steers the run: its last command word (pause, resume, abort, cutover), and setting lines that change a flag's value while it runs: "+
 		"chunk-rows, workers, nice-ratio, max-load, critical-load, max-lag, keep-write-rate (e.g. \"chunk-rows 1000\"; docs/alter.md)")
 	f.Bool("postpone-cutover", false, `keep the copy in sync and wait for "cutover" in the control file before the swap`)
-	f.Bool("keep-old-table", false, "keep the old table as _<table>_old after the swap")
+	f.Bool("keep-old-table", false, "keep the old table as _<table>_old after the swap (with --revert-window: as <table>_old when the window ends; with --revert: the new layout as _<table>_reverted)")
 	f.Bool("allow-drop-column", false, "allow a change that drops columns (their data is lost)")
 	f.Bool("cleanup", false, "remove what an interrupted run left (the copy table and its state); alter nothing")
 	f.Duration("revert-window", 0, "after the swap, keep the old table (as <table>_old) current from the binlog for this long, e.g. 30m, so that --revert can swap it back; "+
