@@ -75,9 +75,13 @@ func checkReverted(t *testing.T, db *sql.DB, name, gone string) {
 // index added (the column dropped on the way back), and a nullable column
 // dropped (kept in the old table's rows that existed).
 func TestAlterRevertWindow(t *testing.T) {
-	cases := []struct{ name, alter, gone string }{
-		{"add", "ADD COLUMN d INT NOT NULL DEFAULT 5, ADD INDEX ib (b)", "d"},
-		{"drop", "DROP COLUMN c", ""},
+	cases := []struct {
+		name, alter, gone string
+		kept              bool // stop the writers and check the kept old table first
+	}{
+		{"add", "ADD COLUMN d INT NOT NULL DEFAULT 5, ADD INDEX ib (b)", "d", false},
+		{"drop", "DROP COLUMN c", "", false},
+		{"kept", "ADD COLUMN d INT, MODIFY a SMALLINT NOT NULL DEFAULT 0", "d", true},
 	}
 	testenv.Flavors(t, func(t *testing.T, env *testenv.Env) {
 		for _, tc := range cases {
@@ -92,6 +96,15 @@ func TestAlterRevertWindow(t *testing.T) {
 				go func() { _, err := Run(context.Background(), o); done <- err }()
 				waitWindowOpen(t, db, name, tc.gone, done)
 				time.Sleep(2 * time.Second) // writes to the new layout, kept in the old one
+				if tc.kept {
+					// The process keeping the window has every write in t_old
+					// (the writers stopped: the other cases revert under them).
+					l.finish()
+					waitSameRows(t, db, "t", "t_old")
+					l.table = "t_old"
+					l.compare(db)
+					l.table = "t"
+				}
 				ro := alterOptions(t, env, name, "")
 				ro.Revert = true
 				start := time.Now()
@@ -104,9 +117,11 @@ func TestAlterRevertWindow(t *testing.T) {
 					t.Errorf("the window's run after the hand-over: %v", err)
 				}
 				time.Sleep(300 * time.Millisecond)
-				l.finish()
+				if !tc.kept {
+					l.finish()
+				}
 				t.Logf("revert took %s: %d keys applied, writes blocked %s at the swap back", time.Since(start).Round(time.Millisecond), rep.Keys, rep.CutoverLock)
-				if rep.CutoverLock > 2*time.Second || rep.Keys == 0 {
+				if rep.CutoverLock > 2*time.Second || (rep.Keys == 0 && !tc.kept) {
 					t.Errorf("revert: writes blocked %s, %d keys applied", rep.CutoverLock, rep.Keys)
 				}
 				l.compare(db)
@@ -259,4 +274,26 @@ func TestAlterRevertRefused(t *testing.T) {
 			t.Errorf("revert of a changed table: want exit 2, got %v", err)
 		}
 	})
+}
+
+// waitSameRows waits (at most 30 s) until tables a and b hold the same
+// (id, a, b) rows, by an order-independent hash.
+func waitSameRows(t *testing.T, db *sql.DB, a, b string) {
+	t.Helper()
+	hash := func(table string) (n, sum int64) {
+		_ = db.QueryRow("SELECT COUNT(*), COALESCE(SUM(CRC32(CONCAT_WS('|', id, a, b))), 0) FROM " + table).Scan(&n, &sum)
+		return n, sum
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		na, sa := hash(a)
+		nb, sb := hash(b)
+		if na == nb && sa == sb {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s (%d rows) and %s (%d rows) still differ after 30s", a, na, b, nb)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
