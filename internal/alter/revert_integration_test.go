@@ -281,7 +281,7 @@ func TestAlterRevertRefused(t *testing.T) {
 func waitSameRows(t *testing.T, db *sql.DB, a, b string) {
 	t.Helper()
 	hash := func(table string) (n, sum int64) {
-		_ = db.QueryRow("SELECT COUNT(*), COALESCE(SUM(CRC32(CONCAT_WS('|', id, a, b))), 0) FROM " + table).Scan(&n, &sum)
+		_ = db.QueryRow("SELECT COUNT(*), COALESCE(SUM(CRC32(CONCAT_WS('|', id, a, b))), 0) FROM "+table).Scan(&n, &sum)
 		return n, sum
 	}
 	deadline := time.Now().Add(30 * time.Second)
