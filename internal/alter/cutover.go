@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // errRetryCutover is a cut-over attempt given up with the table untouched.
@@ -286,6 +287,8 @@ func (r *runner) catchUpUnderLock(ctx context.Context, lock *sql.Conn) error {
 	carried := time.Now()
 	// Nothing writes the table until the RENAME: the position now is the
 	// table's position at the swap (other tables' writes may follow it).
+	// An earlier attempt's is stale (writes of the old layout follow it).
+	r.swapStart = binlogpos.Position{}
 	if pos, err := binlog.SourceOnPool(r.db).MasterStatus(ctx, r.info); err == nil {
 		r.swapPos, r.swapStart = pos.Key(), pos
 		r.log.Info("binlog position at the swap", "position", pos.String())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -78,6 +79,40 @@ func (r *runner) startReader(ctx context.Context, pos binlogpos.Position, marker
 	done := make(chan struct{})
 	go func() { defer close(done); r.tr.run(ctx, stream) }()
 	return func() { cancel(); <-done }, nil
+}
+
+// resumeWindow: a run with --revert-window whose swap an earlier,
+// interrupted run did (the window's state is open, the old table there,
+// the copy gone) keeps the window from the swap's position; ok false when
+// there is no such window.
+func (r *runner) resumeWindow(ctx context.Context) (rep *Report, ok bool, err error) {
+	if r.o.RevertWindow == 0 || r.o.DryRun {
+		return nil, false, nil
+	}
+	w, err := loadWindow(ctx, r.db, r.id.Database, r.id.Name)
+	if err != nil {
+		return nil, false, err
+	}
+	if w == nil || w.State != windowOpen {
+		return nil, false, nil
+	}
+	shadow, err := r.tableExists(ctx, shadowName(r.id.Name))
+	if err != nil || shadow {
+		return nil, false, err
+	}
+	if old, err := r.tableExists(ctx, w.OldTable); err != nil || !old {
+		return nil, false, err
+	}
+	if strings.TrimSpace(w.Alter) != strings.TrimSpace(r.o.Alter) {
+		return nil, false, refuse("the revert window of %s is open for another change (%q): run that command to resume it, or sluice alter --revert", r.id, w.Alter)
+	}
+	// Killed after the RENAME: the copy's state is finished.
+	if err := deleteRun(ctx, r.db, r.id.Database, r.id.Name); err != nil {
+		return nil, false, err
+	}
+	r.log.Info("resuming the revert window of an interrupted run", "old_table", w.OldTable, "ends_at", w.EndsAt.UTC().Format(time.RFC3339))
+	rep = &Report{Method: MethodCopy, Why: "swapped by an earlier, interrupted run; its revert window resumed", Resumed: true}
+	return rep, true, r.keepWindow(ctx, w)
 }
 
 // keepWindow keeps the window's old table current until the window ends

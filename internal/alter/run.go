@@ -150,7 +150,7 @@ func run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	r.nowait, r.busyCode = nowaitClause(r.info.Flavor == binlog.FlavorMariaDB)
 	start := time.Now()
-	if rep, err, ok := r.resumeWindow(ctx); ok {
+	if rep, ok, err := r.resumeWindow(ctx); ok || err != nil {
 		return rep, err
 	}
 	st, finished, err := r.pendingRun(ctx)
@@ -177,47 +177,16 @@ func run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if err == nil && o.RevertWindow > 0 && !o.DryRun {
 		// The swap is done (and reported in the log): the window follows.
-		w, lerr := loadWindow(ctx, r.db, r.id.Database, r.id.Name)
-		if lerr != nil || w == nil {
-			return rep, fmt.Errorf("alter: swapped, but the revert window's state is missing: %v", lerr)
+		w, err := loadWindow(ctx, r.db, r.id.Database, r.id.Name)
+		if err != nil {
+			return rep, err
 		}
-		err = r.keepWindow(ctx, w)
+		if w == nil {
+			return rep, fmt.Errorf("alter: swapped, but the revert window's state is missing from sluice.alter_windows")
+		}
+		return rep, r.keepWindow(ctx, w)
 	}
 	return rep, err
-}
-
-// resumeWindow: a run with --revert-window whose swap an earlier,
-// interrupted run did (the window's state is open, the old table there,
-// the copy gone) keeps the window from the swap's position; ok false when
-// there is no such window.
-func (r *runner) resumeWindow(ctx context.Context) (rep *Report, err error, ok bool) {
-	if r.o.RevertWindow == 0 || r.o.DryRun {
-		return nil, nil, false
-	}
-	w, err := loadWindow(ctx, r.db, r.id.Database, r.id.Name)
-	if err != nil {
-		return nil, err, true
-	}
-	if w == nil || w.State != windowOpen {
-		return nil, nil, false
-	}
-	shadow, err := r.tableExists(ctx, shadowName(r.id.Name))
-	if err != nil || shadow {
-		return nil, err, err != nil
-	}
-	if old, err := r.tableExists(ctx, w.OldTable); err != nil || !old {
-		return nil, err, err != nil
-	}
-	if strings.TrimSpace(w.Alter) != strings.TrimSpace(r.o.Alter) {
-		return nil, refuse("the revert window of %s is open for another change (%q): run that command to resume it, or sluice alter --revert", r.id, w.Alter), true
-	}
-	// Killed after the RENAME: the copy's state is finished.
-	if err := deleteRun(ctx, r.db, r.id.Database, r.id.Name); err != nil {
-		return nil, err, true
-	}
-	r.log.Info("resuming the revert window of an interrupted run", "old_table", w.OldTable, "ends_at", w.EndsAt.UTC().Format(time.RFC3339))
-	rep = &Report{Method: MethodCopy, Why: "swapped by an earlier, interrupted run; its revert window resumed", Resumed: true}
-	return rep, r.keepWindow(ctx, w), true
 }
 
 // checkOptions refuses flags that contradict each other or the table's
