@@ -144,7 +144,20 @@ func (r *runner) keepWindow(ctx context.Context, w *window) error {
 		return err
 	}
 	defer stopReader()
-	stopAppliers := rr.startAppliers(ctx, true)
+	// The appliers run until the loop below stops them; one that fails
+	// ends the window's run (resumable), rather than leave it unkept.
+	actx, cancelAppliers := context.WithCancel(ctx)
+	applyErr := make(chan error, 1)
+	go func() { applyErr <- rr.appliers(actx, true) }()
+	stopped := false
+	stopAppliers := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		cancelAppliers()
+		return <-applyErr
+	}
 	defer stopAppliers() //nolint:errcheck // the error is read below when it matters
 	r.log.Info("revert window open: the old table is kept current from the binlog", "old_table", w.OldTable,
 		"ends_at", w.EndsAt.UTC().Format(time.RFC3339), "replay_from", pos.String(),
@@ -156,6 +169,12 @@ func (r *runner) keepWindow(ctx context.Context, w *window) error {
 		}
 		if err := rr.tr.failed(); err != nil {
 			return r.windowFailed(ctx, w, err)
+		}
+		select {
+		case err := <-applyErr:
+			stopped = true
+			return fmt.Errorf("revert window: the appliers stopped: %v\n  run the same command again to resume it", err)
+		default:
 		}
 		if time.Now().After(lastLog.Add(r.o.ProgressEvery)) {
 			lastLog = time.Now()
