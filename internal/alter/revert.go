@@ -163,6 +163,7 @@ func (r *runner) keepWindow(ctx context.Context, w *window) error {
 		"ends_at", w.EndsAt.UTC().Format(time.RFC3339), "replay_from", pos.String(),
 		"revert", "sluice alter --source … --table "+r.id.Name+" --revert")
 	lastLog := time.Now()
+	cp := &windowCheckpoint{r: rr}
 	for {
 		if err := sleep(ctx, windowPoll); err != nil {
 			return fmt.Errorf("revert window interrupted; run the same command again to resume it (until %s): %w", w.EndsAt.UTC().Format(time.RFC3339), err)
@@ -175,6 +176,9 @@ func (r *runner) keepWindow(ctx context.Context, w *window) error {
 			stopped = true
 			return fmt.Errorf("revert window: the appliers stopped: %v\n  run the same command again to resume it", err)
 		default:
+		}
+		if err := cp.step(ctx); err != nil {
+			return err
 		}
 		if time.Now().After(lastLog.Add(r.o.ProgressEvery)) {
 			lastLog = time.Now()
@@ -201,6 +205,61 @@ func (r *runner) keepWindow(ctx context.Context, w *window) error {
 			return nil
 		}
 	}
+}
+
+// checkpointEvery is how often the process keeping a window moves the
+// position it is replayed from (a resumed window, a revert) forward.
+const checkpointEvery = 2 * time.Second
+
+// windowCheckpoint advances the window's replay position while it is kept.
+// A position q taken before a marker is safe once the tracker has read the
+// marker and no key whose last change precedes the marker is still to be
+// applied: every change before q then has been applied by a read after it
+// (a key changed again after the marker is read again from q).
+type windowCheckpoint struct {
+	r      *runner
+	last   time.Time
+	q      binlogpos.Position
+	marker int64 // 0: none pending
+	seq    int64 // the table's row changes read before the marker; -1: not read yet
+}
+
+func (c *windowCheckpoint) step(ctx context.Context) error {
+	r := c.r
+	if c.marker == 0 {
+		if time.Since(c.last) < checkpointEvery {
+			return nil
+		}
+		q, err := binlog.SourceOnPool(r.db).MasterStatus(ctx, r.info)
+		if err != nil {
+			return err
+		}
+		id, err := writeMarker(ctx, r.db, r.id.Database, r.id.Name)
+		if err != nil {
+			return err
+		}
+		c.q, c.marker, c.seq = q, id, -1
+		return nil
+	}
+	if c.seq < 0 {
+		seq, err := r.tr.seqAt(ctx, c.marker, time.Millisecond)
+		if errors.Is(err, errAwaitTimeout) {
+			return nil
+		}
+		if err != nil {
+			return nil // the tracker's failure is handled by the caller
+		}
+		c.seq = seq
+	}
+	if r.keys.pendingUpTo(c.seq) {
+		return nil
+	}
+	if err := advanceWindow(ctx, r.db, r.id.Database, r.id.Name, c.q.Encode()); err != nil {
+		return err
+	}
+	r.log.Debug("revert window checkpoint", "replay_from", c.q.String())
+	c.marker, c.last = 0, time.Now()
+	return nil
 }
 
 // windowFailed ends the window on a change of the table (the old table

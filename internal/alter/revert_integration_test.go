@@ -95,16 +95,23 @@ func TestAlterRevertWindow(t *testing.T) {
 				done := make(chan error, 1)
 				go func() { _, err := Run(context.Background(), o); done <- err }()
 				waitWindowOpen(t, db, name, tc.gone, done)
+				swapPos := windowPos(t, db, name)
 				time.Sleep(2 * time.Second) // writes to the new layout, kept in the old one
 				if tc.kept {
 					// The process keeping the window has every write in t_old
-					// (the writers stopped: the other cases revert under them).
+					// (the writers stopped: the other cases revert under them),
+					// and has moved the position it is replayed from.
 					l.finish()
 					waitSameRows(t, db, "t", "t_old")
 					l.table = "t_old"
 					l.compare(db)
 					l.table = "t"
+					time.Sleep(checkpointEvery + time.Second)
+					if windowPos(t, db, name) == swapPos {
+						t.Errorf("the window's replay position is still the swap's %s after %s", swapPos, checkpointEvery+time.Second)
+					}
 				}
+				t.Logf("replayed from the swap's position: %v", windowPos(t, db, name) == swapPos)
 				ro := alterOptions(t, env, name, "")
 				ro.Revert = true
 				start := time.Now()
@@ -296,4 +303,14 @@ func waitSameRows(t *testing.T, db *sql.DB, a, b string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// windowPos is the position the table's window is replayed from.
+func windowPos(t *testing.T, db *sql.DB, name string) string {
+	t.Helper()
+	var pos string
+	if err := db.QueryRow("SELECT start_pos FROM sluice.alter_windows WHERE db = ?", name).Scan(&pos); err != nil {
+		t.Fatal(err)
+	}
+	return pos
 }

@@ -81,6 +81,16 @@ func closeWindow(ctx context.Context, db *sql.DB, dbName, table, state, why stri
 	return nil
 }
 
+// advanceWindow moves the position a resumed window or a revert replays
+// from (a checkpoint, revert.go).
+func advanceWindow(ctx context.Context, db *sql.DB, dbName, table, pos string) error {
+	_, err := db.ExecContext(ctx, "UPDATE `sluice`.`alter_windows` SET start_pos = ? WHERE db = ? AND tbl = ? AND state = ?", pos, dbName, table, windowOpen)
+	if err != nil {
+		return fmt.Errorf("alter: checkpoint the revert window: %w", err)
+	}
+	return nil
+}
+
 func setRevertRequest(ctx context.Context, db *sql.DB, dbName, table string, on bool) error {
 	_, err := db.ExecContext(ctx, "UPDATE `sluice`.`alter_windows` SET revert_req = ? WHERE db = ? AND tbl = ?", on, dbName, table)
 	if err != nil {
