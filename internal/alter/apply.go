@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	mysqlsink "github.com/sluice-db/sluice/internal/sink/mysql"
+	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
 const applyBatch = 500
@@ -47,7 +48,7 @@ const errLockNowait = 3572
 // statement at once (busy), which runs nothing twice: both statements
 // re-read the table.
 func (r *runner) applyKeys(ctx context.Context, q querier, vals [][]any, lock string) error {
-	shadow, table := r.quoted(shadowName(r.id.Name)), r.quoted(r.id.Name)
+	shadow, table := r.quoted(r.shadow()), r.quoted(r.id.Name)
 	var args []any
 	for _, v := range vals {
 		args = append(args, v...)
@@ -73,11 +74,27 @@ func (r *runner) applyKeys(ctx context.Context, q querier, vals [][]any, lock st
 	}
 	cols := r.columnList()
 	rep := "REPLACE INTO " + shadow + " (" + cols + ") SELECT " + cols + " FROM " + table + " WHERE " + r.key.OneOfWhere(table+".", vals) + lock
+	if r.reverse {
+		rep = "INSERT INTO " + shadow + " (" + cols + ") SELECT " + cols + " FROM " + table + " WHERE " + r.key.OneOfWhere(table+".", vals) + lock +
+			" ON DUPLICATE KEY UPDATE " + r.updateList(table)
+	}
 	if _, err := exec(ctx, q, rep, args...); err != nil {
 		return fmt.Errorf("alter: apply changed keys (replace): %w", err)
 	}
 	r.applied.Add(int64(len(vals)))
 	return nil
+}
+
+// updateList sets every shared column from the table's row: a revert
+// window's apply updates the old table's row in place, so that a column the
+// change dropped keeps its value (REPLACE would reset it to its default).
+func (r *runner) updateList(table string) string {
+	set := make([]string, len(r.p.shared))
+	for i, c := range r.p.shared {
+		q := consistent.QuoteMy(c)
+		set[i] = q + " = " + table + "." + q
+	}
+	return strings.Join(set, ", ")
 }
 
 // applyBusy applies keys without waiting for row locks; a batch that finds

@@ -156,6 +156,13 @@ func (r *runner) refusals(ctx context.Context) error {
 		reasons = append(reasons, fmt.Sprintf("%s has foreign keys (or is referenced by some): several tables in one swap do not carry foreign keys yet; alter %s on its own", r.id, r.id.Name))
 	}
 	reasons = append(reasons, r.planProblems(r.p)...)
+	if r.o.RevertWindow > 0 {
+		rev, err := r.revertProblems(ctx)
+		if err != nil {
+			return err
+		}
+		reasons = append(reasons, rev...)
+	}
 	if len(reasons) == 0 {
 		return nil
 	}

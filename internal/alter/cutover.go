@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
+	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 )
 
 // errRetryCutover is a cut-over attempt given up with the table untouched.
@@ -70,7 +71,7 @@ const (
 // recorded once released: writers queue behind a waiting WRITE lock, so a
 // wait given up blocked them too.
 func (r *runner) tryCutover(ctx context.Context) error {
-	table, shadow, old := r.quoted(r.id.Name), r.quoted(shadowName(r.id.Name)), r.quoted(oldName(r.id.Name))
+	table, shadow, old := r.quoted(r.id.Name), r.quoted(r.shadow()), r.quoted(r.old())
 	lock, err := r.swapSession(ctx)
 	if err != nil {
 		return err
@@ -84,8 +85,16 @@ func (r *runner) tryCutover(ctx context.Context) error {
 		}
 		return refuse("the foreign keys of %s changed during the run: %s", r.id, strings.Join(bad, "; "))
 	}
+	// The new definition, for the revert window's state (read before the
+	// lock: the copy's definition does not change).
+	var newPrint string
+	if r.o.RevertWindow > 0 && !r.reverse {
+		if newPrint, err = fingerprint(ctx, r.db, r.id.Database, r.shadow()); err != nil {
+			return err
+		}
+	}
 	lockStmt := "LOCK TABLES " + table + " WRITE, " + shadow + " WRITE" + r.fks.lockList(r.id)
-	lt := startLock(stepSwap, "LOCK TABLES "+r.id.Name+" WRITE, "+shadowName(r.id.Name)+" WRITE"+r.fks.lockNames(r.id), true)
+	lt := startLock(stepSwap, "LOCK TABLES "+r.id.Name+" WRITE, "+r.shadow()+" WRITE"+r.fks.lockNames(r.id), true)
 	// Deferred first, so run last: after the unlock, and after the
 	// MariaDB RENAME that writers wait on once the lock is released.
 	defer func() { r.recordLock(lt.done()) }()
@@ -102,6 +111,9 @@ func (r *runner) tryCutover(ctx context.Context) error {
 	}
 	defer unlock()
 	if err := r.catchUpUnderLock(ctx, lock); err != nil {
+		return err
+	}
+	if err := r.openWindow(ctx, newPrint); err != nil {
 		return err
 	}
 	// Sealed: from here to the RENAME no change of the table may reach the
@@ -243,7 +255,7 @@ func (r *runner) carryAutoIncrement(ctx context.Context, lock *sql.Conn) {
 	if m == nil {
 		return
 	}
-	if _, err := lock.ExecContext(ctx, "ALTER TABLE "+r.quoted(shadowName(r.id.Name))+" AUTO_INCREMENT = "+m[1]); err != nil {
+	if _, err := lock.ExecContext(ctx, "ALTER TABLE "+r.quoted(r.shadow())+" AUTO_INCREMENT = "+m[1]); err != nil {
 		r.log.Warn("cut-over: carry AUTO_INCREMENT to the copy", "value", m[1], "err", err)
 	}
 }
@@ -275,12 +287,30 @@ func (r *runner) catchUpUnderLock(ctx context.Context, lock *sql.Conn) error {
 	carried := time.Now()
 	// Nothing writes the table until the RENAME: the position now is the
 	// table's position at the swap (other tables' writes may follow it).
+	// An earlier attempt's is stale (writes of the old layout follow it).
+	r.swapStart = binlogpos.Position{}
 	if pos, err := binlog.SourceOnPool(r.db).MasterStatus(ctx, r.info); err == nil {
-		r.swapPos = pos.Key()
+		r.swapPos, r.swapStart = pos.Key(), pos
 		r.log.Info("binlog position at the swap", "position", pos.String())
 	}
 	r.log.Info("swap: under the table lock", "reader_reached_marker", read.Sub(start).Round(time.Millisecond),
 		"drained_keys", keys, "drain", drained.Sub(read).Round(time.Millisecond),
 		"auto_increment", carried.Sub(drained).Round(time.Millisecond), "position", time.Since(carried).Round(time.Millisecond))
 	return nil
+}
+
+// openWindow, under the swap's lock and before the RENAME, records the
+// revert window (--revert-window) with the position at the swap: a run
+// killed after the RENAME resumes the window from there. A failed attempt
+// leaves it for the next one to overwrite; a run that never swaps leaves a
+// window whose old table does not exist, which nothing resumes.
+func (r *runner) openWindow(ctx context.Context, newPrint string) error {
+	if r.o.RevertWindow <= 0 || r.reverse {
+		return nil
+	}
+	if r.swapStart.IsZero() {
+		return fmt.Errorf("%w: the binlog position at the swap is unknown (the revert window reads from it)", errRetryCutover)
+	}
+	return saveWindow(ctx, r.db, r.id.Database, r.id.Name, &window{Alter: r.o.Alter, OldTable: r.old(), Pos: r.swapStart.Encode(),
+		EndsAt: time.Now().Add(r.o.RevertWindow), Fingerprint: newPrint})
 }

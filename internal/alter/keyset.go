@@ -160,6 +160,21 @@ func (s *keySet) done(ids []string, failed bool) {
 	}
 }
 
+// pendingUpTo: a key whose last change is one of the table's first seq
+// row changes is still to be applied (ready, parked or in flight). When
+// none is, every change up to seq has been applied by a read after it
+// (a revert window's checkpoint, revert.go).
+func (s *keySet) pendingUpTo(seq int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.m {
+		if e.seq <= seq {
+			return true
+		}
+	}
+	return false
+}
+
 // size is the number of keys ready, parked or in flight.
 func (s *keySet) size() int {
 	s.mu.Lock()

@@ -59,6 +59,13 @@ type Options struct {
 	PostponeCutover bool
 	KeepOldTable    bool
 	AllowDropColumn bool
+	// RevertWindow, after the swap, keeps the old table current from the
+	// binlog (each change of the new table written back to the old
+	// layout) for this long, so that Revert can swap it back (window.go).
+	RevertWindow time.Duration
+	// Revert swaps the table kept by an open revert window back in
+	// (revert.go); Alter is not used.
+	Revert bool
 	// Cleanup drops what an interrupted run left (shadow table, state) and
 	// alters nothing.
 	Cleanup bool
@@ -155,3 +162,12 @@ func shadowName(t string) string { return t + "_new" }
 
 // oldName is what the old table is renamed to.
 func oldName(t string) string { return "_" + t + "_old" }
+
+// windowName is the old table's name during a revert window. Unlike
+// oldName it sorts after the table's name: the revert's swap locks it, and
+// MariaDB's RENAME (queued from a second session, see cutover) must wait on
+// the table's own name first, as shadowName explains.
+func windowName(t string) string { return t + "_old" }
+
+// revertedName is what a revert renames the new-layout table to.
+func revertedName(t string) string { return "_" + t + "_reverted" }

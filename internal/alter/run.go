@@ -48,10 +48,18 @@ type runner struct {
 	// takes it to stop them while it waits for its table lock.
 	hold    sync.RWMutex
 	swapPos string // binlog position of the table at the swap
+	// swapStart is that position in full (a revert window reads from it).
+	swapStart binlogpos.Position
 	// fks: the foreign keys the swap moves to the new table (fk.go).
 	fks *foreignKeys
 	// locks: every lock attempt on the table so far (the report's Locks).
 	locks []Lock
+	// shadowTbl and oldTbl, when set, replace shadowName and old's
+	// default: a revert's runner applies to the window's old table and
+	// renames the new-layout table away (revert.go).
+	shadowTbl, oldTbl string
+	// reverse: the runner keeps the old table current after the swap.
+	reverse bool
 
 	// skipSeen: the copy leaves out keys whose last change it read
 	// (copyChunks); seen counts them.
@@ -63,6 +71,26 @@ type runner struct {
 	pieces     atomic.Int64 // copy statements run (several a chunk below the plan's chunk size)
 	applied    atomic.Int64
 	chunksDone atomic.Int64
+}
+
+// shadow is the table the appliers write and the swap renames in.
+func (r *runner) shadow() string {
+	if r.shadowTbl != "" {
+		return r.shadowTbl
+	}
+	return shadowName(r.id.Name)
+}
+
+// old is what the swap renames the table to: the window's name when a
+// revert window follows.
+func (r *runner) old() string {
+	switch {
+	case r.oldTbl != "":
+		return r.oldTbl
+	case r.o.RevertWindow > 0:
+		return windowName(r.id.Name)
+	}
+	return oldName(r.id.Name)
 }
 
 func (r *runner) quoted(name string) string {
@@ -101,6 +129,13 @@ func run(ctx context.Context, opts Options) (*Report, error) {
 	if o.Cleanup {
 		return &Report{}, r.cleanup(ctx)
 	}
+	if o.Revert {
+		if r.info, err = binlog.SourceOnPool(db).Info(ctx); err != nil {
+			return nil, err
+		}
+		r.nowait, r.busyCode = nowaitClause(r.info.Flavor == binlog.FlavorMariaDB)
+		return r.revert(ctx)
+	}
 	if err := checkAlterText(o.Alter); err != nil {
 		return nil, err
 	}
@@ -115,6 +150,9 @@ func run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	r.nowait, r.busyCode = nowaitClause(r.info.Flavor == binlog.FlavorMariaDB)
 	start := time.Now()
+	if rep, ok, err := r.resumeWindow(ctx); ok || err != nil {
+		return rep, err
+	}
 	st, finished, err := r.pendingRun(ctx)
 	if err != nil || finished != nil {
 		return finished, err
@@ -128,7 +166,7 @@ func run(ctx context.Context, opts Options) (*Report, error) {
 	if len(r.p.dropped) > 0 && !o.AllowDropColumn {
 		return nil, r.refusals(ctx)
 	}
-	if st == nil && o.Method != MethodCopy && !o.DryRun {
+	if st == nil && o.Method != MethodCopy && !o.DryRun && o.RevertWindow == 0 {
 		if rep, err := r.instantFirst(ctx, start); rep != nil || err != nil {
 			return rep, err
 		}
@@ -136,6 +174,17 @@ func run(ctx context.Context, opts Options) (*Report, error) {
 	rep, err := r.copyRun(ctx, st)
 	if rep != nil {
 		rep.Took = time.Since(start)
+	}
+	if err == nil && o.RevertWindow > 0 && !o.DryRun {
+		// The swap is done (and reported in the log): the window follows.
+		w, err := loadWindow(ctx, r.db, r.id.Database, r.id.Name)
+		if err != nil {
+			return rep, err
+		}
+		if w == nil {
+			return rep, fmt.Errorf("alter: swapped, but the revert window's state is missing from sluice.alter_windows")
+		}
+		return rep, r.keepWindow(ctx, w)
 	}
 	return rep, err
 }
@@ -168,6 +217,16 @@ func checkOptions(o Options) error {
 		return refuse("--keep-write-rate %g: want a share of the table's write rate below 1 (0.9), or 0 for no pacing", o.KeepWriteRate)
 	case o.MaxLag == 0 && len(o.Replicas) > 0:
 		return refuse("--replica needs --max-lag (the lag above which the copy pauses, e.g. --max-lag 1500ms)")
+	}
+	switch {
+	case o.RevertWindow < 0:
+		return refuse("--revert-window %s: want a positive duration (30m)", o.RevertWindow)
+	case o.Revert && (o.RevertWindow > 0 || o.Alter != "" || len(o.More) > 0 || o.DryRun || o.Cleanup):
+		return refuse("--revert swaps back the table of an open revert window: give it only --source and --table (no --alter, --revert-window, --dry-run or --cleanup)")
+	case o.RevertWindow > 0 && len(o.More) > 0:
+		return refuse("--revert-window is for one table: several tables in one swap cannot be reverted yet")
+	case o.RevertWindow > 0 && o.Method == MethodInstant:
+		return refuse("--revert-window needs the copy method (an INSTANT change leaves no old table to revert to): use --method auto or copy")
 	}
 	if len(shadowName(o.Table)) > 64 {
 		return refuse("table name %s is too long for the copy's name %s (64 characters at most)", o.Table, shadowName(o.Table))
@@ -204,7 +263,7 @@ func (r *runner) pendingRun(ctx context.Context) (st *runState, finished *Report
 	if err != nil {
 		return nil, nil, err
 	}
-	old, err := r.tableExists(ctx, oldName(r.id.Name))
+	old, err := r.tableExists(ctx, r.old())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -213,8 +272,8 @@ func (r *runner) pendingRun(ctx context.Context) (st *runState, finished *Report
 		if err := deleteRun(ctx, r.db, r.id.Database, r.id.Name); err != nil {
 			return nil, nil, err
 		}
-		r.log.Warn("an interrupted run had already swapped the tables; its state is removed and the old table kept", "old_table", oldName(r.id.Name))
-		return nil, &Report{Method: MethodCopy, Why: "finished by an earlier, interrupted run (the old table is kept as " + oldName(r.id.Name) + ")"}, nil
+		r.log.Warn("an interrupted run had already swapped the tables; its state is removed and the old table kept", "old_table", r.old())
+		return nil, &Report{Method: MethodCopy, Why: "finished by an earlier, interrupted run (the old table is kept as " + r.old() + ")"}, nil
 	}
 	if strings.TrimSpace(st.Alter) != strings.TrimSpace(r.o.Alter) {
 		return nil, nil, refuse("an interrupted sluice alter of %s with other clauses (%q) is pending: run it again with those to resume, or with --cleanup to remove it", r.id, st.Alter)
@@ -313,11 +372,11 @@ func (r *runner) prepareCopy(ctx context.Context, st *runState, rep *Report) (*r
 		}
 		st = nil
 	}
-	if exists, err := r.tableExists(ctx, oldName(r.id.Name)); err != nil || exists {
+	if exists, err := r.tableExists(ctx, r.old()); err != nil || exists {
 		if err != nil {
 			return nil, pos, err
 		}
-		return nil, pos, refuse("table %s exists (kept by an earlier --keep-old-table?): the swap renames %s to that name; drop or rename it first", oldName(r.id.Name), r.id)
+		return nil, pos, refuse("table %s exists (kept by an earlier --keep-old-table?): the swap renames %s to that name; drop or rename it first", r.old(), r.id)
 	}
 	if st == nil {
 		if shadowExists {

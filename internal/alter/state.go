@@ -26,6 +26,10 @@ var stateDDL = []string{
 	// The progress of a run, for alter status (status.go).
 	"CREATE TABLE IF NOT EXISTS `sluice`.`alter_status` (db VARCHAR(64) NOT NULL, tbl VARCHAR(64) NOT NULL, status TEXT NOT NULL, " +
 		"updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6), PRIMARY KEY (db, tbl)) ENGINE=InnoDB",
+	// A revert window after the swap (window.go).
+	"CREATE TABLE IF NOT EXISTS `sluice`.`alter_windows` (db VARCHAR(64) NOT NULL, tbl VARCHAR(64) NOT NULL, alter_text TEXT NOT NULL, " +
+		"old_tbl VARCHAR(64) NOT NULL, start_pos TEXT NOT NULL, ends_ms BIGINT NOT NULL, fingerprint VARCHAR(64) NOT NULL, " +
+		"state VARCHAR(16) NOT NULL, why TEXT NOT NULL, revert_req TINYINT NOT NULL DEFAULT 0, PRIMARY KEY (db, tbl)) ENGINE=InnoDB",
 	// Markers tell the binlog reader has read past a point (tracker).
 	"CREATE TABLE IF NOT EXISTS `sluice`.`alter_marker` (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, " +
 		"db VARCHAR(64) NOT NULL, tbl VARCHAR(64) NOT NULL, at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) ENGINE=InnoDB",

@@ -318,14 +318,17 @@ func (r *runner) afterSwap(ctx context.Context) error {
 	}
 	if n := r.tr.slipped.Load(); n > 0 {
 		return exitcode.WithCode(exitcode.Failure, fmt.Errorf("alter: %d row change(s) reached the old table %s after the final drain; "+
-			"it is kept: compare it with %s and re-apply them", n, oldName(r.id.Name), r.id))
+			"it is kept: compare it with %s and re-apply them", n, r.old(), r.id))
 	}
-	if !r.o.KeepOldTable {
-		if _, err := r.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+r.quoted(oldName(r.id.Name))); err != nil {
-			r.log.Warn("drop the old table", "table", oldName(r.id.Name), "err", err)
+	switch {
+	case r.o.RevertWindow > 0:
+		// Kept current for the revert window (window.go) by the caller.
+	case !r.o.KeepOldTable:
+		if _, err := r.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+r.quoted(r.old())); err != nil {
+			r.log.Warn("drop the old table", "table", r.old(), "err", err)
 		}
-	} else {
-		r.log.Info("old table kept", "table", oldName(r.id.Name))
+	default:
+		r.log.Info("old table kept", "table", r.old())
 	}
 	return deleteRun(ctx, r.db, r.id.Database, r.id.Name)
 }

@@ -48,7 +48,13 @@ type tracker struct {
 	// the table are the new table's.
 	renamed atomic.Bool
 	events  atomic.Int64
+	// reverse: the tracker of a revert window, which reads from the swap's
+	// position: the swap's own RENAME, read first, is passed over.
+	reverse bool
 }
+
+// errTableChanged: a schema change of the table stopped the tracker.
+var errTableChanged = errors.New("the table's definition changed")
 
 func newTracker(table, marker schema.TableID, kc *keyCols, keys *keySet, images bool) *tracker {
 	t := &tracker{table: table, marker: marker, kc: kc, keys: keys, images: images, markerSeq: map[int64]int64{}}
@@ -219,6 +225,10 @@ func (t *tracker) translator() binlog.Translator {
 			// reader shared with other tables that started before it.
 			return &binlog.DDLResult{Ignored: true, Reason: "the copy's creation"}, nil
 		}
+		if t.reverse && !t.sealed.Load() && forwardSwap(parser, stmt, defaultDB, t.table) {
+			// RENAME TABLE t TO t_old, t_new TO t: the swap the window follows.
+			return &binlog.DDLResult{Ignored: true, Reason: "the swap the revert window follows"}, nil
+		}
 		if foreignKeysOnly(parser, stmt) {
 			// No row changes and no column: the swap reads the constraints
 			// as they are when it starts (fk.go). Also the swap's own, and
@@ -236,7 +246,10 @@ func (t *tracker) translator() binlog.Translator {
 			// one) are told apart.
 			return &binlog.DDLResult{Reason: "cut-over"}, nil
 		}
-		return nil, fmt.Errorf("a schema change of %s while sluice alter runs; run sluice alter again after it (the interrupted run resumes or --cleanup removes it)", t.table)
+		if t.reverse {
+			return nil, fmt.Errorf("%w: a schema change of %s during its revert window: the old table can no longer take its rows back", errTableChanged, t.table)
+		}
+		return nil, fmt.Errorf("%w: a schema change of %s while sluice alter runs; run sluice alter again after it (the interrupted run resumes or --cleanup removes it)", errTableChanged, t.table)
 	}
 }
 
@@ -306,6 +319,32 @@ func createsShadow(p *sqlparser.Parser, stmt, defaultDB string, id schema.TableI
 		db = defaultDB
 	}
 	return strings.EqualFold(db, id.Database) && ct.Table.Name.String() == shadowName(id.Name)
+}
+
+// forwardSwap: stmt is the copy's swap of id, a RENAME TABLE that renames
+// the copy (shadowName) to id.
+func forwardSwap(p *sqlparser.Parser, stmt, defaultDB string, id schema.TableID) bool {
+	st, err := p.Parse(stmt)
+	if err != nil {
+		return false
+	}
+	rt, ok := st.(*sqlparser.RenameTable)
+	if !ok {
+		return false
+	}
+	in := func(tn sqlparser.TableName, name string) bool {
+		db := tn.Qualifier.String()
+		if db == "" {
+			db = defaultDB
+		}
+		return strings.EqualFold(db, id.Database) && tn.Name.String() == name
+	}
+	for _, pair := range rt.TablePairs {
+		if in(pair.FromTable, shadowName(id.Name)) && in(pair.ToTable, id.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // isRename: stmt is a RENAME TABLE (the cut-over's), not another DDL.

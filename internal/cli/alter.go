@@ -41,7 +41,8 @@ pause, resume, abort or cutover (with --postpone-cutover) and whose setting
 lines ("chunk-rows 1000", "workers 2", "max-load Threads_running=40") change
 those flags while the run goes on; "sluice alter status" prints the progress.
 A killed run resumes when started again with the same clauses; --cleanup
-removes what it left.
+removes what it left. --revert-window 30m keeps the old table current after
+the swap, and "sluice alter --table T --revert" swaps it back within it.
 
 Exit codes: 0 done, 1 failure or abort (checksum difference, critical load),
 2 refused, every reason at once (no shared key, triggers, a self-referencing
@@ -78,9 +79,12 @@ binlog settings, disk, a --replica unreachable or without the privilege),
 	f.String("control-file", "", "file that steers the run: its last command word (pause, resume, abort, cutover), and setting lines that change a flag's value while it runs: "+
 		"chunk-rows, workers, nice-ratio, max-load, critical-load, max-lag, keep-write-rate (e.g. \"chunk-rows 1000\"; docs/alter.md)")
 	f.Bool("postpone-cutover", false, `keep the copy in sync and wait for "cutover" in the control file before the swap`)
-	f.Bool("keep-old-table", false, "keep the old table as _<table>_old after the swap")
+	f.Bool("keep-old-table", false, "keep the old table as _<table>_old after the swap (with --revert-window: as <table>_old when the window ends; with --revert: the new layout as _<table>_reverted)")
 	f.Bool("allow-drop-column", false, "allow a change that drops columns (their data is lost)")
 	f.Bool("cleanup", false, "remove what an interrupted run left (the copy table and its state); alter nothing")
+	f.Duration("revert-window", 0, "after the swap, keep the old table (as <table>_old) current from the binlog for this long, e.g. 30m, so that --revert can swap it back; "+
+		"sluice keeps running until the window ends (killed: the same command resumes it), then drops the old table (unless --keep-old-table)")
+	f.Bool("revert", false, "swap back the old table of an open --revert-window (with --source and --table only): the same short lock, no write made since the swap lost")
 	cmd.AddCommand(newAlterStatusCmd())
 	return cmd
 }
@@ -118,7 +122,7 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 		return exitcode.ConfigError(fmt.Errorf("--postpone-cutover needs --control-file (write \"cutover\" into it to swap)"))
 	}
 	tables, alters := config.List(k, "table"), config.List(k, "alter")
-	changes, err := tableChanges(tables, alters, k.Bool("cleanup"))
+	changes, err := tableChanges(tables, alters, k.Bool("cleanup") || k.Bool("revert"))
 	if err != nil {
 		return err
 	}
@@ -131,6 +135,7 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 		KeepWriteRate: k.Float64("keep-write-rate"),
 		ControlFile:   k.String("control-file"), PostponeCutover: k.Bool("postpone-cutover"),
 		KeepOldTable: k.Bool("keep-old-table"), AllowDropColumn: k.Bool("allow-drop-column"), Cleanup: k.Bool("cleanup"),
+		RevertWindow: k.Duration("revert-window"), Revert: k.Bool("revert"),
 		Log: s.Log, Progress: cmd.ErrOrStderr(),
 	}
 	if file, ok := cmd.ErrOrStderr().(*os.File); ok && isatty.IsTerminal(file.Fd()) {
@@ -163,6 +168,9 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 	switch {
 	case o.Cleanup:
 		fmt.Fprintf(out, "cleaned up %s\n", strings.Join(tables, ", "))
+	case o.Revert:
+		fmt.Fprintf(out, "reverted %s in %s: %d changed keys applied, writes blocked %s at the swap (binlog %s)\n",
+			strings.Join(tables, ", "), rep.Took.Round(time.Millisecond), rep.Keys, rep.CutoverLock.Round(time.Millisecond), rep.SwapPosition)
 	case o.DryRun:
 		fmt.Fprintf(out, "dry run of %s (nothing written):\n", dryRunTitle(changes))
 		for _, l := range rep.Plan {
@@ -188,11 +196,11 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 }
 
 // tableChanges pairs the i-th --table with the i-th --alter.
-func tableChanges(tables, alters []string, cleanup bool) ([]alter.TableChange, error) {
+func tableChanges(tables, alters []string, noAlter bool) ([]alter.TableChange, error) {
 	if len(tables) == 0 {
 		return nil, exitcode.ConfigError(fmt.Errorf("--table is required"))
 	}
-	if len(alters) != len(tables) && !(cleanup && len(alters) == 0) {
+	if len(alters) != len(tables) && !(noAlter && len(alters) == 0) {
 		return nil, exitcode.ConfigError(fmt.Errorf("%d --table and %d --alter: give each --table its own --alter, in the same order (--table a --alter \"...\" --table b --alter \"...\")", len(tables), len(alters)))
 	}
 	out := make([]alter.TableChange, len(tables))
