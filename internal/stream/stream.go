@@ -1,7 +1,9 @@
 // Package stream runs `sluice stream`: every source shard into Kafka as
 // Debezium MySQL connector events, exactly once. Per shard: an initial
-// consistent snapshot as op "r" events (one Kafka transaction), then the
-// binlog through replicate's pipeline into the Kafka sink
+// consistent snapshot as op "r" events through the one snapshot runner
+// (internal/snapshot) into the Kafka engine, chunk by chunk, resumed after
+// a kill (snapshot.go), then the binlog through replicate's pipeline into
+// the Kafka sink
 // (internal/sink/kafka). Shards run side by side in one process, each with
 // its own stream state, transactional producer and binlog reader; one
 // failing shard does not stop the others. docs/kafka.md describes it.
