@@ -75,12 +75,15 @@ func (e *engineWriter) planChunk(ctx context.Context, c mysnap.Chunk) error {
 	return e.save(ctx, map[string]any{})
 }
 
-// takePlan moves the planned chunks not saved yet into recs.
+// takePlan moves the planned chunks not saved yet into recs (a record of
+// the caller's own for the same key is newer and stays).
 func (e *engineWriter) takePlan(recs map[string]any) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for k, v := range e.planned {
-		recs[k] = v
+		if _, ok := recs[k]; !ok {
+			recs[k] = v
+		}
 	}
 	e.planned = nil
 }
