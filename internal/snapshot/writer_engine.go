@@ -22,9 +22,11 @@ import (
 // in the same target transaction as the rows where the contract says so.
 type engineWriter struct {
 	*runner
-	w     targets.BulkWriter
-	mu    sync.Mutex
-	state targets.BulkState // the records as last committed
+	w       targets.BulkWriter
+	ev      targets.EventWriter // the writer's facet, when its target is a log of events (nil: not)
+	mu      sync.Mutex
+	state   targets.BulkState // the records as last committed
+	planned map[string]any    // an EventWriter's planned chunks not saved yet (planChunk)
 }
 
 // engineTable is a job's plan on such an engine (targetTable).
@@ -51,7 +53,8 @@ func newEngineWriter(r *runner, s targets.Snapshotter) (*engineWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &engineWriter{runner: r, w: w, state: targets.BulkState{}}, nil
+	ev, _ := w.(targets.EventWriter)
+	return &engineWriter{runner: r, w: w, ev: ev, state: targets.BulkState{}}, nil
 }
 
 func (e *engineWriter) refuseOptions() error                          { return nil }
@@ -80,6 +83,9 @@ func (e *engineWriter) plan(context.Context) ([]*tableJob, error) {
 		out := &engineTable{BulkTable: bt, warnings: bt.Warnings}
 		j, warnings := newJob(t, out, bt.Cols, bt.Selects)
 		out.warnings = append(out.warnings, warnings...)
+		if e.ev != nil && !e.ev.Chunked(bt) {
+			j.key, j.keyPos = nil, nil // one chunk: the engine cannot split its changes at a copied key
+		}
 		j.rangeSafe = bt.RangeSafe && j.key != nil
 		jobs = append(jobs, j)
 	}
@@ -136,6 +142,7 @@ func (e *engineWriter) record(key string, into any) (bool, error) {
 }
 
 func (e *engineWriter) save(ctx context.Context, recs map[string]any) error {
+	e.takePlan(recs)
 	s, err := encodeRecords(recs)
 	if err != nil {
 		return err
@@ -234,6 +241,9 @@ func (e *engineWriter) startPass(ctx context.Context, p *mysnap.Point) error {
 		return fmt.Errorf("snapshot state: no run to start pass %d of (%v)", e.pass, err)
 	}
 	run.Pass, run.Position, run.Method, run.LockHeldMS = e.pass, e.pos, string(p.Method), p.LockHeld.Milliseconds()
+	if e.ev != nil {
+		return e.beginEventPass(ctx, run)
+	}
 	return e.save(ctx, map[string]any{runKey: run})
 }
 
@@ -259,6 +269,9 @@ func (e *engineWriter) loadChunks(_ context.Context, id schema.TableID) ([]chunk
 }
 
 func (e *engineWriter) insertChunk(ctx context.Context, c mysnap.Chunk) error {
+	if e.ev != nil {
+		return e.planChunk(ctx, c)
+	}
 	return e.save(ctx, map[string]any{chunkKey(c.Table, c.Seq): chunkState{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}})
 }
 
@@ -311,6 +324,9 @@ func (e *engineWriter) resetTable(ctx context.Context, j *tableJob) error {
 // copyChunk reads the chunk and has the engine write its rows and its
 // done record in one target transaction.
 func (e *engineWriter) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
+	if e.ev != nil {
+		return e.copyEvents(ctx, sess, t)
+	}
 	j, c := t.job, *t.chunk
 	rows, err := e.readChunk(ctx, sess, j, c)
 	if err != nil {
@@ -318,18 +334,24 @@ func (e *engineWriter) copyChunk(ctx context.Context, sess *sql.Conn, t *task) e
 	}
 	defer rows.Close()
 	var done targets.BulkState
-	err = e.w.Copy(ctx, j.out.(*engineTable).BulkTable, rows, t.recopy, func() targets.BulkState {
-		rows.Flush()
-		st := chunkState{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi, Done: true, Rows: rows.Rows(), Bytes: rows.Bytes(),
-			Hash: rows.Sum(), Pass: e.pass, Position: e.pos}
-		done, _ = encodeRecords(map[string]any{chunkKey(c.Table, c.Seq): st})
-		return done
-	})
+	err = e.w.Copy(ctx, j.out.(*engineTable).BulkTable, rows, t.recopy, e.doneRecord(rows, c, &done))
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w", c, err)
 	}
 	e.committed(done)
 	return nil
+}
+
+// doneRecord is the done function of a chunk's copy: the chunk's record
+// with what was read (kept in *out for the cache once committed).
+func (e *engineWriter) doneRecord(rows *targets.ChunkRows, c mysnap.Chunk, out *targets.BulkState) func() targets.BulkState {
+	return func() targets.BulkState {
+		rows.Flush()
+		st := chunkState{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi, Done: true, Rows: rows.Rows(), Bytes: rows.Bytes(),
+			Hash: rows.Sum(), Pass: e.pass, Position: e.pos}
+		*out, _ = encodeRecords(map[string]any{chunkKey(c.Table, c.Seq): st})
+		return *out
+	}
 }
 
 // finish records the run complete with the position replication starts

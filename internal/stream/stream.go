@@ -1,7 +1,9 @@
 // Package stream runs `sluice stream`: every source shard into Kafka as
 // Debezium MySQL connector events, exactly once. Per shard: an initial
-// consistent snapshot as op "r" events (one Kafka transaction), then the
-// binlog through replicate's pipeline into the Kafka sink
+// consistent snapshot as op "r" events through the one snapshot runner
+// (internal/snapshot) into the Kafka engine, chunk by chunk, resumed after
+// a kill (snapshot.go), then the binlog through replicate's pipeline into
+// the Kafka sink
 // (internal/sink/kafka). Shards run side by side in one process, each with
 // its own stream state, transactional producer and binlog reader; one
 // failing shard does not stop the others. docs/kafka.md describes it.
@@ -11,11 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sluice-db/sluice/internal/rowpolicy"
 	"log/slog"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +25,7 @@ import (
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/preflight"
 	"github.com/sluice-db/sluice/internal/replicate"
+	"github.com/sluice-db/sluice/internal/rowpolicy"
 	"github.com/sluice-db/sluice/internal/schema"
 	kafkasink "github.com/sluice-db/sluice/internal/sink/kafka"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
@@ -222,7 +221,7 @@ func runShard(ctx context.Context, o Options, src config.MySQL, merged *mergedRu
 
 // start gives a stream without state its start: the snapshot, or with
 // --no-snapshot the current position, with the tables as they are now. A
-// snapshot a run was stopped or killed in resumes (resume).
+// snapshot a run was stopped or killed in resumes (snapshotShard).
 func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Config, log *slog.Logger) error {
 	store, err := kafkasink.Connect(ctx, cfg)
 	if err != nil {
@@ -258,13 +257,13 @@ func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Confi
 			return err
 		}
 	}
-	p, err := cs.OpenPoint(ctx, consistent.PointOptions{Sessions: 1, Log: log,
-		Tables: cat.Tables, NonTransactional: consistent.NonTransactional(cat.Tables)})
-	if err != nil {
-		return err
-	}
-	defer p.Close()
 	if o.NoSnapshot && !resuming {
+		p, err := cs.OpenPoint(ctx, consistent.PointOptions{Sessions: 1, Log: log,
+			Tables: cat.Tables, NonTransactional: consistent.NonTransactional(cat.Tables)})
+		if err != nil {
+			return err
+		}
+		defer p.Close()
 		log.Info("stream: starting at the current position without a snapshot", "stream", cfg.Stream, "position", p.Position.String())
 		return store.RecordStart(ctx, binlogpos.Of(p.Position), cat.Tables)
 	}
@@ -272,58 +271,9 @@ func start(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Confi
 	if err != nil {
 		return fmt.Errorf("source: %w", err)
 	}
-	tables := cat.Tables
-	if resuming {
-		if store, tables, err = resume(ctx, o, src, cfg, store, p.Position, log); err != nil {
-			return err
-		}
-	} else if err := store.BeginSnapshot(ctx, binlogpos.Of(p.Position), tables); err != nil {
-		return fmt.Errorf("snapshot of %s: %w", src.Redacted(), err)
-	}
-	began := time.Now()
-	log.Info("stream: snapshot", "stream", cfg.Stream, "tables", len(tables), "position", p.Position.String(), "resumed", resuming)
-	c := &copier{sink: kafkasink.New(store, charsets), store: store, conn: p.Sessions[0], pos: p.Position, at: began,
-		rows: o.ChunkRows, log: log, policy: o.RowPolicy}
-	if c.rows <= 0 {
-		c.rows = DefaultChunkRows
-	}
-	rows, err := c.copyAll(ctx, tables)
-	if err != nil {
-		return fmt.Errorf("snapshot of %s: %w", src.Redacted(), err)
-	}
-	log.Info("stream: snapshot committed", "stream", cfg.Stream, "rows", rows,
-		"seconds", strconv.FormatFloat(time.Since(began).Seconds(), 'f', 1, 64))
-	return nil
-}
-
-// resume continues a snapshot a run was stopped or killed in, at the new
-// consistent point pos: the binlog from the committed position up to pos
-// (catchUp), then the store again, with the tables as its schema history
-// has them at pos (a schema change replayed included).
-func resume(ctx context.Context, o Options, src config.MySQL, cfg kafkasink.Config, store *kafkasink.Store, pos binlogpos.Position,
-	log *slog.Logger) (*kafkasink.Store, []*schema.Table, error) {
-	st, _, err := store.State()
-	if err != nil {
-		return store, nil, err
-	}
-	if st.Position.Compare(pos) < 0 {
-		store.Close()
-		log.Info("stream: resuming the snapshot: catching up", "from", st.Position.String(), "to", pos.String())
-		if err := catchUp(ctx, o, src, cfg, pos, log); err != nil {
-			return nil, nil, err
-		}
-		if store, err = kafkasink.Connect(ctx, cfg); err != nil {
-			return store, nil, err
-		}
-		if st, _, err = store.State(); err != nil {
-			return store, nil, err
-		}
-	}
-	byID := store.Schema(st.SchemaVersion)
-	var tables []*schema.Table
-	for _, t := range byID {
-		tables = append(tables, t)
-	}
-	slices.SortFunc(tables, func(a, b *schema.Table) int { return strings.Compare(a.TableID.String(), b.TableID.String()) })
-	return store, tables, nil
+	// The snapshot's writer connects the stream's producer anew.
+	store.Close()
+	store = nil
+	cs.Close()
+	return snapshotShard(ctx, o, src, cfg, charsets, log)
 }

@@ -1,45 +1,37 @@
 package kafka
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
+	"github.com/sluice-db/sluice/internal/target"
 )
 
 // RecordStart writes schema version 1 (tables) and the state at pos in one
 // Kafka transaction: the start of a stream without a snapshot.
 func (s *Store) RecordStart(ctx context.Context, pos model.Position, tables []*schema.Table) error {
-	return s.recordStart(ctx, pos, tables, func(*stateRecord) {})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.recordStart(ctx, pos, tables, nil, func(*stateRecord) {})
 }
 
-// BeginSnapshot starts a chunked snapshot at pos: schema version 1 (tables)
-// and the state at pos with every table in scope still to copy, in one
-// Kafka transaction. CopyChunk then writes the rows chunk by chunk.
-func (s *Store) BeginSnapshot(ctx context.Context, pos model.Position, tables []*schema.Table) error {
-	prog := &copyProgress{Tables: map[string]*copyTable{}}
-	for _, t := range tables {
-		if t.LeftOut == "" {
-			prog.Tables[copyKey(t.TableID)] = &copyTable{}
-		}
-	}
-	return s.recordStart(ctx, pos, tables, func(r *stateRecord) { r.Snapshot, r.Copy = "copying", prog })
-}
-
-// recordStart commits schema version 1 and the state at pos, changed by f.
-func (s *Store) recordStart(ctx context.Context, pos model.Position, tables []*schema.Table, f func(*stateRecord)) error {
+// recordStart commits schema version 1, the state at pos changed by f, and
+// extra records; the caller holds s.mu.
+func (s *Store) recordStart(ctx context.Context, pos model.Position, tables []*schema.Table, extra []*kgo.Record, f func(*stateRecord)) error {
 	sr, err := s.schemaRec(schemaRecord{Version: 1, Position: pos.Encode(), Tables: tables})
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	next := s.next(func(r *stateRecord) {
 		r.Position, r.SchemaVersion, r.Applied = pos.Encode(), 1, nil
 		f(r)
@@ -48,7 +40,8 @@ func (s *Store) recordStart(ctx context.Context, pos model.Position, tables []*s
 	if err != nil {
 		return err
 	}
-	if _, err := s.transact(ctx, func() ([]*kgo.Record, error) { return []*kgo.Record{sr, rec}, nil }); err != nil {
+	recs := append(append([]*kgo.Record{sr}, extra...), rec)
+	if _, err := s.transact(ctx, func() ([]*kgo.Record, error) { return recs, nil }); err != nil {
 		return err
 	}
 	s.state = next
@@ -56,61 +49,139 @@ func (s *Store) recordStart(ctx context.Context, pos model.Position, tables []*s
 	return nil
 }
 
-// CopyState says what of table id the snapshot being copied holds: in
-// the snapshot at all, copied whole, and the key of its last copied row.
-func (s *Store) CopyState(id schema.TableID) (inCopy, done bool, last consistent.Bound) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.state == nil || s.state.Copy == nil {
-		return false, false, nil
+// BeginPass starts a pass of the snapshot at the consistent point pos
+// (target.EventWriter). The first records the snapshot's start: schema
+// version 1 and the state at pos with every table still to copy. A later
+// one (a resumed run) first replays the binlog from the committed position
+// up to pos (SnapshotOptions.CatchUp), which writes the changes of the
+// rows already copied only (keep): those rows are then as of pos, like the
+// ones this pass copies. s, the runner's records, is committed last.
+func (b *bulk) BeginPass(ctx context.Context, pos model.Position, tables []*schema.Table, s target.BulkState) error {
+	bp, err := binlogpos.From(pos)
+	if err != nil {
+		return fmt.Errorf("kafka: snapshot position: %w", err)
 	}
-	ct, ok := s.state.Copy.Tables[copyKey(id)]
-	if !ok {
-		return false, false, nil
+	st, _, err := b.store.State()
+	if err != nil {
+		return err
 	}
-	return true, ct.Done, ct.Last
-}
-
-// Chunk is one chunk of a snapshot for CopyChunk: the rows of table T read
-// at the consistent point Pos (whose reading started at At), up to the key
-// Hi (nil: the rest of the table). Final says no row of the snapshot
-// follows: its last row is marked "last" and the snapshot is done.
-type Chunk struct {
-	T     *schema.Table
-	Rows  *consistent.Rows
-	Hi    consistent.Bound
-	Pos   binlogpos.Position
-	At    time.Time
-	Final bool
-}
-
-// CopyChunk writes the rows of one chunk as op "r" events and the state
-// with the table's progress (its last key, or done) in one Kafka
-// transaction: a run killed anywhere leaves whole chunks, each with the
-// progress that covers it. The producer's buffer bounds memory.
-func (s *Sink) CopyChunk(ctx context.Context, c Chunk) (rows int64, err error) {
-	st := s.store
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	var next *stateRecord
-	err = st.transactStream(ctx, func(send func(...*kgo.Record)) error {
-		n, err := s.chunkRecords(ctx, c, send)
-		rows = n
-		if err != nil {
+	if st != nil && st.Position.Compare(pos) < 0 {
+		if err := b.catchUp(ctx, st.Position, pos); err != nil {
 			return err
 		}
-		next, err = st.sendState(send, func(r *stateRecord) { finishChunk(r, c) })
+	}
+	if st == nil {
+		err = b.recordSnapshotStart(ctx, pos, tables, s)
+	} else {
+		_, err = b.saveBulk(ctx, s)
+	}
+	if err != nil {
+		return err
+	}
+	// Every table's topic in one request now, not one by one from within
+	// the chunks' transactions (topics.go).
+	topics := make([]string, len(tables))
+	for i, t := range tables {
+		topics[i] = b.cfg.TableTopic(t.TableID)
+	}
+	if err := b.store.ensureDataTopics(ctx, topics); err != nil {
+		return err
+	}
+	b.pos, b.at = bp, time.Now()
+	if b.o.Began != nil {
+		b.o.Began(pos, len(tables), st != nil)
+	}
+	return nil
+}
+
+// recordSnapshotStart commits schema version 1, the state at pos with
+// every table to copy, and the runner's records s, in one transaction.
+func (b *bulk) recordSnapshotStart(ctx context.Context, pos model.Position, tables []*schema.Table, s target.BulkState) error {
+	prog := &copyProgress{Tables: map[string]*copyTable{}}
+	for _, t := range tables {
+		prog.Tables[copyKey(t.TableID)] = &copyTable{}
+	}
+	st := b.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	err := st.recordStart(ctx, pos, tables, st.bulkRecords(s), func(r *stateRecord) {
+		r.Snapshot, r.Copy, r.SnapshotFrom = "copying", prog, b.from
+	})
+	if err != nil {
+		return fmt.Errorf("kafka: record the snapshot's start: %w", err)
+	}
+	b.noteLive(s)
+	return nil
+}
+
+// catchUp has the binlog from from to to replayed with this run's producer
+// closed, then connects again (reading the state the replay left).
+func (b *bulk) catchUp(ctx context.Context, from, to model.Position) error {
+	if b.o.CatchUp == nil {
+		return fmt.Errorf("kafka: resume the snapshot of stream %q: no catch-up to replay the binlog with", b.cfg.Stream)
+	}
+	b.Close()
+	if err := b.o.CatchUp(ctx, from, to); err != nil {
+		return err
+	}
+	return b.Connect(ctx)
+}
+
+// CopyEvents writes the rows of one chunk as op "r" events, the runner's
+// done records and the state with the table's copy progress (its last
+// key, or done) in one Kafka transaction (target.EventWriter): a run killed
+// anywhere leaves whole chunks, each with the progress that covers it. The
+// producer's buffer bounds memory.
+func (b *bulk) CopyEvents(ctx context.Context, t target.BulkTable, rows *target.ChunkRows, c target.EventChunk,
+	done func() target.BulkState) error {
+	st := b.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err := b.checkOrder(t.Source.TableID, c); err != nil {
+		return err
+	}
+	var next *stateRecord
+	var recs target.BulkState
+	err := st.transactStream(ctx, func(send func(...*kgo.Record)) error {
+		if err := b.sink.chunkRecords(ctx, t.Source, rows, origin{pos: b.pos, commit: b.at}, c.Last, send); err != nil {
+			return err
+		}
+		recs = done()
+		send(st.bulkRecords(recs)...)
+		var err error
+		next, err = st.sendState(send, func(r *stateRecord) { finishChunk(r, t.Source.TableID, c.Hi) })
 		return err
 	})
 	if err != nil {
-		return rows, fmt.Errorf("snapshot %s: %w", c.T.TableID, err)
+		return err
 	}
 	st.state = next
-	return rows, nil
+	b.noteLive(recs)
+	return nil
 }
 
-// finishChunk moves the state past chunk c.
-func finishChunk(r *stateRecord, c Chunk) {
+// checkOrder refuses a chunk that does not continue its table's copied
+// range: the copy progress is one key per table (copystate.go), so chunks
+// are copied in key order, one at a time.
+func (b *bulk) checkOrder(id schema.TableID, c target.EventChunk) error {
+	var ct *copyTable
+	if p := b.store.state; p != nil && p.Copy != nil {
+		ct = p.Copy.Tables[copyKey(id)]
+	}
+	switch {
+	case ct == nil:
+		return fmt.Errorf("kafka: internal error: table %s is not in the snapshot's copy progress", id)
+	case ct.Done:
+		return fmt.Errorf("kafka: internal error: table %s is copied already", id)
+	case !slices.EqualFunc(ct.Last, c.Lo, bytes.Equal):
+		return fmt.Errorf("kafka: internal error: a chunk of %s from key %q where its copy got to %q (chunks are copied in key order)", id, c.Lo, ct.Last)
+	}
+	return nil
+}
+
+// finishChunk moves the state past the chunk of table id up to key hi
+// (nil: the table's end).
+func finishChunk(r *stateRecord, id schema.TableID, hi consistent.Bound) {
 	if r.Copy == nil {
 		r.Copy = &copyProgress{Tables: map[string]*copyTable{}}
 	}
@@ -118,30 +189,44 @@ func finishChunk(r *stateRecord, c Chunk) {
 	for k, v := range r.Copy.Tables {
 		tables[k] = v
 	}
-	tables[copyKey(c.T.TableID)] = &copyTable{Done: c.Hi == nil, Last: c.Hi}
+	tables[copyKey(id)] = &copyTable{Done: hi == nil, Last: hi}
 	r.Copy = &copyProgress{Tables: tables}
-	if c.Final {
-		r.Snapshot, r.Copy, r.Applied = "done", nil, nil
-		r.SourceTime = c.At
+}
+
+// Finish marks the snapshot done at pos, where replication continues, and
+// deletes the runner's records, in one Kafka transaction: the stream is
+// started and never runs its snapshot again.
+func (b *bulk) Finish(ctx context.Context, pos model.Position, _ []*schema.Table, _ target.BulkState) error {
+	gone := target.BulkState{}
+	for k := range b.live {
+		gone[k] = nil
 	}
-}
-
-// FinishSnapshot marks the snapshot done when no chunk was Final (every
-// table was copied before, or the last ones are empty).
-func (s *Sink) FinishSnapshot(ctx context.Context, at time.Time) error {
-	return s.commit(ctx, nil, func(r *stateRecord) {
-		r.Snapshot, r.Copy, r.Applied, r.SourceTime = "done", nil, nil, at
+	st := b.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	err := b.sink.commitLocked(ctx, nil, st.bulkRecords(gone), func(r *stateRecord) {
+		r.Snapshot, r.Copy, r.Applied, r.SourceTime, r.SnapshotFrom = "done", nil, nil, b.at, 0
+		if pos != nil && st.newer(r, checkpoint.State{Position: pos, SchemaVersion: r.SchemaVersion}) {
+			r.Position = pos.Encode()
+		}
 	})
+	if err != nil {
+		return err
+	}
+	b.noteLive(gone)
+	return nil
 }
 
-// chunkRecords sends the "r" events of a chunk's rows. Each row is sent
-// when the next one is read, so that the very last one of the snapshot can
-// say source.snapshot "last", as Debezium's does.
-func (s *Sink) chunkRecords(ctx context.Context, c Chunk, send func(...*kgo.Record)) (int64, error) {
-	defer c.Rows.Close()
+// chunkRecords sends the "r" events of a chunk's rows (origin o). Each row
+// is sent when the next one is read, so that the very last one of the
+// snapshot (last: the chunk holds it) can say source.snapshot "last", as
+// Debezium's does.
+func (s *Sink) chunkRecords(ctx context.Context, t *schema.Table, rows *target.ChunkRows, o origin, last bool,
+	send func(...*kgo.Record)) error {
 	var held *model.RowChange
 	emit := func(rc *model.RowChange, snap string) error {
-		recs, err := s.rowRecords(rc, origin{pos: c.Pos, commit: c.At, snapshot: snap}, 0, true)
+		o.snapshot = snap
+		recs, err := s.rowRecords(rc, o, 0, true)
 		if err != nil {
 			return err
 		}
@@ -151,31 +236,29 @@ func (s *Sink) chunkRecords(ctx context.Context, c Chunk, send func(...*kgo.Reco
 		send(recs...)
 		return nil
 	}
-	var n int64
-	for c.Rows.Next() {
+	for rows.Next() {
 		if held != nil {
 			if err := emit(held, "true"); err != nil {
-				return n, err
+				return err
 			}
 		}
-		vals := make([]any, len(c.Rows.Values()))
-		for i, b := range c.Rows.Values() {
+		vals := make([]any, len(rows.Values()))
+		for i, b := range rows.Values() {
 			if b != nil { // a copy (non-nil when empty): the values are reused by the next row
 				vals[i] = append(make([]byte, 0, len(b)), b...)
 			}
 		}
-		held = &model.RowChange{Op: model.Insert, Table: c.T, After: vals}
-		n++
+		held = &model.RowChange{Op: model.Insert, Table: t, After: vals}
 	}
-	if err := c.Rows.Err(); err != nil {
-		return n, err
+	if err := rows.Err(); err != nil {
+		return err
 	}
 	if held == nil {
-		return n, nil
+		return nil
 	}
 	snap := "true"
-	if c.Final {
+	if last {
 		snap = "last"
 	}
-	return n, emit(held, snap)
+	return emit(held, snap)
 }

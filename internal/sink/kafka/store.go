@@ -88,6 +88,9 @@ type stateRecord struct {
 	// Copy is the progress of a snapshot being copied (copystate.go); nil
 	// once it is done, or without one.
 	Copy *copyProgress `json:"copy,omitempty"`
+	// SnapshotFrom is, while a snapshot runs, the offset in the offsets
+	// topic of its first runner record (bulk.go): where they are read from.
+	SnapshotFrom int64 `json:"snapshot_from,omitempty"`
 	// Merged is the merged topic whose journal this state's run wrote
 	// (--merged-topic), "" for a run without one (journal.go: a gap check).
 	Merged string `json:"merged,omitempty"`
@@ -132,6 +135,9 @@ type Store struct {
 	state   *stateRecord
 	schemas []schemaRecord
 	topics  *topicLimits // topics known to exist → max.message.bytes
+	// offsetsEnd is the offset of the fence marker open committed in the
+	// offsets topic: what was committed before it is what open read.
+	offsetsEnd int64
 
 	pmu     sync.Mutex
 	pending *checkpoint.State // a checkpoint for the next transaction (SaveCheckpoint while busy)
@@ -226,6 +232,7 @@ func (s *Store) open(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("kafka: fence: %w", err)
 	}
+	s.offsetsEnd = marks[0].Offset
 	if err := s.readState(ctx, marks[0].Offset); err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluice-db/sluice/internal/target"
 )
 
 // mark commits a marker record in each topic (state topics): every record
@@ -55,6 +57,36 @@ func (s *Store) readState(ctx context.Context, end int64) error {
 			return nil
 		}
 	}
+}
+
+// readBulk reads the stream's snapshot records (bulk.go) committed before
+// the fence marker of open, from the state's SnapshotFrom on (without a
+// state, from the topic's start). It returns them and the offset of the
+// first record it met (0: none).
+func (s *Store) readBulk(ctx context.Context) (target.BulkState, int64, error) {
+	var from int64
+	if s.state != nil {
+		from = s.state.SnapshotFrom
+	}
+	prefix := bulkPrefix(s.cfg.Stream)
+	out := target.BulkState{}
+	first := int64(-1)
+	err := s.readRange(ctx, s.cfg.OffsetsTopic(), from, s.offsetsEnd, func(r *kgo.Record) error {
+		k, ok := strings.CutPrefix(string(r.Key), prefix)
+		if !ok {
+			return nil
+		}
+		if first < 0 {
+			first = r.Offset
+		}
+		if r.Value == nil {
+			delete(out, k)
+		} else {
+			out[k] = r.Value
+		}
+		return nil
+	})
+	return out, max(first, 0), err
 }
 
 func (s *Store) readSchemas(ctx context.Context, end int64) error {
