@@ -34,7 +34,7 @@ func (e *engine) compareMultiset(ctx context.Context, r *tableRun) error {
 	if src[0] == tgt[0] {
 		return nil
 	}
-	srcGroups, err := p.sourceGroups(ctx, e)
+	srcGroups, err := e.sourceGroups(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (e *engine) waitForSource(ctx context.Context, p *tablePlan) error {
 }
 
 // sourceGroups returns the source's row hashes with counts, sorted.
-func (p *tablePlan) sourceGroups(ctx context.Context, e *engine) ([]hashCount, error) {
+func (e *engine) sourceGroups(ctx context.Context, p *tablePlan) ([]hashCount, error) {
 	return p.myGroups(ctx, e.src, p.myTable, "source")
 }
 
@@ -288,7 +288,7 @@ func (e *engine) multisetStmts(ctx context.Context, p *tablePlan, diffs []Multis
 			stmts = append(stmts, e.tgt.deleteCopies(p, h, d.TargetCount-d.SourceCount))
 			continue
 		}
-		ins, err := p.freshInserts(ctx, e, h, d.SourceCount-d.TargetCount)
+		ins, err := e.freshInserts(ctx, p, h, d.SourceCount-d.TargetCount)
 		if err != nil {
 			return nil, err
 		}
@@ -298,7 +298,7 @@ func (e *engine) multisetStmts(ctx context.Context, p *tablePlan, diffs []Multis
 }
 
 // freshInserts reads n source rows with row hash h and returns their inserts.
-func (p *tablePlan) freshInserts(ctx context.Context, e *engine, h uint64, n int64) ([]stmt, error) {
+func (e *engine) freshInserts(ctx context.Context, p *tablePlan, h uint64, n int64) ([]stmt, error) {
 	sel := make([]string, len(p.cols))
 	for i := range p.cols {
 		sel[i] = selectExprOf(p, i)

@@ -100,7 +100,7 @@ func (p *tablePlan) surplusIDs(rows rowSource, surplus map[uint64]int64) ([]json
 
 // freshJSONInserts reads the whole source table once and returns inserts
 // of the rows whose row hash the target lacks, as many of each as missing.
-func (p *tablePlan) freshJSONInserts(ctx context.Context, e *engine, missing map[uint64]int64) ([]stmt, error) {
+func (e *engine) freshJSONInserts(ctx context.Context, p *tablePlan, missing map[uint64]int64) ([]stmt, error) {
 	left := make(map[uint64]int64, len(missing))
 	for h, n := range missing {
 		left[h] = n
@@ -184,7 +184,7 @@ func (e *engine) jsonMultisetStmts(ctx context.Context, p *tablePlan, diffs []Mu
 		}
 	}
 	if len(missing) > 0 {
-		ins, err := p.freshJSONInserts(ctx, e, missing)
+		ins, err := e.freshJSONInserts(ctx, p, missing)
 		if err != nil {
 			return nil, err
 		}

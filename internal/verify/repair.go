@@ -49,7 +49,7 @@ func (e *engine) repair(ctx context.Context, p *tablePlan, diffs []rowDiff) erro
 	}
 	for i := 0; i < len(srcKeys); i += repairBatch {
 		batch := srcKeys[i:min(i+repairBatch, len(srcKeys))]
-		up, err := p.freshUpserts(ctx, e, batch)
+		up, err := e.freshUpserts(ctx, p, batch)
 		if err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func (p *tablePlan) upsertSQL() string {
 
 // freshUpserts reads the rows of the given source keys again and returns
 // their upserts, and deletes for keys the source no longer has.
-func (p *tablePlan) freshUpserts(ctx context.Context, e *engine, keys [][]string) ([]stmt, error) {
+func (e *engine) freshUpserts(ctx context.Context, p *tablePlan, keys [][]string) ([]stmt, error) {
 	sel := make([]string, len(p.cols))
 	for i := range p.convs {
 		sel[i] = selectExprOf(p, i)

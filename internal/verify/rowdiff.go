@@ -226,8 +226,8 @@ func differingCells(a, b *fetchedRow) []int {
 	return cols
 }
 
-// report turns a row diff into its report form.
-func (p *tablePlan) report(d rowDiff) RowDiff {
+// rowReport turns a row diff into its report form.
+func rowReport(p *tablePlan, d rowDiff) RowDiff {
 	r := RowDiff{Kind: d.kind, sortKey: d.keyText()}
 	row := d.src
 	if row == nil {

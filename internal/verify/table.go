@@ -73,7 +73,7 @@ func (r *tableRun) addDiffs(diffs []rowDiff, rechecked int64, maxDiffs int) {
 			r.rep.Differing++
 		}
 		if len(r.rep.Diffs) < maxDiffs {
-			r.rep.Diffs = append(r.rep.Diffs, r.plan.report(d))
+			r.rep.Diffs = append(r.rep.Diffs, rowReport(r.plan, d))
 		} else {
 			r.rep.Truncated = true
 		}

@@ -4,9 +4,22 @@ import (
 	"context"
 	"io"
 
-	"github.com/sluice-db/sluice/internal/checkpoint"
+	"log/slog"
+
+	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
+
+// openOptions are what a target is opened with for a comparison.
+type openOptions struct {
+	conns  int    // connections for the comparisons (workers and their producers)
+	stream string // the stream whose names, state and row policies apply
+	naming schema.Naming
+	tables []*schema.Table // the source tables to compare
+	repair bool            // --repair (or --repair-sql): the target will be written
+	log    *slog.Logger
+}
 
 // targetDB is the side verify compares the source with: where the copies of
 // the source tables are hashed, fetched and repaired. The source side is
@@ -20,6 +33,9 @@ type targetDB interface {
 	table(ctx context.Context, t *schema.Table) (name string, cols map[string]bool, err error)
 	// columnOrder lists the target table's columns in their order (colorder.go).
 	columnOrder(ctx context.Context, p *tablePlan) ([]string, error)
+	// mapper is the mapper the tables' plans are compiled with, given the
+	// snapshot's (m): its policies say what a converting target holds.
+	mapper(m *typemap.Mapper) *typemap.Mapper
 	// prepare completes a table's plan with what the target side needs.
 	prepare(p *tablePlan)
 	// hasMD5 and sha256Empty probe the row digests (hash.go).
@@ -64,7 +80,7 @@ type targetDB interface {
 	// streamRunning reports whether a replicator of the stream is connected
 	// to the target; checkpoint reads its checkpoint (nil: none). Online mode.
 	streamRunning(ctx context.Context, stream string) (bool, error)
-	checkpoint(ctx context.Context, stream string) (*checkpoint.State, error)
+	checkpoint(ctx context.Context, stream string) (*pipeline.State, error)
 	// policyChanges are the values a policy (--zero-date, --nul-char)
 	// changed on their way into the target, as the stream's snapshot and
 	// replication recorded them (policy.go).

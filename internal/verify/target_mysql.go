@@ -19,6 +19,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
@@ -51,6 +52,33 @@ type myTarget struct {
 // (the source's zero dates and invalid values are written as they are),
 // and NO_AUTO_VALUE_ON_ZERO so that an AUTO_INCREMENT column keeps a 0.
 const repairSQLMode = "NO_AUTO_VALUE_ON_ZERO"
+
+// openMyTarget opens a MySQL target for a comparison, refusing the tables
+// a stream filters or masks.
+func openMyTarget(ctx context.Context, m config.MySQL, o *openOptions) (*myTarget, error) {
+	t, err := openMySQLTarget(ctx, m, o.conns)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.refuseRowPolicy(ctx, o); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// mapper compiles the plans without the snapshot's --zero-date and
+// --nul-char policies: a MySQL target is compared on its stored values as
+// they are (the policies only say what a PostgreSQL target holds instead).
+func (t *myTarget) mapper(m *typemap.Mapper) *typemap.Mapper {
+	return typemap.New(typemap.Options{
+		ZeroDate: typemap.ZeroDateError, // printed as stored (normalize.go)
+		Nul:      typemap.NulError,      // no REPLACE of NUL
+		Charsets: m.Options().Charsets,
+		// MySQL 9's VECTOR compared as its bytes
+		RawVector: true,
+	}, nil)
+}
 
 func openMySQLTarget(ctx context.Context, m config.MySQL, n int) (*myTarget, error) {
 	db, err := openMySQL(ctx, "target", m, n, nil)
@@ -439,7 +467,7 @@ func (t *myTarget) streamRunning(ctx context.Context, stream string) (bool, erro
 // policyChanges: a MySQL target receives the source's values unchanged.
 func (t *myTarget) policyChanges(context.Context, string) ([]PolicyChange, error) { return nil, nil }
 
-func (t *myTarget) checkpoint(ctx context.Context, stream string) (*checkpoint.State, error) {
+func (t *myTarget) checkpoint(ctx context.Context, stream string) (*pipeline.State, error) {
 	return mysqlstate.Load(ctx, t.db, stream, binlogpos.Decode)
 }
 
@@ -450,22 +478,22 @@ func (t *myTarget) checkpoint(ctx context.Context, stream string) (*checkpoint.S
 // masks. A user that may not read sluice's state (a read-only account
 // granted only the replica's database) compares without the check, told
 // so; --repair, which would write clear values, is refused instead.
-func (t *myTarget) refuseRowPolicy(ctx context.Context, o *Options) error {
+func (t *myTarget) refuseRowPolicy(ctx context.Context, o *openOptions) error {
 	policies, err := mysqlstate.RowPolicies(ctx, t.db)
 	switch {
-	case mysqlstate.Denied(err) && o.Repair:
+	case mysqlstate.Denied(err) && o.repair:
 		return exitcode.ConfigError(fmt.Errorf("verify --repair first checks that no stream filters or masks the tables it "+
 			"would write, and this user may not read sluice's state on the target (%v); grant it SELECT ON sluice.*, "+
 			"or verify without --repair", err))
 	case mysqlstate.Denied(err):
-		o.Log.Warn("verify: this user may not read sluice's state on the target, so the tables a stream filters or "+
+		o.log.Warn("verify: this user may not read sluice's state on the target, so the tables a stream filters or "+
 			"masks (--where, --mask) are not known; a masked table would show every row as different", "err", err)
 		return nil
 	case err != nil:
 		return err
 	}
-	if p := policies[o.Stream]; len(p) > 0 {
-		return exitcode.ConfigError(checkpoint.RowPolicyRefusal(o.Stream, strings.Join(p, "; ")))
+	if p := policies[o.stream]; len(p) > 0 {
+		return exitcode.ConfigError(checkpoint.RowPolicyRefusal(o.stream, strings.Join(p, "; ")))
 	}
-	return refuseRowPolicies(policies, o.Tables)
+	return refuseRowPolicies(policies, o.tables)
 }

@@ -13,6 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
+	"github.com/sluice-db/sluice/internal/config"
+	"github.com/sluice-db/sluice/internal/pipeline"
+	"github.com/sluice-db/sluice/internal/typemap"
 	"github.com/sluice-db/sluice/internal/schema"
 	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
@@ -26,7 +29,36 @@ type pgTarget struct {
 	naming schema.Naming
 }
 
+// openPGTarget opens a PostgreSQL target for a comparison: verify compares
+// under the stream's names or not at all, and refuses the tables a stream
+// filters or masks.
+func openPGTarget(ctx context.Context, c config.Postgres, o *openOptions) (*pgTarget, error) {
+	pool, err := openTarget(ctx, c, o.conns)
+	if err != nil {
+		return nil, err
+	}
+	if o.stream != "" {
+		if err := checkpoint.CheckNaming(ctx, pool, o.stream, o.naming.Options(), false); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	policies, err := checkpoint.RowPolicies(ctx, pool)
+	if err == nil {
+		err = refuseRowPolicies(policies, o.tables)
+	}
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &pgTarget{pool: pool, naming: o.naming}, nil
+}
+
 func (t *pgTarget) Close() { t.pool.Close() }
+
+// mapper: the plans compile with the snapshot's policies, which say what
+// the target holds instead of a value PostgreSQL cannot store.
+func (t *pgTarget) mapper(m *typemap.Mapper) *typemap.Mapper { return m }
 
 func (t *pgTarget) table(ctx context.Context, st *schema.Table) (string, map[string]bool, error) {
 	s := t.naming.Schema(st.Database)
@@ -233,6 +265,6 @@ func (t *pgTarget) policyChanges(ctx context.Context, stream string) ([]PolicyCh
 	return append(policyList(snap, "snapshot"), policyList(repl, "replication")...), nil
 }
 
-func (t *pgTarget) checkpoint(ctx context.Context, stream string) (*checkpoint.State, error) {
+func (t *pgTarget) checkpoint(ctx context.Context, stream string) (*pipeline.State, error) {
 	return checkpoint.Load(ctx, t.pool, stream, binlogpos.Decode)
 }

@@ -130,6 +130,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer tgt.Close()
+	o.Mapper = tgt.mapper(o.Mapper)
 	e := &engine{o: o, src: src, tgt: tgt, throttle: newThrottle(o.MaxRateMB * 1e6)}
 	if e.online, err = resolveOnline(ctx, tgt, o.Online, o.Stream); err != nil {
 		return nil, err
@@ -200,51 +201,19 @@ func openTargetDB(ctx context.Context, o *Options) (targetDB, error) {
 	return open(ctx, o)
 }
 
-// openMySQLDialect opens a MySQL target. It compares stored values as they
-// are, so its plans are compiled without the snapshot's --zero-date and
-// --nul-char policies (which only say what a PostgreSQL target holds
-// instead).
+// openMySQLDialect opens a MySQL target.
 func openMySQLDialect(ctx context.Context, o *Options) (targetDB, error) {
-	o.Mapper = typemap.New(typemap.Options{
-		ZeroDate: typemap.ZeroDateError, // printed as stored (normalize.go)
-		Nul:      typemap.NulError,      // no REPLACE of NUL
-		Charsets: o.Mapper.Options().Charsets,
-		// MySQL 9's VECTOR compared as its bytes
-		RawVector: true,
-	}, nil)
-	t, err := openMySQLTarget(ctx, *o.TargetMySQL, o.Workers+2)
-	if err != nil {
-		return nil, err
-	}
-	if err := t.refuseRowPolicy(ctx, o); err != nil {
-		t.Close()
-		return nil, err
-	}
-	return t, nil
+	return openMyTarget(ctx, *o.TargetMySQL, o.openOptions())
 }
 
-// openPGDialect opens a PostgreSQL target, checking the stream's names.
+// openPGDialect opens a PostgreSQL target.
 func openPGDialect(ctx context.Context, o *Options) (targetDB, error) {
-	pool, err := openTarget(ctx, o.Target, o.Workers+2)
-	if err != nil {
-		return nil, err
-	}
-	if o.Stream != "" {
-		// verify compares under the stream's names or not at all.
-		if err := checkpoint.CheckNaming(ctx, pool, o.Stream, o.Naming.Options(), false); err != nil {
-			pool.Close()
-			return nil, err
-		}
-	}
-	policies, err := checkpoint.RowPolicies(ctx, pool)
-	if err == nil {
-		err = refuseRowPolicies(policies, o.Tables)
-	}
-	if err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return &pgTarget{pool: pool, naming: o.Naming}, nil
+	return openPGTarget(ctx, o.Target, o.openOptions())
+}
+
+func (o *Options) openOptions() *openOptions {
+	return &openOptions{conns: o.Workers + 2, stream: o.Stream, naming: o.Naming, tables: o.Tables,
+		repair: o.Repair, log: o.Log}
 }
 
 // planTables compiles every table; tables that cannot be compared are
