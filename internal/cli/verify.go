@@ -200,7 +200,7 @@ func verifyOptions(ctx context.Context, s *Settings, ep *Endpoints) (*verify.Opt
 		}
 	}
 	return &verify.Options{
-		Source: ep.Source, Target: ep.Target, TargetMySQL: ep.MySQLTarget, Engine: ep.Engine, Tables: cat.Tables, Naming: naming,
+		Source: ep.Source, Engine: ep.Engine, Tables: cat.Tables, Naming: naming,
 		Mapper:    typemap.New(topts, nil),
 		Workers:   k.Int("workers"),
 		ChunkRows: k.Int("chunk-rows"), FetchRows: k.Int("fetch-rows"),

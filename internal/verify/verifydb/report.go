@@ -1,0 +1,10 @@
+package verifydb
+
+import ()
+
+// Kinds of row difference.
+const (
+	OnlyInSource = "only_in_source"
+	OnlyInTarget = "only_in_target"
+	Differs      = "differs"
+)
