@@ -38,7 +38,7 @@ func (e *engine) repair(ctx context.Context, p *verifydb.Plan, diffs []verifydb.
 }
 
 // runRepair writes a table's repair statements to --repair-sql, or runs
-// them in one target transaction (targetDB.apply).
+// them in one target transaction (verifydb.Target.Apply).
 func (e *engine) runRepair(ctx context.Context, p *verifydb.Plan, stmts []verifydb.Stmt) error {
 	if e.o.RepairSQL != nil {
 		e.collectSQL(p, stmts) // written in foreign key order at the end

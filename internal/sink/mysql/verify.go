@@ -29,7 +29,7 @@ import (
 // t in the target URL's database. Both sides are the same engine, so the
 // target runs the source's own expressions (checksums, digests, row
 // fetches) on its copy, and the texts compare stored values byte for byte:
-// no --zero-date or --nul-char policy rewrote them (Run compiles the
+// no --zero-date or --nul-char policy rewrote them (Mapper compiles the
 // plans without them).
 //
 // Repairs write the source's stored bytes back unchanged: the values are

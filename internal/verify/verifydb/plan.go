@@ -33,7 +33,7 @@ type Plan struct {
 	Target  string // schema.table, for reports
 	MyTable string // quoted `db`.`table`
 	PGTable string // quoted "schema"."table"
-	TgtMy   string // quoted `db`.`table` of a MySQL target (target_mysql.go); "" for PostgreSQL
+	TgtMy   string // quoted `db`.`table` of a MySQL target (internal/sink/mysql); "" for PostgreSQL
 	Cols    []*NormColumn
 	Convs   []*typemap.ColumnConv // parallel to cols
 	Key     []int                 // indexes into cols of the key columns, in key order

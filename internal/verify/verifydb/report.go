@@ -1,7 +1,5 @@
 package verifydb
 
-import ()
-
 // Kinds of row difference.
 const (
 	OnlyInSource = "only_in_source"

@@ -39,7 +39,7 @@ type Target interface {
 	// Table names the target table of a source table and lists its
 	// columns (nil when it does not exist).
 	Table(ctx context.Context, t *schema.Table) (name string, cols map[string]bool, err error)
-	// ColumnOrder lists the target table's columns in their order (colorder.go).
+	// ColumnOrder lists the target table's columns in their order (internal/verify/colorder.go).
 	ColumnOrder(ctx context.Context, p *Plan) ([]string, error)
 	// Mapper is the mapper the tables' plans are compiled with, given the
 	// snapshot's (m): its policies say what a converting target holds.
