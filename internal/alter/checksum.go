@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
+	"github.com/sluice-db/sluice/internal/schema"
 )
 
 // checksum compares the shadow table with the table on the shared columns,
@@ -279,7 +279,7 @@ func (r *runner) chunkHash(ctx context.Context, conn *sql.Conn, table string, c 
 // column whose type the change widens renders by value in a common type,
 // so that 5 and 5.000 or 10:00:00 and 10:00:00.000 compare equal.
 func (r *runner) renderExpr(name string) string {
-	q := consistent.QuoteMy(name)
+	q := schema.QuoteMySQL(name)
 	t, nt := "", ""
 	if c := r.p.oldDef.column(name); c != nil {
 		t = strings.ToLower(c.Type)

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
@@ -41,7 +42,7 @@ func (r *runner) planChunks(ctx context.Context) ([]chunk, error) {
 func (r *runner) columnList() string {
 	q := make([]string, len(r.p.shared))
 	for i, c := range r.p.shared {
-		q[i] = consistent.QuoteMy(c)
+		q[i] = schema.QuoteMySQL(c)
 	}
 	return strings.Join(q, ", ")
 }
@@ -210,7 +211,7 @@ func (r *runner) copyChunk(ctx context.Context, conn *sql.Conn, c chunk) (int64,
 	cols := r.columnList()
 	force := ""
 	if r.key.Index != "" {
-		force = " FORCE INDEX (" + consistent.QuoteMy(r.key.Index) + ")"
+		force = " FORCE INDEX (" + schema.QuoteMySQL(r.key.Index) + ")"
 	}
 	var total int64
 	for lo := c.Lo; ; {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
+	"github.com/sluice-db/sluice/internal/schema"
 )
 
 // tableDef is what the plan compares between the old and the new
@@ -48,7 +48,7 @@ func (d *tableDef) column(name string) *colDef {
 
 // describe reads the definition of db.name on conn.
 func describe(ctx context.Context, q querier, db, name string) (*tableDef, error) {
-	full := consistent.QuoteMy(db) + "." + consistent.QuoteMy(name)
+	full := schema.QuoteMySQL(db) + "." + schema.QuoteMySQL(name)
 	rows, err := queryMaps(ctx, q, "SHOW FULL COLUMNS FROM "+full)
 	if err != nil {
 		return nil, fmt.Errorf("read columns of %s: %w", full, err)

@@ -90,7 +90,7 @@ func (k *foreignKey) readColumns(ctx context.Context, db *sql.DB) error {
 // constraintLine is the CONSTRAINT line of name in a SHOW CREATE TABLE
 // text, without its trailing comma ("" when absent).
 func constraintLine(ddl, name string) string {
-	prefix := "CONSTRAINT " + consistent.QuoteMy(name) + " FOREIGN KEY "
+	prefix := "CONSTRAINT " + schema.QuoteMySQL(name) + " FOREIGN KEY "
 	for _, line := range strings.Split(ddl, "\n") {
 		if line = strings.TrimSpace(line); strings.HasPrefix(line, prefix) {
 			return strings.TrimSuffix(line, ",")
@@ -106,7 +106,7 @@ var referencesRE = regexp.MustCompile("REFERENCES ((?:`(?:[^`]|``)+`\\.)?)`(?:[^
 // pointedAt is the constraint line with its parent renamed to table (same
 // database).
 func (k foreignKey) pointedAt(table string) string {
-	return referencesRE.ReplaceAllLiteralString(k.def, "REFERENCES "+referencesPrefix(k.def)+consistent.QuoteMy(table)+" (")
+	return referencesRE.ReplaceAllLiteralString(k.def, "REFERENCES "+referencesPrefix(k.def)+schema.QuoteMySQL(table)+" (")
 }
 
 func referencesPrefix(def string) string {
@@ -224,7 +224,7 @@ func (r *runner) swapSteps() []fkStep {
 	if len(f.own) > 0 {
 		var drop, add []string
 		for _, k := range f.own {
-			drop, add = append(drop, "DROP FOREIGN KEY "+consistent.QuoteMy(k.name)), append(add, "ADD "+k.def)
+			drop, add = append(drop, "DROP FOREIGN KEY "+schema.QuoteMySQL(k.name)), append(add, "ADD "+k.def)
 		}
 		steps = append(steps,
 			fkStep{do: alter(r.id, drop), undo: alter(r.id, add)},
@@ -235,7 +235,7 @@ func (r *runner) swapSteps() []fkStep {
 		var drop, add, orig []string
 		for ; i < len(f.children) && f.children[i].holder == holder; i++ {
 			k := f.children[i]
-			drop = append(drop, "DROP FOREIGN KEY "+consistent.QuoteMy(k.name))
+			drop = append(drop, "DROP FOREIGN KEY "+schema.QuoteMySQL(k.name))
 			add, orig = append(add, "ADD "+k.pointedAt(shadowName(r.id.Name))), append(orig, "ADD "+k.def)
 		}
 		steps = append(steps,
@@ -335,10 +335,10 @@ func (r *runner) restoreForeignKeys(ctx context.Context) error {
 	}
 	var stmts []string
 	for _, k := range f.own {
-		stmts = append(stmts, fkAlter(shadow, []string{"DROP FOREIGN KEY " + consistent.QuoteMy(k.name)}), fkAlter(r.id, []string{"ADD " + k.def}))
+		stmts = append(stmts, fkAlter(shadow, []string{"DROP FOREIGN KEY " + schema.QuoteMySQL(k.name)}), fkAlter(r.id, []string{"ADD " + k.def}))
 	}
 	for _, k := range f.children {
-		stmts = append(stmts, fkAlter(k.holder, []string{"DROP FOREIGN KEY " + consistent.QuoteMy(k.name)}),
+		stmts = append(stmts, fkAlter(k.holder, []string{"DROP FOREIGN KEY " + schema.QuoteMySQL(k.name)}),
 			fkAlter(k.holder, []string{"ADD " + k.pointedAt(r.id.Name)}))
 	}
 	// Until now the children referenced the copy: a delete of the table's

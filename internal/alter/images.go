@@ -9,7 +9,6 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	mysqlsink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
-	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
 // Apply modes of the changed keys. With row images (the default where it is
@@ -66,7 +65,7 @@ func (r *runner) imageApply(p *plan) (*imageWriter, string) {
 			return nil, fmt.Sprintf("column %s (%s to %s): %s", name, o.Type, n.Type, why)
 		}
 		w.idx, w.enc = append(w.idx, i), append(w.enc, enc)
-		cols = append(cols, consistent.QuoteMy(name))
+		cols = append(cols, schema.QuoteMySQL(name))
 	}
 	w.head = "REPLACE INTO " + r.quoted(shadowName(r.id.Name)) + " (" + strings.Join(cols, ", ") + ") VALUES "
 	return w, ""

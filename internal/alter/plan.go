@@ -32,7 +32,7 @@ func (r *runner) makePlan(ctx context.Context) (*plan, error) {
 	if p.oldDef, err = describe(ctx, conn, r.id.Database, r.id.Name); err != nil {
 		return nil, err
 	}
-	tmp := consistent.QuoteMy("_" + r.id.Name + "_dry")
+	tmp := schema.QuoteMySQL("_" + r.id.Name + "_dry")
 	if _, err := conn.ExecContext(ctx, "CREATE TEMPORARY TABLE "+tmp+" LIKE "+r.quoted(r.id.Name)); err != nil {
 		return nil, fmt.Errorf("alter: try the change on a temporary copy: %w", err)
 	}

@@ -18,12 +18,7 @@ type Endpoints struct {
 	// Engine is the target's engine (internal/target): what the command
 	// asks instead of which engine it is.
 	Engine engines.Engine
-	// Target and MySQLTarget are the engine's parsed settings
-	// (engines.PostgresOf, MySQLOf) for the options that still take the
-	// target per engine (snapshot, replicate, verify).
-	Target      config.Postgres
-	MySQLTarget *config.MySQL
-	Report      *preflight.Report
+	Report *preflight.Report
 }
 
 // checkEndpoints parses the URLs (both, so both problems are reported at
@@ -47,8 +42,6 @@ func checkEndpoints(ctx context.Context, s *Settings, needs preflight.Needs) (*E
 		if err != nil {
 			bad = append(bad, err.Error())
 		} else {
-			ep.Target, _ = engines.PostgresOf(ep.Engine)
-			ep.MySQLTarget = engines.MySQLOf(ep.Engine)
 			checker, _ = ep.Engine.(preflight.TargetChecker) // every engine on tables has its check
 		}
 	}

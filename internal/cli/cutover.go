@@ -104,7 +104,7 @@ func runCutover(cmd *cobra.Command, _ []string) error {
 	}
 	stream := k.String("stream")
 	o := cutover.Options{
-		Source: ep.Source, Target: ep.Target, Stream: stream, ReverseStream: k.String("reverse-stream"),
+		Source: ep.Source, Target: ep.Engine, Stream: stream, ReverseStream: k.String("reverse-stream"),
 		Filter: filter, Naming: naming, Lock: k.Bool("lock"),
 		QuietFor: k.Duration("quiet-for"), LockWait: k.Duration("lock-wait"), CatchUpTimeout: k.Duration("catch-up-timeout"),
 		Replicate: replicate.Options{

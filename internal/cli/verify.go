@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,11 +11,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/preflight"
-	"github.com/sluice-db/sluice/internal/schema"
-	engines "github.com/sluice-db/sluice/internal/target"
 	"github.com/sluice-db/sluice/internal/typemap"
 	"github.com/sluice-db/sluice/internal/verify"
 )
@@ -155,53 +151,12 @@ func printVerifyReport(w io.Writer, rep *verify.Report, asJSON bool) error {
 	return enc.Encode(rep)
 }
 
-// verifyOptions loads the tables in scope and the snapshot's conversion
-// policies.
+// verifyOptions binds verify's flags; verify.LoadScope loads the tables in
+// scope and the snapshot's conversion policies.
 func verifyOptions(ctx context.Context, s *Settings, ep *Endpoints) (*verify.Options, error) {
 	k := s.K
-	filter, err := schema.NewFilter(k.Strings("include"), k.Strings("exclude"), ep.Source.Database)
-	if err != nil {
-		return nil, err
-	}
-	naming, err := schema.NewNamingOptions(namingOptions(k))
-	if err != nil {
-		return nil, exitcode.ConfigError(err)
-	}
-	if ep.Engine.Capabilities().KeepsSourceNames { // no renames or identifier folding to undo
-		if err := schema.RefuseForMySQL(namingOptions(k)); err != nil {
-			return nil, exitcode.ConfigError(err)
-		}
-	}
-	db, err := openMySQL(ep.Source)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	cat, err := schema.Load(ctx, db, filter)
-	if err != nil {
-		return nil, err
-	}
-	if len(cat.Tables) == 0 {
-		return nil, exitcode.ConfigError(fmt.Errorf("no tables in scope on the source (filter %s): check --include/--exclude and the database in --source", filter))
-	}
-	topts := typemap.Options{
-		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")),
-		Nul:      typemap.NulPolicy(k.String("nul-char")),
-	}
-	if err := topts.Validate(); err != nil {
-		return nil, exitcode.ConfigError(err)
-	}
-	if topts.Charsets, err = typemap.LoadCharsets(ctx, db, typemap.CharsetsOf(cat.Tables)...); err != nil {
-		return nil, err
-	}
-	if p, ok := ep.Engine.(engines.PostGISProber); ok {
-		if topts.PostGIS, err = p.HasPostGIS(ctx); err != nil {
-			return nil, err
-		}
-	}
-	return &verify.Options{
-		Source: ep.Source, Target: ep.Target, TargetMySQL: ep.MySQLTarget, Engine: ep.Engine, Tables: cat.Tables, Naming: naming,
-		Mapper:    typemap.New(topts, nil),
+	o := &verify.Options{
+		Source: ep.Source, Engine: ep.Engine,
 		Workers:   k.Int("workers"),
 		ChunkRows: k.Int("chunk-rows"), FetchRows: k.Int("fetch-rows"),
 		MaxRateMB: k.Float64("max-rate"), MaxDiffs: k.Int("max-diffs"),
@@ -209,9 +164,12 @@ func verifyOptions(ctx context.Context, s *Settings, ep *Endpoints) (*verify.Opt
 		Online: k.String("online"), Stream: k.String("stream"),
 		Recheck: k.Int("recheck"), RecheckWait: k.Duration("recheck-wait"),
 		Log: s.Log,
-	}, nil
-}
-
-func openMySQL(src config.MySQL) (*sql.DB, error) {
-	return src.OpenDB()
+	}
+	if err := verify.LoadScope(ctx, o, verify.Scope{
+		Include: k.Strings("include"), Exclude: k.Strings("exclude"), Naming: namingOptions(k),
+		ZeroDate: typemap.ZeroDatePolicy(k.String("zero-date")), Nul: typemap.NulPolicy(k.String("nul-char")),
+	}); err != nil {
+		return nil, err
+	}
+	return o, nil
 }

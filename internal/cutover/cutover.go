@@ -13,13 +13,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/sluice-db/sluice/internal/board"
 	"io"
 	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sluice-db/sluice/internal/board"
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -27,6 +27,7 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/target"
 	"github.com/sluice-db/sluice/internal/verify"
 )
 
@@ -49,7 +50,10 @@ const (
 // Options configure a cut-over.
 type Options struct {
 	Source config.MySQL
-	Target config.Postgres
+	// Target is the target's engine (what internal/target opens from
+	// --target); only one with Capabilities.Cutover (PostgreSQL), whose
+	// settings cutover reads with target.PostgresOf, can be switched to.
+	Target target.Engine
 	// Stream is the forward stream; ReverseStream names the way back (its
 	// slot and publication, see internal/source/postgres/logical).
 	Stream, ReverseStream string
@@ -140,6 +144,7 @@ type run struct {
 	src    *binlog.Source
 	info   binlog.SourceInfo
 	srcDB  *sql.DB
+	tgt    config.Postgres // Options.Target's settings
 	pg     *pgx.Conn
 	tables []*schema.Table
 	undo   []undoFunc
@@ -224,6 +229,9 @@ func (r *run) steps(ctx context.Context) error {
 
 func (r *run) connect(ctx context.Context) error {
 	var err error
+	if r.tgt, err = postgresTarget(r.o.Target); err != nil {
+		return err
+	}
 	if r.src, err = binlog.OpenSource(r.o.Source); err != nil {
 		return exitcode.ConfigError(err)
 	}
@@ -233,7 +241,7 @@ func (r *run) connect(ctx context.Context) error {
 	if r.srcDB, err = r.o.Source.OpenDB(); err != nil {
 		return exitcode.ConfigError(err)
 	}
-	if r.pg, err = pgx.Connect(ctx, r.o.Target.ConnString()); err != nil {
+	if r.pg, err = pgx.Connect(ctx, r.tgt.ConnString()); err != nil {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", r.o.Target.Redacted(), err))
 	}
 	// The stream's naming before anything is armed: under another one the
@@ -272,7 +280,7 @@ func (r *run) rollback() {
 	if len(r.undo) > 0 && r.pg.IsClosed() {
 		// pgx closes a connection whose query was cancelled (SIGINT): the
 		// undo needs a new one.
-		conn, err := pgx.Connect(ctx, r.o.Target.ConnString())
+		conn, err := pgx.Connect(ctx, r.tgt.ConnString())
 		if err != nil {
 			r.log.Error("cutover: cannot reconnect to the target to undo; do it by hand", "err", err)
 		} else {
@@ -308,4 +316,19 @@ func (r *run) close() {
 	if r.src != nil {
 		r.src.Close()
 	}
+}
+
+// postgresTarget is the settings of a target cutover can switch to
+// (Capabilities.Cutover); the command refuses any other before it gets here
+// (cli's postgresOnly), with the same message.
+func postgresTarget(e target.Engine) (config.Postgres, error) {
+	if e == nil {
+		return config.Postgres{}, exitcode.ConfigError(fmt.Errorf("cutover: no target"))
+	}
+	pg, ok := target.PostgresOf(e)
+	if !ok || !e.Capabilities().Cutover {
+		return config.Postgres{}, exitcode.ConfigError(fmt.Errorf("cutover: a %s target (%s) is not supported by this command yet; use a postgres:// target",
+			e.Name(), e.Redacted()))
+	}
+	return pg, nil
 }

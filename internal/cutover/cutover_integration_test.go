@@ -119,7 +119,7 @@ func (f *fixture) options(t *testing.T) cutover.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cutover.Options{Source: src, Target: tgt, Stream: f.stream, Filter: filter, QuietFor: 500 * time.Millisecond,
+	return cutover.Options{Source: src, Target: pgsink.NewEngine(tgt), Stream: f.stream, Filter: filter, QuietFor: 500 * time.Millisecond,
 		Replicate: replicate.Options{Source: src, Target: pgsink.NewEngine(tgt), Stream: f.stream, Workers: 2, Log: testenv.Logger()},
 		Log:       testenv.Logger()}
 }

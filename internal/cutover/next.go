@@ -8,14 +8,16 @@ import (
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/reverse"
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
+	"github.com/sluice-db/sluice/internal/target"
 )
 
 // FallbackCommand is the reverse stream's command line: PostgreSQL's new
 // writes back into the MySQL source database. Its URLs have no password:
 // one on the command line is every local user's (docs/secrets.md).
 func FallbackCommand(o Options) string {
+	pg, _ := target.PostgresOf(o.Target) // Run refused any other target
 	return fmt.Sprintf("sluice replicate --source %s --target %s --stream %s",
-		o.Target.WithoutPassword(), o.Source.WithoutPassword(), o.ReverseStream)
+		pg.WithoutPassword(), o.Source.WithoutPassword(), o.ReverseStream)
 }
 
 // fallbackPasswords says where the way back's passwords go: the roles of

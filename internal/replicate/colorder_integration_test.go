@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/schema"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
@@ -144,7 +145,7 @@ func (g *rig) verifyTable(t *testing.T, table string) *verify.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := verify.Run(context.Background(), verify.Options{Source: g.src, Target: tgt, Tables: cat.Tables, Naming: naming,
+	rep, err := verify.Run(context.Background(), verify.Options{Source: g.src, Engine: pgsink.NewEngine(tgt), Tables: cat.Tables, Naming: naming,
 		Mapper: typemap.New(typemap.DefaultOptions(), nil), Workers: 2, Online: verify.OnlineOff, Log: testenv.Logger()})
 	if err != nil {
 		t.Fatal(err)

@@ -454,7 +454,7 @@ func (p *pgCorpusTarget) differences(touched []string) string {
 		return fmt.Sprintf("schema.Load: %v", err)
 	}
 	naming, _ := schema.NewNaming(nil)
-	rep, err := verify.Run(context.Background(), verify.Options{Source: p.opts.Source, Target: pgTarget(p.opts.Target), Tables: cat.Tables,
+	rep, err := verify.Run(context.Background(), verify.Options{Source: p.opts.Source, Engine: p.opts.Target, Tables: cat.Tables,
 		Naming: naming, Mapper: typemap.New(typemap.DefaultOptions(), nil), Workers: 1, Online: verify.OnlineOff, Log: quietLogger()})
 	if err != nil {
 		return fmt.Sprintf("verify: %v", err)

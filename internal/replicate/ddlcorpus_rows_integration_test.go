@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/schema"
-	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -23,7 +22,7 @@ import (
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-var quoteMy = consistent.QuoteMy
+var quoteMy = schema.QuoteMySQL
 
 // corpusTables lists the group database's tables but the mark.
 func corpusTables(t *testing.T, my *sql.DB, db string) []string {

@@ -76,13 +76,13 @@ func TestRowPolicyReplicate(t *testing.T) {
 
 	// verify does not apply the policy yet: it refuses the stream (it would
 	// compare, and repair, whole tables in clear).
-	_, err = verify.Run(context.Background(), verify.Options{Source: g.src, Target: g.dst, Stream: g.stream, Log: testenv.Logger()})
+	_, err = verify.Run(context.Background(), verify.Options{Source: g.src, Engine: pgsink.NewEngine(g.dst), Stream: g.stream, Log: testenv.Logger()})
 	if exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "does not apply --where/--mask") {
 		t.Fatalf("verify of a filtered, masked stream: want a refusal (exit 2), got %v", err)
 	}
 	leak("verify's refusal", err.Error())
 	refusedUnderAnyStream(t, g.my, g.db, g.stream, func(stream string, tables []*schema.Table) error {
-		_, err := verify.Run(context.Background(), verify.Options{Source: g.src, Target: g.dst, Tables: tables,
+		_, err := verify.Run(context.Background(), verify.Options{Source: g.src, Engine: pgsink.NewEngine(g.dst), Tables: tables,
 			Stream: stream, Repair: true, Log: testenv.Logger()})
 		return err
 	})
@@ -194,12 +194,12 @@ func TestRowPolicyReplicateMySQLTarget(t *testing.T) {
 
 	// verify refuses the stream (it compares and repairs in clear), by the
 	// replicator's recorded settings, and a snapshot-only stream by its run.
-	_, err := verify.Run(context.Background(), verify.Options{Source: g.src, TargetMySQL: &g.dst, Engine: mysink.NewEngine(g.dst, ""), Stream: g.stream, Log: testenv.Logger()})
+	_, err := verify.Run(context.Background(), verify.Options{Source: g.src, Engine: mysink.NewEngine(g.dst, ""), Stream: g.stream, Log: testenv.Logger()})
 	if exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "does not apply --where/--mask") {
 		t.Fatalf("verify of a filtered, masked stream on the MySQL target: want a refusal (exit 2), got %v", err)
 	}
 	refusedUnderAnyStream(t, g.my, g.db, g.stream, func(stream string, tables []*schema.Table) error {
-		_, err := verify.Run(context.Background(), verify.Options{Source: g.src, TargetMySQL: &g.dst, Engine: mysink.NewEngine(g.dst, ""),
+		_, err := verify.Run(context.Background(), verify.Options{Source: g.src, Engine: mysink.NewEngine(g.dst, ""),
 			Tables: tables, Stream: stream, Repair: true, Log: testenv.Logger()})
 		return err
 	})
@@ -215,7 +215,7 @@ func TestRowPolicyReplicateMySQLTarget(t *testing.T) {
 	}
 	got = testenv.MySQLRows(t, g.tgt, fmt.Sprintf("SELECT id, tenant, email, phone, IFNULL(name, 'NULL'), note FROM `%s`.c ORDER BY id", sdb))
 	sameRows(t, "snapshot target", got, want)
-	_, err = verify.Run(context.Background(), verify.Options{Source: g.src, TargetMySQL: &sdst, Engine: mysink.NewEngine(sdst, ""), Stream: snapStream, Log: testenv.Logger()})
+	_, err = verify.Run(context.Background(), verify.Options{Source: g.src, Engine: mysink.NewEngine(sdst, ""), Stream: snapStream, Log: testenv.Logger()})
 	if exitcode.Of(err) != exitcode.Config || !strings.Contains(err.Error(), "does not apply --where/--mask") {
 		t.Fatalf("verify of a snapshot-only filtered, masked stream on the MySQL target: want a refusal (exit 2), got %v", err)
 	}

@@ -56,9 +56,6 @@ type Capabilities struct {
 	// WayBack: the way back (a postgres:// --source) writes into this
 	// target: the database the tables came from.
 	WayBack bool
-	// VerifyDialect names the comparison verify runs against this target
-	// (internal/verify's dialects; "" cannot be compared).
-	VerifyDialect string
 	// Standby: replicate --standby can wait beside the active replicator
 	// and take over (pipeline.AwaitTurn over the engine's fence).
 	Standby bool

@@ -7,8 +7,9 @@
 // needed before, and without, a connection (defaults, flag checks).
 // What only some engines do is an optional facet, asserted on the Engine
 // (StatusReader, PostGISProber, PipelineTuner, Replicated, Snapshotter,
-// Dropper, Parsed, preflight.TargetChecker) or on its connected Replica
-// (NamingStore, Recopier, ScopeChecker), never on a concrete type.
+// Dropper, Parsed, preflight.TargetChecker, verifydb.Verifier) or on its
+// connected Replica (NamingStore, Recopier, ScopeChecker), never on a
+// concrete type.
 //
 // Adding an engine (docs/ARCHITECTURE.md has the checklist; the test-only
 // internal/testenv/fileengine is the smallest example): implement Engine
@@ -56,9 +57,9 @@ type PipelineTuner interface {
 }
 
 // Parsed is an engine whose settings are a parsed config.Target (the
-// database engines), for the options that still take the target per
-// engine (snapshot.Options, replicate.Options, verify.Options: Target and
-// MySQLTarget) until they take the Engine. Read it with PostgresOf and
+// database engines), for the code that still needs them: the snapshot
+// writers inside internal/snapshot, the PostgreSQL-only commands (cutover,
+// objects, status's slots) and the way back. Read it with PostgresOf and
 // MySQLOf, never by asking which field is set.
 type Parsed interface {
 	Parsed() config.Target

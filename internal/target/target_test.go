@@ -9,6 +9,7 @@ import (
 	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/target"
 	_ "github.com/sluice-db/sluice/internal/target/all"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // TestOpenUnknownScheme: a scheme no engine registered is refused with
@@ -35,9 +36,9 @@ func TestOpenUnknownScheme(t *testing.T) {
 // redacted URL (the default server id depends on it) and capabilities are
 // what the commands used to derive from the engine's kind.
 func TestOpenPicksEngineByScheme(t *testing.T) {
-	pg := target.Capabilities{DDL: target.DDLTranslate, Generated: target.GeneratedTranslated, Recopy: true, Cutover: true, Standby: true, VerifyDialect: "postgres"}
+	pg := target.Capabilities{DDL: target.DDLTranslate, Generated: target.GeneratedTranslated, Recopy: true, Cutover: true, Standby: true}
 	my := target.Capabilities{DDL: target.DDLReplay, SourceStatements: true, KeepsSourceNames: true, RawVector: true,
-		StorageEngines: true, DefaultWorkers: mysink.DefaultWorkers(), Generated: target.GeneratedComputed, Standby: true, WayBack: true, VerifyDialect: "mysql"}
+		StorageEngines: true, DefaultWorkers: mysink.DefaultWorkers(), Generated: target.GeneratedComputed, Standby: true, WayBack: true}
 	kafka := target.Capabilities{DDL: target.DDLTranslate, SourceStatements: true, KeepReplace: true, Generated: target.GeneratedAll}
 	for _, c := range []struct {
 		url, name, redacted string
@@ -57,6 +58,10 @@ func TestOpenPicksEngineByScheme(t *testing.T) {
 		}
 		if e.Name() != c.name || e.Redacted() != c.redacted || e.Capabilities() != c.caps {
 			t.Errorf("Open(%s) = %s %s %+v; want %s %s %+v", c.redacted, e.Name(), e.Redacted(), e.Capabilities(), c.name, c.redacted, c.caps)
+		}
+		// verify compares the database engines only (their verifydb.Verifier facet).
+		if _, ok := e.(verifydb.Verifier); ok != (c.name != "kafka") {
+			t.Errorf("Open(%s): verifydb.Verifier %v, want %v", c.redacted, ok, c.name != "kafka")
 		}
 		if strings.Contains(e.Redacted(), "secret") {
 			t.Errorf("Redacted() shows the password: %s", e.Redacted())

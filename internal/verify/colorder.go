@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"fmt"
-	"github.com/jackc/pgx/v5"
 	"io"
 	"strings"
 )
@@ -19,13 +18,13 @@ import (
 // noteColumnOrder compares the order of the columns both sides have.
 func (e *engine) noteColumnOrder(ctx context.Context, r *tableRun) {
 	p := r.plan
-	tgt, err := e.tgt.columnOrder(ctx, p)
+	tgt, err := e.tgt.ColumnOrder(ctx, p)
 	if err != nil {
-		e.o.Log.Warn("verify: cannot read the target's column order; the report leaves it out", "table", p.name, "err", err)
+		e.o.Log.Warn("verify: cannot read the target's column order; the report leaves it out", "table", p.Name, "err", err)
 		return
 	}
-	src := make([]string, len(p.table.Columns))
-	for i, c := range p.table.Columns {
+	src := make([]string, len(p.Table.Columns))
+	for i, c := range p.Table.Columns {
 		src[i] = c.Name
 	}
 	r.rep.ColumnOrder = orderDiff(src, tgt)
@@ -58,33 +57,6 @@ func orderDiff(src, tgt []string) string {
 		return ""
 	}
 	return "source (" + strings.Join(a, ", ") + ") target (" + strings.Join(b, ", ") + ")"
-}
-
-func (t *pgTarget) columnOrder(ctx context.Context, p *tablePlan) ([]string, error) {
-	rows, err := t.pool.Query(ctx, `SELECT a.attname FROM pg_attribute a
-		WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`, p.pgTable)
-	if err != nil {
-		return nil, fmt.Errorf("columns of %s: %w", p.target, err)
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[string])
-}
-
-func (t *myTarget) columnOrder(ctx context.Context, p *tablePlan) ([]string, error) {
-	rows, err := t.db.QueryContext(ctx, `SELECT COLUMN_NAME FROM information_schema.COLUMNS
-		WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, t.database, p.table.Name)
-	if err != nil {
-		return nil, fmt.Errorf("columns of %s: %w", p.target, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
 }
 
 // writeColumnOrders lists the tables whose column order differs.

@@ -3,11 +3,13 @@ package verify
 import (
 	"context"
 	"fmt"
+
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // diffScope finds the differing rows of a scope (re-checking them in
 // online mode), records them and repairs them when asked.
-func (e *engine) diffScope(ctx context.Context, r *tableRun, s scope) error {
+func (e *engine) diffScope(ctx context.Context, r *tableRun, s verifydb.Scope) error {
 	p := r.plan
 	diffs, err := e.rowDiffs(ctx, p, s)
 	if err != nil {
@@ -28,7 +30,7 @@ func (e *engine) diffScope(ctx context.Context, r *tableRun, s scope) error {
 		}
 		rechecked = int64(first - len(diffs))
 		if rechecked > 0 {
-			e.o.Log.Debug("differences resolved on re-check (in flight)", "table", p.name, "rows", rechecked)
+			e.o.Log.Debug("differences resolved on re-check (in flight)", "table", p.Name, "rows", rechecked)
 		}
 		// A row whose source side changed between the last two readings is
 		// still being written: in flight, not a difference.
@@ -62,7 +64,7 @@ func (e *engine) diffScope(ctx context.Context, r *tableRun, s scope) error {
 // whose parent another table's repair has not written yet, a parent whose
 // children are not deleted yet) is set aside and tried again once the other
 // tables are repaired (retryDeferred).
-func (e *engine) repairScope(ctx context.Context, r *tableRun, s scope, diffs []rowDiff) error {
+func (e *engine) repairScope(ctx context.Context, r *tableRun, s verifydb.Scope, diffs []verifydb.RowDiff) error {
 	p := r.plan
 	attempts := 1
 	if e.online {
@@ -71,7 +73,7 @@ func (e *engine) repairScope(ctx context.Context, r *tableRun, s scope, diffs []
 	todo := diffs
 	for a := 0; a < attempts && len(todo) > 0; a++ {
 		if err := e.repair(ctx, p, todo); err != nil {
-			if e.tgt.isForeignKeyViolation(err) {
+			if e.tgt.IsForeignKeyViolation(err) {
 				e.deferRepair(deferredRepair{r: r, s: s, diffs: diffs, err: err})
 				return nil
 			}
@@ -91,7 +93,7 @@ func (e *engine) repairScope(ctx context.Context, r *tableRun, s scope, diffs []
 	r.rep.Repaired += int64(len(diffs) - len(todo))
 	if len(todo) > 0 {
 		r.repairedAll = false
-		e.o.Log.Warn("rows still differ after repair", "table", p.name, "rows", len(todo))
+		e.o.Log.Warn("rows still differ after repair", "table", p.Name, "rows", len(todo))
 	}
 	return nil
 }
@@ -99,8 +101,8 @@ func (e *engine) repairScope(ctx context.Context, r *tableRun, s scope, diffs []
 // rowDiffs reads a scope on both sides and merges the rows. In online mode
 // the target is read only after the replicator has applied everything the
 // source read saw.
-func (e *engine) rowDiffs(ctx context.Context, p *tablePlan, s scope) ([]rowDiff, error) {
-	src, err := p.fetchSource(ctx, e.src, s)
+func (e *engine) rowDiffs(ctx context.Context, p *verifydb.Plan, s verifydb.Scope) ([]verifydb.RowDiff, error) {
+	src, err := p.FetchSource(ctx, e.src, s)
 	if err != nil {
 		return nil, err
 	}
@@ -109,23 +111,23 @@ func (e *engine) rowDiffs(ctx context.Context, p *tablePlan, s scope) ([]rowDiff
 		if err != nil {
 			return nil, err
 		}
-		if err := e.waitForPosition(ctx, p.name, pos); err != nil {
+		if err := e.waitForPosition(ctx, p.Name, pos); err != nil {
 			return nil, err
 		}
 	}
-	return e.tgt.diff(ctx, p, s, src)
+	return e.tgt.Diff(ctx, p, s, src)
 }
 
 // stillDiffering keeps the differences of before whose row also differs
 // in after (a row that now matches was a change in flight).
-func stillDiffering(before, after []rowDiff) []rowDiff {
+func stillDiffering(before, after []verifydb.RowDiff) []verifydb.RowDiff {
 	now := make(map[string]int, len(after))
 	for i, d := range after {
-		now[d.keyText()] = i
+		now[d.KeyText()] = i
 	}
-	var out []rowDiff
+	var out []verifydb.RowDiff
 	for _, d := range before {
-		if i, ok := now[d.keyText()]; ok {
+		if i, ok := now[d.KeyText()]; ok {
 			out = append(out, after[i]) // the latest reading of the row
 		}
 	}
@@ -134,15 +136,15 @@ func stillDiffering(before, after []rowDiff) []rowDiff {
 
 // sourceMoved returns the keys of the rows in after whose source reading
 // differs from the one in before (changed, inserted or deleted meanwhile).
-func sourceMoved(before, after []rowDiff) map[string]bool {
-	was := make(map[string]*fetchedRow, len(before))
+func sourceMoved(before, after []verifydb.RowDiff) map[string]bool {
+	was := make(map[string]*verifydb.FetchedRow, len(before))
 	for _, d := range before {
-		was[d.keyText()] = d.src
+		was[d.KeyText()] = d.Src
 	}
 	moved := map[string]bool{}
 	for _, d := range after {
-		if !sameRow(was[d.keyText()], d.src) {
-			moved[d.keyText()] = true
+		if !sameRow(was[d.KeyText()], d.Src) {
+			moved[d.KeyText()] = true
 		}
 	}
 	return moved
@@ -150,15 +152,15 @@ func sourceMoved(before, after []rowDiff) map[string]bool {
 
 // sameRow reports whether two readings of a source row (nil: absent) hold
 // the same values.
-func sameRow(a, b *fetchedRow) bool {
+func sameRow(a, b *verifydb.FetchedRow) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if len(a.cells) != len(b.cells) {
+	if len(a.Cells) != len(b.Cells) {
 		return false
 	}
-	for i := range a.cells {
-		if a.cells[i].null != b.cells[i].null || a.cells[i].cmp != b.cells[i].cmp {
+	for i := range a.Cells {
+		if a.Cells[i].Null != b.Cells[i].Null || a.Cells[i].Cmp != b.Cells[i].Cmp {
 			return false
 		}
 	}
@@ -166,14 +168,14 @@ func sameRow(a, b *fetchedRow) bool {
 }
 
 // dropMoving removes the diffs whose keys are in moving and counts them.
-func dropMoving(diffs []rowDiff, moving map[string]bool) ([]rowDiff, int64) {
+func dropMoving(diffs []verifydb.RowDiff, moving map[string]bool) ([]verifydb.RowDiff, int64) {
 	if len(moving) == 0 {
 		return diffs, 0
 	}
 	kept := diffs[:0]
 	var n int64
 	for _, d := range diffs {
-		if moving[d.keyText()] {
+		if moving[d.KeyText()] {
 			n++
 			continue
 		}

@@ -2,21 +2,23 @@ package verify
 
 import (
 	"context"
-	"github.com/sluice-db/sluice/internal/testenv"
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // planOf compiles the comparison of a source table against its copy.
-func (s *side) planOf(t *testing.T, tb *schema.Table) *tablePlan {
+func (s *side) planOf(t *testing.T, tb *schema.Table) *verifydb.Plan {
 	t.Helper()
-	cols, err := targetColumns(context.Background(), s.pg, s.pgSchm, tb.Name)
+	_, cols, err := pgsink.VerifyTarget(s.pg, schema.Naming{}).Table(context.Background(), tb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := newTablePlan(tb, typemap.New(typemap.DefaultOptions(), nil), schema.Naming{}, s.pgSchm, cols, s.digest)
+	p, err := verifydb.NewTablePlan(tb, typemap.New(typemap.DefaultOptions(), nil), schema.Naming{}, s.pgSchm, cols, s.digest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,12 +29,12 @@ func (s *side) planOf(t *testing.T, tb *schema.Table) *tablePlan {
 // target, closed at cleanup.
 func (s *side) engine(t *testing.T) *engine {
 	t.Helper()
-	src, err := openSource(context.Background(), s.src, 1)
+	src, err := verifydb.OpenSource(context.Background(), s.src, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { src.Close() })
-	return &engine{src: src, tgt: &pgTarget{pool: s.pg}, digest: s.digest}
+	return &engine{src: src, tgt: pgsink.VerifyTarget(s.pg, schema.Naming{}), digest: s.digest}
 }
 
 // TestVerifyDigests: chunk digests are used where they may be, equal data
@@ -59,20 +61,20 @@ INSERT INTO wide VALUES (1, 'x');`)
 	ctx := context.Background()
 	e := s.engine(t)
 	inorder, reversed, wide := s.planOf(t, tables[0]), s.planOf(t, tables[1]), s.planOf(t, tables[2])
-	if inorder.digestRows < digestMinRows || reversed.digestRows < digestMinRows {
-		t.Fatalf("digest rows: inorder %d, reversed %d; want digests for both", inorder.digestRows, reversed.digestRows)
+	if inorder.DigestRows < verifydb.DigestMinRows || reversed.DigestRows < verifydb.DigestMinRows {
+		t.Fatalf("digest rows: inorder %d, reversed %d; want digests for both", inorder.DigestRows, reversed.DigestRows)
 	}
-	if wide.digestRows != 0 {
-		t.Errorf("a TEXT column allows digests of %d rows, want none", wide.digestRows)
+	if wide.DigestRows != 0 {
+		t.Errorf("a TEXT column allows digests of %d rows, want none", wide.DigestRows)
 	}
-	sd, td, err := e.digests(ctx, inorder, scope{})
+	sd, td, err := e.digests(ctx, inorder, verifydb.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// MySQL 9 has no MD5() without a component: verify hashes with SHA-256 there.
-	wantDigest, wantLen := digestMD5, 32
+	wantDigest, wantLen := verifydb.DigestMD5, 32
 	if s.env.IsMySQL() {
-		wantDigest, wantLen = digestSHA256, 64
+		wantDigest, wantLen = verifydb.DigestSHA256, 64
 	}
 	if s.digest != wantDigest {
 		t.Errorf("%s source: verify hashes with %s, want %s", s.env.Flavor(), s.digest, wantDigest)
@@ -80,7 +82,7 @@ INSERT INTO wide VALUES (1, 'x');`)
 	if sd != td || sd.Count != 3000 || len(sd.MD5) != wantLen {
 		t.Errorf("digests of equal InnoDB rows: source %+v, target %+v", sd, td)
 	}
-	sd, td, err = e.digests(ctx, reversed, scope{})
+	sd, td, err = e.digests(ctx, reversed, verifydb.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ INSERT INTO wide VALUES (1, 'x');`)
 		t.Fatalf("fresh copy: %s, %d rows %v", rep.Result, rep.Rows, found(rep))
 	}
 
-	q := quotePG(s.pgSchm)
+	q := verifydb.QuotePG(s.pgSchm)
 	s.mustPG(t, "UPDATE "+q+".inorder SET n = NULL WHERE id = 7")
 	s.mustPG(t, "UPDATE "+q+".inorder SET v = 'v|1500'||chr(10)||'x' WHERE id = 1500")
 	s.mustPG(t, "UPDATE "+q+".inorder SET t = t + interval '1 microsecond' WHERE id = 2999")
@@ -123,10 +125,10 @@ INSERT INTO tk SELECT seq, seq * 3 FROM seq_1_to_2000;`)
 	ctx := context.Background()
 	e := s.engine(t)
 	p := s.planOf(t, tb)
-	if p.digestRows < digestMinRows {
-		t.Fatalf("digest rows %d: want digests", p.digestRows)
+	if p.DigestRows < verifydb.DigestMinRows {
+		t.Fatalf("digest rows %d: want digests", p.DigestRows)
 	}
-	sd, td, err := e.digests(ctx, p, scope{})
+	sd, td, err := e.digests(ctx, p, verifydb.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // TestFloatCanonAgreesRandom prints random doubles of every magnitude as
@@ -52,7 +53,7 @@ func TestFloatCanonAgreesRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		norm, err := newNormColumn(loaded.Columns[1], "v", typemap.DefaultOptions())
+		norm, err := verifydb.NewNormColumn(loaded.Columns[1], "v", typemap.DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}

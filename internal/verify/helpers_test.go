@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"database/sql"
-	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"io"
 	"log/slog"
 	"testing"
@@ -12,9 +11,11 @@ import (
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/schema"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/snapshot"
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // side is a test's pair of connections with sluice's session settings: a
@@ -27,7 +28,7 @@ type side struct {
 	my     *sql.DB       // sluice settings (time_zone +00:00), multiStatements
 	pg     *pgxpool.Pool // targetSessionParams
 	pgSchm string
-	digest rowDigest // what verify chooses for this source (hash.go)
+	digest verifydb.RowDigest // what verify chooses for this source (hash.go)
 }
 
 // newSide gives the test a fresh database on env's source (testenv.Flavors).
@@ -50,15 +51,15 @@ func newSide(t *testing.T, env *testenv.Env, prefix string) *side {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { my.Close() })
-	pg, err := openTarget(ctx, tgt, 4)
+	pg, err := pgsink.OpenVerifyPool(ctx, tgt, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pg.Close)
-	if _, err := pg.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+quotePG(db)); err != nil {
+	if _, err := pg.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+verifydb.QuotePG(db)); err != nil {
 		t.Fatal(err)
 	}
-	digest, err := chooseDigest(ctx, my, &pgTarget{pool: pg})
+	digest, err := verifydb.ChooseDigest(ctx, my, pgsink.VerifyTarget(pg, schema.Naming{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/testenv"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // TestOnlineInFlightIsNotADifference is the contract a monitor relies on:
@@ -77,8 +78,8 @@ func TestOnlineInFlightIsNotADifference(t *testing.T) {
 		t.Fatalf("after the load: exit %d, %s\n%s", code, rep.Result, out)
 	}
 	// A change on the target alone: a difference, also online.
-	s.mustPG(t, "DELETE FROM "+quotePG(s.pgSchm)+".logs WHERE v = 'v1'")
-	s.mustPG(t, "UPDATE "+quotePG(s.pgSchm)+".hot SET n = -1 WHERE id = 3")
+	s.mustPG(t, "DELETE FROM "+verifydb.QuotePG(s.pgSchm)+".logs WHERE v = 'v1'")
+	s.mustPG(t, "UPDATE "+verifydb.QuotePG(s.pgSchm)+".hot SET n = -1 WHERE id = 3")
 	out, code = runSluice(t, bin, 5*time.Minute, verifyArgs...)
 	rep = parseReport(t, out)
 	var only, differ, flight int64

@@ -12,6 +12,7 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // keylessJSONFixture is a keyless table with two JSON columns, duplicate
@@ -49,7 +50,7 @@ func testVerifyRepairKeylessJSON(t *testing.T, env *testenv.Env) {
 	s.snapshot(t, typemap.DefaultOptions(), "nj")
 	tables := []*schema.Table{nj}
 	wantResult(t, "fresh copy", s.runVerify(t, tables, nil), ResultEqual)
-	table := quotePG(s.pgSchm) + ".nj"
+	table := verifydb.QuotePG(s.pgSchm) + ".nj"
 	damage := func() {
 		damageKeylessJSON(func(q string) { s.mustPG(t, q) }, table, func(where string) string {
 			return "DELETE FROM " + table + " WHERE ctid = (SELECT ctid FROM " + table + " WHERE " + where + " LIMIT 1)"

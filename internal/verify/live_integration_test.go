@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // TestOnlineWithReplicator is acceptance point 5 end to end with the built
@@ -83,7 +85,7 @@ func testOnlineWithReplicator(t *testing.T, env *testenv.Env) {
 		t.Fatalf("verify --online under load: exit %d, %s, differences %v\nreplicate output:\n%s", code, rep.Result, found(rep), repl.out.String())
 	}
 
-	s.mustPG(t, "UPDATE "+quotePG(s.pgSchm)+".sb2 SET c = 'tampered' WHERE id = 5") // the load never touches ids 1..10
+	s.mustPG(t, "UPDATE "+verifydb.QuotePG(s.pgSchm)+".sb2 SET c = 'tampered' WHERE id = 5") // the load never touches ids 1..10
 	out, code = runSluice(t, bin, 5*time.Minute, verifyArgs...)
 	rep = parseReport(t, out)
 	if code != 1 {
@@ -246,7 +248,7 @@ func testCLIExitCodes(t *testing.T, env *testenv.Env) {
 	if out, code := run("--json"); code != 0 || parseReport(t, out).Result != ResultEqual {
 		t.Fatalf("equal: exit %d\n%s", code, out)
 	}
-	s.mustPG(t, "UPDATE "+quotePG(s.pgSchm)+".t SET v = 'x' WHERE id = 42")
+	s.mustPG(t, "UPDATE "+verifydb.QuotePG(s.pgSchm)+".t SET v = 'x' WHERE id = 42")
 	out, code := run()
 	if code != 1 || !strings.Contains(out, "id=42") || !strings.Contains(out, `v: source "42", target "x"`) {
 		t.Errorf("differences: exit %d\n%s", code, out)
@@ -306,7 +308,7 @@ func testReplicatedTypesEqual(t *testing.T, env *testenv.Env) {
 	}
 	s.mustMy(t, upd.String())
 	ctx := context.Background()
-	my, err := openSource(ctx, s.src, 1)
+	my, err := verifydb.OpenSource(ctx, s.src, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +317,7 @@ func testReplicatedTypesEqual(t *testing.T, env *testenv.Env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok, _, err := waitApplied(ctx, &pgTarget{pool: s.pg}, stream, pos, 2*time.Minute)
+	ok, _, err := waitApplied(ctx, pgsink.VerifyTarget(s.pg, schema.Naming{}), stream, pos, 2*time.Minute)
 	if err != nil || !ok {
 		select {
 		case <-repl.done:

@@ -25,6 +25,7 @@ import (
 	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/testenv/typecorpus"
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // mySide is a test's MySQL→MySQL pair: a fresh source database and a fresh
@@ -134,7 +135,7 @@ func (s *mySide) verify(t *testing.T, tables []*schema.Table, mutate func(*Optio
 		t.Fatal(err)
 	}
 	o := Options{
-		Source: s.src, TargetMySQL: &s.tgt, Engine: mysink.NewEngine(s.tgt, ""), Tables: tables,
+		Source: s.src, Engine: mysink.NewEngine(s.tgt, ""), Tables: tables,
 		Mapper: typemap.New(topts, nil), Workers: 2, Online: OnlineOff,
 		ChunkRows: 700, FetchRows: 50,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -477,7 +478,7 @@ func TestMySQLTargetOnlineRecheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = mysqlstate.Delete(context.Background(), s.tg, stream) })
-	my, err := openSource(ctx, s.src, 2)
+	my, err := verifydb.OpenSource(ctx, s.src, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,12 @@ package verify
 import (
 	"context"
 	"fmt"
-	"github.com/sluice-db/sluice/internal/testenv"
 	"strings"
 	"testing"
 
+	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // normCase is one column of the normalisation corpus: the MySQL type, the
@@ -167,9 +168,9 @@ func testNormalisationAgrees(t *testing.T, env *testenv.Env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cols := make([]*normColumn, len(conv.Columns))
+	cols := make([]*verifydb.NormColumn, len(conv.Columns))
 	for i, cc := range conv.Columns {
-		if cols[i], err = newNormColumn(cc, cc.Column.Name, opts); err != nil {
+		if cols[i], err = verifydb.NewNormColumn(cc, cc.Column.Name, opts); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -199,7 +200,7 @@ func testNormalisationAgrees(t *testing.T, env *testenv.Env) {
 	// One step away on the target must print differently.
 	for i, c := range corpusFor(s.env) {
 		for r, lit := range c.near {
-			s.mustPG(t, fmt.Sprintf("UPDATE %s.nt SET %s = %s WHERE id = %d", quotePG(s.pgSchm), quotePG(c.name), lit, r))
+			s.mustPG(t, fmt.Sprintf("UPDATE %s.nt SET %s = %s WHERE id = %d", verifydb.QuotePG(s.pgSchm), verifydb.QuotePG(c.name), lit, r))
 			got := s.pgTexts(t, cols)[r][i+1]
 			if got == myText[r][i+1] {
 				t.Errorf("column %s row %d: target value %s prints like the source value: %q", c.name, r, lit, got)
@@ -209,16 +210,16 @@ func testNormalisationAgrees(t *testing.T, env *testenv.Env) {
 }
 
 // myTexts returns the normalised text of every cell, NULL as nullText.
-func (s *side) myTexts(t *testing.T, cols []*normColumn, fast bool) [][]string {
+func (s *side) myTexts(t *testing.T, cols []*verifydb.NormColumn, fast bool) [][]string {
 	t.Helper()
 	exprs := make([]string, len(cols))
 	for i, c := range cols {
-		exprs[i] = "COALESCE(" + c.MySQL + ", '" + nullText + "')"
+		exprs[i] = "COALESCE(" + c.MySQL + ", '" + verifydb.NullText + "')"
 		if fast {
-			exprs[i] = "COALESCE(" + c.MySQLFast + ", '" + nullText + "')"
+			exprs[i] = "COALESCE(" + c.MySQLFast + ", '" + verifydb.NullText + "')"
 		}
-		if c.isJSON() {
-			exprs[i] = "COALESCE(" + c.MySQLRaw + ", '" + nullText + "')"
+		if c.IsJSON() {
+			exprs[i] = "COALESCE(" + c.MySQLRaw + ", '" + verifydb.NullText + "')"
 		}
 	}
 	rows, err := s.my.Query("SELECT " + strings.Join(exprs, ", ") + " FROM nt ORDER BY id")
@@ -229,16 +230,16 @@ func (s *side) myTexts(t *testing.T, cols []*normColumn, fast bool) [][]string {
 	return scanTexts(t, rows, len(exprs))
 }
 
-func (s *side) pgTexts(t *testing.T, cols []*normColumn) [][]string {
+func (s *side) pgTexts(t *testing.T, cols []*verifydb.NormColumn) [][]string {
 	t.Helper()
 	exprs := make([]string, len(cols))
 	for i, c := range cols {
-		exprs[i] = "COALESCE(" + c.PG + ", '" + nullText + "')"
-		if c.isJSON() {
-			exprs[i] = "COALESCE(" + c.PGRaw + ", '" + nullText + "')"
+		exprs[i] = "COALESCE(" + c.PG + ", '" + verifydb.NullText + "')"
+		if c.IsJSON() {
+			exprs[i] = "COALESCE(" + c.PGRaw + ", '" + verifydb.NullText + "')"
 		}
 	}
-	rows, err := s.pg.Query(context.Background(), "SELECT "+strings.Join(exprs, ", ")+" FROM "+quotePG(s.pgSchm)+".nt ORDER BY id")
+	rows, err := s.pg.Query(context.Background(), "SELECT "+strings.Join(exprs, ", ")+" FROM "+verifydb.QuotePG(s.pgSchm)+".nt ORDER BY id")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(exprs, ",\n"))
 	}
@@ -247,7 +248,7 @@ func (s *side) pgTexts(t *testing.T, cols []*normColumn) [][]string {
 }
 
 // scanTexts reads every row of n text columns.
-func scanTexts(t *testing.T, rows aggRows, n int) [][]string {
+func scanTexts(t *testing.T, rows verifydb.AggRows, n int) [][]string {
 	t.Helper()
 	var out [][]string
 	for rows.Next() {

@@ -11,6 +11,7 @@ import (
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // Online mode: while `sluice replicate` runs, a row can differ only because
@@ -34,7 +35,7 @@ const (
 // checkpoint.StreamRunning); a stopped replicator leaves nothing in flight,
 // and a recent checkpoint alone would make verify wait for one that never
 // moves again.
-func resolveOnline(ctx context.Context, tgt targetDB, mode, stream string) (bool, error) {
+func resolveOnline(ctx context.Context, tgt verifydb.Target, mode, stream string) (bool, error) {
 	switch mode {
 	case OnlineOn:
 		return true, nil
@@ -44,7 +45,7 @@ func resolveOnline(ctx context.Context, tgt targetDB, mode, stream string) (bool
 	default:
 		return false, fmt.Errorf("--online %q: want auto, on or off", mode)
 	}
-	return tgt.streamRunning(ctx, stream)
+	return tgt.StreamRunning(ctx, stream)
 }
 
 // sourcePosition returns the source's current binlog position (the end of
@@ -100,12 +101,12 @@ func mariaDomains(set string) map[string]uint64 {
 // waitApplied waits until the stream's checkpoint reaches p, at most limit.
 // reachedPos is false when the limit passed first; moved says whether the
 // checkpoint changed at all meanwhile (a replicator that is not running).
-func waitApplied(ctx context.Context, tgt targetDB, stream string, p binlogpos.Position, limit time.Duration) (reachedPos, moved bool, err error) {
+func waitApplied(ctx context.Context, tgt verifydb.Target, stream string, p binlogpos.Position, limit time.Duration) (reachedPos, moved bool, err error) {
 	deadline := time.Now().Add(limit)
 	delay := 20 * time.Millisecond
 	var first model.Position
 	for {
-		st, err := tgt.checkpoint(ctx, stream)
+		st, err := tgt.Checkpoint(ctx, stream)
 		if err != nil {
 			return false, moved, err
 		}

@@ -2,14 +2,16 @@ package verify
 
 import (
 	"context"
-	"github.com/sluice-db/sluice/internal/testenv"
 	"testing"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
 	"github.com/sluice-db/sluice/internal/schema"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 func TestReached(t *testing.T) {
@@ -53,7 +55,7 @@ INSERT INTO o SELECT seq, CONCAT('v', seq) FROM seq_1_to_500;`)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = checkpoint.Delete(context.Background(), s.pg, stream) })
-	my, err := openSource(ctx, s.src, 2)
+	my, err := verifydb.OpenSource(ctx, s.src, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ INSERT INTO o SELECT seq, CONCAT('v', seq) FROM seq_1_to_500;`)
 	// In flight: changed on the source, not yet on the target.
 	s.mustMy(t, "UPDATE o SET v = 'changed' WHERE id = 7")
 	// Tampered: changed on the target only.
-	s.mustPG(t, "UPDATE "+quotePG(s.pgSchm)+".o SET v = 'tampered' WHERE id = 300")
+	s.mustPG(t, "UPDATE "+verifydb.QuotePG(s.pgSchm)+".o SET v = 'tampered' WHERE id = 300")
 
 	// The "replicator" applies the change 1.5 s later and moves its checkpoint.
 	applied := make(chan error, 1)
@@ -76,7 +78,7 @@ INSERT INTO o SELECT seq, CONCAT('v', seq) FROM seq_1_to_500;`)
 		time.Sleep(1500 * time.Millisecond)
 		pos, err := sourcePosition(ctx, my)
 		if err == nil {
-			_, err = s.pg.Exec(ctx, "UPDATE "+quotePG(s.pgSchm)+".o SET v = 'changed' WHERE id = 7")
+			_, err = s.pg.Exec(ctx, "UPDATE "+verifydb.QuotePG(s.pgSchm)+".o SET v = 'changed' WHERE id = 7")
 		}
 		if err == nil {
 			err = checkpoint.Save(ctx, s.pg, stream, checkpoint.State{Position: pos})
@@ -106,7 +108,7 @@ INSERT INTO o SELECT seq, CONCAT('v', seq) FROM seq_1_to_500;`)
 	// auto: online while a replicator of the stream holds its lock (here a
 	// session plays the replicator), offline otherwise, whatever the
 	// checkpoint's age.
-	online, err := resolveOnline(ctx, &pgTarget{pool: s.pg}, OnlineAuto, stream)
+	online, err := resolveOnline(ctx, pgsink.VerifyTarget(s.pg, schema.Naming{}), OnlineAuto, stream)
 	if err != nil || online {
 		t.Errorf("auto with a fresh checkpoint and no replicator: online=%v err=%v", online, err)
 	}
@@ -119,11 +121,11 @@ INSERT INTO o SELECT seq, CONCAT('v', seq) FROM seq_1_to_500;`)
 		t.Fatal(err)
 	}
 	defer func() { _, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock_all()") }()
-	online, err = resolveOnline(ctx, &pgTarget{pool: s.pg}, OnlineAuto, stream)
+	online, err = resolveOnline(ctx, pgsink.VerifyTarget(s.pg, schema.Naming{}), OnlineAuto, stream)
 	if err != nil || !online {
 		t.Errorf("auto with a replicator connected: online=%v err=%v", online, err)
 	}
-	online, err = resolveOnline(ctx, &pgTarget{pool: s.pg}, OnlineAuto, stream+"_none")
+	online, err = resolveOnline(ctx, pgsink.VerifyTarget(s.pg, schema.Naming{}), OnlineAuto, stream+"_none")
 	if err != nil || online {
 		t.Errorf("auto for a stream nobody replicates: online=%v err=%v", online, err)
 	}

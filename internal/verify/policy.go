@@ -7,50 +7,22 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/schema"
-	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
-
-// PolicyChange is a count of values a policy changed on their way into the
-// target (zero dates → NULL or -infinity, NUL characters stripped or
-// replaced). Verify compares such values as the policy says (a zero date
-// equals the target's NULL), so an "equal" table may hold them: the report
-// says how many and where, from what the stream's snapshot and replication
-// recorded in the target.
-type PolicyChange struct {
-	Column string `json:"column"`
-	Policy string `json:"policy"`
-	// Count is how many values the policy changed, over every write the
-	// stream carried (a row updated ten times counts ten times).
-	Count int64  `json:"count"`
-	Phase string `json:"phase"` // "snapshot" or "replication"
-	// Now is how many of the table's values the policy changes at the
-	// time of the comparison (source rows holding such a value in the
-	// column); nil when sluice cannot tell for this policy.
-	Now   *int64 `json:"now,omitempty"`
-	table string // source db.table
-}
-
-func policyList(cs []typemap.ChangeCount, phase string) []PolicyChange {
-	out := make([]PolicyChange, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, PolicyChange{Column: c.Column, Policy: c.Policy, Count: c.Count, Phase: phase, table: c.Table})
-	}
-	return out
-}
 
 // notePolicyChanges attaches the stream's policy counts to the tables of the
 // report. A target without them (none recorded, a MySQL target) adds
 // nothing; failing to read them is logged, not fatal: they annotate the
 // comparison, they are not part of it.
 func (e *engine) notePolicyChanges(ctx context.Context, rep *Report, quoted map[string]string) {
-	pcs, err := e.tgt.policyChanges(ctx, e.o.Stream)
+	pcs, err := e.tgt.PolicyChanges(ctx, e.o.Stream)
 	if err != nil {
 		e.o.Log.Warn("verify: cannot read the values changed by policy from the target; the report leaves them out", "err", err)
 		return
 	}
-	byTable := map[string][]PolicyChange{}
+	byTable := map[string][]verifydb.PolicyChange{}
 	for _, pc := range pcs {
-		byTable[pc.table] = append(byTable[pc.table], pc)
+		byTable[pc.Table] = append(byTable[pc.Table], pc)
 	}
 	for i := range rep.Tables {
 		t := &rep.Tables[i]
@@ -69,9 +41,9 @@ func (e *engine) notePolicyChanges(ctx context.Context, rep *Report, quoted map[
 func policyNowPredicate(policy, q string) string {
 	switch {
 	case strings.HasPrefix(policy, "zero-date→"):
-		return mysqlZeroInDate(q)
+		return verifydb.MySQLZeroInDate(q)
 	case strings.HasPrefix(policy, "invalid-date→"):
-		return "(NOT " + mysqlZeroInDate(q) + " AND " + mysqlPastMonthEnd(q) + ")"
+		return "(NOT " + verifydb.MySQLZeroInDate(q) + " AND " + verifydb.MySQLPastMonthEnd(q) + ")"
 	case strings.HasPrefix(policy, "NUL "):
 		return "(LOCATE(X'00', CAST(" + q + " AS BINARY)) > 0)"
 	}

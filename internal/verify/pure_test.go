@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 func TestDisplay(t *testing.T) {
@@ -20,7 +21,7 @@ func TestDisplay(t *testing.T) {
 		{typemap.KindText, "5:ab  c", false, `"ab  c"`},
 		{typemap.KindText, "0:", false, `""`},
 		{typemap.KindText, "", true, "NULL"},
-		{typemap.KindText, "200:" + long, false, `"` + strings.Repeat("é", showLen) + `"…(200 bytes)`},
+		{typemap.KindText, "200:" + long, false, `"` + strings.Repeat("é", verifydb.ShowLen) + `"…(200 bytes)`},
 		{typemap.KindBinary, "00ff", false, "0x00ff"},
 		{typemap.KindFloat64, "0.1e1", false, "1"},
 		{typemap.KindFloat64, "-0.30000000000000004e0", false, "-0.30000000000000004"},
@@ -31,27 +32,27 @@ func TestDisplay(t *testing.T) {
 		{typemap.KindDateTime, "2020-01-02 03:04:05.123456", false, "2020-01-02 03:04:05.123456"},
 	}
 	for _, c := range cases {
-		if got := display(c.kind, []byte(c.norm), c.null); got != c.want {
+		if got := verifydb.Display(c.kind, []byte(c.norm), c.null); got != c.want {
 			t.Errorf("display(%s, %q) = %q, want %q", c.kind, c.norm, got, c.want)
 		}
 	}
 }
 
 func TestSubstitute(t *testing.T) {
-	got := substitute("UPDATE t SET a = $1, b = $2 WHERE id = $10::text::int -- $x $0",
+	got := verifydb.Substitute("UPDATE t SET a = $1, b = $2 WHERE id = $10::text::int -- $x $0",
 		[]string{"'$2'", "'b'", "3", "4", "5", "6", "7", "8", "9", "'10'"})
 	want := "UPDATE t SET a = '$2', b = 'b' WHERE id = '10'::text::int -- $x $0"
 	if got != want {
 		t.Errorf("substitute:\n got %s\nwant %s", got, want)
 	}
-	if q := quoteLiteral("it's"); q != "'it''s'" {
+	if q := verifydb.QuoteLiteral("it's"); q != "'it''s'" {
 		t.Errorf("quoteLiteral = %s", q)
 	}
 }
 
 func TestMergeGroups(t *testing.T) {
-	src := []hashCount{{1, 2}, {3, 1}, {5, 1}}
-	tgt := []hashCount{{1, 1}, {2, 1}, {5, 1}, {9, 4}}
+	src := []verifydb.HashCount{{Hash: 1, Count: 2}, {Hash: 3, Count: 1}, {Hash: 5, Count: 1}}
+	tgt := []verifydb.HashCount{{Hash: 1, Count: 1}, {Hash: 2, Count: 1}, {Hash: 5, Count: 1}, {Hash: 9, Count: 4}}
 	got := mergeGroups(src, tgt)
 	want := []MultisetDiff{
 		{RowHash: "000000000000001", SourceCount: 2, TargetCount: 1},
@@ -70,16 +71,16 @@ func TestMergeGroups(t *testing.T) {
 }
 
 func TestHashSum(t *testing.T) {
-	var h hashSum
+	var h verifydb.HashSum
 	max60 := uint64(1)<<60 - 1
 	for range 20 {
-		h.add(max60)
+		h.Add(max60)
 	}
 	// 20 * (2^60 - 1) overflows 64 bits.
-	if a := h.agg(); a.Count != 20 || a.Sum != "23058430092136939500" {
+	if a := h.Agg(); a.Count != 20 || a.Sum != "23058430092136939500" {
 		t.Errorf("hashSum = %+v", a)
 	}
-	if v, err := first60Hex([]byte("900150983cd24fb0d6963f7d28e17f72")); err != nil || v != 0x900150983cd24fb {
+	if v, err := verifydb.First60Hex([]byte("900150983cd24fb0d6963f7d28e17f72")); err != nil || v != 0x900150983cd24fb {
 		t.Errorf("first60Hex(md5 abc) = %x, %v", v, err)
 	}
 }
@@ -106,11 +107,11 @@ func TestThrottle(t *testing.T) {
 }
 
 func TestDenseKeyChunks(t *testing.T) {
-	d := &denseKey{min: 1, max: 25, perRow: 1}
+	d := &verifydb.DenseKey{Min: 1, Max: 25, PerRow: 1}
 	var bounds []string
-	var lo keyBound
+	var lo verifydb.KeyBound
 	for {
-		hi := d.next(lo, 10)
+		hi := d.Next(lo, 10)
 		if hi == nil {
 			bounds = append(bounds, "∞")
 			break
@@ -122,7 +123,7 @@ func TestDenseKeyChunks(t *testing.T) {
 	if got := strings.Join(bounds, " "); got != "10 20 ∞" {
 		t.Errorf("bounds = %s", got)
 	}
-	if hi := (&denseKey{min: -5, max: -5, perRow: 1}).next(nil, 1000); hi != nil {
+	if hi := (&verifydb.DenseKey{Min: -5, Max: -5, PerRow: 1}).Next(nil, 1000); hi != nil {
 		t.Errorf("one-row table: bound %s, want one open chunk", hi)
 	}
 }

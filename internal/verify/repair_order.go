@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // Tables are compared and repaired in parallel, in no particular order, but
@@ -18,8 +20,8 @@ import (
 // deferredRepair is a scope's repair that a foreign key refused.
 type deferredRepair struct {
 	r     *tableRun
-	s     scope
-	diffs []rowDiff
+	s     verifydb.Scope
+	diffs []verifydb.RowDiff
 	err   error
 }
 
@@ -64,24 +66,24 @@ func (e *engine) retryDeferred(ctx context.Context) {
 
 // sqlRepair is one table's collected --repair-sql statements.
 type sqlRepair struct {
-	p                *tablePlan
-	deletes, upserts []stmt
+	p                *verifydb.Plan
+	deletes, upserts []verifydb.Stmt
 }
 
 // collectSQL keeps a table's repair statements for writeRepairSQL.
-func (e *engine) collectSQL(p *tablePlan, stmts []stmt) {
+func (e *engine) collectSQL(p *verifydb.Plan, stmts []verifydb.Stmt) {
 	e.repairMu.Lock()
 	defer e.repairMu.Unlock()
 	if e.sqlRepairs == nil {
 		e.sqlRepairs = map[string]*sqlRepair{}
 	}
-	sr := e.sqlRepairs[p.target]
+	sr := e.sqlRepairs[p.Target]
 	if sr == nil {
 		sr = &sqlRepair{p: p}
-		e.sqlRepairs[p.target] = sr
+		e.sqlRepairs[p.Target] = sr
 	}
 	for _, s := range stmts {
-		if s.delete {
+		if s.Delete {
 			sr.deletes = append(sr.deletes, s)
 		} else {
 			sr.upserts = append(sr.upserts, s)
@@ -102,13 +104,13 @@ func (e *engine) writeRepairSQL(ctx context.Context, w io.Writer) error {
 	}
 	for i := len(order) - 1; i >= 0; i-- {
 		sr := e.sqlRepairs[order[i]]
-		if err := e.tgt.writeSQL(ctx, sr.p, w, sr.deletes); err != nil {
+		if err := e.tgt.WriteSQL(ctx, sr.p, w, sr.deletes); err != nil {
 			return err
 		}
 	}
 	for _, t := range order {
 		sr := e.sqlRepairs[t]
-		if err := e.tgt.writeSQL(ctx, sr.p, w, sr.upserts); err != nil {
+		if err := e.tgt.WriteSQL(ctx, sr.p, w, sr.upserts); err != nil {
 			return err
 		}
 	}
@@ -120,13 +122,13 @@ func (e *engine) writeRepairSQL(ctx context.Context, w io.Writer) error {
 // target's catalog); a cycle is broken at an arbitrary table.
 func (e *engine) parentsFirst(ctx context.Context) ([]string, error) {
 	names := make([]string, 0, len(e.sqlRepairs))
-	plans := make(map[string]*tablePlan, len(e.sqlRepairs))
+	plans := make(map[string]*verifydb.Plan, len(e.sqlRepairs))
 	for name, sr := range e.sqlRepairs {
 		names = append(names, name)
 		plans[name] = sr.p
 	}
 	slices.Sort(names)
-	parents, err := e.tgt.parents(ctx, plans)
+	parents, err := e.tgt.Parents(ctx, plans)
 	if err != nil {
 		return nil, err
 	}

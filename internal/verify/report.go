@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // Results of a table or of the whole run.
@@ -21,13 +23,6 @@ const (
 	// could not be compared at rest. Not a difference; run verify again
 	// when the writes calm down (exit code 3).
 	ResultInFlight = "in_flight"
-)
-
-// Kinds of row difference.
-const (
-	OnlyInSource = "only_in_source"
-	OnlyInTarget = "only_in_target"
-	Differs      = "differs"
 )
 
 // Report is the outcome of a verify run; --json prints it as is.
@@ -71,7 +66,7 @@ type TableReport struct {
 	Repaired int64 `json:"repaired,omitempty"`
 	// PolicyChanges are values a policy changed on the way into the target
 	// (policy.go): an equal table is "equal except" these.
-	PolicyChanges []PolicyChange `json:"policy_changes,omitempty"`
+	PolicyChanges []verifydb.PolicyChange `json:"policy_changes,omitempty"`
 	// ColumnOrder is "source (a, b, c) target (a, c, b)" when the target's
 	// columns are in another order (colorder.go): not a data difference.
 	ColumnOrder string `json:"column_order,omitempty"`

@@ -3,11 +3,12 @@ package verify
 import (
 	"bytes"
 	"context"
-	"github.com/sluice-db/sluice/internal/testenv"
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // Table shapes: keys of every kind (text keys are compared in hash buckets
@@ -44,7 +45,7 @@ INSERT INTO big SELECT seq, seq * 3, seq / 100 FROM seq_1_to_20000;`)
 	for _, tr := range rep.Tables {
 		modes[tr.Table[len(s.db)+1:]] = tr.Mode
 	}
-	wantModes := map[string]string{"tk": modeBucket, "ck": modeRange, "uk": modeRange, "bk": modeRange, "big": modeRange}
+	wantModes := map[string]string{"tk": verifydb.ModeBucket, "ck": verifydb.ModeRange, "uk": verifydb.ModeRange, "bk": verifydb.ModeRange, "big": verifydb.ModeRange}
 	for n, m := range wantModes {
 		if modes[n] != m {
 			t.Errorf("table %s compared in mode %s, want %s", n, modes[n], m)
@@ -54,7 +55,7 @@ INSERT INTO big SELECT seq, seq * 3, seq / 100 FROM seq_1_to_20000;`)
 		t.Errorf("rows compared = %d", rep.Rows)
 	}
 
-	q := quotePG(s.pgSchm)
+	q := verifydb.QuotePG(s.pgSchm)
 	s.mustPG(t, "DELETE FROM "+q+".tk WHERE code = 'B-10'")
 	s.mustPG(t, "INSERT INTO "+q+".tk VALUES ('b-10', 10, '')") // differs from B-10 in case only
 	s.mustPG(t, "UPDATE "+q+".tk SET note = note || '.' WHERE code = 'a-7é'")
@@ -112,10 +113,10 @@ INSERT INTO nj VALUES (1, '{"x": 1, "y": [2]}'), (1, '{"x": 1, "y": [2]}'), (2, 
 	s.snapshot(t, opts, "nk", "nj")
 	tables := []*schema.Table{nk, nj}
 	rep := s.runVerify(t, tables, nil)
-	if rep.Result != ResultEqual || rep.Tables[0].Mode != modeKeyless || rep.Rows != 9 {
+	if rep.Result != ResultEqual || rep.Tables[0].Mode != verifydb.ModeKeyless || rep.Rows != 9 {
 		t.Fatalf("fresh copy: %s mode %s rows %d", rep.Result, rep.Tables[0].Mode, rep.Rows)
 	}
-	q := quotePG(s.pgSchm)
+	q := verifydb.QuotePG(s.pgSchm)
 	s.mustPG(t, "DELETE FROM "+q+".nk WHERE ctid = (SELECT ctid FROM "+q+".nk WHERE a = 1 LIMIT 1)")
 	s.mustPG(t, "UPDATE "+q+".nk SET b = '' WHERE a = 2 AND b IS NULL") // now two (2, '', NULL)
 	s.mustPG(t, "INSERT INTO "+q+".nk VALUES (4, 'new', NULL)")
@@ -155,7 +156,7 @@ func testVerifyKeylessManyRows(t *testing.T, env *testenv.Env) {
 INSERT INTO nk SELECT seq, CONCAT('row ', seq) FROM seq_1_to_300;`)
 	nk := loadTable(t, s.my, s.db, "nk")
 	s.snapshot(t, typemap.DefaultOptions(), "nk")
-	s.mustPG(t, "INSERT INTO "+quotePG(s.pgSchm)+".nk VALUES (9999, 'extra')")
+	s.mustPG(t, "INSERT INTO "+verifydb.QuotePG(s.pgSchm)+".nk VALUES (9999, 'extra')")
 	rep := s.runVerify(t, []*schema.Table{nk}, nil)
 	if tr := rep.Tables[0]; tr.OnlyInSource != 0 || tr.OnlyInTarget != 1 || len(tr.Multiset) != 1 {
 		t.Errorf("one extra target row: %d only in source, %d only in target, %d listed", tr.OnlyInSource, tr.OnlyInTarget, len(tr.Multiset))
@@ -203,7 +204,7 @@ func testVerifyGeneratedColumns(t *testing.T, env *testenv.Env) {
 	if rep.Result != ResultEqual {
 		t.Fatalf("fresh copy: %s %v %s", rep.Result, found(rep), rep.Tables[0].Error)
 	}
-	q := quotePG(s.pgSchm) + ".g"
+	q := verifydb.QuotePG(s.pgSchm) + ".g"
 	s.mustPG(t, "UPDATE "+q+" SET a = 11 WHERE id = 1") // b follows on PostgreSQL
 	var plain bool
 	if err := s.pg.QueryRow(context.Background(), `SELECT attgenerated = '' FROM pg_attribute
@@ -245,7 +246,7 @@ INSERT INTO ky SELECT 1901 + seq % 3, '2020-01-01' + INTERVAL seq DAY, '2020-01-
 	if rep := s.runVerify(t, tables, opts); rep.Result != ResultEqual || rep.Rows != 1200 {
 		t.Fatalf("fresh copy: %s, %d rows %v", rep.Result, rep.Rows, found(rep))
 	}
-	q := quotePG(s.pgSchm)
+	q := verifydb.QuotePG(s.pgSchm)
 	s.mustPG(t, "UPDATE "+q+".kd SET v = 0 WHERE v = 150")
 	s.mustPG(t, "UPDATE "+q+".ku SET v = 0 WHERE v = 1")
 	s.mustPG(t, "UPDATE "+q+".kt SET v = 0 WHERE v = 100")

@@ -2,6 +2,12 @@
 // every selected table chunk by chunk with checksums computed inside both
 // databases, narrows differing chunks down to rows, reports them, and on
 // request repairs the target. docs/verify.md describes the method.
+//
+// This package runs the comparison (workers, chunk sizes, online
+// re-checks, repairs, the report); what one table's comparison computes
+// is internal/verify/verifydb, and the target side is the engine's
+// (verifydb.Verifier, implemented in internal/sink/postgres and
+// internal/sink/mysql).
 package verify
 
 import (
@@ -22,19 +28,17 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/target"
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // Options configure a verify run.
 type Options struct {
 	Source config.MySQL
-	Target config.Postgres
-	// TargetMySQL, when set, is a MySQL/MariaDB target instead of Target:
-	// source table db.t is compared with TargetMySQL.Database.t, stored
-	// values byte for byte (the snapshot's --zero-date and --nul-char
-	// policies do not apply).
-	TargetMySQL *config.MySQL
-	// Engine is the target's engine: its capabilities pick the dialect
-	// (nil: PostgreSQL's, for callers that set only Target).
+	// Engine is the target (what internal/target opens from --target); it
+	// opens its side of the comparison (verifydb.Verifier). A MySQL/MariaDB
+	// target compares source table db.t with t in the target URL's
+	// database, stored values byte for byte (the snapshot's --zero-date and
+	// --nul-char policies do not apply).
 	Engine target.Engine
 	Tables []*schema.Table // source tables to compare (schema.Load)
 	Naming schema.Naming
@@ -100,9 +104,9 @@ func (o *Options) defaults() {
 type engine struct {
 	o        Options
 	src      *sql.DB
-	tgt      targetDB
+	tgt      verifydb.Target
 	online   bool
-	digest   rowDigest // MD5, or SHA-256 on a source without MD5() (hash.go)
+	digest   verifydb.RowDigest // MD5, or SHA-256 on a source without MD5() (hash.go)
 	throttle *throttle
 	repairMu sync.Mutex // guards deferred and sqlRepairs (repair_order.go)
 	// deferred are repairs a foreign key refused, tried again at the end.
@@ -120,7 +124,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	start := time.Now()
 	// Each worker may hold a checksum query on both sides at once, plus the
 	// producers' boundary queries and the online position/checkpoint reads.
-	src, err := openSource(ctx, o.Source, o.Workers+producers(o.Workers)+1)
+	src, err := verifydb.OpenSource(ctx, o.Source, o.Workers+producers(o.Workers)+1)
 	if err != nil {
 		return nil, err
 	}
@@ -130,14 +134,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer tgt.Close()
+	o.Mapper = tgt.Mapper(o.Mapper)
 	e := &engine{o: o, src: src, tgt: tgt, throttle: newThrottle(o.MaxRateMB * 1e6)}
 	if e.online, err = resolveOnline(ctx, tgt, o.Online, o.Stream); err != nil {
 		return nil, err
 	}
-	if e.digest, err = chooseDigest(ctx, src, tgt); err != nil {
+	if e.digest, err = verifydb.ChooseDigest(ctx, src, tgt); err != nil {
 		return nil, err
 	}
-	if e.digest != digestMD5 {
+	if e.digest != verifydb.DigestMD5 {
 		o.Log.Info("the source has no MD5() (MySQL 9 without component_classic_hashing): rows are hashed with SHA-256 on both sides")
 	}
 	if e.online {
@@ -164,7 +169,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		r.settle()
 		rep.Tables = append(rep.Tables, r.rep)
 		if r.plan != nil {
-			quoted[r.rep.Table] = r.plan.myTable
+			quoted[r.rep.Table] = r.plan.MyTable
 		}
 	}
 	e.notePolicyChanges(ctx, rep, quoted)
@@ -176,75 +181,22 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// capabilities are the target engine's; without an Engine, PostgreSQL's.
-func (o *Options) capabilities() target.Capabilities {
+// openTargetDB opens the target side of the comparison: the engine's
+// (verifydb.Verifier), which holds its connections and its dialect.
+func openTargetDB(ctx context.Context, o *Options) (verifydb.Target, error) {
 	if o.Engine == nil {
-		return target.Capabilities{VerifyDialect: "postgres"}
+		return nil, errors.New("verify: no target (Options.Engine)")
 	}
-	return o.Engine.Capabilities()
-}
-
-// dialects open a target for comparison, by Capabilities.VerifyDialect.
-var dialects = map[string]func(ctx context.Context, o *Options) (targetDB, error){
-	"postgres": openPGDialect,
-	"mysql":    openMySQLDialect,
-}
-
-// openTargetDB opens the target of a run in the engine's dialect.
-func openTargetDB(ctx context.Context, o *Options) (targetDB, error) {
-	caps := o.capabilities()
-	open, ok := dialects[caps.VerifyDialect]
+	v, ok := o.Engine.(verifydb.Verifier)
 	if !ok {
 		return nil, exitcode.ConfigError(fmt.Errorf("verify: target %s cannot be compared", o.Engine.Redacted()))
 	}
-	return open(ctx, o)
+	return v.OpenVerify(ctx, o.openOptions())
 }
 
-// openMySQLDialect opens a MySQL target. It compares stored values as they
-// are, so its plans are compiled without the snapshot's --zero-date and
-// --nul-char policies (which only say what a PostgreSQL target holds
-// instead).
-func openMySQLDialect(ctx context.Context, o *Options) (targetDB, error) {
-	o.Mapper = typemap.New(typemap.Options{
-		ZeroDate: typemap.ZeroDateError, // printed as stored (normalize.go)
-		Nul:      typemap.NulError,      // no REPLACE of NUL
-		Charsets: o.Mapper.Options().Charsets,
-		// MySQL 9's VECTOR compared as its bytes
-		RawVector: true,
-	}, nil)
-	t, err := openMySQLTarget(ctx, *o.TargetMySQL, o.Workers+2)
-	if err != nil {
-		return nil, err
-	}
-	if err := t.refuseRowPolicy(ctx, o); err != nil {
-		t.Close()
-		return nil, err
-	}
-	return t, nil
-}
-
-// openPGDialect opens a PostgreSQL target, checking the stream's names.
-func openPGDialect(ctx context.Context, o *Options) (targetDB, error) {
-	pool, err := openTarget(ctx, o.Target, o.Workers+2)
-	if err != nil {
-		return nil, err
-	}
-	if o.Stream != "" {
-		// verify compares under the stream's names or not at all.
-		if err := checkpoint.CheckNaming(ctx, pool, o.Stream, o.Naming.Options(), false); err != nil {
-			pool.Close()
-			return nil, err
-		}
-	}
-	policies, err := checkpoint.RowPolicies(ctx, pool)
-	if err == nil {
-		err = refuseRowPolicies(policies, o.Tables)
-	}
-	if err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return &pgTarget{pool: pool, naming: o.Naming}, nil
+func (o *Options) openOptions() verifydb.OpenOptions {
+	return verifydb.OpenOptions{Conns: o.Workers + 2, Stream: o.Stream, Naming: o.Naming, Tables: o.Tables,
+		Repair: o.Repair, Log: o.Log}
 }
 
 // planTables compiles every table; tables that cannot be compared are
@@ -262,7 +214,7 @@ func (e *engine) planTables(ctx context.Context) ([]*tableRun, *Report) {
 			rep.Tables = append(rep.Tables, r.rep)
 			continue
 		}
-		totalBytes += r.plan.estBytes
+		totalBytes += r.plan.EstBytes
 		runs = append(runs, r)
 	}
 	e.o.Progress.Start(len(runs), totalBytes)
@@ -270,9 +222,9 @@ func (e *engine) planTables(ctx context.Context) ([]*tableRun, *Report) {
 }
 
 func (e *engine) planTable(ctx context.Context, r *tableRun, t *schema.Table) error {
-	tgtSchema, cols, err := e.tgt.table(ctx, t)
+	tgtSchema, cols, err := e.tgt.Table(ctx, t)
 	naming := e.o.Naming
-	if e.o.capabilities().KeepsSourceNames {
+	if e.o.Engine.Capabilities().KeepsSourceNames {
 		naming = schema.Naming{} // the MySQL target keeps the source's names
 	}
 	r.rep.Target = tgtSchema + "." + naming.Table(t.TableID)
@@ -282,16 +234,16 @@ func (e *engine) planTable(ctx context.Context, r *tableRun, t *schema.Table) er
 	if cols == nil {
 		return fmt.Errorf("target table %s.%s does not exist", tgtSchema, naming.Table(t.TableID))
 	}
-	p, err := newTablePlan(t, e.o.Mapper, naming, tgtSchema, cols, e.digest)
+	p, err := verifydb.NewTablePlan(t, e.o.Mapper, naming, tgtSchema, cols, e.digest)
 	if err != nil {
 		return err
 	}
-	e.tgt.prepare(p)
-	if err := p.loadStats(ctx, e.src); err != nil {
+	e.tgt.Prepare(p)
+	if err := p.LoadStats(ctx, e.src); err != nil {
 		return err
 	}
 	r.plan = p
-	r.rep.Mode = p.mode
+	r.rep.Mode = p.Mode
 	e.noteColumnOrder(ctx, r)
 	r.repairedAll = e.o.Repair && e.o.RepairSQL == nil
 	r.chunkRows.Store(int64(e.initialChunkRows()))
@@ -352,7 +304,7 @@ func (e *engine) runTables(ctx context.Context, runs []*tableRun) {
 // task is one unit of work for a worker.
 type task struct {
 	run *tableRun
-	s   scope
+	s   verifydb.Scope
 }
 
 func (e *engine) runTask(ctx context.Context, t task) {
@@ -361,12 +313,12 @@ func (e *engine) runTask(ctx context.Context, t task) {
 		return
 	}
 	var err error
-	switch t.run.plan.mode {
-	case modeRange:
+	switch t.run.plan.Mode {
+	case verifydb.ModeRange:
 		err = e.compareChunk(ctx, t.run, t.s)
-	case modeBucket:
+	case verifydb.ModeBucket:
 		err = e.compareBuckets(ctx, t.run)
-	case modeKeyless:
+	case verifydb.ModeKeyless:
 		err = e.compareMultiset(ctx, t.run)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {

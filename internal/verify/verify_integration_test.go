@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/sluice-db/sluice/internal/testenv"
 	"io"
 	"log/slog"
 	"os"
@@ -13,7 +12,10 @@ import (
 	"testing"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	pgsink "github.com/sluice-db/sluice/internal/sink/postgres"
+	"github.com/sluice-db/sluice/internal/testenv"
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // runVerify runs verify on the given source tables of the side's database.
@@ -24,7 +26,7 @@ func (s *side) runVerify(t *testing.T, tables []*schema.Table, mutate func(*Opti
 		t.Fatal(err)
 	}
 	o := Options{
-		Source: s.src, Target: s.tgt, Tables: tables, Naming: naming,
+		Source: s.src, Engine: pgsink.NewEngine(s.tgt), Tables: tables, Naming: naming,
 		Mapper: typemap.New(typemap.DefaultOptions(), nil), Workers: 2, Online: OnlineOff,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
@@ -158,7 +160,7 @@ func testVerifyFindsEveryDifference(t *testing.T, env *testenv.Env) {
 		t.Fatalf("fresh copy: result %s, rows %d (want equal, %d): %+v", rep.Result, rep.Tables[0].Rows, corpusRows(corpusFor(s.env)), rep.Tables[0])
 	}
 
-	tgt := quotePG(s.pgSchm) + ".types"
+	tgt := verifydb.QuotePG(s.pgSchm) + ".types"
 	want := []string{"types only_in_source id=1", "types only_in_target id=100"}
 	s.mustPG(t, "DELETE FROM "+tgt+" WHERE id = 1")
 	s.mustPG(t, "INSERT INTO "+tgt+" (id, dtn, tsn) VALUES (100, '2000-01-01', '2000-01-01 00:00:00+00')")
@@ -174,7 +176,7 @@ func testVerifyFindsEveryDifference(t *testing.T, env *testenv.Env) {
 		}
 		sort.Ints(rows)
 		r := rows[0]
-		s.mustPG(t, fmt.Sprintf("UPDATE %s SET %s = %s WHERE id = %d", tgt, quotePG(c.name), c.near[r], r))
+		s.mustPG(t, fmt.Sprintf("UPDATE %s SET %s = %s WHERE id = %d", tgt, verifydb.QuotePG(c.name), c.near[r], r))
 		want = append(want, fmt.Sprintf("types differs id=%d %s", r, c.name))
 	}
 	s.mustPG(t, "UPDATE "+tgt+` SET j = '{"a": [1, "ü😀"], "b": {"c": false}}' WHERE id = 0`)

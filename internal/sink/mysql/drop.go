@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
-	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/target"
 )
 
@@ -68,7 +68,7 @@ func (s *mySide) Streams(ctx context.Context) ([]string, error) {
 	}
 	var parts []string
 	for t := range tables {
-		parts = append(parts, "SELECT CONVERT(stream USING utf8mb4) FROM sluice."+consistent.QuoteMy(t))
+		parts = append(parts, "SELECT CONVERT(stream USING utf8mb4) FROM sluice."+schema.QuoteMySQL(t))
 	}
 	rows, err := s.db.QueryContext(ctx, strings.Join(parts, " UNION "))
 	if err != nil {
@@ -125,7 +125,7 @@ func (s *mySide) Plan(ctx context.Context, streams []string) ([]target.DropItem,
 			where += " OR reverse_stream IN " + in
 			targs = append(append([]any{}, args...), args...)
 		}
-		name := "sluice." + consistent.QuoteMy(t)
+		name := "sluice." + schema.QuoteMySQL(t)
 		var n int64
 		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+name+" WHERE "+where, targs...).Scan(&n); err != nil {
 			return nil, fmt.Errorf("%s: count the streams' rows in %s: %w", s.where, name, err)

@@ -56,6 +56,5 @@ func (e engine) Redacted() string { return e.cfg.Redacted() }
 // the target, more apply sessions than PostgreSQL (DefaultWorkers), --standby.
 func (engine) Capabilities() target.Capabilities {
 	return target.Capabilities{DDL: target.DDLReplay, SourceStatements: true, KeepsSourceNames: true,
-		RawVector: true, StorageEngines: true, DefaultWorkers: DefaultWorkers(), Generated: target.GeneratedComputed, Standby: true, WayBack: true,
-		VerifyDialect: "mysql"}
+		RawVector: true, StorageEngines: true, DefaultWorkers: DefaultWorkers(), Generated: target.GeneratedComputed, Standby: true, WayBack: true}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/schema"
 )
 
 // A MySQL target has no session setting that keeps triggers from firing
@@ -58,7 +59,7 @@ func Triggers(ctx context.Context, db *sql.DB, database string) ([]Trigger, erro
 func DropTriggersAdvice(found []Trigger, until string) string {
 	var names []string
 	for _, t := range found {
-		names = append(names, "`"+t.Database+"`.`"+t.Name+"`")
+		names = append(names, schema.QuoteMySQL(t.Database)+"."+schema.QuoteMySQL(t.Name))
 	}
 	return fmt.Sprintf("save them (SHOW CREATE TRIGGER), drop them (DROP TRIGGER %s) and create them again %s",
 		strings.Join(names, ", "), until)

@@ -35,6 +35,5 @@ func (e engine) Redacted() string { return e.cfg.Redacted() }
 
 // Capabilities: translated DDL; a re-copy, cutover and --standby work on PostgreSQL.
 func (engine) Capabilities() target.Capabilities {
-	return target.Capabilities{DDL: target.DDLTranslate, Generated: target.GeneratedTranslated, Recopy: true, Cutover: true, Standby: true,
-		VerifyDialect: "postgres"}
+	return target.Capabilities{DDL: target.DDLTranslate, Generated: target.GeneratedTranslated, Recopy: true, Cutover: true, Standby: true}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
-	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/target"
 )
 
@@ -56,7 +55,7 @@ func (b *bulk) Plan(t *schema.Table) (target.BulkTable, error) {
 	bt := target.BulkTable{Source: t, Name: t.TableID.String()}
 	for i, c := range t.Columns {
 		bt.Cols = append(bt.Cols, i)
-		bt.Selects = append(bt.Selects, mysnap.QuoteMy(c.Name))
+		bt.Selects = append(bt.Selects, schema.QuoteMySQL(c.Name))
 	}
 	return bt, nil
 }

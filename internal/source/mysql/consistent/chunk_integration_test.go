@@ -100,7 +100,7 @@ func TestPlanAndReadChunks(t *testing.T) {
 			}
 			var cols []string
 			for _, c := range tbl.Columns {
-				cols = append(cols, QuoteMy(c.Name))
+				cols = append(cols, schema.QuoteMySQL(c.Name))
 			}
 			full := readAll(t, s, Query{SQL: "SELECT " + strings.Join(cols, ", ") + " FROM " + QuoteTable(tbl.TableID) + orderClause(k)})
 			if k == nil {

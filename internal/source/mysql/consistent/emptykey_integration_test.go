@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/testenv"
 )
 
@@ -55,7 +56,7 @@ INSERT INTO two VALUES ('', x''), ('', x'00'), ('', 'a'), ('a', x''), ('B', x'')
 			}
 			var cols []string
 			for _, c := range tbl.Columns {
-				cols = append(cols, "HEX("+QuoteMy(c.Name)+")")
+				cols = append(cols, "HEX("+schema.QuoteMySQL(c.Name)+")")
 			}
 			full := readAll(t, s, Query{SQL: "SELECT " + strings.Join(cols, ", ") + " FROM " + QuoteTable(tbl.TableID) + orderClause(k)})
 			for step := int64(1); step <= 3; step++ {

@@ -3,6 +3,8 @@ package consistent
 import (
 	"slices"
 	"strings"
+
+	"github.com/sluice-db/sluice/internal/schema"
 )
 
 // lockGrantFix names the privilege a snapshot's brief lock needs: LOCK
@@ -23,7 +25,7 @@ func lockGrantFix(o PointOptions) string {
 	}
 	grants := make([]string, len(dbs))
 	for i, db := range dbs {
-		grants[i] = "GRANT LOCK TABLES ON " + QuoteMy(db) + ".* TO the sluice user"
+		grants[i] = "GRANT LOCK TABLES ON " + schema.QuoteMySQL(db) + ".* TO the sluice user"
 	}
 	fix := strings.Join(grants, "; ")
 	if o.Method == MethodTableLock {

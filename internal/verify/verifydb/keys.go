@@ -1,4 +1,4 @@
-package verify
+package verifydb
 
 import (
 	"encoding/hex"
@@ -10,16 +10,16 @@ import (
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
-// keyBound is a position in key order: the raw source values (as the text
+// KeyBound is a position in key order: the raw source values (as the text
 // protocol returns them for SelectExpr) of the first rangeN key columns.
-type keyBound [][]byte
+type KeyBound [][]byte
 
-// myArg converts a raw key value into the parameter MySQL compares
+// MyArg converts a raw key value into the parameter MySQL compares
 // exactly: integers as integers (a string would be compared as a double,
 // losing precision above 2^53), everything else as the string MySQL
 // converts to the column's type.
-func (p *tablePlan) myArg(k int, raw []byte) (any, error) {
-	c := p.cols[p.key[k]]
+func (p *Plan) MyArg(k int, raw []byte) (any, error) {
+	c := p.Cols[p.Key[k]]
 	switch c.Kind {
 	case typemap.KindInt, typemap.KindYear:
 		n, err := strconv.ParseInt(string(raw), 10, 64)
@@ -44,20 +44,20 @@ func (p *tablePlan) myArg(k int, raw []byte) (any, error) {
 
 // rawTextKey reports whether key column k is text read as raw bytes of a
 // charset other than UTF-8.
-func (p *tablePlan) rawTextKey(k int) bool {
-	cc := p.convs[p.key[k]]
-	return cc.Kind == typemap.KindText && cc.Column.Charset != "" && p.rawSelected(p.key[k])
+func (p *Plan) rawTextKey(k int) bool {
+	cc := p.Convs[p.Key[k]]
+	return cc.Kind == typemap.KindText && cc.Column.Charset != "" && p.rawSelected(p.Key[k])
 }
 
-// myPlaceholder is the parameter marker for key column k: DECIMAL values
+// MyPlaceholder is the parameter marker for key column k: DECIMAL values
 // are cast to the column's type so they compare as decimals; text read as
 // its raw bytes (a charset other than UTF-8, typemap.SelectExpr) is sent
 // in hex (myArg) and taken as bytes of the column's charset, in its
 // collation: a parameter is text in the session's utf8mb4, which would be
 // an illegal mix of collations, and CONVERT(CAST(? AS BINARY) USING cs)
 // converts from utf8mb4 instead of taking the bytes.
-func (p *tablePlan) myPlaceholder(k int) string {
-	cc := p.convs[p.key[k]]
+func (p *Plan) MyPlaceholder(k int) string {
+	cc := p.Convs[p.Key[k]]
 	if p.rawTextKey(k) {
 		x := "CONVERT(UNHEX(?) USING " + cc.Column.Charset + ")"
 		if cc.Column.Collation != "" {
@@ -75,9 +75,9 @@ func (p *tablePlan) myPlaceholder(k int) string {
 	return "?"
 }
 
-// pgArg converts a raw key value with typemap, as the snapshot wrote it.
-func (p *tablePlan) pgArg(k int, raw []byte) (any, error) {
-	v, err := p.convs[p.key[k]].FromText(raw)
+// PGArg converts a raw key value with typemap, as the snapshot wrote it.
+func (p *Plan) PGArg(k int, raw []byte) (any, error) {
+	v, err := p.Convs[p.Key[k]].FromText(raw)
 	if err != nil {
 		return nil, fmt.Errorf("key bound: %w", err)
 	}
@@ -87,11 +87,11 @@ func (p *tablePlan) pgArg(k int, raw []byte) (any, error) {
 // myRangeWhere is the MySQL condition lo < key[:rangeN] <= hi (nil bounds
 // are open), written with OR/AND so that MariaDB's range optimizer uses the
 // index (it does not for row constructors).
-func (p *tablePlan) myRangeWhere(lo, hi keyBound) (string, []any, error) {
+func (p *Plan) myRangeWhere(lo, hi KeyBound) (string, []any, error) {
 	var conds []string
 	var args []any
 	for _, b := range []struct {
-		bound keyBound
+		bound KeyBound
 		op    string
 	}{{lo, ">"}, {hi, "<"}} {
 		if b.bound == nil {
@@ -99,7 +99,7 @@ func (p *tablePlan) myRangeWhere(lo, hi keyBound) (string, []any, error) {
 		}
 		vals := make([]any, len(b.bound))
 		for k, raw := range b.bound {
-			v, err := p.myArg(k, raw)
+			v, err := p.MyArg(k, raw)
 			if err != nil {
 				return "", nil, err
 			}
@@ -109,14 +109,14 @@ func (p *tablePlan) myRangeWhere(lo, hi keyBound) (string, []any, error) {
 		for k := range b.bound {
 			var ands []string
 			for j := 0; j < k; j++ {
-				ands = append(ands, schema.QuoteMySQL(p.cols[p.key[j]].Name)+" = "+p.myPlaceholder(j))
+				ands = append(ands, schema.QuoteMySQL(p.Cols[p.Key[j]].Name)+" = "+p.MyPlaceholder(j))
 				args = append(args, vals[j])
 			}
 			op := b.op
 			if b.op == "<" && k == len(b.bound)-1 {
 				op = "<="
 			}
-			ands = append(ands, schema.QuoteMySQL(p.cols[p.key[k]].Name)+" "+op+" "+p.myPlaceholder(k))
+			ands = append(ands, schema.QuoteMySQL(p.Cols[p.Key[k]].Name)+" "+op+" "+p.MyPlaceholder(k))
 			args = append(args, vals[k])
 			ors = append(ors, "("+strings.Join(ands, " AND ")+")")
 		}
@@ -130,11 +130,11 @@ func (p *tablePlan) myRangeWhere(lo, hi keyBound) (string, []any, error) {
 
 // pgRangeWhere is the same condition for PostgreSQL, with row comparisons
 // (which PostgreSQL runs as index ranges); parameters start at $(first+1).
-func (p *tablePlan) pgRangeWhere(lo, hi keyBound, first int) (string, []any, error) {
+func (p *Plan) pgRangeWhere(lo, hi KeyBound, first int) (string, []any, error) {
 	var conds []string
 	var args []any
 	for _, b := range []struct {
-		bound keyBound
+		bound KeyBound
 		op    string
 	}{{lo, ">"}, {hi, "<="}} {
 		if b.bound == nil {
@@ -143,12 +143,12 @@ func (p *tablePlan) pgRangeWhere(lo, hi keyBound, first int) (string, []any, err
 		cols := make([]string, len(b.bound))
 		ph := make([]string, len(b.bound))
 		for k, raw := range b.bound {
-			v, err := p.pgArg(k, raw)
+			v, err := p.PGArg(k, raw)
 			if err != nil {
 				return "", nil, err
 			}
 			args = append(args, v)
-			cols[k] = quotePG(p.cols[p.key[k]].PGName)
+			cols[k] = QuotePG(p.Cols[p.Key[k]].PGName)
 			ph[k] = "$" + strconv.Itoa(first+len(args))
 		}
 		conds = append(conds, "("+strings.Join(cols, ", ")+") "+b.op+" ("+strings.Join(ph, ", ")+")")
@@ -160,10 +160,10 @@ func (p *tablePlan) pgRangeWhere(lo, hi keyBound, first int) (string, []any, err
 }
 
 // keyOrder is the ORDER BY list of the first n key columns on MySQL.
-func (p *tablePlan) myKeyOrder(n int) string {
+func (p *Plan) myKeyOrder(n int) string {
 	parts := make([]string, n)
 	for k := range n {
-		parts[k] = schema.QuoteMySQL(p.cols[p.key[k]].Name)
+		parts[k] = schema.QuoteMySQL(p.Cols[p.Key[k]].Name)
 	}
 	return strings.Join(parts, ", ")
 }

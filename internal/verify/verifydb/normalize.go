@@ -1,4 +1,4 @@
-package verify
+package verifydb
 
 import (
 	"fmt"
@@ -27,14 +27,14 @@ import (
 //     written), so JSON values are fetched and canonicalised in Go
 //     (canonicalJSON), on both sides alike.
 
-// nullText stands for SQL NULL in row texts.
-const nullText = "~"
+// NullText stands for SQL NULL in row texts.
+const NullText = "~"
 
 // colSep separates the columns of a row text.
 const colSep = "|"
 
-// normColumn is one compared column with its normalisation on both sides.
-type normColumn struct {
+// NormColumn is one compared column with its normalisation on both sides.
+type NormColumn struct {
 	Name   string // MySQL column name
 	PGName string // PostgreSQL column name
 	Kind   typemap.Kind
@@ -56,17 +56,17 @@ type normColumn struct {
 	Large bool
 }
 
-// isJSON reports whether the column is compared in Go.
-func (c *normColumn) isJSON() bool { return c.Kind == typemap.KindJSON }
+// IsJSON reports whether the column is compared in Go.
+func (c *NormColumn) IsJSON() bool { return c.Kind == typemap.KindJSON }
 
-// quotePG quotes a PostgreSQL identifier.
-func quotePG(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+// QuotePG quotes a PostgreSQL identifier.
+func QuotePG(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
-// newNormColumn builds the expressions of one column from its converter.
-func newNormColumn(cc *typemap.ColumnConv, pgName string, opts typemap.Options) (*normColumn, error) {
+// NewNormColumn builds the expressions of one column from its converter.
+func NewNormColumn(cc *typemap.ColumnConv, pgName string, opts typemap.Options) (*NormColumn, error) {
 	c := cc.Column
-	n := &normColumn{Name: c.Name, PGName: pgName, Kind: cc.Kind}
-	my, pg := schema.QuoteMySQL(c.Name), quotePG(pgName)
+	n := &NormColumn{Name: c.Name, PGName: pgName, Kind: cc.Kind}
+	my, pg := schema.QuoteMySQL(c.Name), QuotePG(pgName)
 	var err error
 	n.MySQL, err = mysqlNorm(cc, my, opts)
 	if err != nil {
@@ -215,18 +215,18 @@ func mysqlZeroDate(cc *typemap.ColumnConv, q string, opts typemap.Options, text 
 	default:
 		return "", fmt.Errorf("unknown zero-date policy %q", opts.ZeroDate)
 	}
-	return "CASE WHEN " + q + " IS NULL THEN NULL WHEN " + mysqlZeroInDate(q) + " OR " + mysqlPastMonthEnd(q) +
+	return "CASE WHEN " + q + " IS NULL THEN NULL WHEN " + MySQLZeroInDate(q) + " OR " + MySQLPastMonthEnd(q) +
 		" THEN " + replaced + " ELSE " + text + " END", nil
 }
 
-// mysqlZeroInDate is typemap's zero date: a month or a day of 0.
-func mysqlZeroInDate(q string) string {
+// MySQLZeroInDate is typemap's zero date: a month or a day of 0.
+func MySQLZeroInDate(q string) string {
 	return "(MONTH(" + q + ") = 0 OR DAYOFMONTH(" + q + ") = 0)"
 }
 
-// mysqlPastMonthEnd is typemap's invalid date: a day past the end of its
+// MySQLPastMonthEnd is typemap's invalid date: a day past the end of its
 // month (ALLOW_INVALID_DATES). Leap years are proleptic Gregorian.
-func mysqlPastMonthEnd(q string) string {
+func MySQLPastMonthEnd(q string) string {
 	y, m, d := "YEAR("+q+")", "MONTH("+q+")", "DAYOFMONTH("+q+")"
 	leap := "(" + y + " % 4 = 0 AND (" + y + " % 100 <> 0 OR " + y + " % 400 = 0))"
 	days := "CASE " + m + " WHEN 2 THEN IF(" + leap + ", 29, 28) WHEN 4 THEN 30 WHEN 6 THEN 30 WHEN 9 THEN 30 WHEN 11 THEN 30 ELSE 31 END"

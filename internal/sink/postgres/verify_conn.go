@@ -1,12 +1,9 @@
-package verify
+package postgres
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"strconv"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluice-db/sluice/internal/config"
@@ -29,40 +26,9 @@ var targetSessionParams = map[string]string{
 	"jit": "off",
 }
 
-// openSource opens a pool of source sessions with sluice's settings
-// (utf8mb4, time_zone '+00:00', no time parsing), at most n connections.
-func openSource(ctx context.Context, src config.MySQL, n int) (*sql.DB, error) {
-	return openMySQL(ctx, "source", src, n, nil)
-}
-
-// openMySQL opens a pool of sessions with sluice's settings on a MySQL
-// server (side names it in errors); tune adjusts the driver settings.
-func openMySQL(ctx context.Context, side string, m config.MySQL, n int, tune func(*mysql.Config)) (*sql.DB, error) {
-	cfg, err := m.DriverConfig()
-	if err != nil {
-		return nil, err
-	}
-	// Chunk digests join a chunk's row texts with GROUP_CONCAT (digest.go).
-	cfg.Params["group_concat_max_len"] = strconv.Itoa(sourceGroupConcatMax)
-	if tune != nil {
-		tune(cfg)
-	}
-	conn, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", side, m.Redacted(), err)
-	}
-	db := sql.OpenDB(conn)
-	db.SetMaxOpenConns(n)
-	db.SetMaxIdleConns(n)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("%s %s: %w", side, m.Redacted(), err)
-	}
-	return db, nil
-}
-
-// openTarget opens a pool of target sessions with targetSessionParams.
-func openTarget(ctx context.Context, tgt config.Postgres, n int) (*pgxpool.Pool, error) {
+// OpenVerifyPool opens a pool of at most n sessions for verify, with
+// targetSessionParams.
+func OpenVerifyPool(ctx context.Context, tgt config.Postgres, n int) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(tgt.ConnString())
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", tgt.Redacted(), err)
@@ -80,4 +46,28 @@ func openTarget(ctx context.Context, tgt config.Postgres, n int) (*pgxpool.Pool,
 		return nil, fmt.Errorf("target %s: %w", tgt.Redacted(), err)
 	}
 	return pool, nil
+}
+
+// targetColumns returns the column names of a target table, or nil when it
+// does not exist.
+func targetColumns(ctx context.Context, pool *pgxpool.Pool, schemaName, table string) (map[string]bool, error) {
+	rows, err := pool.Query(ctx, `SELECT a.attname FROM pg_attribute a
+		JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped`, schemaName, table)
+	if err != nil {
+		return nil, fmt.Errorf("target table %s.%s: %w", schemaName, table, err)
+	}
+	defer rows.Close()
+	var cols map[string]bool
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		if cols == nil {
+			cols = map[string]bool{}
+		}
+		cols[n] = true
+	}
+	return cols, rows.Err()
 }

@@ -1,4 +1,4 @@
-package verify
+package verifydb
 
 import (
 	"slices"
@@ -10,12 +10,12 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 )
 
-// refuseRowPolicies refuses when any stream recorded on the target (not
+// RefuseRowPolicies refuses when any stream recorded on the target (not
 // only --stream's: a wrong or default name must not get around it)
 // filters or masks one of the tables to compare. verify does not apply
 // row filters and masks: it would compare their tables in clear, and
 // --repair would write the clear values into the target.
-func refuseRowPolicies(policies map[string][]string, tables []*schema.Table) error {
+func RefuseRowPolicies(policies map[string][]string, tables []*schema.Table) error {
 	streams := make([]string, 0, len(policies))
 	for s := range policies {
 		streams = append(streams, s)

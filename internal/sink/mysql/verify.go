@@ -1,10 +1,9 @@
-package verify
+package mysql
 
 import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -19,17 +18,18 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
+	"github.com/sluice-db/sluice/internal/pipeline"
 	"github.com/sluice-db/sluice/internal/schema"
-	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/verify/verifydb"
 )
 
 // myTarget is a MySQL/MariaDB target: source table db.t is compared with
 // t in the target URL's database. Both sides are the same engine, so the
 // target runs the source's own expressions (checksums, digests, row
 // fetches) on its copy, and the texts compare stored values byte for byte:
-// no --zero-date or --nul-char policy rewrote them (Run compiles the
+// no --zero-date or --nul-char policy rewrote them (Mapper compiles the
 // plans without them).
 //
 // Repairs write the source's stored bytes back unchanged: the values are
@@ -52,12 +52,44 @@ type myTarget struct {
 // and NO_AUTO_VALUE_ON_ZERO so that an AUTO_INCREMENT column keeps a 0.
 const repairSQLMode = "NO_AUTO_VALUE_ON_ZERO"
 
-func openMySQLTarget(ctx context.Context, m config.MySQL, n int) (*myTarget, error) {
-	db, err := openMySQL(ctx, "target", m, n, nil)
+// OpenVerify opens the target side of `sluice verify` (verifydb.Verifier).
+func (e engine) OpenVerify(ctx context.Context, o verifydb.OpenOptions) (verifydb.Target, error) {
+	return openMyTarget(ctx, e.cfg, &o)
+}
+
+// openMyTarget opens a MySQL target for a comparison, refusing the tables
+// a stream filters or masks.
+func openMyTarget(ctx context.Context, m config.MySQL, o *verifydb.OpenOptions) (*myTarget, error) {
+	t, err := openMySQLTarget(ctx, m, o.Conns)
 	if err != nil {
 		return nil, err
 	}
-	w, err := openMySQL(ctx, "target", m, 2, func(c *mysql.Config) {
+	if err := t.refuseRowPolicy(ctx, o); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Mapper compiles the plans without the snapshot's --zero-date and
+// --nul-char policies: a MySQL target is compared on its stored values as
+// they are (the policies only say what a PostgreSQL target holds instead).
+func (t *myTarget) Mapper(m *typemap.Mapper) *typemap.Mapper {
+	return typemap.New(typemap.Options{
+		ZeroDate: typemap.ZeroDateError, // printed as stored (normalize.go)
+		Nul:      typemap.NulError,      // no REPLACE of NUL
+		Charsets: m.Options().Charsets,
+		// MySQL 9's VECTOR compared as its bytes
+		RawVector: true,
+	}, nil)
+}
+
+func openMySQLTarget(ctx context.Context, m config.MySQL, n int) (*myTarget, error) {
+	db, err := verifydb.OpenMySQL(ctx, "target", m, n, nil)
+	if err != nil {
+		return nil, err
+	}
+	w, err := verifydb.OpenMySQL(ctx, "target", m, 2, func(c *mysql.Config) {
 		c.Collation = "binary"
 		c.Params["sql_mode"] = "'" + repairSQLMode + "'"
 	})
@@ -73,7 +105,7 @@ func (t *myTarget) Close() {
 	t.w.Close()
 }
 
-func (t *myTarget) table(ctx context.Context, st *schema.Table) (string, map[string]bool, error) {
+func (t *myTarget) Table(ctx context.Context, st *schema.Table) (string, map[string]bool, error) {
 	t.mu.Lock()
 	other, dup := t.names[st.Name]
 	if !dup {
@@ -104,109 +136,45 @@ func (t *myTarget) table(ctx context.Context, st *schema.Table) (string, map[str
 	return t.database, cols, rows.Err()
 }
 
-func (t *myTarget) prepare(p *tablePlan) {
-	p.tgtMy = schema.QuoteMySQL(t.database) + "." + schema.QuoteMySQL(p.table.Name)
+func (t *myTarget) Prepare(p *verifydb.Plan) {
+	p.TgtMy = schema.QuoteMySQL(t.database) + "." + schema.QuoteMySQL(p.Table.Name)
 }
 
-func (t *myTarget) hasMD5(ctx context.Context) (bool, error) { return mysqlHasMD5(ctx, t.db) }
+func (t *myTarget) HasMD5(ctx context.Context) (bool, error) { return verifydb.MySQLHasMD5(ctx, t.db) }
 
-func (t *myTarget) sha256Empty(ctx context.Context) (string, error) {
+func (t *myTarget) SHA256Empty(ctx context.Context) (string, error) {
 	var s string
 	err := t.db.QueryRowContext(ctx, "SELECT SHA2('', 256)").Scan(&s)
 	return s, err
 }
 
-func (t *myTarget) checksum(ctx context.Context, p *tablePlan, s scope, byBucket bool) (map[int]agg, error) {
-	return p.myChecksum(ctx, t.db, p.tgtMy, "target", s, byBucket)
+func (t *myTarget) Checksum(ctx context.Context, p *verifydb.Plan, s verifydb.Scope, byBucket bool) (map[int]verifydb.Agg, error) {
+	return p.MyChecksum(ctx, t.db, p.TgtMy, "target", s, byBucket)
 }
 
-func (t *myTarget) digest(ctx context.Context, p *tablePlan, s scope) (chunkDigest, error) {
-	return p.myDigest(ctx, t.db, p.tgtMy, "target", s)
+func (t *myTarget) Digest(ctx context.Context, p *verifydb.Plan, s verifydb.Scope) (verifydb.ChunkDigest, error) {
+	return p.MyDigest(ctx, t.db, p.TgtMy, "target", s)
 }
 
-// diff fetches the target rows whole: a scope is at most a few thousand
+// Diff fetches the target rows whole: a scope is at most a few thousand
 // rows (FetchRows, or a batch of buckets of about one chunk), as on the
 // source side.
-func (t *myTarget) diff(ctx context.Context, p *tablePlan, s scope, src []fetchedRow) ([]rowDiff, error) {
-	tgt, err := p.myFetch(ctx, t.db, p.tgtMy, "target", s)
+func (t *myTarget) Diff(ctx context.Context, p *verifydb.Plan, s verifydb.Scope, src []verifydb.FetchedRow) ([]verifydb.RowDiff, error) {
+	tgt, err := p.MyFetch(ctx, t.db, p.TgtMy, "target", s)
 	if err != nil {
 		return nil, err
 	}
-	return mergeRows(src, tgt), nil
+	return verifydb.MergeRows(src, tgt), nil
 }
 
-func (t *myTarget) groups(ctx context.Context, p *tablePlan) ([]hashCount, error) {
-	return p.myGroups(ctx, t.db, p.tgtMy, "target")
+func (t *myTarget) Groups(ctx context.Context, p *verifydb.Plan) ([]verifydb.HashCount, error) {
+	return p.MyGroups(ctx, t.db, p.TgtMy, "target")
 }
 
-func (t *myTarget) sampleRow(ctx context.Context, p *tablePlan, h uint64) ([]byte, error) {
+func (t *myTarget) SampleRow(ctx context.Context, p *verifydb.Plan, h uint64) ([]byte, error) {
 	var text []byte
-	err := t.db.QueryRowContext(ctx, "SELECT "+p.myRowText+" FROM "+p.tgtMy+" WHERE "+p.myHash(p.myRowText)+" = ? LIMIT 1", h).Scan(&text)
+	err := t.db.QueryRowContext(ctx, "SELECT "+p.MyRowText+" FROM "+p.TgtMy+" WHERE "+p.MyHash(p.MyRowText)+" = ? LIMIT 1", h).Scan(&text)
 	return text, err
-}
-
-// myValue is the expression that turns parameter ? (bytes, sent on a
-// binary-charset session) into the value of compared column i: text as
-// the charset its bytes are in, so the server converts it to the column's
-// charset if the target's differs (a no-op when it is the same).
-func (p *tablePlan) myValue(i int) string {
-	c := p.cols[i]
-	switch c.Kind {
-	case typemap.KindText, typemap.KindEnum, typemap.KindSet:
-		cs := p.convs[i].Column.Charset
-		if p.rawSelected(i) && cs != "" {
-			return "CONVERT(? USING " + cs + ")"
-		}
-		return "CONVERT(? USING utf8mb4)"
-	case typemap.KindJSON, typemap.KindUUID, typemap.KindInet:
-		// MySQL's JSON refuses a binary string; UUID and INET columns would
-		// take a binary string of their size as the packed value.
-		return "CONVERT(? USING utf8mb4)"
-	case typemap.KindYear:
-		// A YEAR read with a parameter comes back over the binary protocol
-		// as a number ("0"), and the string '0' is the year 2000: the number
-		// 0 is 0000.
-		return "CAST(? AS UNSIGNED)"
-	}
-	return "?"
-}
-
-// myKeyCond is "column = value" for key column k, a raw key value as
-// myKeySel prints it: numbers compared as numbers, text in the column's
-// collation (so the key index is used).
-func (p *tablePlan) myKeyCond(k int, raw []byte) (string, any, error) {
-	i := p.key[k]
-	c := p.cols[i]
-	col := p.convs[i].Column
-	name := schema.QuoteMySQL(c.Name)
-	switch c.Kind {
-	case typemap.KindText, typemap.KindEnum, typemap.KindSet:
-		x := p.myValue(i)
-		if !p.rawSelected(i) && col.Charset != "" && !strings.EqualFold(col.Charset, "utf8mb4") {
-			x = "CONVERT(" + x + " USING " + col.Charset + ")"
-		}
-		if col.Collation != "" {
-			x += " COLLATE " + col.Collation
-		}
-		return name + " = " + x, bytes.Clone(raw), nil
-	case typemap.KindBit:
-		if len(raw) > 8 {
-			return "", nil, fmt.Errorf("key %s: BIT value of %d bytes", c.Name, len(raw))
-		}
-		var b [8]byte
-		copy(b[8-len(raw):], raw)
-		return name + " = ?", binary.BigEndian.Uint64(b[:]), nil
-	case typemap.KindUUID, typemap.KindInet, typemap.KindJSON:
-		return name + " = " + p.myValue(i), bytes.Clone(raw), nil
-	}
-	v, err := p.myArg(k, raw)
-	if err != nil {
-		return "", nil, err
-	}
-	if b, ok := v.([]byte); ok {
-		v = bytes.Clone(b)
-	}
-	return name + " = " + p.myPlaceholder(k), v, nil
 }
 
 // rowArgs copies a row read for a repair into statement arguments (nil is NULL).
@@ -220,122 +188,112 @@ func rowArgs(vals [][]byte) []any {
 	return args
 }
 
-func (p *tablePlan) myInsert() string {
-	cols := make([]string, len(p.cols))
-	vals := make([]string, len(p.cols))
-	for i, c := range p.cols {
-		cols[i] = schema.QuoteMySQL(c.Name)
-		vals[i] = p.myValue(i)
-	}
-	return "INSERT INTO " + p.tgtMy + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
-}
-
-// upsertRow updates every column on a duplicate key, the key's too: a key
+// UpsertRow updates every column on a duplicate key, the key's too: a key
 // equal in the key's collation but not byte for byte ('a' vs 'A') takes
 // the source's bytes. Columns are set explicitly, so ON UPDATE
 // CURRENT_TIMESTAMP leaves them as the source has them.
-func (t *myTarget) upsertRow(p *tablePlan, vals [][]byte) (stmt, error) {
-	set := make([]string, len(p.cols))
-	for i, c := range p.cols {
+func (t *myTarget) UpsertRow(p *verifydb.Plan, vals [][]byte) (verifydb.Stmt, error) {
+	set := make([]string, len(p.Cols))
+	for i, c := range p.Cols {
 		set[i] = schema.QuoteMySQL(c.Name) + " = VALUES(" + schema.QuoteMySQL(c.Name) + ")"
 	}
-	return stmt{sql: p.myInsert() + " ON DUPLICATE KEY UPDATE " + strings.Join(set, ", "), args: rowArgs(vals)}, nil
+	return verifydb.Stmt{SQL: p.MyInsert() + " ON DUPLICATE KEY UPDATE " + strings.Join(set, ", "), Args: rowArgs(vals)}, nil
 }
 
-func (t *myTarget) insertRow(p *tablePlan, vals [][]byte) (stmt, error) {
-	return stmt{sql: p.myInsert(), args: rowArgs(vals)}, nil
+func (t *myTarget) InsertRow(p *verifydb.Plan, vals [][]byte) (verifydb.Stmt, error) {
+	return verifydb.Stmt{SQL: p.MyInsert(), Args: rowArgs(vals)}, nil
 }
 
-func (t *myTarget) deleteTargetKey(p *tablePlan, key []string) (stmt, error) {
+func (t *myTarget) DeleteTargetKey(p *verifydb.Plan, key []string) (verifydb.Stmt, error) {
 	raw := make([][]byte, len(key))
 	for k := range key {
 		raw[k] = []byte(key[k])
 	}
-	return t.deleteSourceKey(p, raw)
+	return t.DeleteSourceKey(p, raw)
 }
 
-func (t *myTarget) deleteSourceKey(p *tablePlan, raw [][]byte) (stmt, error) {
-	conds := make([]string, len(p.key))
-	args := make([]any, len(p.key))
-	for k := range p.key {
+func (t *myTarget) DeleteSourceKey(p *verifydb.Plan, raw [][]byte) (verifydb.Stmt, error) {
+	conds := make([]string, len(p.Key))
+	args := make([]any, len(p.Key))
+	for k := range p.Key {
 		var err error
-		if conds[k], args[k], err = p.myKeyCond(k, raw[k]); err != nil {
-			return stmt{}, err
+		if conds[k], args[k], err = p.MyKeyCond(k, raw[k]); err != nil {
+			return verifydb.Stmt{}, err
 		}
 	}
-	return stmt{sql: "DELETE FROM " + p.tgtMy + " WHERE " + strings.Join(conds, " AND "), args: args, delete: true}, nil
+	return verifydb.Stmt{SQL: "DELETE FROM " + p.TgtMy + " WHERE " + strings.Join(conds, " AND "), Args: args, Delete: true}, nil
 }
 
-func (t *myTarget) deleteCopies(p *tablePlan, h uint64, n int64) stmt {
-	return stmt{sql: "DELETE FROM " + p.tgtMy + " WHERE " + p.myHash(p.myRowText) + " = ? LIMIT " + strconv.FormatInt(n, 10),
-		args: []any{h}, delete: true}
+func (t *myTarget) DeleteCopies(p *verifydb.Plan, h uint64, n int64) verifydb.Stmt {
+	return verifydb.Stmt{SQL: "DELETE FROM " + p.TgtMy + " WHERE " + p.MyHash(p.MyRowText) + " = ? LIMIT " + strconv.FormatInt(n, 10),
+		Args: []any{h}, Delete: true}
 }
 
-func (t *myTarget) jsonRows(ctx context.Context, p *tablePlan) (rowSource, error) {
-	r, err := t.db.QueryContext(ctx, "SELECT "+strings.Join(p.jsonRowSelect(false), ", ")+" FROM "+p.tgtMy)
+func (t *myTarget) JSONRows(ctx context.Context, p *verifydb.Plan) (verifydb.RowSource, error) {
+	r, err := t.db.QueryContext(ctx, "SELECT "+strings.Join(p.JSONRowSelect(false), ", ")+" FROM "+p.TgtMy)
 	if err != nil {
-		return nil, fmt.Errorf("target rows of %s: %w", p.target, err)
+		return nil, fmt.Errorf("target rows of %s: %w", p.Target, err)
 	}
-	return sqlRows{r}, nil
+	return verifydb.SQLRows{Rows: r}, nil
 }
 
-// deleteJSONCopies compares each JSON column's bytes as the target printed
+// DeleteJSONCopies compares each JSON column's bytes as the target printed
 // them (a MySQL JSON column compared with a string would take the string
 // as a JSON string scalar).
-func (t *myTarget) deleteJSONCopies(p *tablePlan, id jsonRowID, n int64) stmt {
-	conds := []string{p.digest.my(p.myRowText) + " = ?"}
-	args := []any{id.digest}
-	for k, i := range p.json {
-		conds = append(conds, "CAST("+p.cols[i].MySQLRaw+" AS BINARY) <=> ?")
-		if id.raws[k] == nil {
+func (t *myTarget) DeleteJSONCopies(p *verifydb.Plan, id verifydb.JSONRowID, n int64) verifydb.Stmt {
+	conds := []string{p.Digest.My(p.MyRowText) + " = ?"}
+	args := []any{id.Digest}
+	for k, i := range p.JSON {
+		conds = append(conds, "CAST("+p.Cols[i].MySQLRaw+" AS BINARY) <=> ?")
+		if id.Raws[k] == nil {
 			args = append(args, nil)
 			continue
 		}
-		args = append(args, []byte(*id.raws[k]))
+		args = append(args, []byte(*id.Raws[k]))
 	}
-	return stmt{sql: "DELETE FROM " + p.tgtMy + " WHERE " + strings.Join(conds, " AND ") + " LIMIT " + strconv.FormatInt(n, 10),
-		args: args, delete: true}
+	return verifydb.Stmt{SQL: "DELETE FROM " + p.TgtMy + " WHERE " + strings.Join(conds, " AND ") + " LIMIT " + strconv.FormatInt(n, 10),
+		Args: args, Delete: true}
 }
 
-// apply runs a table's repair statements in one target transaction, again
+// Apply runs a table's repair statements in one target transaction, again
 // when the server rolled it back for a lock conflict (a replicator or the
 // application writing the same rows): nothing of a rolled-back attempt
 // stays, and a repair is run against a live target.
-func (t *myTarget) apply(ctx context.Context, p *tablePlan, stmts []stmt) error {
-	return retryRolledBack(ctx, mysink.IsRetryable, func() error { return t.applyOnce(ctx, p, stmts) })
+func (t *myTarget) Apply(ctx context.Context, p *verifydb.Plan, stmts []verifydb.Stmt) error {
+	return verifydb.RetryRolledBack(ctx, IsRetryable, func() error { return t.applyOnce(ctx, p, stmts) })
 }
 
-func (t *myTarget) applyOnce(ctx context.Context, p *tablePlan, stmts []stmt) error {
+func (t *myTarget) applyOnce(ctx context.Context, p *verifydb.Plan, stmts []verifydb.Stmt) error {
 	tx, err := t.w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.target, err)
+		return fmt.Errorf("%s: %w", p.Target, err)
 	}
 	defer tx.Rollback()
 	for _, s := range stmts {
-		if _, err := tx.ExecContext(ctx, s.sql, s.args...); err != nil {
-			return fmt.Errorf("%s: %w", p.target, err)
+		if _, err := tx.ExecContext(ctx, s.SQL, s.Args...); err != nil {
+			return fmt.Errorf("%s: %w", p.Target, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("%s: %w", p.target, err)
+		return fmt.Errorf("%s: %w", p.Target, err)
 	}
 	return nil
 }
 
-// writeSQL writes the statements as one transaction of plain SQL for the
+// WriteSQL writes the statements as one transaction of plain SQL for the
 // mysql client, with the repair sessions' settings; values are literals.
-func (t *myTarget) writeSQL(_ context.Context, p *tablePlan, w io.Writer, stmts []stmt) error {
+func (t *myTarget) WriteSQL(_ context.Context, p *verifydb.Plan, w io.Writer, stmts []verifydb.Stmt) error {
 	if len(stmts) == 0 {
 		return nil
 	}
 	var b strings.Builder
 	b.WriteString("SET NAMES binary;\nSET SESSION sql_mode = '" + repairSQLMode + "';\nSET time_zone = '+00:00';\nSTART TRANSACTION;\n")
 	for _, s := range stmts {
-		lits := make([]string, len(s.args))
-		for i, a := range s.args {
+		lits := make([]string, len(s.Args))
+		for i, a := range s.Args {
 			lits[i] = myLiteral(a)
 		}
-		b.WriteString(substituteMy(s.sql, lits) + ";\n")
+		b.WriteString(substituteMy(s.SQL, lits) + ";\n")
 	}
 	b.WriteString("COMMIT;\n")
 	_, err := io.WriteString(w, b.String())
@@ -391,7 +349,7 @@ func substituteMy(q string, lits []string) string {
 	return b.String()
 }
 
-func (t *myTarget) isForeignKeyViolation(err error) bool {
+func (t *myTarget) IsForeignKeyViolation(err error) bool {
 	var me *mysql.MySQLError
 	if !errors.As(err, &me) {
 		return false
@@ -403,10 +361,10 @@ func (t *myTarget) isForeignKeyViolation(err error) bool {
 	return false
 }
 
-func (t *myTarget) parents(ctx context.Context, plans map[string]*tablePlan) (map[string][]string, error) {
+func (t *myTarget) Parents(ctx context.Context, plans map[string]*verifydb.Plan) (map[string][]string, error) {
 	byName := map[string]string{}
 	for name, p := range plans {
-		byName[p.table.Name] = name
+		byName[p.Table.Name] = name
 	}
 	rows, err := t.db.QueryContext(ctx, `SELECT TABLE_NAME, REFERENCED_TABLE_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS
 		WHERE CONSTRAINT_SCHEMA = ? AND UNIQUE_CONSTRAINT_SCHEMA = ?`, t.database, t.database)
@@ -429,17 +387,19 @@ func (t *myTarget) parents(ctx context.Context, plans map[string]*tablePlan) (ma
 	return parents, rows.Err()
 }
 
-// streamRunning: a replicator into a MySQL target holds the stream's leader
+// StreamRunning: a replicator into a MySQL target holds the stream's leader
 // lock on it for its whole run (internal/sink/mysql, fence.go).
-func (t *myTarget) streamRunning(ctx context.Context, stream string) (bool, error) {
-	who, err := mysink.Replicator(ctx, t.db, stream)
+func (t *myTarget) StreamRunning(ctx context.Context, stream string) (bool, error) {
+	who, err := Replicator(ctx, t.db, stream)
 	return who != "", err
 }
 
-// policyChanges: a MySQL target receives the source's values unchanged.
-func (t *myTarget) policyChanges(context.Context, string) ([]PolicyChange, error) { return nil, nil }
+// PolicyChanges: a MySQL target receives the source's values unchanged.
+func (t *myTarget) PolicyChanges(context.Context, string) ([]verifydb.PolicyChange, error) {
+	return nil, nil
+}
 
-func (t *myTarget) checkpoint(ctx context.Context, stream string) (*checkpoint.State, error) {
+func (t *myTarget) Checkpoint(ctx context.Context, stream string) (*pipeline.State, error) {
 	return mysqlstate.Load(ctx, t.db, stream, binlogpos.Decode)
 }
 
@@ -450,7 +410,7 @@ func (t *myTarget) checkpoint(ctx context.Context, stream string) (*checkpoint.S
 // masks. A user that may not read sluice's state (a read-only account
 // granted only the replica's database) compares without the check, told
 // so; --repair, which would write clear values, is refused instead.
-func (t *myTarget) refuseRowPolicy(ctx context.Context, o *Options) error {
+func (t *myTarget) refuseRowPolicy(ctx context.Context, o *verifydb.OpenOptions) error {
 	policies, err := mysqlstate.RowPolicies(ctx, t.db)
 	switch {
 	case mysqlstate.Denied(err) && o.Repair:
@@ -467,5 +427,24 @@ func (t *myTarget) refuseRowPolicy(ctx context.Context, o *Options) error {
 	if p := policies[o.Stream]; len(p) > 0 {
 		return exitcode.ConfigError(checkpoint.RowPolicyRefusal(o.Stream, strings.Join(p, "; ")))
 	}
-	return refuseRowPolicies(policies, o.Tables)
+	return verifydb.RefuseRowPolicies(policies, o.Tables)
+}
+
+// ColumnOrder lists the target table's columns in their order.
+func (t *myTarget) ColumnOrder(ctx context.Context, p *verifydb.Plan) ([]string, error) {
+	rows, err := t.db.QueryContext(ctx, `SELECT COLUMN_NAME FROM information_schema.COLUMNS
+		WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, t.database, p.Table.Name)
+	if err != nil {
+		return nil, fmt.Errorf("columns of %s: %w", p.Target, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
 }

@@ -1,4 +1,4 @@
-package verify
+package verifydb
 
 import (
 	"fmt"
@@ -9,17 +9,17 @@ import (
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
-// showLen is how many characters of a value a report shows.
-const showLen = 64
+// ShowLen is how many characters of a value a report shows.
+const ShowLen = 64
 
 // prefixLen is how much of a large normalised value the row diff fetches
 // for display (it compares an MD5 of the whole value).
-const prefixLen = 2 * showLen
+const prefixLen = 2 * ShowLen
 
-// display turns a normalised text back into something a person reads:
+// Display turns a normalised text back into something a person reads:
 // strings without their length prefix, binary as 0x..., floats and TIME in
 // their usual notation. Long values are cut to showLen characters.
-func display(kind typemap.Kind, norm []byte, null bool) string {
+func Display(kind typemap.Kind, norm []byte, null bool) string {
 	if null {
 		return "NULL"
 	}
@@ -28,19 +28,19 @@ func display(kind typemap.Kind, norm []byte, null bool) string {
 	case typemap.KindText, typemap.KindEnum, typemap.KindSet:
 		n, rest, ok := strings.Cut(s, ":")
 		if !ok {
-			return truncate(s)
+			return Truncate(s)
 		}
 		total, _ := strconv.Atoi(n)
 		if !utf8.ValidString(rest) {
 			rest = strings.ToValidUTF8(rest, "")
 		}
-		if total > len(rest) || utf8.RuneCountInString(rest) > showLen {
-			return strconv.Quote(cut(rest, showLen)) + fmt.Sprintf("…(%d bytes)", total)
+		if total > len(rest) || utf8.RuneCountInString(rest) > ShowLen {
+			return strconv.Quote(cut(rest, ShowLen)) + fmt.Sprintf("…(%d bytes)", total)
 		}
 		return strconv.Quote(rest)
 	case typemap.KindBinary, typemap.KindGeometry:
 		if len(s) >= prefixLen {
-			return "0x" + s[:showLen] + "…"
+			return "0x" + s[:ShowLen] + "…"
 		}
 		return "0x" + s
 	case typemap.KindFloat32, typemap.KindFloat64:
@@ -52,7 +52,7 @@ func display(kind typemap.Kind, norm []byte, null bool) string {
 			return formatMicros(us)
 		}
 	}
-	return truncate(s)
+	return Truncate(s)
 }
 
 // formatMicros prints signed microseconds as [-]H:MM:SS[.ffffff].
@@ -70,11 +70,11 @@ func formatMicros(us int64) string {
 	return out
 }
 
-func truncate(s string) string {
-	if utf8.RuneCountInString(s) <= showLen {
+func Truncate(s string) string {
+	if utf8.RuneCountInString(s) <= ShowLen {
 		return s
 	}
-	return cut(s, showLen) + "…"
+	return cut(s, ShowLen) + "…"
 }
 
 // cut returns the first n characters of s.
