@@ -3,8 +3,11 @@ package replicate
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"os/exec"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -85,6 +88,48 @@ func (g *rig) addT(ctx context.Context) error {
 	return err
 }
 
+// frontierLoad changes t where its copy is, until stop is closed: rows of
+// the next chunk after the add record's LastKey are updated, deleted and
+// inserted again, so that windows see changes of their own chunk's keys
+// between the locking read and the merge (a merge that kept such a row
+// would write its older state over the stream's newer one).
+func (g *rig) frontierLoad(stop <-chan struct{}, chunk int) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		rnd := rand.New(rand.NewSource(time.Now().UnixNano()))
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			from := 0
+			if b, err := addtable.DecodeBound(g.addRecord().LastKey); err == nil && len(b) == 1 {
+				from, _ = strconv.Atoi(string(b[0]))
+			}
+			for k := 0; k < 20; k++ {
+				id := from + 1 + rnd.Intn(chunk)
+				var q string
+				switch k % 4 {
+				case 0, 1:
+					q = fmt.Sprintf("UPDATE t SET v = v + 1, s = 'front %d' WHERE id = %d", i, id)
+				case 2:
+					q = fmt.Sprintf("DELETE FROM t WHERE id = %d", id)
+				case 3:
+					q = fmt.Sprintf("INSERT INTO t (id, v, s, j) VALUES (%d, %d, 'back', JSON_OBJECT('b', %d)) ON DUPLICATE KEY UPDATE v = -v", id-1, i, i)
+				}
+				if _, err := g.my.Exec(q); err != nil {
+					g.t.Errorf("frontier load: %s: %v", q, err)
+					return
+				}
+			}
+		}
+	}()
+	return &wg
+}
+
 // TestAddTableWhileReplicating: a replicator runs under a write load on t
 // and other, with only other in the stream; snapshot --add brings t in
 // while both keep changing, in windows of 500 rows. After catching up,
@@ -102,6 +147,7 @@ func testAddTableWhileReplicating(t *testing.T, env *testenv.Env) {
 	b := g.start(g.addOptions())
 	stop := make(chan struct{})
 	wg := g.writeLoad(stop)
+	front := g.frontierLoad(stop, addChunkRows)
 	time.Sleep(time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -117,6 +163,7 @@ func testAddTableWhileReplicating(t *testing.T, env *testenv.Env) {
 	time.Sleep(2 * time.Second) // writes go on, applied exactly now
 	close(stop)
 	wg.Wait()
+	front.Wait()
 	if err := b.stop(time.Minute); err != nil {
 		t.Fatalf("replicate: %v", err)
 	}
