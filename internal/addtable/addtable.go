@@ -146,7 +146,7 @@ func Check(ctx context.Context, o Options) (*Plan, error) {
 	rep, ok := o.Target.(target.Replicated)
 	if !ok {
 		return nil, exitcode.ConfigError(fmt.Errorf("snapshot --add: the %s target %s has no running stream to add tables to "+
-			"(adding tables works into PostgreSQL and MySQL/MariaDB targets)", o.Target.Name(), o.Target.Redacted()))
+			"(adding tables works into PostgreSQL targets)", o.Target.Name(), o.Target.Redacted()))
 	}
 	r, err := rep.ConnectReplica(ctx, target.ReplicaOptions{Stream: o.Stream, Workers: 1})
 	if err != nil {
@@ -154,9 +154,8 @@ func Check(ctx context.Context, o Options) (*Plan, error) {
 	}
 	defer r.Close()
 	adder, ok := r.(target.TableAdder)
-	if _, copies := r.(target.ChunkApplier); !ok || !copies {
-		return nil, exitcode.ConfigError(fmt.Errorf("snapshot --add: adding tables to a running stream into a %s target is not supported yet "+
-			"(it works into PostgreSQL and MySQL/MariaDB targets); use snapshot --restart of the stream with the wider --include", o.Target.Name()))
+	if !ok {
+		return nil, notSupported(o)
 	}
 	inStream, err := checkStream(ctx, r, o)
 	if err != nil {
@@ -176,7 +175,19 @@ func Check(ctx context.Context, o Options) (*Plan, error) {
 	if err := refusePending(ctx, adder, o.Stream); err != nil {
 		return nil, err
 	}
+	if _, ok := r.(target.ChunkApplier); !ok {
+		// After the other checks, which hold for the engine too: the
+		// replicator of this target cannot copy, so nothing is recorded.
+		return nil, notSupported(o)
+	}
 	return &Plan{Stream: o.Stream, Tables: tables}, nil
+}
+
+// notSupported refuses a target whose replicator cannot copy a table in.
+func notSupported(o Options) error {
+	return exitcode.ConfigError(fmt.Errorf("snapshot --add: adding tables to a running stream into a %s target is not supported yet "+
+		"(it works into PostgreSQL targets); meanwhile copy the table as a stream of its own (docs/add-table.md), "+
+		"or run snapshot --restart of the stream with the wider --include", o.Target.Name()))
 }
 
 // parseAdds reads the --add values: one table each, db.table, no

@@ -153,7 +153,7 @@ func testAddTableWhileReplicating(t *testing.T, env *testenv.Env) {
 	defer cancel()
 	began := time.Now()
 	if err := g.addT(ctx); err != nil {
-		t.Fatalf("snapshot --add: %v", err)
+		t.Fatalf("snapshot --add: %v (replicate: %v)", err, b.stop(time.Minute))
 	}
 	t.Logf("add of t took %s", time.Since(began).Round(time.Millisecond))
 	rec := g.addRecord()
@@ -192,6 +192,7 @@ func TestAddTableKilled(t *testing.T) {
 	cmd := start()
 	stop := make(chan struct{})
 	wg := g.writeLoad(stop)
+	front := g.frontierLoad(stop, 2000) // the binary's chunk
 	added := make(chan error, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -226,8 +227,49 @@ func TestAddTableKilled(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+	front.Wait()
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
+	g.catchUp(g.addOptions())
+	g.compare()
+}
+
+// TestAddTableSchemaChange: a column is added to t on the source while t
+// is being copied (after 3 of its chunks), and then set on rows already
+// copied and not yet copied. The window open at the change ends, the copy
+// goes on with the new definition after its last key, and t ends equal to
+// the source, the new column compared too.
+func TestAddTableSchemaChange(t *testing.T) {
+	defer func(n int) { addChunkRows = n }(addChunkRows)
+	addChunkRows = 500
+	g := newRig(t, "add_ddl", addFixture)
+	g.snapshotOther()
+	b := g.start(g.addOptions())
+	stop := make(chan struct{})
+	wg := g.writeLoad(stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	added := make(chan error, 1)
+	go func() { added <- g.addT(ctx) }()
+	deadline := time.Now().Add(time.Minute)
+	for g.addRecord().Chunks < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no 3 chunks within a minute: %+v", g.addRecord())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	g.exec("ALTER TABLE t ADD COLUMN extra INT NOT NULL DEFAULT 7", "UPDATE t SET extra = id % 5 WHERE id < 1000 OR id > 5000")
+	if rec := g.addRecord(); rec.State == engines.AddDone {
+		t.Fatalf("the copy was done before the schema change: %+v", rec)
+	}
+	if err := <-added; err != nil {
+		t.Fatalf("snapshot --add: %v (replicate: %v)", err, b.stop(time.Minute))
+	}
+	close(stop)
+	wg.Wait()
+	if err := b.stop(time.Minute); err != nil {
+		t.Fatalf("replicate: %v", err)
+	}
 	g.catchUp(g.addOptions())
 	g.compare()
 }

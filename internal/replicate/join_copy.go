@@ -28,6 +28,9 @@ type tableCopy struct {
 	win     *window.Window  // the open window (nil between windows)
 	stale   bool            // the definition changed during a read: reconnect after it
 	retry   time.Time       // after a lock wait: the next window opens then
+	// finishAt is where the last chunk merged: the copy is recorded done
+	// once the stream's checkpoint reached it (settle).
+	finishAt model.Position
 }
 
 // chunkRead is a window's read, back from its goroutine.
@@ -136,6 +139,9 @@ func (j *joiner) hand(ctx context.Context, in <-chan *model.Txn, mid chan<- *mod
 			return errApplyStopped
 		}
 		if err := j.mergeReady(ctx, done); err != nil {
+			return err
+		}
+		if err := j.settle(ctx); err != nil {
 			return err
 		}
 	}
@@ -250,7 +256,7 @@ func (j *joiner) reconnect(ctx context.Context, tc *tableCopy) error {
 func (j *joiner) openWindows(ctx context.Context) {
 	now := time.Now()
 	for id, tc := range j.tables {
-		if tc.reading || tc.win != nil || now.Before(tc.retry) || j.at == nil {
+		if tc.reading || tc.win != nil || tc.finishAt != nil || now.Before(tc.retry) || j.at == nil {
 			continue
 		}
 		w, err := j.copies.Open(id, j.at)
@@ -328,9 +334,6 @@ func (j *joiner) mergeReady(ctx context.Context, done <-chan struct{}) error {
 		}
 		rec.Rows += int64(len(rows))
 		rec.Chunks++
-		if ch.Done {
-			rec.State = engines.AddDone
-		}
 		if err := j.chunks.ApplyChunk(ctx, engines.Chunk{Stream: j.r.o.Stream, Table: tc.t, Naming: j.r.naming, Mapper: j.r.mapper,
 			Rows: rows, Record: rec}); err != nil {
 			return fmt.Errorf("snapshot --add %s: %w", id, err)
@@ -340,9 +343,31 @@ func (j *joiner) mergeReady(ctx context.Context, done <-chan struct{}) error {
 			tc.last = ch.Last
 		}
 		if ch.Done {
-			j.r.log.Info("table added to the stream: its copy is done", "table", id.String(), "rows", rec.Rows, "chunks", rec.Chunks)
-			j.finish(tc)
+			tc.finishAt = j.at
 		}
+	}
+	return nil
+}
+
+// settle records a copy whose last chunk merged as done once the stream's
+// checkpoint passed the merge, and returns the table to the exact apply.
+// Not before: a restart replays from the checkpoint, and a done table's
+// replayed events are applied exactly, which a row the chunk already
+// wrote would refuse as a divergence; until then the record stays
+// copying, and a restart reads the exhausted range's empty chunk again.
+func (j *joiner) settle(ctx context.Context) error {
+	saved := j.r.applier.SavedPosition()
+	for id, tc := range j.tables {
+		if tc.finishAt == nil || saved == nil || saved.Compare(tc.finishAt) < 0 {
+			continue
+		}
+		rec := tc.rec
+		rec.State = engines.AddDone
+		if err := j.adder.SaveAdd(ctx, j.r.o.Stream, rec); err != nil {
+			return err
+		}
+		j.r.log.Info("table added to the stream: its copy is done", "table", id.String(), "rows", rec.Rows, "chunks", rec.Chunks)
+		j.finish(tc)
 	}
 	return nil
 }
