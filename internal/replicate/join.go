@@ -47,6 +47,7 @@ type joiner struct {
 	copies *window.Copies
 	tables map[schema.TableID]*tableCopy
 	at     model.Position // end of the last complete transaction handed on
+	inTxn  bool           // the last one handed on is a fragment (Partial) of an open transaction
 	reads  chan chunkRead
 }
 

@@ -167,12 +167,13 @@ func (j *joiner) handle(ctx context.Context, t *model.Txn, mid chan<- *model.Txn
 	case <-done:
 		return errApplyStopped
 	}
+	j.inTxn = t.Partial
 	if t.Partial {
 		return nil
 	}
 	j.at = t.End
-	if t.DDL == nil {
-		return nil
+	if t.DDL == nil || !isJoin && !j.copying(t.DDL) {
+		return nil // an ordinary stream never waits here
 	}
 	if err := j.barrier(ctx, done); err != nil {
 		return err
@@ -181,6 +182,21 @@ func (j *joiner) handle(ctx context.Context, t *model.Txn, mid chan<- *model.Txn
 		return j.started(ctx, joinID, t)
 	}
 	return j.schemaChanged(ctx, t.DDL)
+}
+
+// copying says whether a schema change names a table being copied.
+func (j *joiner) copying(d *model.DDL) bool {
+	for _, t := range d.Tables {
+		if j.tables[t.TableID] != nil {
+			return true
+		}
+	}
+	for _, id := range d.Dropped {
+		if j.tables[id] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // started records the table's join at the schema change's end and starts
@@ -312,7 +328,10 @@ func (j *joiner) filled(ctx context.Context, rd chunkRead) error {
 // of: the chunk without the keys the window's changes touched, applied as
 // a barrier with the add record (its LastKey; done after the last chunk).
 func (j *joiner) mergeReady(ctx context.Context, done <-chan struct{}) error {
-	if j.at == nil {
+	if j.at == nil || j.inTxn {
+		// Between two fragments of a large transaction: apply commits it
+		// only once it has every fragment, so the barrier would wait
+		// forever; the merge waits for its end.
 		return nil
 	}
 	for _, id := range j.copies.Ready(j.at) {

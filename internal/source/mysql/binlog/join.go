@@ -23,7 +23,10 @@ type Joining struct {
 // transaction on (the caller's InScope says yes for them by then; the
 // binlog table id cache is dropped with the schema change).
 func (s *Stream) join(ctx context.Context) error {
-	if s.cfg.Join == nil || s.txn != nil || s.resume != nil {
+	if s.cfg.Join == nil || s.txn != nil || s.resume != nil || s.boundary.Compare(s.cfg.Start) <= 0 {
+		// Not at the start position: apply skips what ends there as
+		// covered by the checkpoint it started from, so the table joins at
+		// the first boundary the stream read past it.
 		return nil
 	}
 	j, err := s.cfg.Join(ctx, s.tables.snapshot())
