@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +33,10 @@ func runSnapshotAdd(cmd *cobra.Command, s *Settings) error {
 	}
 	if err := errors.Join(bad...); err != nil {
 		return exitcode.ConfigError(fmt.Errorf("%w: --add names each table to bring into the running stream (repeat it), e.g. --add shop.invoices --stream S", err))
+	}
+	if strings.HasPrefix(strings.ToLower(k.String("target")), "kafka://") {
+		return exitcode.ConfigError(errors.New("snapshot --add: adding a table to a running Kafka stream (sluice stream) is not supported yet; " +
+			"it works into PostgreSQL targets (docs/add-table.md)"))
 	}
 	policy, err := rowPolicy(k)
 	if err != nil {

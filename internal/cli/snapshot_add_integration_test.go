@@ -82,6 +82,7 @@ func testSnapshotAddChecksPostgres(t *testing.T, env *testenv.Env) {
 		{"with --include", []string{"--add", db + ".v", "--include", db + ".v"}, "--add does not combine with --include"},
 		{"other naming", []string{"--add", db + ".v", "--identifiers", "lower"}, "was made with other names than this run would use"},
 		{"no stream", []string{"--add", db + ".v", "--stream", stream + "x"}, "has no checkpoint"},
+		{"kafka", []string{"--add", db + ".v", "--target", "kafka://127.0.0.1:1"}, "running Kafka stream (sluice stream) is not supported yet; it works into PostgreSQL"},
 	})
 	var n int
 	if err := pg.QueryRow(context.Background(), `SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename = 'v'`, db).Scan(&n); err != nil || n != 0 {
