@@ -225,6 +225,12 @@ func (j *joiner) started(ctx context.Context, id schema.TableID, t *model.Txn) e
 // changed; a dropped table's copy ends.
 func (j *joiner) schemaChanged(ctx context.Context, d *model.DDL) error {
 	for _, id := range d.Dropped {
+		if tc := j.tables[id]; tc != nil && len(d.Tables) > 0 {
+			// A rename (or a drop beside a create): the rows copied so far
+			// went to the old name; refused rather than finished short.
+			return fmt.Errorf("snapshot --add %s: the table was renamed on the source while it was being copied (%s), which the online copy "+
+				"does not follow yet; drop it on the target, forget its add record and add it again under its new name", id, clip(d.Statement))
+		}
 		if tc := j.tables[id]; tc != nil {
 			j.r.log.Warn("a table being added was dropped on the source; its copy ends", "table", id.String())
 			tc.rec.State = engines.AddDone
