@@ -229,7 +229,8 @@ func (j *joiner) schemaChanged(ctx context.Context, d *model.DDL) error {
 			// A rename (or a drop beside a create): the rows copied so far
 			// went to the old name; refused rather than finished short.
 			return fmt.Errorf("snapshot --add %s: the table was renamed on the source while it was being copied (%s), which the online copy "+
-				"does not follow yet; drop it on the target, forget its add record and add it again under its new name", id, clip(d.Statement))
+				"does not follow yet; stop replicate, drop the table on the target, delete its add record (DELETE FROM sluice.add_table WHERE stream = '%s' "+
+				"AND database = '%s' AND table_name = '%s'), start replicate and add the table again under its new name", id, clip(d.Statement), j.r.o.Stream, id.Database, id.Name)
 		}
 		if tc := j.tables[id]; tc != nil {
 			j.r.log.Warn("a table being added was dropped on the source; its copy ends", "table", id.String())
