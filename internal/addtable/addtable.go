@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
@@ -40,21 +41,97 @@ type Plan struct {
 	Tables []*schema.Table
 }
 
-// ErrJoinNotBuilt is the refusal once every check passed: the running
-// replicator does not take requests yet (build order step 3 of the plan),
-// so a recorded request would wait forever and block the stream's next add.
-var ErrJoinNotBuilt = errors.New("the running replicator does not take tables yet")
-
-// Run checks the request and then refuses it (ErrJoinNotBuilt, exit 2,
-// nothing written) until the replicator's join is built.
+// Run checks the request, records it, and waits until the stream's
+// running replicator has taken it and copied every table (the replicator
+// does the copy, in its own apply order: only the process that hands
+// transactions to apply can put a chunk between two of them). Progress is
+// logged as the records change. Interrupting the command leaves the
+// request recorded: the replicator finishes it, and a new `snapshot --add`
+// of the stream is refused until it is done.
 func Run(ctx context.Context, o Options) (*Plan, error) {
 	p, err := Check(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	return p, exitcode.ConfigError(fmt.Errorf("snapshot --add %s: every check passed, but %w (issue 23); nothing was written. "+
-		"Until then copy the table as a stream of its own: sluice snapshot --include %s --stream %s-%s, then replicate that stream",
-		strings.Join(o.Add, ", "), ErrJoinNotBuilt, o.Add[0], o.Stream, p.Tables[0].TableID.Name))
+	rep := o.Target.(target.Replicated)
+	r, err := rep.ConnectReplica(ctx, target.ReplicaOptions{Stream: o.Stream, Workers: 1})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	adder := r.(target.TableAdder)
+	ids := make([]schema.TableID, len(p.Tables))
+	for i, t := range p.Tables {
+		ids[i] = t.TableID
+	}
+	if err := adder.RequestAdd(ctx, o.Stream, ids); err != nil {
+		if errors.Is(err, target.ErrAddPending) {
+			return nil, exitcode.ConfigError(fmt.Errorf("snapshot --add: %w; wait until it is done", err))
+		}
+		return nil, err
+	}
+	o.log().Info("add requested; waiting for the stream's replicator to copy the tables (interrupting leaves the request to the replicator)",
+		"stream", o.Stream, "tables", strings.Join(o.Add, ","))
+	return p, Wait(ctx, adder, o.Stream, ids, o.log())
+}
+
+// waitPoll is how often Wait reads the add records.
+var waitPoll = time.Second
+
+// takeHint is how long a request may stay untaken before Wait says what
+// takes it.
+const takeHint = 15 * time.Second
+
+// Wait follows the stream's add records of ids until every one is done,
+// logging each change of state or count.
+func Wait(ctx context.Context, a target.TableAdder, stream string, ids []schema.TableID, log *slog.Logger) error {
+	seen := map[schema.TableID]target.AddRecord{}
+	start, hinted := time.Now(), false
+	for {
+		adds, err := a.LoadAdds(ctx, stream)
+		if err != nil {
+			return err
+		}
+		byID := map[schema.TableID]target.AddRecord{}
+		for _, r := range adds {
+			byID[r.Table] = r
+		}
+		done, taken := 0, false
+		for _, id := range ids {
+			r, ok := byID[id]
+			if !ok {
+				return fmt.Errorf("snapshot --add: the add record of %s is gone (forgotten by another command?)", id)
+			}
+			if prev := seen[id]; prev.State != r.State || prev.Chunks != r.Chunks {
+				log.Info("add", "table", id.String(), "state", string(r.State), "rows", r.Rows, "chunks", r.Chunks)
+				seen[id] = r
+			}
+			if r.State == target.AddDone {
+				done++
+			}
+			taken = taken || r.State != target.AddRequested
+		}
+		if done == len(ids) {
+			return nil
+		}
+		if !taken && !hinted && time.Since(start) > takeHint {
+			hinted = true
+			log.Warn("the request is not taken yet: the stream's replicator takes it, is `sluice replicate --stream "+stream+"` running? "+
+				"(the request stays recorded until a replicator finishes it)", "stream", stream)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("snapshot --add: stopped waiting (%w); the request stays with the stream's replicator, which finishes it", ctx.Err())
+		case <-time.After(waitPoll):
+		}
+	}
+}
+
+func (o Options) log() *slog.Logger {
+	if o.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Log
 }
 
 // Check refuses, before anything is written, what cannot join the stream:
@@ -68,8 +145,8 @@ func Check(ctx context.Context, o Options) (*Plan, error) {
 	}
 	rep, ok := o.Target.(target.Replicated)
 	if !ok {
-		return nil, exitcode.ConfigError(fmt.Errorf("snapshot --add: the %s target %s has no running stream to add tables to",
-			o.Target.Name(), o.Target.Redacted()))
+		return nil, exitcode.ConfigError(fmt.Errorf("snapshot --add: the %s target %s has no running stream to add tables to "+
+			"(adding tables works into PostgreSQL targets)", o.Target.Name(), o.Target.Redacted()))
 	}
 	r, err := rep.ConnectReplica(ctx, target.ReplicaOptions{Stream: o.Stream, Workers: 1})
 	if err != nil {
@@ -78,8 +155,7 @@ func Check(ctx context.Context, o Options) (*Plan, error) {
 	defer r.Close()
 	adder, ok := r.(target.TableAdder)
 	if !ok {
-		return nil, exitcode.ConfigError(fmt.Errorf("snapshot --add: adding tables to a running stream into a %s target is not supported yet; "+
-			"use snapshot --restart of the stream with the wider --include", o.Target.Name()))
+		return nil, notSupported(o)
 	}
 	inStream, err := checkStream(ctx, r, o)
 	if err != nil {
@@ -99,7 +175,19 @@ func Check(ctx context.Context, o Options) (*Plan, error) {
 	if err := refusePending(ctx, adder, o.Stream); err != nil {
 		return nil, err
 	}
+	if _, ok := r.(target.ChunkApplier); !ok {
+		// After the other checks, which hold for the engine too: the
+		// replicator of this target cannot copy, so nothing is recorded.
+		return nil, notSupported(o)
+	}
 	return &Plan{Stream: o.Stream, Tables: tables}, nil
+}
+
+// notSupported refuses a target whose replicator cannot copy a table in.
+func notSupported(o Options) error {
+	return exitcode.ConfigError(fmt.Errorf("snapshot --add: adding tables to a running stream into a %s target is not supported yet "+
+		"(it works into PostgreSQL targets); meanwhile copy the table as a stream of its own (docs/add-table.md), "+
+		"or run snapshot --restart of the stream with the wider --include", o.Target.Name()))
 }
 
 // parseAdds reads the --add values: one table each, db.table, no

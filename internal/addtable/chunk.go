@@ -130,8 +130,11 @@ func (c *Chunker) rows(ctx context.Context, q consistent.Query) ([][]any, error)
 }
 
 // IsLockWait reports a chunk read that gave up on a source transaction's
-// locks (ER_LOCK_WAIT_TIMEOUT): read the window again later.
+// locks (ER_LOCK_WAIT_TIMEOUT), or that InnoDB chose as a deadlock's
+// victim (ER_LOCK_DEADLOCK: a writer of the chunk's rows waits for the
+// read's share lock of one row while holding another): read the window
+// again later.
 func IsLockWait(err error) bool {
 	var me *mysql.MySQLError
-	return errors.As(err, &me) && me.Number == 1205
+	return errors.As(err, &me) && (me.Number == 1205 || me.Number == 1213)
 }

@@ -33,6 +33,9 @@ type runner struct {
 	cat        *schema.Catalog
 	mapper     *typemap.Mapper
 	stream     *binlog.Stream
+	tr         *ddl.Translator   // the stream's DDL translator (translator)
+	translate  binlog.Translator // tr adapted to the stream
+	join       *joiner           // tables joining the running stream (join.go); nil: the target takes none
 	applier    *pipeline.Applier
 	unregister func()
 	policies   *policyWatch // values changed by a policy (policy.go)
@@ -133,6 +136,7 @@ func (r *runner) prepare(ctx context.Context) error {
 			return err
 		}
 	}
+	r.join = newJoiner(r)
 	sink, err := r.tgt.Sink(r.sinkConfig())
 	if err != nil {
 		return err
@@ -172,6 +176,13 @@ func (r *runner) prepare(ctx context.Context) error {
 	if err := r.loadRecopied(ctx, start.pos); err != nil {
 		return err
 	}
+	r.translate = r.translator()
+	if r.join != nil {
+		r.join.at = start.pos
+		if err := r.join.resume(ctx, start.tables); err != nil {
+			return err
+		}
+	}
 	skip := func(stmt string) bool {
 		for _, p := range o.SkipDDL {
 			if ddl.MatchSkip(p, stmt) {
@@ -183,8 +194,8 @@ func (r *runner) prepare(ctx context.Context) error {
 	cfg := binlog.Config{
 		Source: r.o.Source, Failover: len(o.Source.Hosts) > 1, Info: r.info, ServerID: serverID, Stream: o.Stream,
 		Start: start.pos, Tables: start.tables, SchemaVersion: start.version,
-		InScope:          func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) },
-		Translate:        r.translator(),
+		InScope:          func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) || r.join.has(id) },
+		Translate:        r.translate,
 		SkipDDL:          skip,
 		SkipLoopback:     true,
 		WrittenGenerated: r.writtenColumns,
@@ -194,6 +205,9 @@ func (r *runner) prepare(ctx context.Context) error {
 		Heartbeat:        o.Heartbeat,
 		Log:              r.log,
 		OnIdle:           r.noteIdle,
+	}
+	if r.join != nil {
+		cfg.Join = r.join.join
 	}
 	if len(r.recopied) > 0 {
 		cfg.SkipRows, cfg.SchemaChangeAt = r.skipRows, r.recopyDDL
@@ -218,7 +232,7 @@ func (r *runner) connect(ctx context.Context) error {
 	if r.srcDB, err = r.o.Source.OpenDB(); err != nil {
 		return exitcode.ConfigError(err)
 	}
-	r.srcDB.SetMaxOpenConns(2)
+	r.srcDB.SetMaxOpenConns(4) // and a session per table being added (join_copy.go)
 	rep, ok := r.eng.(engines.Replicated)
 	if !ok {
 		return exitcode.ConfigError(fmt.Errorf("target: sluice replicate does not write a %s target", r.eng.Name()))
@@ -232,6 +246,9 @@ func (r *runner) sinkConfig() engines.SinkConfig {
 	c := engines.SinkConfig{Stream: r.o.Stream, Workers: r.o.Workers, Mapper: r.mapper, Naming: r.naming,
 		SourceLogsFKActions: r.info.SQLForeignKeys, SourceUTF8MB4Collation: r.info.UTF8MB4Collation,
 		SourceCharsetDefaults: r.info.CharsetDefaults, Standby: r.o.Standby, Settings: r.o.scopeSettings(), Log: r.log}
+	if r.join != nil {
+		c.Upsert = r.join.upsert
+	}
 	if r.o.run != nil {
 		c.RunID, c.OwnedBefore = r.o.run.ID, r.o.run.Owned.Load()
 	}
@@ -331,7 +348,12 @@ func (r *runner) run(ctx context.Context) error {
 			}
 		})
 	}
-	streamErr, applyErr := supervise.Run{Source: r.stream, Apply: r.applier.Run, Watch: watch,
+	apply := r.applier.Run
+	if r.join != nil {
+		apply = r.join.apply
+		watch = append(watch, func(ctx context.Context, _ func(string)) { r.join.watch(ctx) })
+	}
+	streamErr, applyErr := supervise.Run{Source: r.stream, Apply: apply, Watch: watch,
 		DrainTimeout: r.o.DrainTimeout, StreamFailed: "binlog stream failed",
 		Stopping: func(why string) { r.log.Info("stopping: no more reading, apply commits what it received", "why", why) },
 		DrainTimedOut: func() {

@@ -17,6 +17,7 @@ import (
 // defaults only matter for CREATE TABLE without a charset).
 func (r *runner) translator() binlog.Translator {
 	tr := ddl.NewTranslator(r.cat, r.mapper, r.naming, r.filter)
+	r.tr = tr // a table joining the stream widens its filter (join.go)
 	caps := r.eng.Capabilities()
 	tr.ReplayTarget = caps.DDL == engines.DDLReplay
 	return func(cur map[schema.TableID]*schema.Table, stmt, defaultDB string, at time.Time) (*binlog.DDLResult, error) {

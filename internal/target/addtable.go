@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluice-db/sluice/internal/schema"
+	"github.com/sluice-db/sluice/internal/typemap"
 )
 
 // TableAdder is a Replica whose stream can take tables while it runs
@@ -66,3 +67,31 @@ type AddRecord struct {
 
 // ErrAddPending is RequestAdd's refusal while an add of the stream runs.
 var ErrAddPending = errors.New("an add of this stream is still running")
+
+// ChunkApplier is a Replica that writes a window's merged chunk of a table
+// being added (docs/design/issue23-plan.md, step 3): the rows as upserts
+// of full images and the add record in one target transaction, so a
+// kill -9 continues after the last chunk whose LastKey committed. The
+// replicator calls it as a barrier: every transaction handed to apply
+// before the window's merge point is committed, none after it is handed on.
+type ChunkApplier interface {
+	// ChunkSelect is the source select expression of a column, so that a
+	// chunk's text values are what ApplyChunk's encoding reads (the
+	// engine's snapshot encoding). Key columns must be selected as they
+	// are (addtable.Chunker refuses otherwise).
+	ChunkSelect(c schema.Column) string
+	// ApplyChunk writes c.Rows and saves c.Record.
+	ApplyChunk(ctx context.Context, c Chunk) error
+}
+
+// Chunk is one merged window of a table being added.
+type Chunk struct {
+	Stream string
+	Table  *schema.Table
+	Naming schema.Naming
+	Mapper *typemap.Mapper
+	// Rows are row images in Table.Columns order, the text protocol's
+	// bytes of ChunkSelect's expressions (nil: NULL).
+	Rows   [][]any
+	Record AddRecord
+}

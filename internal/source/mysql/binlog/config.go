@@ -87,6 +87,10 @@ type Config struct {
 	// source (a missing table is absent from the map). A statement skipped
 	// with SkipDDL re-reads the tables it names with it.
 	Reload func(ctx context.Context, ids []schema.TableID) (map[schema.TableID]*schema.Table, error)
+	// Join, when set, is asked at each transaction boundary, on the
+	// stream's goroutine, for tables to bring into the scope there (sluice
+	// snapshot --add); it must return nil at once when none waits (join.go).
+	Join func(ctx context.Context, cur map[schema.TableID]*schema.Table) (*Joining, error)
 	// FragmentBytes: a transaction whose buffered changes reach this size is
 	// emitted in fragments (Partial=true) so that memory stays bounded.
 	// Default 32 MiB.

@@ -118,7 +118,7 @@ func (s *Stream) commit(ctx context.Context, h *replication.EventHeader, logPos 
 	if len(txn.Changes) == 0 {
 		s.idle(false)
 	}
-	return nil
+	return s.join(ctx)
 }
 
 // heartbeat reports an idle source: the position is everything it has, and
@@ -141,7 +141,7 @@ func (s *Stream) heartbeat(ctx context.Context, e *replication.HeartbeatEvent, h
 	}
 	s.setBoundary(pos)
 	s.idle(true)
-	return nil
+	return s.join(ctx)
 }
 
 // emitMarker emits a position-only Txn after a statement that changes
@@ -158,7 +158,7 @@ func (s *Stream) emitMarker(ctx context.Context, h *replication.EventHeader, log
 	}
 	s.setBoundary(end)
 	s.idle(false)
-	return nil
+	return s.join(ctx)
 }
 
 // at is the position right after the event ending at logPos, with the GTID
