@@ -14,7 +14,7 @@ BIN := bin/sluice
 # the database servers, which share the same two cores).
 TEST_P ?= 2
 TEST_PARALLEL ?= 4
-TEST_TIMEOUT ?= 25m
+TEST_TIMEOUT ?= 35m
 TEST_FLAGS ?=
 
 .PHONY: help build test test-matrix deps fmt-check vet sandbox sandbox-up sandbox-stop demo bench clean

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	"github.com/sluice-db/sluice/internal/testenv"
@@ -42,9 +44,16 @@ func TestEnsureDataTopics(t *testing.T) {
 			t.Errorf("%s: max.message.bytes %d (known %v), want %d", topic, got, ok, w)
 		}
 	}
-	td, err := st.adm.ListTopics(ctx, a, b)
-	if err != nil {
-		t.Fatal(err)
+	// A created topic reaches the broker's metadata a moment later (on a
+	// busy box, after the create returned): wait for it, bounded.
+	var td kadm.TopicDetails
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if td, err = st.adm.ListTopics(ctx, a, b); err != nil {
+			t.Fatal(err)
+		}
+		if (td[a].Err == nil && len(td[a].Partitions) > 0 && td[b].Err == nil && len(td[b].Partitions) > 0) || time.Now().After(deadline) {
+			break
+		}
 	}
 	for _, topic := range []string{a, b} {
 		d, ok := td[topic]
