@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
 	"strings"
@@ -164,7 +165,13 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
+	printAlterResult(cmd.OutOrStdout(), o, rep, tables, changes)
+	return nil
+}
+
+// printAlterResult is the command's summary of a finished run: what was
+// done, and for a copy every lock the application waited on.
+func printAlterResult(out io.Writer, o alter.Options, rep *alter.Report, tables []string, changes []alter.TableChange) {
 	switch {
 	case o.Cleanup:
 		fmt.Fprintf(out, "cleaned up %s\n", strings.Join(tables, ", "))
@@ -192,7 +199,6 @@ func runAlter(cmd *cobra.Command, _ []string) error {
 			}
 		}
 	}
-	return nil
 }
 
 // tableChanges pairs the i-th --table with the i-th --alter.

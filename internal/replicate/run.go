@@ -183,6 +183,17 @@ func (r *runner) prepare(ctx context.Context) error {
 			return err
 		}
 	}
+	if r.stream, err = binlog.New(r.binlogConfig(start, serverID)); err != nil {
+		return err
+	}
+	return r.registerMetrics()
+}
+
+// binlogConfig is the binlog reader's configuration from the stream's
+// starting point: its scope (with the tables joining it), the translation
+// of its schema changes and the re-copied tables' skips.
+func (r *runner) binlogConfig(start *origin, serverID uint32) binlog.Config {
+	o := r.o
 	skip := func(stmt string) bool {
 		for _, p := range o.SkipDDL {
 			if ddl.MatchSkip(p, stmt) {
@@ -212,10 +223,7 @@ func (r *runner) prepare(ctx context.Context) error {
 	if len(r.recopied) > 0 {
 		cfg.SkipRows, cfg.SchemaChangeAt = r.skipRows, r.recopyDDL
 	}
-	if r.stream, err = binlog.New(cfg); err != nil {
-		return err
-	}
-	return r.registerMetrics()
+	return cfg
 }
 
 func (r *runner) connect(ctx context.Context) error {
