@@ -164,7 +164,7 @@ func (r *runner) chunkDone(j *tableJob, recopy bool) {
 }
 
 // maybeFinishTable starts the post-data work of a table whose chunks are
-// all copied (bulkWriter.finishTable: on PostgreSQL its indexes, sequences
+// all copied (bulkrun.Writer.FinishTable: on PostgreSQL its indexes, sequences
 // and ANALYZE), in parallel with the copy of other tables.
 func (r *runner) maybeFinishTable(j *tableJob) {
 	if !j.finishNow() {

@@ -1,11 +1,11 @@
 // Package snapshot runs `sluice snapshot`, one runner for every target
 // engine: it copies every in-scope table from one consistent instant of the
 // source in parallel key-range chunks through the engine's bulk writer
-// (target.Snapshotter, writer_engine.go; PostgreSQL's binary COPY and
-// MySQL's multi-row INSERTs in writer_postgres*.go and writer_mysql*.go),
-// which creates the tables, finishes them after the data and records the
-// binlog position of that instant so that replicate continues exactly
-// there. Every chunk is committed together with its bookkeeping record, so
+// (bulkrun.Writer from the engine's bulkrun.Engine facet: PostgreSQL's
+// binary COPY in sink/postgres, MySQL's multi-row INSERTs in sink/mysql; or
+// target.Snapshotter through writer_engine.go), which creates the tables,
+// finishes them after the data and records the binlog position of that
+// instant so that replicate continues exactly there. Every chunk is committed together with its bookkeeping record, so
 // an interrupted run resumes; docs/snapshot.md explains the method and why
 // a resumed run still ends at one position.
 package snapshot
