@@ -86,7 +86,7 @@ func (e *engineWriter) Plan(context.Context) ([]*bulkrun.Job, error) {
 	return jobs, nil
 }
 
-// lockStream takes the lock, then reads the state it guards.
+// LockStream takes the lock, then reads the state it guards.
 func (e *engineWriter) LockStream(ctx context.Context) error {
 	if err := e.w.Lock(ctx); err != nil {
 		return err
@@ -192,7 +192,7 @@ func (e *engineWriter) HasRows(ctx context.Context, j *bulkrun.Job) (bool, error
 	return e.w.HasRows(ctx, j.Out.(*engineTable).BulkTable)
 }
 
-// createTables creates the tables and records the run and its tables.
+// CreateTables creates the tables and records the run and its tables.
 func (e *engineWriter) CreateTables(ctx context.Context, acts map[schema.TableID]action) error {
 	tables, clear := e.tablesFor(acts)
 	recs := map[string]any{runKey: runState{Status: "copying", Fingerprint: e.RunFingerprint(),
@@ -308,7 +308,7 @@ func (e *engineWriter) ResetTable(ctx context.Context, j *bulkrun.Job) error {
 	return nil
 }
 
-// copyChunk reads the chunk and has the engine write its rows and its
+// CopyChunk reads the chunk and has the engine write its rows and its
 // done record in one target transaction.
 func (e *engineWriter) CopyChunk(ctx context.Context, t bulkrun.Task, read bulkrun.ReadFunc) error {
 	j, c := t.Job, *t.Chunk
@@ -332,7 +332,7 @@ func (e *engineWriter) CopyChunk(ctx context.Context, t bulkrun.Task, read bulkr
 	return nil
 }
 
-// finish records the run complete with the position replication starts
+// Finish records the run complete with the position replication starts
 // from.
 func (e *engineWriter) Finish(ctx context.Context) error {
 	run, err := e.LoadRun(ctx)

@@ -68,7 +68,7 @@ func (r *myWriter) Close() {
 	}
 }
 
-// connect opens the target pool (every connection set up for the load:
+// Connect opens the target pool (every connection set up for the load:
 // a transaction per chunk, DDL and state, the lock), and refuses a target
 // database that is the source database itself.
 func (r *myWriter) Connect(ctx context.Context) error {
@@ -144,7 +144,7 @@ func (r *myWriter) isSourceServer(ctx context.Context) (bool, error) {
 	return same, nil
 }
 
-// lockStream makes sure one snapshot per stream runs at a time on the
+// LockStream makes sure one snapshot per stream runs at a time on the
 // target: GET_LOCK on a session of its own, released when the run ends or
 // its connection dies.
 func (r *myWriter) LockStream(ctx context.Context) error {
@@ -165,7 +165,7 @@ func (r *myWriter) LockStream(ctx context.Context) error {
 	return nil
 }
 
-// refuseOptions refuses what a MySQL target does not take: the tables go
+// RefuseOptions refuses what a MySQL target does not take: the tables go
 // to the one database of the target URL, under their source names.
 func (r *myWriter) RefuseOptions() error {
 	if len(r.Opts.SchemaMap) > 0 {
@@ -180,7 +180,7 @@ func (r *myWriter) RefuseOptions() error {
 	return nil
 }
 
-// plan reads each table's CREATE TABLE and plans the target tables;
+// Plan reads each table's CREATE TABLE and plans the target tables;
 // anything sluice cannot copy stops here.
 func (r *myWriter) Plan(ctx context.Context) ([]*bulkrun.Job, error) {
 	if err := r.RefuseEmpty(); err != nil {

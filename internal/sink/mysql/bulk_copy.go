@@ -51,23 +51,23 @@ func (r *myWriter) KeepChunk(ctx context.Context, id schema.TableID, seq int) er
 	return mysqlstate.KeepSnapshotChunk(ctx, r.db, r.Opts.Stream, id.Database, id.Name, seq, r.Pass, r.Pos.Encode())
 }
 
-// beforeRecopy: the table has its keys from its CREATE TABLE.
+// BeforeRecopy: the table has its keys from its CREATE TABLE.
 func (r *myWriter) BeforeRecopy(context.Context, *bulkrun.Job) error { return nil }
 
-// resetTable is never needed: every key's ranges are the source's
+// ResetTable is never needed: every key's ranges are the source's
 // (rangeSafe), so a changed chunk is cleared by its range.
 func (r *myWriter) ResetTable(_ context.Context, j *bulkrun.Job) error {
 	return fmt.Errorf("internal error: %s: a MySQL target clears a changed chunk by its key range", j.Source.TableID)
 }
 
-// finishTable: the table's indexes came with its CREATE TABLE.
+// FinishTable: the table's indexes came with its CREATE TABLE.
 func (r *myWriter) FinishTable(context.Context, *bulkrun.Job) error { return nil }
 
 // chunkAttempts bounds how often a chunk is copied again after the target
 // gave up its transaction for a lock conflict.
 const chunkAttempts = 5
 
-// copyChunk copies one chunk, again when the target resolved a lock
+// CopyChunk copies one chunk, again when the target resolved a lock
 // conflict by rolling its transaction back: InnoDB may pick one of two
 // chunks inserting into neighbouring ranges of a unique secondary index as a
 // deadlock victim, and says to retry. The source session reads the same rows

@@ -147,7 +147,7 @@ func (t *myTable) TargetName() string     { return t.qname }
 func (t *myTable) PlanWarnings() []string { return t.warnings }
 func (t *myTable) DryRunDDL() []string    { return []string{t.create} }
 
-// fillReport adds this run's copy rate of the table.
+// FillReport adds this run's copy rate of the table.
 func (t *myTable) FillReport(tr *bulkrun.TableReport) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -8,7 +8,7 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 )
 
-// finish creates the views and routines, then records the position, exactly
+// Finish creates the views and routines, then records the position, exactly
 // as the PostgreSQL snapshot does: the checkpoint and the schema history
 // version 1 that replicate starts from, and the run's completion, in one
 // target transaction. The foreign keys came with the CREATE TABLEs (the load

@@ -16,13 +16,13 @@ import (
 	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
-// fingerprint of a run into a MySQL target: the PostgreSQL one plus where
+// Fingerprint of a run into a MySQL target: the PostgreSQL one plus where
 // the tables go and their engine.
 func (r *myWriter) Fingerprint(fp *bulkrun.Fingerprint) {
 	fp.TargetDatabase, fp.TargetEngine = r.dbName, r.engine
 }
 
-// ensureState creates the state tables in the target's database sluice.
+// EnsureState creates the state tables in the target's database sluice.
 func (r *myWriter) EnsureState(ctx context.Context) error {
 	if err := mysqlstate.EnsureSnapshot(ctx, r.db, r.engine); err != nil {
 		return fmt.Errorf("target: %w", err)
@@ -74,7 +74,7 @@ func (r *myWriter) HasRows(ctx context.Context, j *bulkrun.Job) (bool, error) {
 	return true, nil
 }
 
-// targetProblems refuses target tables that another stream writes.
+// TargetProblems refuses target tables that another stream writes.
 func (r *myWriter) TargetProblems(ctx context.Context) ([]string, error) {
 	names := make([]string, len(r.Jobs))
 	for i, j := range r.Jobs {
@@ -88,7 +88,7 @@ func (r *myWriter) TargetProblems(ctx context.Context) ([]string, error) {
 	return nil, nil
 }
 
-// existing compares a target table's definition with the planned one.
+// Existing compares a target table's definition with the planned one.
 func (r *myWriter) Existing(ctx context.Context, j *bulkrun.Job) (bool, *bulkrun.Mismatch, error) {
 	mt := j.Out.(*myTable)
 	have, err := r.showTarget(ctx, r.db, mt)
@@ -168,7 +168,7 @@ func (r *myWriter) execText(ctx context.Context, stmts []string) (err error) {
 	return nil
 }
 
-// createTables creates the tables, then records the run and its tables in
+// CreateTables creates the tables, then records the run and its tables in
 // one transaction.
 func (r *myWriter) CreateTables(ctx context.Context, acts map[schema.TableID]bulkrun.Action) error {
 	if err := r.applyActions(ctx, acts); err != nil {
@@ -210,7 +210,7 @@ func (r *myWriter) CreateTables(ctx context.Context, acts map[schema.TableID]bul
 	return nil
 }
 
-// tableStates are the run's table records, with the target tables'
+// TableStates are the run's table records, with the target tables'
 // definitions as the run found or created them (checkResume).
 func (r *myWriter) TableStates(ctx context.Context) (map[schema.TableID]*bulkrun.TableState, error) {
 	rows, err := mysqlstate.LoadSnapshotTables(ctx, r.db, r.Opts.Stream)
@@ -227,7 +227,7 @@ func (r *myWriter) TableStates(ctx context.Context) (map[schema.TableID]*bulkrun
 	return states, nil
 }
 
-// checkResume makes sure the target tables are still as the interrupted
+// CheckResume makes sure the target tables are still as the interrupted
 // run left them.
 func (r *myWriter) CheckResume(ctx context.Context) error {
 	var problems []string
@@ -253,13 +253,13 @@ func (r *myWriter) CheckResume(ctx context.Context) error {
 	return bulkrun.Refusal(problems)
 }
 
-// replicator names the replicator of the stream into this target (it
+// Replicator names the replicator of the stream into this target (it
 // holds the stream's leader lock).
 func (r *myWriter) Replicator(ctx context.Context) (string, error) {
 	return Replicator(ctx, r.db, r.Opts.Stream)
 }
 
-// forget drops the tables the run created, empties the ones it reused,
+// Forget drops the tables the run created, empties the ones it reused,
 // deletes the run state, the checkpoint and the schema history of the
 // stream.
 func (r *myWriter) Forget(ctx context.Context) (int, error) {
@@ -301,7 +301,7 @@ func (r *myWriter) Forget(ctx context.Context) (int, error) {
 	return len(states), nil
 }
 
-// schemaOnly creates the tables, views and routines.
+// SchemaOnly creates the tables, views and routines.
 func (r *myWriter) SchemaOnly(ctx context.Context, acts map[schema.TableID]bulkrun.Action) error {
 	if err := r.applyActions(ctx, acts); err != nil {
 		return err

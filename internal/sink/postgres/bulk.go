@@ -43,7 +43,7 @@ func (t *pgTable) TargetName() string                 { return t.plan.QName }
 func (t *pgTable) PlanWarnings() []string             { return t.plan.Warnings }
 func (t *pgTable) FillReport(tr *bulkrun.TableReport) {}
 
-// dryRunDDL: create, keys and indexes after the data, foreign keys, sequences.
+// DryRunDDL: create, keys and indexes after the data, foreign keys, sequences.
 func (t *pgTable) DryRunDDL() []string {
 	p := t.plan
 	ddl := append([]string{}, p.CreateKeyless...)
@@ -62,7 +62,7 @@ func (r *pgWriter) RefuseOptions() error { return nil }
 
 func (r *pgWriter) Fingerprint(*bulkrun.Fingerprint) {}
 
-// connect opens the target pool: a COPY and an index build per worker,
+// Connect opens the target pool: a COPY and an index build per worker,
 // plus bookkeeping.
 func (r *pgWriter) Connect(ctx context.Context) error {
 	var err error
@@ -86,7 +86,7 @@ func (r *pgWriter) Close() {
 // pg_advisory_lock(hashtext('sluice snapshot <stream>')).
 func SnapshotLockKey(stream string) string { return "sluice snapshot " + stream }
 
-// lockStream makes sure one snapshot per stream runs at a time: a session
+// LockStream makes sure one snapshot per stream runs at a time: a session
 // advisory lock, released when the run ends or its connection dies.
 func (r *pgWriter) LockStream(ctx context.Context) error {
 	c, err := r.pg.Acquire(ctx)
@@ -105,7 +105,7 @@ func (r *pgWriter) LockStream(ctx context.Context) error {
 	return nil
 }
 
-// plan checks the naming against the catalog, compiles every table's
+// Plan checks the naming against the catalog, compiles every table's
 // converters and plans its DDL.
 func (r *pgWriter) Plan(ctx context.Context) ([]*bulkrun.Job, error) {
 	var dbs []string
@@ -197,11 +197,11 @@ func (r *pgWriter) TableStates(ctx context.Context) (map[schema.TableID]*bulkrun
 	return loadTableStates(ctx, r.pg, r.Opts.Stream)
 }
 
-// checkResume: the target tables need no check (a resumed chunk copy
+// CheckResume: the target tables need no check (a resumed chunk copy
 // fails on a table changed since).
 func (r *pgWriter) CheckResume(context.Context) error { return nil }
 
-// startPass looks for foreign keys on the target tables, then records the
+// StartPass looks for foreign keys on the target tables, then records the
 // pass.
 func (r *pgWriter) StartPass(ctx context.Context, p *mysnap.Point) error {
 	if err := r.detectForeignKeys(ctx); err != nil {

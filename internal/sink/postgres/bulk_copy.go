@@ -14,7 +14,7 @@ import (
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
-// copyChunk reads one chunk from the source session and loads it with
+// CopyChunk reads one chunk from the source session and loads it with
 // binary COPY; the chunk's done row is written in the same PostgreSQL
 // transaction, so a chunk is either fully in the target and recorded, or
 // neither. Converters are compiled per chunk so that the values a policy
@@ -264,7 +264,7 @@ func (s *rowSource) keyText(raw [][]byte) string {
 	return " with key (" + strings.Join(parts, ", ") + ")"
 }
 
-// resetTable empties a table and marks all its chunks as not copied, in one
+// ResetTable empties a table and marks all its chunks as not copied, in one
 // transaction.
 func (r *pgWriter) ResetTable(ctx context.Context, j *bulkrun.Job) error {
 	tx, err := r.pg.Begin(ctx)

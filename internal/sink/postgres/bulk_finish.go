@@ -13,7 +13,7 @@ import (
 	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
-// finishTable (post-data) builds a table's primary key (when this run created the table,
+// FinishTable (post-data) builds a table's primary key (when this run created the table,
 // it did so without the key: see ensurePrimaryKey) and indexes, moves its sequences past the copied
 // values and ANALYZEs it, in one transaction marked in the table's state, so
 // a resumed run does not build the indexes twice. A table an earlier pass
@@ -93,7 +93,7 @@ func (r *pgWriter) ensurePrimaryKey(ctx context.Context, tx pgx.Tx, j *bulkrun.J
 	return nil
 }
 
-// beforeRecopy builds the primary key of a partly copied table before a
+// BeforeRecopy builds the primary key of a partly copied table before a
 // resumed pass deletes a changed chunk's key range, so that DELETE finds
 // the range through the index instead of scanning the table once per
 // chunk. The chunks already copied committed whole, so the key holds.
@@ -149,7 +149,7 @@ func (r *pgWriter) addForeignKeys(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// finish adds the foreign keys and records the position: the checkpoint
+// Finish adds the foreign keys and records the position: the checkpoint
 // and the schema history that replicate starts from, and the run's
 // completion, all in one transaction with the foreign keys.
 func (r *pgWriter) Finish(ctx context.Context) error {

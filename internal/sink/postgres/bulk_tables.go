@@ -12,10 +12,10 @@ import (
 	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
-// targetProblems: none beyond each table's.
+// TargetProblems: none beyond each table's.
 func (r *pgWriter) TargetProblems(context.Context) ([]string, error) { return nil, nil }
 
-// existing compares a target table with its plan (ddl.CheckExisting: the
+// Existing compares a target table with its plan (ddl.CheckExisting: the
 // planned columns).
 func (r *pgWriter) Existing(ctx context.Context, j *bulkrun.Job) (bool, *bulkrun.Mismatch, error) {
 	exists, err := ddl.CheckExisting(ctx, r.pg, j.Out.(*pgTable).plan, r.Naming)
@@ -37,7 +37,7 @@ func (r *pgWriter) HasRows(ctx context.Context, j *bulkrun.Job) (bool, error) {
 	return rows, nil
 }
 
-// createTables applies the actions and records the run, in one
+// CreateTables applies the actions and records the run, in one
 // transaction: either every table exists and the run is recorded, or
 // nothing changed.
 func (r *pgWriter) CreateTables(ctx context.Context, acts map[schema.TableID]bulkrun.Action) error {
@@ -119,7 +119,7 @@ func (r *pgWriter) applyActions(ctx context.Context, tx pgx.Tx, acts map[schema.
 	return nil
 }
 
-// replicator names the replicators of the stream into this target.
+// Replicator names the replicators of the stream into this target.
 func (r *pgWriter) Replicator(ctx context.Context) (string, error) {
 	holders, err := checkpoint.StreamHolders(ctx, r.pg, r.Opts.Stream)
 	if err != nil || len(holders) == 0 {
@@ -128,7 +128,7 @@ func (r *pgWriter) Replicator(ctx context.Context) (string, error) {
 	return checkpoint.Describe(holders), nil
 }
 
-// forget drops the tables the run created, empties the ones it reused,
+// Forget drops the tables the run created, empties the ones it reused,
 // deletes the run state, the checkpoint and the schema history of the
 // stream. One transaction.
 func (r *pgWriter) Forget(ctx context.Context) (int, error) {
@@ -199,7 +199,7 @@ func (r *pgWriter) detectForeignKeys(ctx context.Context) error {
 	return nil
 }
 
-// schemaOnly creates the tables, indexes, foreign keys and sequences.
+// SchemaOnly creates the tables, indexes, foreign keys and sequences.
 func (r *pgWriter) SchemaOnly(ctx context.Context, acts map[schema.TableID]bulkrun.Action) error {
 	tx, err := r.pg.Begin(ctx)
 	if err != nil {
