@@ -193,5 +193,5 @@ func (o Options) NamingOptions() schema.NamingOptions {
 // bulkOptions are the options a rich writer reads (bulkrun.Run.Opts).
 func (o Options) bulkOptions() bulkrun.Options {
 	return bulkrun.Options{Stream: o.Stream, Workers: o.Workers, SchemaMap: o.SchemaMap, Naming: o.NamingOptions(),
-		ZeroDate: o.ZeroDate, Nul: o.Nul, DataOnly: o.DataOnly, StreamLockWait: o.StreamLockWait, Target: o.Target}
+		ZeroDate: o.ZeroDate, Nul: o.Nul, DataOnly: o.DataOnly, StreamLockWait: o.StreamLockWait}
 }

@@ -45,7 +45,6 @@ type Options struct {
 	Nul            typemap.NulPolicy
 	DataOnly       bool
 	StreamLockWait time.Duration
-	Target         target.Engine
 }
 
 // Run is the runner's side of one snapshot run as a writer sees it. The
