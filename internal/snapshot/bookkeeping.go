@@ -47,7 +47,7 @@ func (j *tableJob) markPlanned() {
 func (j *tableJob) chunkCopied() {
 	j.mu.Lock()
 	j.pending--
-	j.touched = true
+	j.Touched.Store(true)
 	j.mu.Unlock()
 }
 

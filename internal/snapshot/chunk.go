@@ -12,7 +12,7 @@ import (
 
 // queryChunk reads a chunk's rows on a reader session.
 func (r *runner) queryChunk(ctx context.Context, sess *sql.Conn, j *tableJob, c mysnap.Chunk) (*mysnap.Rows, error) {
-	q, err := mysnap.ChunkQuery(j.key, j.t.TableID, j.selects, j.policy.Where, c.Lo, c.Hi)
+	q, err := mysnap.ChunkQuery(j.Key, j.Source.TableID, j.Selects, j.policy.Where, c.Lo, c.Hi)
 	if err != nil {
 		return nil, err
 	}
@@ -65,13 +65,13 @@ func (r *runner) hashChunk(ctx context.Context, sess *sql.Conn, j *tableJob, c m
 func (r *runner) revalidate(ctx context.Context, sess *sql.Conn, j *tableJob, chunks []chunkState) ([]chunkState, error) {
 	keyed := false
 	for _, c := range chunks {
-		if !c.Done || c.Pass == r.pass {
+		if !c.Done || c.Pass == r.Pass {
 			continue
 		}
-		mc := mysnap.Chunk{Table: j.t.TableID, Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}
+		mc := mysnap.Chunk{Table: j.Source.TableID, Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}
 		// Same position: no transaction committed between the two reads,
 		// nothing can differ.
-		keep := !c.Position.IsZero() && c.Position == r.pos
+		keep := !c.Position.IsZero() && c.Position == r.Pos
 		if !keep {
 			n, sum, err := r.hashChunk(ctx, sess, j, mc)
 			if err != nil {
@@ -80,28 +80,28 @@ func (r *runner) revalidate(ctx context.Context, sess *sql.Conn, j *tableJob, ch
 			keep = n == c.Rows && bytes.Equal(sum, c.Hash)
 		}
 		if keep {
-			if err := r.w.keepChunk(ctx, j.t.TableID, c.Seq); err != nil {
+			if err := r.w.KeepChunk(ctx, j.Source.TableID, c.Seq); err != nil {
 				return nil, err
 			}
 			r.stats.keep()
 			continue
 		}
-		r.log.Info("chunk changed since it was copied: copying it again", "chunk", mc.String())
-		if j.rangeSafe && !keyed && (c.Lo != nil || c.Hi != nil) {
-			if err := r.w.beforeRecopy(ctx, j); err != nil {
+		r.Log.Info("chunk changed since it was copied: copying it again", "chunk", mc.String())
+		if j.RangeSafe && !keyed && (c.Lo != nil || c.Hi != nil) {
+			if err := r.w.BeforeRecopy(ctx, j.Job); err != nil {
 				return nil, err
 			}
 			keyed = true
 		}
-		if j.rangeSafe || (c.Lo == nil && c.Hi == nil) {
+		if j.RangeSafe || (c.Lo == nil && c.Hi == nil) {
 			// Stays "done" (as of its old pass) until the re-copy commits.
 			r.enqueue(j, &mc, true)
 			continue
 		}
-		if err := r.w.resetTable(ctx, j); err != nil {
+		if err := r.w.ResetTable(ctx, j.Job); err != nil {
 			return nil, err
 		}
-		return r.w.loadChunks(ctx, j.t.TableID)
+		return r.w.LoadChunks(ctx, j.Source.TableID)
 	}
 	return chunks, nil
 }

@@ -7,15 +7,17 @@ import (
 	"strings"
 
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
+	targets "github.com/sluice-db/sluice/internal/target"
+	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
 // openPoint opens the reader sessions at one instant and checks that the
 // schema read before still holds at that instant (a DDL in between would
 // make the tables sluice planned differ from the data it reads).
 func (r *runner) openPoint(ctx context.Context) (*mysnap.Point, error) {
-	p, err := r.src.OpenPoint(ctx, mysnap.PointOptions{
-		Sessions: r.o.Workers, Method: r.o.Method, LockWaitTimeout: r.o.LockWaitTimeout, LockAttempts: r.o.LockAttempts, Log: r.log,
-		Tables: r.cat.Tables, NonTransactional: mysnap.NonTransactional(r.cat.Tables),
+	p, err := r.Src.OpenPoint(ctx, mysnap.PointOptions{
+		Sessions: r.o.Workers, Method: r.o.Method, LockWaitTimeout: r.o.LockWaitTimeout, LockAttempts: r.o.LockAttempts, Log: r.Log,
+		Tables: r.Cat.Tables, NonTransactional: mysnap.NonTransactional(r.Cat.Tables),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)
@@ -25,12 +27,12 @@ func (r *runner) openPoint(ctx context.Context) (*mysnap.Point, error) {
 		p.Close()
 		return nil, err
 	}
-	if changed := changedTables(r.cat.Tables, cat.Tables); len(changed) > 0 {
+	if changed := changedTables(r.Cat.Tables, cat.Tables); len(changed) > 0 {
 		p.Close()
 		return nil, fmt.Errorf("source: the schema of %s changed while the snapshot started (a DDL ran at the same time); "+
 			"nothing was copied, run the command again", strings.Join(changed, ", "))
 	}
-	r.log.Info("consistent point", "position", p.Position.String(), "method", p.Method, "sessions", len(p.Sessions),
+	r.Log.Info("consistent point", "position", p.Position.String(), "method", p.Method, "sessions", len(p.Sessions),
 		"lock_held_ms", p.LockHeld.Milliseconds())
 	r.report.Method, r.report.LockHeldMS, r.report.Sessions = string(p.Method), p.LockHeld.Milliseconds(), len(p.Sessions)
 	r.report.Warnings = append(r.report.Warnings, p.Warnings...)
@@ -40,10 +42,10 @@ func (r *runner) openPoint(ctx context.Context) (*mysnap.Point, error) {
 // copyAll runs one worker per reader session until every table is copied
 // and indexed.
 func (r *runner) copyAll(ctx context.Context, p *mysnap.Point) error {
-	r.pass++
-	r.pos = p.Position
-	r.report.Pass = r.pass
-	if err := r.w.startPass(ctx, p); err != nil {
+	r.Pass++
+	r.Pos = p.Position
+	r.report.Pass = r.Pass
+	if err := r.w.StartPass(ctx, p); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -60,7 +62,7 @@ func (r *runner) copyAll(ctx context.Context, p *mysnap.Point) error {
 	}
 	for _, j := range r.jobs {
 		if !j.finished {
-			return fmt.Errorf("internal error: table %s was not completed", j.t.TableID)
+			return fmt.Errorf("internal error: table %s was not completed", j.Source.TableID)
 		}
 	}
 	return ctx.Err()
@@ -71,7 +73,7 @@ func (r *runner) copyAll(ctx context.Context, p *mysnap.Point) error {
 // of the key space by stepping through the key's index in this session's
 // snapshot, queueing each chunk as soon as its upper bound is known.
 func (r *runner) prepare(ctx context.Context, sess *sql.Conn, j *tableJob) error {
-	chunks, err := r.w.loadChunks(ctx, j.t.TableID)
+	chunks, err := r.w.LoadChunks(ctx, j.Source.TableID)
 	if err != nil {
 		return err
 	}
@@ -82,20 +84,20 @@ func (r *runner) prepare(ctx context.Context, sess *sql.Conn, j *tableJob) error
 	}
 	var last *mysnap.Chunk
 	for _, c := range chunks {
-		mc := mysnap.Chunk{Table: j.t.TableID, Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}
+		mc := mysnap.Chunk{Table: j.Source.TableID, Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}
 		last = &mc
 		if !c.Done {
 			r.enqueue(j, &mc, false)
 		}
 	}
-	if !j.state.Planned && last != nil && last.Hi == nil {
+	if !j.State.Planned && last != nil && last.Hi == nil {
 		// The last chunk was recorded but the run stopped before marking the plan complete.
-		if err := r.w.setPlanned(ctx, j.t.TableID); err != nil {
+		if err := r.w.SetPlanned(ctx, j.Source.TableID); err != nil {
 			return err
 		}
-		j.state.Planned = true
+		j.State.Planned = true
 	}
-	if j.state.Planned {
+	if j.State.Planned {
 		r.planned(j)
 		return nil
 	}
@@ -105,13 +107,13 @@ func (r *runner) prepare(ctx context.Context, sess *sql.Conn, j *tableJob) error
 	}
 	for {
 		var hi mysnap.Bound
-		if j.key != nil {
-			if hi, err = j.key.NextBound(ctx, sess, j.t.TableID, lo, r.o.ChunkRows); err != nil {
-				return fmt.Errorf("snapshot %s: %w", j.t.TableID, err)
+		if j.Key != nil {
+			if hi, err = j.Key.NextBound(ctx, sess, j.Source.TableID, lo, r.o.ChunkRows); err != nil {
+				return fmt.Errorf("snapshot %s: %w", j.Source.TableID, err)
 			}
 		}
-		c := mysnap.Chunk{Table: j.t.TableID, Seq: seq, Lo: lo, Hi: hi}
-		if err := r.w.insertChunk(ctx, c); err != nil {
+		c := mysnap.Chunk{Table: j.Source.TableID, Seq: seq, Lo: lo, Hi: hi}
+		if err := r.w.InsertChunk(ctx, c); err != nil {
 			return err
 		}
 		r.enqueue(j, &c, false)
@@ -120,10 +122,10 @@ func (r *runner) prepare(ctx context.Context, sess *sql.Conn, j *tableJob) error
 		}
 		lo, seq = hi, seq+1
 	}
-	if err := r.w.setPlanned(ctx, j.t.TableID); err != nil {
+	if err := r.w.SetPlanned(ctx, j.Source.TableID); err != nil {
 		return err
 	}
-	j.state.Planned = true
+	j.State.Planned = true
 	r.planned(j)
 	return nil
 }
@@ -143,7 +145,16 @@ func (r *runner) planned(j *tableJob) {
 
 // copyChunk has the writer copy one chunk and notes it done.
 func (r *runner) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
-	if err := r.w.copyChunk(ctx, sess, t); err != nil {
+	var err error
+	if ew, ok := r.w.(*engineWriter); ok && ew.ev != nil {
+		// An event log's engine (target.EventWriter) is also told whether
+		// the chunk holds the snapshot's last row, probed on the session.
+		err = ew.copyEvents(ctx, sess, t)
+	} else {
+		read := func(ctx context.Context) (*targets.ChunkRows, error) { return r.readChunk(ctx, sess, t.job, *t.chunk) }
+		err = r.w.CopyChunk(ctx, bulkrun.Task{Job: t.job.Job, Chunk: t.chunk, Recopy: t.recopy}, read)
+	}
+	if err != nil {
 		return err
 	}
 	r.chunkDone(t.job, t.recopy)
@@ -161,7 +172,7 @@ func (r *runner) chunkDone(j *tableJob, recopy bool) {
 }
 
 // maybeFinishTable starts the post-data work of a table whose chunks are
-// all copied (bulkWriter.finishTable: on PostgreSQL its indexes, sequences
+// all copied (bulkrun.Writer.FinishTable: on PostgreSQL its indexes, sequences
 // and ANALYZE), in parallel with the copy of other tables.
 func (r *runner) maybeFinishTable(j *tableJob) {
 	if !j.finishNow() {
@@ -173,7 +184,7 @@ func (r *runner) maybeFinishTable(j *tableJob) {
 		defer r.postWG.Done()
 		r.postSem <- struct{}{}
 		defer func() { <-r.postSem }()
-		if err := r.w.finishTable(r.postCtx, j); err != nil {
+		if err := r.w.FinishTable(r.postCtx, j.Job); err != nil {
 			r.sched.fail(err)
 		}
 	}()

@@ -8,7 +8,7 @@ import (
 // finalReport sums the run state over all passes.
 func (r *runner) finalReport(ctx context.Context) (*Report, error) {
 	rep := r.report
-	rep.Position = r.pos
+	rep.Position = r.Pos
 	rep.Resumed = r.resumed
 	r.stats.fill(rep)
 	rep.Seconds = since(r.start)
@@ -42,17 +42,17 @@ func (r *runner) sumChunks(ctx context.Context, rep *Report) error {
 	changes := map[[3]string]int64{}
 	rep.Tables, rep.Rows, rep.Bytes, rep.PerTable = len(r.jobs), 0, 0, nil
 	for _, j := range r.jobs {
-		chunks, err := r.w.loadChunks(ctx, j.t.TableID)
+		chunks, err := r.w.LoadChunks(ctx, j.Source.TableID)
 		if err != nil {
 			return err
 		}
-		tr := TableReport{Source: j.t.TableID.String(), Target: j.out.targetName(), Chunks: len(chunks)}
+		tr := TableReport{Source: j.Source.TableID.String(), Target: j.Out.TargetName(), Chunks: len(chunks)}
 		for _, c := range chunks {
 			tr.Rows += c.Rows
 			tr.Bytes += c.Bytes
 			mergeChanges(changes, c.Changes)
 		}
-		j.out.fillReport(&tr)
+		j.Out.FillReport(&tr)
 		rep.Rows += tr.Rows
 		rep.Bytes += tr.Bytes
 		rep.PerTable = append(rep.PerTable, tr)
@@ -64,7 +64,7 @@ func (r *runner) sumChunks(ctx context.Context, rep *Report) error {
 // collectWarnings adds the DDL plan warnings to the report.
 func (r *runner) collectWarnings() {
 	for _, j := range r.jobs {
-		r.report.Warnings = append(r.report.Warnings, j.out.planWarnings()...)
+		r.report.Warnings = append(r.report.Warnings, j.Out.PlanWarnings()...)
 	}
 }
 

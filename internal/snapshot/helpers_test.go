@@ -73,3 +73,7 @@ func pgCount(t *testing.T, pg *pgxpool.Pool, table string) int64 {
 	}
 	return n
 }
+
+// lockKey is the advisory lock a PostgreSQL target's snapshot of a stream
+// holds (the writer lives in sink/postgres).
+func lockKey(stream string) string { return pgsink.SnapshotLockKey(stream) }

@@ -1,11 +1,11 @@
 // Package snapshot runs `sluice snapshot`, one runner for every target
 // engine: it copies every in-scope table from one consistent instant of the
 // source in parallel key-range chunks through the engine's bulk writer
-// (target.Snapshotter, writer_engine.go; PostgreSQL's binary COPY and
-// MySQL's multi-row INSERTs in writer_postgres*.go and writer_mysql*.go),
-// which creates the tables, finishes them after the data and records the
-// binlog position of that instant so that replicate continues exactly
-// there. Every chunk is committed together with its bookkeeping record, so
+// (bulkrun.Writer from the engine's bulkrun.Engine facet: PostgreSQL's
+// binary COPY in sink/postgres, MySQL's multi-row INSERTs in sink/mysql; or
+// target.Snapshotter through writer_engine.go), which creates the tables,
+// finishes them after the data and records the binlog position of that
+// instant so that replicate continues exactly there. Every chunk is committed together with its bookkeeping record, so
 // an interrupted run resumes; docs/snapshot.md explains the method and why
 // a resumed run still ends at one position.
 package snapshot
@@ -27,6 +27,7 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	targets "github.com/sluice-db/sluice/internal/target"
+	"github.com/sluice-db/sluice/internal/target/bulkrun"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
@@ -153,28 +154,6 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// fingerprint is what a resumed run must share with the interrupted one:
-// the same tables under the same names with the same value policies.
-type fingerprint struct {
-	Include   []string `json:"include"`
-	Exclude   []string `json:"exclude"`
-	SchemaMap []string `json:"schema_map"`
-	ZeroDate  string   `json:"zero_date"`
-	Nul       string   `json:"nul"`
-	DataOnly  bool     `json:"data_only"`
-	// MySQL target only.
-	TargetDatabase string `json:"target_database,omitempty"`
-	TargetEngine   string `json:"target_engine,omitempty"`
-
-	// The other naming options, recorded only when set (a run recorded
-	// before they existed compares equal to one without them).
-	Identifiers    string   `json:"identifiers,omitempty"`
-	Renames        []string `json:"renames,omitempty"`
-	ExcludeColumns []string `json:"exclude_columns,omitempty"`
-	// RowPolicy: --where and --mask (rowpolicy.Policy.Describe), only when set.
-	RowPolicy []string `json:"row_policy,omitempty"`
-}
-
 func (o Options) fingerprint() fingerprint {
 	fp := fingerprint{Include: nonNil(o.Include), Exclude: nonNil(o.Exclude), SchemaMap: nonNil(o.SchemaMap),
 		ZeroDate: string(o.ZeroDate), Nul: string(o.Nul), DataOnly: o.DataOnly}
@@ -209,4 +188,10 @@ func nonNil(s []string) []string {
 func (o Options) NamingOptions() schema.NamingOptions {
 	return schema.NamingOptions{SchemaMap: o.SchemaMap, Identifiers: o.Identifiers, Renames: o.Renames,
 		ExcludeColumns: o.ExcludeColumns, RowPolicy: o.RowPolicy.Describe()}
+}
+
+// bulkOptions are the options a rich writer reads (bulkrun.Run.Opts).
+func (o Options) bulkOptions() bulkrun.Options {
+	return bulkrun.Options{Stream: o.Stream, Workers: o.Workers, SchemaMap: o.SchemaMap, Naming: o.NamingOptions(),
+		ZeroDate: o.ZeroDate, Nul: o.Nul, DataOnly: o.DataOnly, StreamLockWait: o.StreamLockWait}
 }

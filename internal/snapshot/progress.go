@@ -55,7 +55,7 @@ func (r *runner) newProgress(ctx context.Context) *progress {
 	default:
 		p.wg.Add(1)
 		go p.loop(ctx, r.o.ProgressEvery, func() {
-			r.log.Info("snapshot progress", "tables_done", p.tables.Load(), "tables", p.totalTables,
+			r.Log.Info("snapshot progress", "tables_done", p.tables.Load(), "tables", p.totalTables,
 				"rows", p.rows.Load(), "mb", float64(p.bytes.Load())/1e6, "mb_per_s", p.rate(), "eta", p.eta().String())
 		})
 	}
@@ -116,7 +116,7 @@ func boardTables(jobs []*tableJob) func() []board.TableReading {
 	return func() []board.TableReading {
 		out := make([]board.TableReading, len(jobs))
 		for i, j := range jobs {
-			out[i] = board.TableReading{Name: j.t.TableID.String(), Rows: j.copied.Load(),
+			out[i] = board.TableReading{Name: j.Source.TableID.String(), Rows: j.copied.Load(),
 				EstimatedRows: j.size.Rows, Done: j.copiedAll.Load()}
 		}
 		return out

@@ -216,7 +216,7 @@ func dropShadows(ctx context.Context, o Options, pool *pgxpool.Pool, dbs map[str
 	}
 	sub := recopyStream(o.Stream)
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if err := deleteRun(ctx, tx, sub); err != nil {
+		if err := postgres.DeleteSnapshotRun(ctx, tx, sub); err != nil {
 			return err
 		}
 		if err := checkpoint.Delete(ctx, tx, sub); err != nil {
@@ -371,7 +371,7 @@ func swapIn(ctx context.Context, o Options, pool *pgxpool.Pool, tables []recopyT
 		}
 	}
 	sub := recopyStream(o.Stream)
-	if err := deleteRun(ctx, tx, sub); err != nil {
+	if err := postgres.DeleteSnapshotRun(ctx, tx, sub); err != nil {
 		return err
 	}
 	if err := checkpoint.Delete(ctx, tx, sub); err != nil {

@@ -66,19 +66,6 @@ type PlannedTable struct {
 	Masks []string `json:"masks,omitempty"`
 }
 
-// TableReport is one table's line.
-type TableReport struct {
-	Source string `json:"source"`
-	Target string `json:"target"`
-	Rows   int64  `json:"rows"`
-	Bytes  int64  `json:"bytes"`
-	Chunks int    `json:"chunks"`
-	// Seconds and MBPerSec: this run's copy time of the table (summed over
-	// the workers' chunks) and its rate; set by the MySQL target's snapshot.
-	Seconds  float64 `json:"seconds,omitempty"`
-	MBPerSec float64 `json:"mb_per_sec,omitempty"`
-}
-
 // ChangedValues is the total of values a policy changed.
 func (r *Report) ChangedValues() int64 {
 	var n int64

@@ -19,25 +19,25 @@ func (r *runner) checkResume(ctx context.Context, run *runState) error {
 			"(then %s, now %s): re-run with the same options to resume it, or add --restart to start over",
 			r.o.Stream, fpText(run.Fingerprint), fpText(fp)))
 	}
-	if changed := changedTables(run.Tables, r.cat.Tables); len(changed) > 0 {
+	if changed := changedTables(run.Tables, r.Cat.Tables); len(changed) > 0 {
 		return exitcode.ConfigError(fmt.Errorf("the source schema changed since the interrupted snapshot of stream %q "+
 			"(tables %s): the copied part no longer matches; re-run with --restart", r.o.Stream, strings.Join(changed, ", ")))
 	}
-	states, err := r.w.tableStates(ctx)
+	states, err := r.w.TableStates(ctx)
 	if err != nil {
 		return err
 	}
 	for _, j := range r.jobs {
-		if j.state = states[j.t.TableID]; j.state == nil {
+		if j.State = states[j.Source.TableID]; j.State == nil {
 			return exitcode.ConfigError(fmt.Errorf("the interrupted snapshot of stream %q has no record of table %s: re-run with --restart",
-				r.o.Stream, j.t.TableID))
+				r.o.Stream, j.Source.TableID))
 		}
 	}
-	if err := r.w.checkResume(ctx); err != nil {
+	if err := r.w.CheckResume(ctx); err != nil {
 		return err
 	}
 	r.resumed = true
-	r.pass = run.Pass
+	r.Pass = run.Pass
 	return nil
 }
 
@@ -45,7 +45,7 @@ func (r *runner) checkResume(ctx context.Context, run *runState) error {
 // state are, the writer knows (forget). Starting over under a running
 // replicator would pull its state from under it: refused at once, naming it.
 func (r *runner) restart(ctx context.Context) error {
-	who, err := r.w.replicator(ctx)
+	who, err := r.w.Replicator(ctx)
 	if err != nil {
 		return err
 	}
@@ -53,11 +53,11 @@ func (r *runner) restart(ctx context.Context) error {
 		return exitcode.ConfigError(fmt.Errorf("snapshot --restart: stream %q is being replicated into this target by %s: "+
 			"stop that replicator first (or use another --stream)", r.o.Stream, who))
 	}
-	n, err := r.w.forget(ctx)
+	n, err := r.w.Forget(ctx)
 	if err != nil {
 		return err
 	}
-	r.log.Info("restart: previous snapshot state removed", "stream", r.o.Stream, "tables", n)
+	r.Log.Info("restart: previous snapshot state removed", "stream", r.o.Stream, "tables", n)
 	return nil
 }
 
@@ -72,7 +72,7 @@ func (r *runner) schemaOnly(ctx context.Context, run *runState) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.w.schemaOnly(ctx, acts); err != nil {
+	if err := r.w.SchemaOnly(ctx, acts); err != nil {
 		return nil, err
 	}
 	r.report.Tables = len(r.jobs)

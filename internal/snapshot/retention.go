@@ -29,7 +29,7 @@ func (r *runner) checkCopyRetention(ctx context.Context) error {
 	for _, j := range r.jobs {
 		bytes += j.size.Bytes
 	}
-	retention, err := binlog.ReadRetention(ctx, r.src.DB)
+	retention, err := binlog.ReadRetention(ctx, r.Src.DB)
 	if err != nil {
 		return err
 	}

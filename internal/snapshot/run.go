@@ -5,42 +5,28 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sluice-db/sluice/internal/rowpolicy"
-	"log/slog"
-	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
-	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	targets "github.com/sluice-db/sluice/internal/target"
+	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
-// tableJob is one table of the run: how it is read, the writer's plan of
-// its target table, and its progress.
+// tableJob is one table of the run: the writer's job (how it is read and
+// its target table), the table's --where and --mask, and the runner's
+// progress of it.
 type tableJob struct {
-	t   *schema.Table
-	out targetTable // the writer's plan of the target table
-	key *mysnap.Key // nil: copied as one chunk
-	// cols are the copied columns, selects their MySQL select expressions
-	// (both the writer's choice).
-	cols    []int
-	selects []string
+	*bulkrun.Job
 	// policy is the table's --where (in the chunk SELECT) and --mask (on
 	// every row read, before the writer sees it).
 	policy rowpolicy.Read
-	// keyPos are the positions of the key columns among cols (for messages).
-	keyPos []int
-	// rangeSafe: the target orders and compares the key as the source does,
-	// so a chunk's rows can be deleted by range on the target.
-	rangeSafe bool
-	size      mysnap.Size
-	order     int // position in the work order (largest first)
-	state     *tableState
+	size   mysnap.Size
+	order  int // position in the work order (largest first)
 	// copied and copiedAll are this run's progress (progress.go): rows
 	// copied, every chunk copied.
 	copied    atomic.Int64
@@ -50,25 +36,20 @@ type tableJob struct {
 	planned  bool
 	pending  int  // chunks known and not yet copied
 	finished bool // post-data started
-	touched  bool // a chunk was copied in this pass
 }
 
 // runner holds one Run's source side and shared state; w is the target's.
+// The embedded bulkrun.Run is what the writer reads of it (the source, the
+// catalog, the jobs, the pass and its position).
 type runner struct {
+	*bulkrun.Run
 	o       Options
 	w       bulkWriter
-	log     *slog.Logger
 	start   time.Time
-	src     *mysnap.Source
 	limit   *mysnap.Throttle // --max-rate; nil: none
-	filter  schema.Filter
-	naming  schema.Naming
-	cat     *schema.Catalog
 	jobs    []*tableJob
 	byID    map[schema.TableID]*tableJob
 	report  *Report
-	pass    int
-	pos     binlogpos.Position
 	resumed bool
 
 	sched   *scheduler
@@ -93,12 +74,14 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	if o.Recopy {
 		return runRecopy(ctx, o)
 	}
-	r := &runner{o: o, log: o.Log, start: time.Now(), byID: map[schema.TableID]*tableJob{},
+	r := &runner{o: o, start: time.Now(), byID: map[schema.TableID]*tableJob{},
 		limit: mysnap.NewThrottle(o.MaxRate)}
+	r.report = &Report{Stream: o.Stream, Mode: "full"}
+	r.Run = &bulkrun.Run{Opts: o.bulkOptions(), Log: o.Log, RunFingerprint: r.runFingerprint,
+		Report: &bulkrun.Notes{NotMigrated: &r.report.NotMigrated, Created: &r.report.Created}}
 	if r.w, err = newWriter(r); err != nil {
 		return nil, err
 	}
-	r.report = &Report{Stream: o.Stream, Mode: "full"}
 	switch {
 	case o.DryRun:
 		r.report.Mode = "dry-run"
@@ -125,19 +108,14 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 }
 
 // newWriter picks the target engine's writer: the engine's own, through
-// the exported bulk contract (target.Snapshotter), or else the PostgreSQL
-// or MySQL writer of this package by the engine's parsed settings
-// (target.Parsed). That choice is the one left in this package until those
-// two writers move into their engines' packages behind the same contract.
+// the rich contract (bulkrun.Engine: PostgreSQL, MySQL) or the exported
+// slim one (target.Snapshotter, writer_engine.go).
 func newWriter(r *runner) (bulkWriter, error) {
+	if e, ok := r.o.Target.(bulkrun.Engine); ok {
+		return e.SnapshotWriter(r.Run)
+	}
 	if s, ok := r.o.Target.(targets.Snapshotter); ok {
 		return newEngineWriter(r, s)
-	}
-	if my := targets.MySQLOf(r.o.Target); my != nil {
-		return newMyWriter(r, *my)
-	}
-	if pg, ok := targets.PostgresOf(r.o.Target); ok {
-		return &pgWriter{runner: r, cfg: pg}, nil
 	}
 	return nil, exitcode.ConfigError(fmt.Errorf("snapshot: a %s target (%s) is not supported by this command",
 		r.o.Target.Name(), r.o.Target.Redacted()))
@@ -146,10 +124,10 @@ func newWriter(r *runner) (bulkWriter, error) {
 // run takes the stream's lock and copies: a new run, a resumed one, or
 // --schema-only.
 func (r *runner) run(ctx context.Context) (*Report, error) {
-	if err := r.w.ensureState(ctx); err != nil {
+	if err := r.w.EnsureState(ctx); err != nil {
 		return nil, err
 	}
-	if err := r.w.lockStream(ctx); err != nil {
+	if err := r.w.LockStream(ctx); err != nil {
 		return nil, err
 	}
 	if r.o.Restart {
@@ -157,7 +135,7 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 			return nil, err
 		}
 	}
-	run, err := r.w.loadRun(ctx)
+	run, err := r.w.LoadRun(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +159,7 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 	}
 	defer point.Close()
 	if run == nil {
-		if err := r.w.createTables(ctx, acts); err != nil {
+		if err := r.w.CreateTables(ctx, acts); err != nil {
 			return nil, err
 		}
 	}
@@ -194,16 +172,16 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 	// End the source transactions now: a long-open snapshot holds back
 	// InnoDB purge, and the rest only writes to the target.
 	point.Close()
-	if err := r.w.finish(ctx); err != nil {
+	if err := r.w.Finish(ctx); err != nil {
 		return nil, err
 	}
 	return r.finalReport(ctx)
 }
 
 func (r *runner) close() {
-	r.w.close()
-	if r.src != nil {
-		r.src.Close()
+	r.w.Close()
+	if r.Src != nil {
+		r.Src.Close()
 	}
 }
 
@@ -211,59 +189,57 @@ func (r *runner) close() {
 // for metadata, one for the lock), then the target.
 func (r *runner) connect(ctx context.Context) error {
 	var err error
-	if r.src, err = mysnap.OpenSource(ctx, r.o.Source, r.o.Workers+2); err != nil {
+	if r.Src, err = mysnap.OpenSource(ctx, r.o.Source, r.o.Workers+2); err != nil {
 		return exitcode.ConfigError(fmt.Errorf("source: cannot connect to %s: %w", r.o.Source.Redacted(), err))
 	}
-	return r.w.connect(ctx)
+	return r.w.Connect(ctx)
 }
 
 // loadSource reads the source schema and has the writer plan every table:
 // anything sluice cannot copy stops here, before a single row is copied.
 func (r *runner) loadSource(ctx context.Context) error {
-	if err := r.w.refuseOptions(); err != nil {
+	if err := r.w.RefuseOptions(); err != nil {
 		return err
 	}
 	var err error
-	if r.filter, err = schema.NewFilter(r.o.Include, r.o.Exclude, r.o.Source.Database); err != nil {
+	if r.Filter, err = schema.NewFilter(r.o.Include, r.o.Exclude, r.o.Source.Database); err != nil {
 		return exitcode.ConfigError(err)
 	}
-	if r.naming, err = schema.NewNamingOptions(r.o.NamingOptions()); err != nil {
+	if r.Naming, err = schema.NewNamingOptions(r.o.NamingOptions()); err != nil {
 		return exitcode.ConfigError(err)
 	}
-	if r.cat, err = r.loadCatalog(ctx); err != nil {
+	if r.Cat, err = r.loadCatalog(ctx); err != nil {
 		return err
 	}
-	if err := r.o.RowPolicy.Check(r.cat.Tables); err != nil {
+	if err := r.o.RowPolicy.Check(r.Cat.Tables); err != nil {
 		return err
 	}
-	if r.jobs, err = r.w.plan(ctx); err != nil {
+	planned, err := r.w.Plan(ctx)
+	if err != nil {
 		return err
+	}
+	for _, j := range planned {
+		r.jobs = append(r.jobs, &tableJob{Job: j})
 	}
 	if err := r.planPolicy(); err != nil {
 		return err
 	}
-	sizes, err := r.src.TableSizes(ctx, r.cat.Tables)
+	sizes, err := r.Src.TableSizes(ctx, r.Cat.Tables)
 	if err != nil {
 		return err
 	}
 	for _, j := range r.jobs {
-		j.size = sizes[j.t.TableID]
-		r.byID[j.t.TableID] = j
+		j.size = sizes[j.Source.TableID]
+		r.byID[j.Source.TableID] = j
 	}
 	sort.SliceStable(r.jobs, func(a, b int) bool { return r.jobs[a].size.Bytes > r.jobs[b].size.Bytes })
+	r.Jobs = make([]*bulkrun.Job, len(r.jobs))
 	for i, j := range r.jobs {
 		j.order = i
+		r.Jobs[i] = j.Job
 	}
-	for _, o := range r.cat.NotMigrated {
+	for _, o := range r.Cat.NotMigrated {
 		r.report.NotMigrated = append(r.report.NotMigrated, o.String())
-	}
-	return nil
-}
-
-// refuseEmpty refuses a scope without tables.
-func (r *runner) refuseEmpty() error {
-	if len(r.cat.Tables) == 0 {
-		return exitcode.ConfigError(fmt.Errorf("no tables in scope (%s) on the source: check --include/--exclude and the database in --source", r.filter))
 	}
 	return nil
 }
@@ -271,50 +247,12 @@ func (r *runner) refuseEmpty() error {
 // loadCatalog runs schema.Load; an --include naming a missing table is a
 // configuration error.
 func (r *runner) loadCatalog(ctx context.Context) (*schema.Catalog, error) {
-	cat, err := schema.Load(ctx, r.src.DB, r.filter)
+	cat, err := schema.Load(ctx, r.Src.DB, r.Filter)
 	if err != nil {
 		// An unknown literal --include is already a configuration error.
 		return nil, fmt.Errorf("source: %w", err)
 	}
 	return cat, nil
-}
-
-// newJob is a job for t with the writer's plan of its target table and
-// copied columns; it finds the key the chunks split (warnings: none usable).
-func newJob(t *schema.Table, out targetTable, cols []int, selects []string) (j *tableJob, warnings []string) {
-	j = &tableJob{t: t, out: out, cols: cols, selects: selects}
-	key, err := mysnap.NewKey(t)
-	switch {
-	case err != nil:
-		warnings = append(warnings, fmt.Sprintf("%s: copied as one chunk: %v", t.TableID, err))
-		key = nil
-	case key == nil:
-		warnings = append(warnings, fmt.Sprintf("%s: no primary key or NOT NULL unique key: copied as one chunk "+
-			"(not split, and an interrupted copy of it starts over)", t.TableID))
-	}
-	j.key = key
-	if key != nil {
-		for _, name := range key.Names() {
-			ci := t.ColumnIndex(name)
-			for p, c := range j.cols {
-				if c == ci {
-					j.keyPos = append(j.keyPos, p)
-				}
-			}
-		}
-	}
-	return j, warnings
-}
-
-// nonTransactional warns about a source table whose engine is not among
-// the transactional ones the consistent snapshot covers.
-func nonTransactional(t *schema.Table, txn ...string) []string {
-	e := strings.ToLower(t.Engine)
-	if e == "" || slices.Contains(txn, e) {
-		return nil
-	}
-	return []string{fmt.Sprintf("%s: engine %s is not transactional: the consistent snapshot does not "+
-		"cover it, rows written to it during the copy may be missing or extra", t.TableID, t.Engine)}
 }
 
 // sameTables reports the tables whose definition differs between two
@@ -351,8 +289,8 @@ func (r *runner) dryRun() *Report {
 	rep := r.report
 	rep.Tables = len(r.jobs)
 	for _, j := range r.jobs {
-		rep.Plan = append(rep.Plan, PlannedTable{Source: j.t.TableID.String(), Target: j.out.targetName(),
-			Rows: j.size.Rows, Bytes: j.size.Bytes, DDL: j.out.dryRunDDL(), Warnings: j.out.planWarnings(),
+		rep.Plan = append(rep.Plan, PlannedTable{Source: j.Source.TableID.String(), Target: j.Out.TargetName(),
+			Rows: j.size.Rows, Bytes: j.size.Bytes, DDL: j.Out.DryRunDDL(), Warnings: j.Out.PlanWarnings(),
 			Where: j.policy.Where, Masks: j.policy.Masks})
 	}
 	return rep
@@ -364,16 +302,16 @@ func (r *runner) planPolicy() error {
 		return nil
 	}
 	for _, j := range r.jobs {
-		plain := make([]bool, len(j.cols))
-		for i, c := range j.cols {
+		plain := make([]bool, len(j.Cols))
+		for i, c := range j.Cols {
 			// The column itself, or its stored bytes (the MySQL writer's
 			// CAST AS BINARY): for the UTF-8 text masks accept, both are
 			// the bytes the binlog gives.
-			q := mysnap.QuoteMy(j.t.Columns[c].Name)
-			plain[i] = j.selects[i] == q || j.selects[i] == "CAST("+q+" AS BINARY)"
+			q := mysnap.QuoteMy(j.Source.Columns[c].Name)
+			plain[i] = j.Selects[i] == q || j.Selects[i] == "CAST("+q+" AS BINARY)"
 		}
 		var err error
-		if j.policy, err = r.o.RowPolicy.ForRead(j.t, j.cols, plain); err != nil {
+		if j.policy, err = r.o.RowPolicy.ForRead(j.Source, j.Cols, plain); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	targets "github.com/sluice-db/sluice/internal/target"
+	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
 // engineWriter is the runner's writer over an engine's exported bulk
@@ -35,10 +35,10 @@ type engineTable struct {
 	warnings []string
 }
 
-func (t *engineTable) targetName() string         { return t.Name }
-func (t *engineTable) planWarnings() []string     { return t.warnings }
-func (t *engineTable) dryRunDDL() []string        { return t.DDL }
-func (t *engineTable) fillReport(tr *TableReport) {}
+func (t *engineTable) TargetName() string         { return t.Name }
+func (t *engineTable) PlanWarnings() []string     { return t.warnings }
+func (t *engineTable) DryRunDDL() []string        { return t.DDL }
+func (t *engineTable) FillReport(tr *TableReport) {}
 
 const runKey = "run"
 
@@ -49,7 +49,7 @@ func chunkKey(id schema.TableID, seq int) string {
 }
 
 func newEngineWriter(r *runner, s targets.Snapshotter) (*engineWriter, error) {
-	w, err := s.BulkWriter(targets.BulkOptions{Stream: r.o.Stream, Log: r.log})
+	w, err := s.BulkWriter(targets.BulkOptions{Stream: r.Opts.Stream, Log: r.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -57,43 +57,43 @@ func newEngineWriter(r *runner, s targets.Snapshotter) (*engineWriter, error) {
 	return &engineWriter{runner: r, w: w, ev: ev, state: targets.BulkState{}}, nil
 }
 
-func (e *engineWriter) refuseOptions() error                          { return nil }
-func (e *engineWriter) connect(ctx context.Context) error             { return e.w.Connect(ctx) }
-func (e *engineWriter) close()                                        { e.w.Close() }
-func (e *engineWriter) fingerprint(*fingerprint)                      {}
-func (e *engineWriter) ensureState(context.Context) error             { return nil }
-func (e *engineWriter) checkResume(context.Context) error             { return nil }
-func (e *engineWriter) beforeRecopy(context.Context, *tableJob) error { return nil }
-func (e *engineWriter) targetProblems(context.Context) ([]string, error) {
+func (e *engineWriter) RefuseOptions() error                             { return nil }
+func (e *engineWriter) Connect(ctx context.Context) error                { return e.w.Connect(ctx) }
+func (e *engineWriter) Close()                                           { e.w.Close() }
+func (e *engineWriter) Fingerprint(*fingerprint)                         {}
+func (e *engineWriter) EnsureState(context.Context) error                { return nil }
+func (e *engineWriter) CheckResume(context.Context) error                { return nil }
+func (e *engineWriter) BeforeRecopy(context.Context, *bulkrun.Job) error { return nil }
+func (e *engineWriter) TargetProblems(context.Context) ([]string, error) {
 	return nil, nil
 }
 
-func (e *engineWriter) replicator(ctx context.Context) (string, error) { return e.w.Replicator(ctx) }
+func (e *engineWriter) Replicator(ctx context.Context) (string, error) { return e.w.Replicator(ctx) }
 
-func (e *engineWriter) plan(context.Context) ([]*tableJob, error) {
-	if err := e.refuseEmpty(); err != nil {
+func (e *engineWriter) Plan(context.Context) ([]*bulkrun.Job, error) {
+	if err := e.RefuseEmpty(); err != nil {
 		return nil, err
 	}
-	jobs := make([]*tableJob, 0, len(e.cat.Tables))
-	for _, t := range e.cat.Tables {
+	jobs := make([]*bulkrun.Job, 0, len(e.Cat.Tables))
+	for _, t := range e.Cat.Tables {
 		bt, err := e.w.Plan(t)
 		if err != nil {
 			return nil, err
 		}
 		out := &engineTable{BulkTable: bt, warnings: bt.Warnings}
-		j, warnings := newJob(t, out, bt.Cols, bt.Selects)
+		j, warnings := bulkrun.NewJob(t, out, bt.Cols, bt.Selects)
 		out.warnings = append(out.warnings, warnings...)
 		if e.ev != nil && !e.ev.Chunked(bt) {
-			j.key, j.keyPos = nil, nil // one chunk: the engine cannot split its changes at a copied key
+			j.Key, j.KeyPos = nil, nil // one chunk: the engine cannot split its changes at a copied key
 		}
-		j.rangeSafe = bt.RangeSafe && j.key != nil
+		j.RangeSafe = bt.RangeSafe && j.Key != nil
 		jobs = append(jobs, j)
 	}
 	return jobs, nil
 }
 
-// lockStream takes the lock, then reads the state it guards.
-func (e *engineWriter) lockStream(ctx context.Context) error {
+// LockStream takes the lock, then reads the state it guards.
+func (e *engineWriter) LockStream(ctx context.Context) error {
 	if err := e.w.Lock(ctx); err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (e *engineWriter) lockStream(ctx context.Context) error {
 	return nil
 }
 
-func (e *engineWriter) forget(ctx context.Context) (int, error) {
+func (e *engineWriter) Forget(ctx context.Context) (int, error) {
 	n, err := e.w.Forget(ctx)
 	if err == nil {
 		e.mu.Lock()
@@ -166,7 +166,7 @@ func encodeRecords(recs map[string]any) (targets.BulkState, error) {
 	return s, nil
 }
 
-func (e *engineWriter) loadRun(context.Context) (*runState, error) {
+func (e *engineWriter) LoadRun(context.Context) (*runState, error) {
 	var run runState
 	ok, err := e.record(runKey, &run)
 	if !ok || err != nil {
@@ -175,11 +175,11 @@ func (e *engineWriter) loadRun(context.Context) (*runState, error) {
 	return &run, nil
 }
 
-func (e *engineWriter) tableStates(context.Context) (map[schema.TableID]*tableState, error) {
+func (e *engineWriter) TableStates(context.Context) (map[schema.TableID]*tableState, error) {
 	out := map[schema.TableID]*tableState{}
-	for _, j := range e.jobs {
+	for _, j := range e.Jobs {
 		var ts tableState
-		ok, err := e.record(tableKey(j.t.TableID), &ts)
+		ok, err := e.record(tableKey(j.Source.TableID), &ts)
 		if err != nil {
 			return nil, err
 		}
@@ -190,23 +190,23 @@ func (e *engineWriter) tableStates(context.Context) (map[schema.TableID]*tableSt
 	return out, nil
 }
 
-func (e *engineWriter) existing(ctx context.Context, j *tableJob) (bool, *mismatch, error) {
-	ok, err := e.w.HasTable(ctx, j.out.(*engineTable).BulkTable)
+func (e *engineWriter) Existing(ctx context.Context, j *bulkrun.Job) (bool, *mismatch, error) {
+	ok, err := e.w.HasTable(ctx, j.Out.(*engineTable).BulkTable)
 	return ok, nil, err
 }
 
-func (e *engineWriter) hasRows(ctx context.Context, j *tableJob) (bool, error) {
-	return e.w.HasRows(ctx, j.out.(*engineTable).BulkTable)
+func (e *engineWriter) HasRows(ctx context.Context, j *bulkrun.Job) (bool, error) {
+	return e.w.HasRows(ctx, j.Out.(*engineTable).BulkTable)
 }
 
-// createTables creates the tables and records the run and its tables.
-func (e *engineWriter) createTables(ctx context.Context, acts map[schema.TableID]action) error {
+// CreateTables creates the tables and records the run and its tables.
+func (e *engineWriter) CreateTables(ctx context.Context, acts map[schema.TableID]action) error {
 	tables, clear := e.tablesFor(acts)
-	recs := map[string]any{runKey: runState{Status: "copying", Fingerprint: e.runFingerprint(),
-		Tables: append([]*schema.Table(nil), e.cat.Tables...), StartedAt: time.Now().UTC()}}
-	for _, j := range e.jobs {
-		j.state = newTableState(j, acts, "")
-		recs[tableKey(j.t.TableID)] = j.state
+	recs := map[string]any{runKey: runState{Status: "copying", Fingerprint: e.RunFingerprint(),
+		Tables: append([]*schema.Table(nil), e.Cat.Tables...), StartedAt: time.Now().UTC()}}
+	for _, j := range e.Jobs {
+		j.State = newTableState(j, acts, "")
+		recs[tableKey(j.Source.TableID)] = j.State
 	}
 	s, err := encodeRecords(recs)
 	if err != nil {
@@ -220,34 +220,34 @@ func (e *engineWriter) createTables(ctx context.Context, acts map[schema.TableID
 }
 
 func (e *engineWriter) tablesFor(acts map[schema.TableID]action) (tables, clear []targets.BulkTable) {
-	for _, j := range e.jobs {
-		bt := j.out.(*engineTable).BulkTable
+	for _, j := range e.Jobs {
+		bt := j.Out.(*engineTable).BulkTable
 		tables = append(tables, bt)
-		if a := acts[j.t.TableID]; a == actReplace || a == actTruncate {
+		if a := acts[j.Source.TableID]; a == actReplace || a == actTruncate {
 			clear = append(clear, bt)
 		}
 	}
 	return tables, clear
 }
 
-func (e *engineWriter) schemaOnly(ctx context.Context, acts map[schema.TableID]action) error {
+func (e *engineWriter) SchemaOnly(ctx context.Context, acts map[schema.TableID]action) error {
 	tables, clear := e.tablesFor(acts)
 	return e.w.Create(ctx, tables, clear, nil)
 }
 
-func (e *engineWriter) startPass(ctx context.Context, p *mysnap.Point) error {
-	run, err := e.loadRun(ctx)
+func (e *engineWriter) StartPass(ctx context.Context, p *mysnap.Point) error {
+	run, err := e.LoadRun(ctx)
 	if err != nil || run == nil {
-		return fmt.Errorf("snapshot state: no run to start pass %d of (%v)", e.pass, err)
+		return fmt.Errorf("snapshot state: no run to start pass %d of (%v)", e.Pass, err)
 	}
-	run.Pass, run.Position, run.Method, run.LockHeldMS = e.pass, e.pos, string(p.Method), p.LockHeld.Milliseconds()
+	run.Pass, run.Position, run.Method, run.LockHeldMS = e.Pass, e.Pos, string(p.Method), p.LockHeld.Milliseconds()
 	if e.ev != nil {
 		return e.beginEventPass(ctx, run)
 	}
 	return e.save(ctx, map[string]any{runKey: run})
 }
 
-func (e *engineWriter) loadChunks(_ context.Context, id schema.TableID) ([]chunkState, error) {
+func (e *engineWriter) LoadChunks(_ context.Context, id schema.TableID) ([]chunkState, error) {
 	e.mu.Lock()
 	var keys []string
 	for k := range e.state {
@@ -268,19 +268,19 @@ func (e *engineWriter) loadChunks(_ context.Context, id schema.TableID) ([]chunk
 	return out, nil
 }
 
-func (e *engineWriter) insertChunk(ctx context.Context, c mysnap.Chunk) error {
+func (e *engineWriter) InsertChunk(ctx context.Context, c mysnap.Chunk) error {
 	if e.ev != nil {
 		return e.planChunk(ctx, c)
 	}
 	return e.save(ctx, map[string]any{chunkKey(c.Table, c.Seq): chunkState{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}})
 }
 
-func (e *engineWriter) setPlanned(ctx context.Context, id schema.TableID) error {
+func (e *engineWriter) SetPlanned(ctx context.Context, id schema.TableID) error {
 	return e.updateTable(ctx, id, func(ts *tableState) { ts.Planned = true })
 }
 
-func (e *engineWriter) finishTable(ctx context.Context, j *tableJob) error {
-	return e.updateTable(ctx, j.t.TableID, func(ts *tableState) { ts.Indexed = true })
+func (e *engineWriter) FinishTable(ctx context.Context, j *bulkrun.Job) error {
+	return e.updateTable(ctx, j.Source.TableID, func(ts *tableState) { ts.Indexed = true })
 }
 
 func (e *engineWriter) updateTable(ctx context.Context, id schema.TableID, f func(*tableState)) error {
@@ -292,49 +292,46 @@ func (e *engineWriter) updateTable(ctx context.Context, id schema.TableID, f fun
 	return e.save(ctx, map[string]any{tableKey(id): ts})
 }
 
-func (e *engineWriter) keepChunk(ctx context.Context, id schema.TableID, seq int) error {
+func (e *engineWriter) KeepChunk(ctx context.Context, id schema.TableID, seq int) error {
 	var c chunkState
 	if _, err := e.record(chunkKey(id, seq), &c); err != nil {
 		return err
 	}
-	c.Pass, c.Position = e.pass, e.pos
+	c.Pass, c.Position = e.Pass, e.Pos
 	return e.save(ctx, map[string]any{chunkKey(id, seq): c})
 }
 
-func (e *engineWriter) resetTable(ctx context.Context, j *tableJob) error {
-	chunks, err := e.loadChunks(ctx, j.t.TableID)
+func (e *engineWriter) ResetTable(ctx context.Context, j *bulkrun.Job) error {
+	chunks, err := e.LoadChunks(ctx, j.Source.TableID)
 	if err != nil {
 		return err
 	}
 	recs := map[string]any{}
 	for _, c := range chunks {
-		recs[chunkKey(j.t.TableID, c.Seq)] = chunkState{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}
+		recs[chunkKey(j.Source.TableID, c.Seq)] = chunkState{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi}
 	}
 	s, err := encodeRecords(recs)
 	if err != nil {
 		return err
 	}
-	if err := e.w.Reset(ctx, j.out.(*engineTable).BulkTable, s); err != nil {
+	if err := e.w.Reset(ctx, j.Out.(*engineTable).BulkTable, s); err != nil {
 		return err
 	}
 	e.committed(s)
 	return nil
 }
 
-// copyChunk reads the chunk and has the engine write its rows and its
+// CopyChunk reads the chunk and has the engine write its rows and its
 // done record in one target transaction.
-func (e *engineWriter) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
-	if e.ev != nil {
-		return e.copyEvents(ctx, sess, t)
-	}
-	j, c := t.job, *t.chunk
-	rows, err := e.readChunk(ctx, sess, j, c)
+func (e *engineWriter) CopyChunk(ctx context.Context, t bulkrun.Task, read bulkrun.ReadFunc) error {
+	j, c := t.Job, *t.Chunk
+	rows, err := read(ctx)
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w", c, err)
 	}
 	defer rows.Close()
 	var done targets.BulkState
-	err = e.w.Copy(ctx, j.out.(*engineTable).BulkTable, rows, t.recopy, e.doneRecord(rows, c, &done))
+	err = e.w.Copy(ctx, j.Out.(*engineTable).BulkTable, rows, t.Recopy, e.doneRecord(rows, c, &done))
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w", c, err)
 	}
@@ -348,16 +345,16 @@ func (e *engineWriter) doneRecord(rows *targets.ChunkRows, c mysnap.Chunk, out *
 	return func() targets.BulkState {
 		rows.Flush()
 		st := chunkState{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi, Done: true, Rows: rows.Rows(), Bytes: rows.Bytes(),
-			Hash: rows.Sum(), Pass: e.pass, Position: e.pos}
+			Hash: rows.Sum(), Pass: e.Pass, Position: e.Pos}
 		*out, _ = encodeRecords(map[string]any{chunkKey(c.Table, c.Seq): st})
 		return *out
 	}
 }
 
-// finish records the run complete with the position replication starts
+// Finish records the run complete with the position replication starts
 // from.
-func (e *engineWriter) finish(ctx context.Context) error {
-	run, err := e.loadRun(ctx)
+func (e *engineWriter) Finish(ctx context.Context) error {
+	run, err := e.LoadRun(ctx)
 	if err != nil || run == nil {
 		return fmt.Errorf("snapshot state: no run to finish (%v)", err)
 	}
@@ -367,10 +364,10 @@ func (e *engineWriter) finish(ctx context.Context) error {
 		return err
 	}
 	var pos model.Position
-	if !e.pos.IsZero() {
-		pos = e.pos
+	if !e.Pos.IsZero() {
+		pos = e.Pos
 	}
-	if err := e.w.Finish(ctx, pos, e.cat.Tables, s); err != nil {
+	if err := e.w.Finish(ctx, pos, e.Cat.Tables, s); err != nil {
 		return fmt.Errorf("target: record the snapshot position: %w", err)
 	}
 	e.committed(s)

@@ -36,8 +36,8 @@ func (e *engineWriter) beginEventPass(ctx context.Context, run *runState) error 
 		if _, err := e.record(k, &c); err != nil {
 			return err
 		}
-		if c.Done && c.Pass != e.pass {
-			c.Pass, c.Position = e.pass, e.pos
+		if c.Done && c.Pass != e.Pass {
+			c.Pass, c.Position = e.Pass, e.Pos
 			recs[k] = c
 		}
 	}
@@ -45,7 +45,7 @@ func (e *engineWriter) beginEventPass(ctx context.Context, run *runState) error 
 	if err != nil {
 		return err
 	}
-	if err := e.ev.BeginPass(ctx, e.pos, e.cat.Tables, s); err != nil {
+	if err := e.ev.BeginPass(ctx, e.Pos, e.Cat.Tables, s); err != nil {
 		return err
 	}
 	e.committed(s)
@@ -109,7 +109,7 @@ func (e *engineWriter) copyEvents(ctx context.Context, sess *sql.Conn, t *task) 
 	}
 	defer rows.Close()
 	var done targets.BulkState
-	err = e.ev.CopyEvents(ctx, j.out.(*engineTable).BulkTable, rows, targets.EventChunk{Lo: c.Lo, Hi: c.Hi, Last: last},
+	err = e.ev.CopyEvents(ctx, j.Out.(*engineTable).BulkTable, rows, targets.EventChunk{Lo: c.Lo, Hi: c.Hi, Last: last},
 		e.doneRecord(rows, c, &done))
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w", c, err)
@@ -162,7 +162,7 @@ func (e *engineWriter) queuedChunks(all bool) []*task {
 // emptyChunk reports whether a queued chunk has no row to copy.
 func (e *engineWriter) emptyChunk(ctx context.Context, sess *sql.Conn, t *task) (bool, error) {
 	j, c := t.job, t.chunk
-	q, err := mysnap.ChunkQuery(j.key, j.t.TableID, []string{"1"}, j.policy.Where, c.Lo, c.Hi)
+	q, err := mysnap.ChunkQuery(j.Key, j.Source.TableID, []string{"1"}, j.policy.Where, c.Lo, c.Hi)
 	if err != nil {
 		return false, err
 	}

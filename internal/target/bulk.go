@@ -13,9 +13,9 @@ import (
 // reads the source at one consistent point, plans the chunks, schedules and
 // re-checks them, and keeps the run's state; the engine stores that state
 // and the rows, a chunk's rows and its done record in one target
-// transaction. (The PostgreSQL and MySQL writers still implement the
-// runner's internal interface inside internal/snapshot; they move behind
-// this one as they move into their packages.)
+// transaction. (The PostgreSQL and MySQL writers keep their run state in
+// tables of their own and implement the richer contract of
+// internal/target/bulkrun instead, in their sink packages.)
 type Snapshotter interface {
 	BulkWriter(o BulkOptions) (BulkWriter, error)
 }

@@ -41,7 +41,7 @@ type Env struct {
 	origin     string   // how the servers were found, for messages
 	flavor     Flavor   // which source server this is (MariaDB unless from GetFlavor)
 	mysql9     string   // admin URL of the MySQL server for GetFlavor(t, MySQL), "" when unknown
-	mysqlTgt   string   // admin URL of the second MariaDB, a MySQL target (snapshot/writer_mysql.go)
+	mysqlTgt   string   // admin URL of the second MariaDB, a MySQL target (sink/mysql/bulk.go)
 	tgtFlavor  Flavor   // which server MySQLTarget returns: MariaDB (the second MariaDB) unless WithMySQLTarget(MySQL)
 }
 
@@ -132,7 +132,7 @@ var sandboxNewerDefaults = map[string]string{
 type envVars struct {
 	mysqlAdmin, pgAdmin, source, target string
 	mysql9Admin                         string // the MySQL server of the flavor axis (flavor.go)
-	mysqlTargetAdmin                    string // the second MariaDB, a MySQL target (snapshot/writer_mysql.go)
+	mysqlTargetAdmin                    string // the second MariaDB, a MySQL target (sink/mysql/bulk.go)
 }
 
 // sandboxDefaults are the URLs `scripts/sandbox env` prints, honouring its port variables.

@@ -3,7 +3,11 @@
 // binary-charset sessions: literal.go), replays the source's schema changes
 // there (ddl.go, rewrite.go), and keeps the stream's state (checkpoint,
 // applied records, schema history: internal/checkpoint/mysqlstate) in the
-// same target transactions as the rows.
+// same target transactions as the rows. Its snapshot writer (bulk*.go, the
+// engine's bulkrun.Engine facet) creates the tables from the source's own
+// CREATE TABLE, copies the chunks as multi-row INSERTs with their done
+// records, and keeps the snapshot's run state in the target's database
+// sluice.
 package mysql
 
 import (

@@ -2,8 +2,10 @@
 // source's values into PostgreSQL values (internal/typemap), writes them with
 // pipelined multi-row statements and binary COPY, and keeps the stream's
 // state (checkpoint, applied records, schema history: internal/checkpoint)
-// in the same PostgreSQL transactions as the rows. The snapshot's COPY
-// writer and the per-table apply plans live here too.
+// in the same PostgreSQL transactions as the rows. The snapshot's writer
+// (bulk*.go, the engine's bulkrun.Engine facet: tables, binary COPY of the
+// chunks with their done records, indexes after the data, run state in
+// sluice.snapshot_*) and the per-table apply plans live here too.
 package postgres
 
 import (

@@ -1,4 +1,4 @@
-package snapshot
+package mysql
 
 import (
 	"context"
@@ -13,20 +13,21 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
+	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
-func (r *myWriter) startPass(ctx context.Context, p *mysnap.Point) error {
-	return mysqlstate.StartSnapshotPass(ctx, r.db, r.o.Stream, r.pass, r.pos.Encode(), string(p.Method), p.LockHeld.Milliseconds())
+func (r *myWriter) StartPass(ctx context.Context, p *mysnap.Point) error {
+	return mysqlstate.StartSnapshotPass(ctx, r.db, r.Opts.Stream, r.Pass, r.Pos.Encode(), string(p.Method), p.LockHeld.Milliseconds())
 }
 
-func (r *myWriter) loadChunks(ctx context.Context, id schema.TableID) ([]chunkState, error) {
-	rows, err := mysqlstate.LoadSnapshotChunks(ctx, r.db, r.o.Stream, id.Database, id.Name)
+func (r *myWriter) LoadChunks(ctx context.Context, id schema.TableID) ([]bulkrun.ChunkState, error) {
+	rows, err := mysqlstate.LoadSnapshotChunks(ctx, r.db, r.Opts.Stream, id.Database, id.Name)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]chunkState, len(rows))
+	out := make([]bulkrun.ChunkState, len(rows))
 	for i, c := range rows {
-		out[i] = chunkState{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi, Done: c.Done, Rows: c.Rows, Bytes: c.Bytes, Hash: c.Hash, Pass: c.Pass}
+		out[i] = bulkrun.ChunkState{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi, Done: c.Done, Rows: c.Rows, Bytes: c.Bytes, Hash: c.Hash, Pass: c.Pass}
 		if c.Position == "" {
 			continue
 		}
@@ -37,48 +38,48 @@ func (r *myWriter) loadChunks(ctx context.Context, id schema.TableID) ([]chunkSt
 	return out, nil
 }
 
-func (r *myWriter) insertChunk(ctx context.Context, c mysnap.Chunk) error {
-	return mysqlstate.InsertSnapshotChunk(ctx, r.db, r.o.Stream, c.Table.Database, c.Table.Name,
+func (r *myWriter) InsertChunk(ctx context.Context, c mysnap.Chunk) error {
+	return mysqlstate.InsertSnapshotChunk(ctx, r.db, r.Opts.Stream, c.Table.Database, c.Table.Name,
 		mysqlstate.SnapshotChunk{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi})
 }
 
-func (r *myWriter) setPlanned(ctx context.Context, id schema.TableID) error {
-	return mysqlstate.SetSnapshotTablePlanned(ctx, r.db, r.o.Stream, id.Database, id.Name)
+func (r *myWriter) SetPlanned(ctx context.Context, id schema.TableID) error {
+	return mysqlstate.SetSnapshotTablePlanned(ctx, r.db, r.Opts.Stream, id.Database, id.Name)
 }
 
-func (r *myWriter) keepChunk(ctx context.Context, id schema.TableID, seq int) error {
-	return mysqlstate.KeepSnapshotChunk(ctx, r.db, r.o.Stream, id.Database, id.Name, seq, r.pass, r.pos.Encode())
+func (r *myWriter) KeepChunk(ctx context.Context, id schema.TableID, seq int) error {
+	return mysqlstate.KeepSnapshotChunk(ctx, r.db, r.Opts.Stream, id.Database, id.Name, seq, r.Pass, r.Pos.Encode())
 }
 
-// beforeRecopy: the table has its keys from its CREATE TABLE.
-func (r *myWriter) beforeRecopy(context.Context, *tableJob) error { return nil }
+// BeforeRecopy: the table has its keys from its CREATE TABLE.
+func (r *myWriter) BeforeRecopy(context.Context, *bulkrun.Job) error { return nil }
 
-// resetTable is never needed: every key's ranges are the source's
+// ResetTable is never needed: every key's ranges are the source's
 // (rangeSafe), so a changed chunk is cleared by its range.
-func (r *myWriter) resetTable(_ context.Context, j *tableJob) error {
-	return fmt.Errorf("internal error: %s: a MySQL target clears a changed chunk by its key range", j.t.TableID)
+func (r *myWriter) ResetTable(_ context.Context, j *bulkrun.Job) error {
+	return fmt.Errorf("internal error: %s: a MySQL target clears a changed chunk by its key range", j.Source.TableID)
 }
 
-// finishTable: the table's indexes came with its CREATE TABLE.
-func (r *myWriter) finishTable(context.Context, *tableJob) error { return nil }
+// FinishTable: the table's indexes came with its CREATE TABLE.
+func (r *myWriter) FinishTable(context.Context, *bulkrun.Job) error { return nil }
 
 // chunkAttempts bounds how often a chunk is copied again after the target
 // gave up its transaction for a lock conflict.
 const chunkAttempts = 5
 
-// copyChunk copies one chunk, again when the target resolved a lock
+// CopyChunk copies one chunk, again when the target resolved a lock
 // conflict by rolling its transaction back: InnoDB may pick one of two
 // chunks inserting into neighbouring ranges of a unique secondary index as a
 // deadlock victim, and says to retry. The source session reads the same rows
 // again (it stays at the snapshot's instant).
-func (r *myWriter) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
+func (r *myWriter) CopyChunk(ctx context.Context, t bulkrun.Task, read bulkrun.ReadFunc) error {
 	for attempt := 1; ; attempt++ {
-		err := r.copyChunkOnce(ctx, sess, t)
+		err := r.copyChunkOnce(ctx, t, read)
 		if err == nil || !isLockConflict(err) || attempt == chunkAttempts || ctx.Err() != nil {
 			return err
 		}
-		r.log.Warn("snapshot: the target rolled the chunk's transaction back for a lock conflict; copying the chunk again",
-			"chunk", t.chunk.String(), "attempt", attempt, "cause", err)
+		r.Log.Warn("snapshot: the target rolled the chunk's transaction back for a lock conflict; copying the chunk again",
+			"chunk", t.Chunk.String(), "attempt", attempt, "cause", err)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -96,9 +97,9 @@ func isLockConflict(err error) bool {
 // copyChunkOnce reads one chunk from the source session and writes it with
 // multi-row INSERTs in one target transaction together with its done row,
 // so a chunk is either fully in the target and recorded, or neither.
-func (r *myWriter) copyChunkOnce(ctx context.Context, sess *sql.Conn, t *task) error {
-	j, c := t.job, *t.chunk
-	mt := j.out.(*myTable)
+func (r *myWriter) copyChunkOnce(ctx context.Context, t bulkrun.Task, read bulkrun.ReadFunc) error {
+	j, c := t.Job, *t.Chunk
+	mt := j.Out.(*myTable)
 	fail := func(err error) error { return fmt.Errorf("snapshot %s: %w", c, err) }
 	start := time.Now()
 	tx, err := r.db.BeginTx(ctx, nil)
@@ -106,12 +107,12 @@ func (r *myWriter) copyChunkOnce(ctx context.Context, sess *sql.Conn, t *task) e
 		return fail(fmt.Errorf("target: %w", err))
 	}
 	defer tx.Rollback()
-	if t.recopy || !mt.transactional {
+	if t.Recopy || !mt.transactional {
 		if err := r.clearChunk(ctx, tx, j, c); err != nil {
 			return fail(err)
 		}
 	}
-	rows, err := r.readChunk(ctx, sess, j, c)
+	rows, err := read(ctx)
 	if err != nil {
 		return fail(err)
 	}
@@ -140,9 +141,9 @@ func (r *myWriter) copyChunkOnce(ctx context.Context, sess *sql.Conn, t *task) e
 	}
 	size := rows.Bytes()
 	st := mysqlstate.SnapshotChunk{Seq: c.Seq, Lo: c.Lo, Hi: c.Hi, Done: true, Rows: rows.Rows(), Bytes: size, Hash: rows.Sum(),
-		Pass: r.pass, Position: r.pos.Encode()}
+		Pass: r.Pass, Position: r.Pos.Encode()}
 	if err := withUniqueChecks(ctx, tx, func() error {
-		return mysqlstate.MarkSnapshotChunkDone(ctx, tx, r.o.Stream, j.t.Database, j.t.Name, st)
+		return mysqlstate.MarkSnapshotChunkDone(ctx, tx, r.Opts.Stream, j.Source.Database, j.Source.Name, st)
 	}); err != nil {
 		return fail(err)
 	}
@@ -159,11 +160,11 @@ func (r *myWriter) copyChunkOnce(ctx context.Context, sess *sql.Conn, t *task) e
 // clearChunk deletes a chunk's rows from the target: before a re-copy, and
 // before every copy into a table without transactions (an interrupted
 // earlier attempt may have left part of the chunk there).
-func (r *myWriter) clearChunk(ctx context.Context, tx *sql.Tx, j *tableJob, c mysnap.Chunk) error {
-	q := "DELETE FROM " + j.out.(*myTable).qname
+func (r *myWriter) clearChunk(ctx context.Context, tx *sql.Tx, j *bulkrun.Job, c mysnap.Chunk) error {
+	q := "DELETE FROM " + j.Out.(*myTable).qname
 	var args []any
-	if j.key != nil {
-		where, a, err := j.key.RangeWhere(c.Lo, c.Hi)
+	if j.Key != nil {
+		where, a, err := j.Key.RangeWhere(c.Lo, c.Hi)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package snapshot
+package mysql
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/schema"
-	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
@@ -146,9 +145,9 @@ func appendLiteral(b, v []byte, m litMode) []byte {
 	return appendQuoted(b, v)
 }
 
-// appendQuoted writes _binary'...' (the escapes: mysink.Quote).
+// appendQuoted writes _binary'...' (the escapes: Quote).
 func appendQuoted(b, v []byte) []byte {
-	return mysink.Quote(append(b, "_binary"...), v)
+	return Quote(append(b, "_binary"...), v)
 }
 
 func isInteger(v []byte) bool {

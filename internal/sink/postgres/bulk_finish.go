@@ -1,4 +1,4 @@
-package snapshot
+package postgres
 
 import (
 	"context"
@@ -10,26 +10,24 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-db/sluice/internal/checkpoint"
-	"github.com/sluice-db/sluice/internal/sink/postgres"
+	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
-// finishTable (post-data) builds a table's primary key (when this run created the table,
+// FinishTable (post-data) builds a table's primary key (when this run created the table,
 // it did so without the key: see ensurePrimaryKey) and indexes, moves its sequences past the copied
 // values and ANALYZEs it, in one transaction marked in the table's state, so
 // a resumed run does not build the indexes twice. A table an earlier pass
 // finished gets only the sequence and ANALYZE again, and only if this pass
 // copied rows into it. --data-only never builds indexes (they came with
 // --schema-only).
-func (r *pgWriter) finishTable(ctx context.Context, j *tableJob) error {
-	j.mu.Lock()
-	touched := j.touched
-	j.mu.Unlock()
-	plan := j.out.(*pgTable).plan
+func (r *pgWriter) FinishTable(ctx context.Context, j *bulkrun.Job) error {
+	touched := j.Touched.Load()
+	plan := j.Out.(*pgTable).plan
 	var stmts []string
 	switch {
-	case !j.state.Indexed && !r.o.DataOnly:
+	case !j.State.Indexed && !r.Opts.DataOnly:
 		stmts = append(append(stmts, plan.PostData...), plan.Finish...)
-	case !j.state.Indexed || touched:
+	case !j.State.Indexed || touched:
 		stmts = plan.Finish
 	default:
 		return nil
@@ -37,36 +35,36 @@ func (r *pgWriter) finishTable(ctx context.Context, j *tableJob) error {
 	start := time.Now()
 	conn, err := r.pg.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("snapshot %s: indexes: %w", j.t.TableID, err)
+		return fmt.Errorf("snapshot %s: indexes: %w", j.Source.TableID, err)
 	}
 	defer conn.Release()
 	tx, err := conn.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("snapshot %s: indexes: %w", j.t.TableID, err)
+		return fmt.Errorf("snapshot %s: indexes: %w", j.Source.TableID, err)
 	}
 	defer tx.Rollback(ctx)
 	// Index builds sort in memory up to maintenance_work_mem.
 	if _, err := tx.Exec(ctx, "SET LOCAL maintenance_work_mem = '256MB'"); err != nil {
-		return fmt.Errorf("snapshot %s: indexes: %w", j.t.TableID, err)
+		return fmt.Errorf("snapshot %s: indexes: %w", j.Source.TableID, err)
 	}
-	if !j.state.Indexed && !r.o.DataOnly {
+	if !j.State.Indexed && !r.Opts.DataOnly {
 		if err := r.ensurePrimaryKey(ctx, tx, j); err != nil {
 			return err
 		}
 	}
 	for _, s := range stmts {
 		if _, err := tx.Exec(ctx, s); err != nil {
-			return fmt.Errorf("snapshot %s: %s: %w", j.t.TableID, firstLine(s), uniqueCollision(err))
+			return fmt.Errorf("snapshot %s: %s: %w", j.Source.TableID, bulkrun.FirstLine(s), uniqueCollision(err))
 		}
 	}
-	if err := setTableFlag(ctx, tx, r.o.Stream, j.t.TableID, "indexed", true); err != nil {
+	if err := setTableFlag(ctx, tx, r.Opts.Stream, j.Source.TableID, "indexed", true); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("snapshot %s: indexes: %w", j.t.TableID, err)
+		return fmt.Errorf("snapshot %s: indexes: %w", j.Source.TableID, err)
 	}
-	j.state.Indexed = true
-	r.log.Debug("indexes built", "table", j.t.TableID.String(), "statements", len(stmts), "seconds", since(start))
+	j.State.Indexed = true
+	r.Log.Debug("indexes built", "table", j.Source.TableID.String(), "statements", len(stmts), "seconds", time.Since(start).Seconds())
 	return nil
 }
 
@@ -75,49 +73,49 @@ func (r *pgWriter) finishTable(ctx context.Context, j *tableJob) error {
 // maintaining the btree for every copied row) unless the table has one
 // already (added before a resumed pass, or by an older sluice). Tables the
 // run found on the target keep the keys they have.
-func (r *pgWriter) ensurePrimaryKey(ctx context.Context, tx pgx.Tx, j *tableJob) error {
-	pt := j.out.(*pgTable)
-	if pt.plan.AddPrimaryKey == "" || !j.state.Created {
+func (r *pgWriter) ensurePrimaryKey(ctx context.Context, tx pgx.Tx, j *bulkrun.Job) error {
+	pt := j.Out.(*pgTable)
+	if pt.plan.AddPrimaryKey == "" || !j.State.Created {
 		return nil
 	}
 	var has bool
 	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p')`,
 		pt.ident.Sanitize()).Scan(&has)
 	if err != nil {
-		return fmt.Errorf("snapshot %s: look for the primary key: %w", j.t.TableID, err)
+		return fmt.Errorf("snapshot %s: look for the primary key: %w", j.Source.TableID, err)
 	}
 	if has {
 		return nil
 	}
 	if _, err := tx.Exec(ctx, pt.plan.AddPrimaryKey); err != nil {
-		return fmt.Errorf("snapshot %s: %s: %w", j.t.TableID, pt.plan.AddPrimaryKey, uniqueCollision(err))
+		return fmt.Errorf("snapshot %s: %s: %w", j.Source.TableID, pt.plan.AddPrimaryKey, uniqueCollision(err))
 	}
 	return nil
 }
 
-// beforeRecopy builds the primary key of a partly copied table before a
+// BeforeRecopy builds the primary key of a partly copied table before a
 // resumed pass deletes a changed chunk's key range, so that DELETE finds
 // the range through the index instead of scanning the table once per
 // chunk. The chunks already copied committed whole, so the key holds.
-func (r *pgWriter) beforeRecopy(ctx context.Context, j *tableJob) error {
-	if j.state.Indexed || r.o.DataOnly {
+func (r *pgWriter) BeforeRecopy(ctx context.Context, j *bulkrun.Job) error {
+	if j.State.Indexed || r.Opts.DataOnly {
 		return nil
 	}
 	tx, err := r.pg.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("snapshot %s: primary key: %w", j.t.TableID, err)
+		return fmt.Errorf("snapshot %s: primary key: %w", j.Source.TableID, err)
 	}
 	defer tx.Rollback(ctx)
 	if _, err := tx.Exec(ctx, "SET LOCAL maintenance_work_mem = '256MB'"); err != nil {
-		return fmt.Errorf("snapshot %s: primary key: %w", j.t.TableID, err)
+		return fmt.Errorf("snapshot %s: primary key: %w", j.Source.TableID, err)
 	}
 	if err := r.ensurePrimaryKey(ctx, tx, j); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("snapshot %s: primary key: %w", j.t.TableID, err)
+		return fmt.Errorf("snapshot %s: primary key: %w", j.Source.TableID, err)
 	}
-	r.log.Debug("primary key ensured before copying changed chunks again", "table", j.t.TableID.String())
+	r.Log.Debug("primary key ensured before copying changed chunks again", "table", j.Source.TableID.String())
 	return nil
 }
 
@@ -125,8 +123,8 @@ func (r *pgWriter) beforeRecopy(ctx context.Context, j *tableJob) error {
 // that exists already is fine, one the data violates (the source allowed it
 // with foreign_key_checks=0) is left out with a warning naming the cause.
 func (r *pgWriter) addForeignKeys(ctx context.Context, tx pgx.Tx) error {
-	for _, j := range r.jobs {
-		plan := j.out.(*pgTable).plan
+	for _, j := range r.Jobs {
+		plan := j.Out.(*pgTable).plan
 		for _, s := range plan.ForeignKeys {
 			if _, err := tx.Exec(ctx, "SAVEPOINT sluice_fk"); err != nil {
 				return fmt.Errorf("target: %w", err)
@@ -141,20 +139,20 @@ func (r *pgWriter) addForeignKeys(ctx context.Context, tx pgx.Tx) error {
 			if _, rerr := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT sluice_fk"); rerr != nil {
 				return fmt.Errorf("target: %w", rerr)
 			}
-			if postgres.IsSQLState(err, "42710") { // duplicate_object: already there
+			if IsSQLState(err, "42710") { // duplicate_object: already there
 				continue
 			}
 			plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s: foreign key not created: %s: %v",
-				j.t.TableID, firstLine(s), err))
+				j.Source.TableID, bulkrun.FirstLine(s), err))
 		}
 	}
 	return nil
 }
 
-// finish adds the foreign keys and records the position: the checkpoint
+// Finish adds the foreign keys and records the position: the checkpoint
 // and the schema history that replicate starts from, and the run's
 // completion, all in one transaction with the foreign keys.
-func (r *pgWriter) finish(ctx context.Context) error {
+func (r *pgWriter) Finish(ctx context.Context) error {
 	tx, err := r.pg.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("target: %w", err)
@@ -163,15 +161,15 @@ func (r *pgWriter) finish(ctx context.Context) error {
 	if err := r.addForeignKeys(ctx, tx); err != nil {
 		return err
 	}
-	if !r.pos.IsZero() {
-		if err := checkpoint.Save(ctx, tx, r.o.Stream, checkpoint.State{Position: r.pos, SchemaVersion: 1}); err != nil {
+	if !r.Pos.IsZero() {
+		if err := checkpoint.Save(ctx, tx, r.Opts.Stream, checkpoint.State{Position: r.Pos, SchemaVersion: 1}); err != nil {
 			return err
 		}
-		if err := checkpoint.SaveSchema(ctx, tx, r.o.Stream, 1, r.pos, "", r.cat.Tables, nil); err != nil {
+		if err := checkpoint.SaveSchema(ctx, tx, r.Opts.Stream, 1, r.Pos, "", r.Cat.Tables, nil); err != nil {
 			return err
 		}
 	}
-	if err := completeRun(ctx, tx, r.o.Stream); err != nil {
+	if err := completeRun(ctx, tx, r.Opts.Stream); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -1,4 +1,4 @@
-package snapshot
+package mysql
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/schema"
-	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
@@ -29,7 +28,7 @@ var definerClause = regexp.MustCompile("(?i)\\s+DEFINER\\s*=\\s*(`(?:[^`]|``)*`|
 // report's not-migrated list; what fails stays there with the target's error.
 func (r *myWriter) copyObjects(ctx context.Context) error {
 	var want, left []schema.Object
-	for _, o := range r.cat.NotMigrated {
+	for _, o := range r.Cat.NotMigrated {
 		switch o.Kind {
 		case "view", "procedure", "function":
 			want = append(want, o)
@@ -71,26 +70,26 @@ func (r *myWriter) copyObjects(ctx context.Context) error {
 				continue
 			}
 			delete(failed, o)
-			r.report.Created = append(r.report.Created, fmt.Sprintf("%s %s.%s", o.Kind, r.dbName, o.Name))
-			r.log.Info("snapshot: created on the target", "object", o.String(), "as", r.dbName+"."+o.Name)
+			*r.Report.Created = append(*r.Report.Created, fmt.Sprintf("%s %s.%s", o.Kind, r.dbName, o.Name))
+			r.Log.Info("snapshot: created on the target", "object", o.String(), "as", r.dbName+"."+o.Name)
 		}
 		if len(again) == len(pending) {
 			break // no progress: what is left fails for a reason of its own
 		}
 		pending = again
 	}
-	r.report.NotMigrated = r.report.NotMigrated[:0]
+	*r.Report.NotMigrated = (*r.Report.NotMigrated)[:0]
 	for _, o := range left {
 		why := "not created on a replica: it would fire on the replicated rows; create it at the cut-over"
 		if o.Kind == "event" {
 			why = "not created on a replica: it would run there on its schedule; create it (or enable it) at the cut-over"
 		}
-		r.report.NotMigrated = append(r.report.NotMigrated, o.String()+" ("+why+")")
+		*r.Report.NotMigrated = append(*r.Report.NotMigrated, o.String()+" ("+why+")")
 	}
 	for _, o := range want {
 		if err, ok := failed[o]; ok {
-			r.log.Warn("snapshot: could not create on the target", "object", o.String(), "err", err)
-			r.report.NotMigrated = append(r.report.NotMigrated, fmt.Sprintf("%s (the target refused it: %v)", o, err))
+			r.Log.Warn("snapshot: could not create on the target", "object", o.String(), "err", err)
+			*r.Report.NotMigrated = append(*r.Report.NotMigrated, fmt.Sprintf("%s (the target refused it: %v)", o, err))
 		}
 	}
 	return nil
@@ -102,7 +101,7 @@ func (r *myWriter) copyObjects(ctx context.Context) error {
 func (r *myWriter) sourceDefinition(ctx context.Context, o schema.Object) (string, error) {
 	kind := strings.ToUpper(o.Kind)
 	name := mysnap.QuoteMy(o.Database) + "." + mysnap.QuoteMy(o.Name)
-	rows, err := r.src.DB.QueryContext(ctx, "SHOW CREATE "+kind+" "+name)
+	rows, err := r.Src.DB.QueryContext(ctx, "SHOW CREATE "+kind+" "+name)
 	if err != nil {
 		return "", fmt.Errorf("source: SHOW CREATE %s %s: %w", kind, name, err)
 	}
@@ -134,5 +133,5 @@ func (r *myWriter) sourceDefinition(ctx context.Context, o schema.Object) (strin
 		return "", fmt.Errorf("source: SHOW CREATE %s %s shows no definition (the source user may lack the privilege to read it)", kind, name)
 	}
 	def = definerClause.ReplaceAllString(def, "")
-	return mysink.RetargetQualifiers(def, o.Database, r.dbName), nil
+	return RetargetQualifiers(def, o.Database, r.dbName), nil
 }

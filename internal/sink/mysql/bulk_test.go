@@ -1,4 +1,4 @@
-package snapshot
+package mysql
 
 import (
 	"strings"

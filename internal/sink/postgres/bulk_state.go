@@ -1,11 +1,10 @@
-package snapshot
+package postgres
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -13,7 +12,7 @@ import (
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
-	"github.com/sluice-db/sluice/internal/typemap"
+	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
 // The run state lives in the target next to the checkpoint. A chunk's COPY
@@ -93,20 +92,8 @@ func encodeChunkPosition(p binlogpos.Position) string {
 	return p.Encode()
 }
 
-// runState is the row of sluice.snapshot_run.
-type runState struct {
-	Status      string
-	Fingerprint fingerprint
-	Tables      []*schema.Table
-	Pass        int
-	Position    binlogpos.Position
-	Method      string
-	LockHeldMS  int64
-	StartedAt   time.Time
-}
-
-func loadRun(ctx context.Context, q checkpoint.Querier, stream string) (*runState, error) {
-	var r runState
+func loadRun(ctx context.Context, q checkpoint.Querier, stream string) (*bulkrun.RunState, error) {
+	var r bulkrun.RunState
 	var fp, tables []byte
 	var pos string
 	err := q.QueryRow(ctx, `SELECT status, fingerprint, tables, pass, position,
@@ -118,28 +105,13 @@ func loadRun(ctx context.Context, q checkpoint.Querier, stream string) (*runStat
 	if err != nil {
 		return nil, fmt.Errorf("snapshot state: load run of stream %q: %w", stream, err)
 	}
-	if err := r.decode(stream, pos, fp, tables); err != nil {
+	if err := r.Decode(stream, pos, fp, tables); err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
-// decode fills the run's position, options and tables from their stored
-// forms (text, JSON).
-func (r *runState) decode(stream, pos string, fp, tables []byte) (err error) {
-	if r.Position, err = binlogpos.Parse(pos); err != nil {
-		return fmt.Errorf("snapshot state: run of stream %q: %w", stream, err)
-	}
-	if err := json.Unmarshal(fp, &r.Fingerprint); err != nil {
-		return fmt.Errorf("snapshot state: decode run options: %w", err)
-	}
-	if err := json.Unmarshal(tables, &r.Tables); err != nil {
-		return fmt.Errorf("snapshot state: decode run tables: %w", err)
-	}
-	return nil
-}
-
-func insertRun(ctx context.Context, q checkpoint.Querier, stream string, fp fingerprint, tables []*schema.Table) error {
+func insertRun(ctx context.Context, q checkpoint.Querier, stream string, fp bulkrun.Fingerprint, tables []*schema.Table) error {
 	fpj, err := json.Marshal(fp)
 	if err != nil {
 		return err
@@ -176,7 +148,9 @@ func completeRun(ctx context.Context, q checkpoint.Querier, stream string) error
 	return nil
 }
 
-func deleteRun(ctx context.Context, q checkpoint.Querier, stream string) error {
+// DeleteSnapshotRun deletes a stream's snapshot state: its run, tables and
+// chunks (--restart, and the re-copy's own sub-stream in internal/snapshot).
+func DeleteSnapshotRun(ctx context.Context, q checkpoint.Querier, stream string) error {
 	for _, t := range []string{"snapshot_chunk", "snapshot_table", "snapshot_run"} {
 		if _, err := q.Exec(ctx, "DELETE FROM sluice."+t+" WHERE stream = $1", stream); err != nil {
 			return fmt.Errorf("snapshot state: delete %s: %w", t, err)
@@ -185,16 +159,7 @@ func deleteRun(ctx context.Context, q checkpoint.Querier, stream string) error {
 	return nil
 }
 
-// tableState is a row of sluice.snapshot_table.
-type tableState struct {
-	ID           schema.TableID
-	TargetSchema string
-	Created      bool
-	Planned      bool
-	Indexed      bool
-}
-
-func insertTable(ctx context.Context, q checkpoint.Querier, stream string, ts tableState) error {
+func insertTable(ctx context.Context, q checkpoint.Querier, stream string, ts bulkrun.TableState) error {
 	_, err := q.Exec(ctx, `INSERT INTO sluice.snapshot_table (stream, database, table_name, target_schema, created)
 		VALUES ($1, $2, $3, $4, $5)`, stream, ts.ID.Database, ts.ID.Name, ts.TargetSchema, ts.Created)
 	if err != nil {
@@ -203,16 +168,16 @@ func insertTable(ctx context.Context, q checkpoint.Querier, stream string, ts ta
 	return nil
 }
 
-func loadTableStates(ctx context.Context, q checkpoint.Querier, stream string) (map[schema.TableID]*tableState, error) {
+func loadTableStates(ctx context.Context, q checkpoint.Querier, stream string) (map[schema.TableID]*bulkrun.TableState, error) {
 	rows, err := q.Query(ctx, `SELECT database, table_name, target_schema, created, planned, indexed
 		FROM sluice.snapshot_table WHERE stream = $1`, stream)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot state: load tables: %w", err)
 	}
 	defer rows.Close()
-	out := map[schema.TableID]*tableState{}
+	out := map[schema.TableID]*bulkrun.TableState{}
 	for rows.Next() {
-		ts := &tableState{}
+		ts := &bulkrun.TableState{}
 		if err := rows.Scan(&ts.ID.Database, &ts.ID.Name, &ts.TargetSchema, &ts.Created, &ts.Planned, &ts.Indexed); err != nil {
 			return nil, fmt.Errorf("snapshot state: load tables: %w", err)
 		}
@@ -231,19 +196,6 @@ func setTableFlag(ctx context.Context, q checkpoint.Querier, stream string, id s
 		return fmt.Errorf("snapshot state: mark %s %s: %w", id, flag, err)
 	}
 	return nil
-}
-
-// chunkState is a row of sluice.snapshot_chunk.
-type chunkState struct {
-	Seq      int
-	Lo, Hi   mysnap.Bound
-	Done     bool
-	Rows     int64
-	Bytes    int64
-	Hash     []byte
-	Changes  []typemap.ChangeCount
-	Pass     int
-	Position binlogpos.Position
 }
 
 func boundArg(b mysnap.Bound) any {
@@ -265,7 +217,7 @@ func insertChunk(ctx context.Context, q checkpoint.Querier, stream string, id sc
 	return nil
 }
 
-func loadChunks(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID) ([]chunkState, error) {
+func loadChunks(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID) ([]bulkrun.ChunkState, error) {
 	rows, err := q.Query(ctx, `SELECT chunk, lower_key, upper_key, done, rows, bytes, hash, changes, pass,
 		position FROM sluice.snapshot_chunk
 		WHERE stream = $1 AND database = $2 AND table_name = $3 ORDER BY chunk`, stream, id.Database, id.Name)
@@ -273,9 +225,9 @@ func loadChunks(ctx context.Context, q checkpoint.Querier, stream string, id sch
 		return nil, fmt.Errorf("snapshot state: load chunks of %s: %w", id, err)
 	}
 	defer rows.Close()
-	var out []chunkState
+	var out []bulkrun.ChunkState
 	for rows.Next() {
-		var c chunkState
+		var c bulkrun.ChunkState
 		var lo, hi [][]byte
 		var changes []byte
 		var pos string
@@ -301,7 +253,7 @@ func loadChunks(ctx context.Context, q checkpoint.Querier, stream string, id sch
 }
 
 // markChunkDone records a copied chunk; it runs in the COPY's transaction.
-func markChunkDone(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID, c mysnap.Chunk, st chunkState) error {
+func markChunkDone(ctx context.Context, q checkpoint.Querier, stream string, id schema.TableID, c mysnap.Chunk, st bulkrun.ChunkState) error {
 	changes, err := json.Marshal(st.Changes)
 	if err != nil {
 		return err

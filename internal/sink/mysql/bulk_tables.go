@@ -1,4 +1,4 @@
-package snapshot
+package mysql
 
 import (
 	"context"
@@ -12,31 +12,31 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
-	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
+	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
-// fingerprint of a run into a MySQL target: the PostgreSQL one plus where
+// Fingerprint of a run into a MySQL target: the PostgreSQL one plus where
 // the tables go and their engine.
-func (r *myWriter) fingerprint(fp *fingerprint) {
+func (r *myWriter) Fingerprint(fp *bulkrun.Fingerprint) {
 	fp.TargetDatabase, fp.TargetEngine = r.dbName, r.engine
 }
 
-// ensureState creates the state tables in the target's database sluice.
-func (r *myWriter) ensureState(ctx context.Context) error {
+// EnsureState creates the state tables in the target's database sluice.
+func (r *myWriter) EnsureState(ctx context.Context) error {
 	if err := mysqlstate.EnsureSnapshot(ctx, r.db, r.engine); err != nil {
 		return fmt.Errorf("target: %w", err)
 	}
 	return nil
 }
 
-func (r *myWriter) loadRun(ctx context.Context) (*runState, error) {
-	row, err := mysqlstate.LoadSnapshotRun(ctx, r.db, r.o.Stream)
+func (r *myWriter) LoadRun(ctx context.Context) (*bulkrun.RunState, error) {
+	row, err := mysqlstate.LoadSnapshotRun(ctx, r.db, r.Opts.Stream)
 	if err != nil || row == nil {
 		return nil, err
 	}
-	run := &runState{Status: row.Status, Pass: row.Pass, Method: row.Method, LockHeldMS: row.LockHeldMS}
-	if err := run.decode(r.o.Stream, row.Position, row.Fingerprint, row.Tables); err != nil {
+	run := &bulkrun.RunState{Status: row.Status, Pass: row.Pass, Method: row.Method, LockHeldMS: row.LockHeldMS}
+	if err := run.Decode(r.Opts.Stream, row.Position, row.Fingerprint, row.Tables); err != nil {
 		return nil, err
 	}
 	return run, nil
@@ -61,8 +61,8 @@ func (r *myWriter) showTarget(ctx context.Context, q mysqlstate.Querier, mt *myT
 	return normalizeDef(explicitCollations(create, colls, tableColl)), nil
 }
 
-func (r *myWriter) hasRows(ctx context.Context, j *tableJob) (bool, error) {
-	mt := j.out.(*myTable)
+func (r *myWriter) HasRows(ctx context.Context, j *bulkrun.Job) (bool, error) {
+	mt := j.Out.(*myTable)
 	var one int
 	err := r.db.QueryRowContext(ctx, "SELECT 1 FROM "+mt.qname+" LIMIT 1").Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -74,13 +74,13 @@ func (r *myWriter) hasRows(ctx context.Context, j *tableJob) (bool, error) {
 	return true, nil
 }
 
-// targetProblems refuses target tables that another stream writes.
-func (r *myWriter) targetProblems(ctx context.Context) ([]string, error) {
-	names := make([]string, len(r.jobs))
-	for i, j := range r.jobs {
-		names[i] = j.out.(*myTable).name
+// TargetProblems refuses target tables that another stream writes.
+func (r *myWriter) TargetProblems(ctx context.Context) ([]string, error) {
+	names := make([]string, len(r.Jobs))
+	for i, j := range r.Jobs {
+		names[i] = j.Out.(*myTable).name
 	}
-	if err := mysqlstate.RefuseOtherWriters(ctx, r.db, r.o.Stream, r.dbName, names); exitcode.Of(err) == 2 {
+	if err := mysqlstate.RefuseOtherWriters(ctx, r.db, r.Opts.Stream, r.dbName, names); exitcode.Of(err) == 2 {
 		return []string{err.Error()}, nil
 	} else if err != nil {
 		return nil, err
@@ -88,9 +88,9 @@ func (r *myWriter) targetProblems(ctx context.Context) ([]string, error) {
 	return nil, nil
 }
 
-// existing compares a target table's definition with the planned one.
-func (r *myWriter) existing(ctx context.Context, j *tableJob) (bool, *mismatch, error) {
-	mt := j.out.(*myTable)
+// Existing compares a target table's definition with the planned one.
+func (r *myWriter) Existing(ctx context.Context, j *bulkrun.Job) (bool, *bulkrun.Mismatch, error) {
+	mt := j.Out.(*myTable)
 	have, err := r.showTarget(ctx, r.db, mt)
 	if err != nil || have == "" {
 		return false, nil, err
@@ -99,10 +99,10 @@ func (r *myWriter) existing(ctx context.Context, j *tableJob) (bool, *mismatch, 
 		return true, nil, nil
 	}
 	diff := firstDifference(have, mt.def)
-	return true, &mismatch{
-		plain: fmt.Sprintf("target table %s exists with another definition (%s): drop it, "+
+	return true, &bulkrun.Mismatch{
+		Plain: fmt.Sprintf("target table %s exists with another definition (%s): drop it, "+
 			"or re-run with --drop-existing to replace it", mt.qname, diff),
-		dataOnly: fmt.Sprintf("target table %s exists with another definition (%s): --data-only copies into "+
+		DataOnly: fmt.Sprintf("target table %s exists with another definition (%s): --data-only copies into "+
 			"tables as the source defines them; create them with --schema-only", mt.qname, diff),
 	}, nil
 }
@@ -111,30 +111,30 @@ func (r *myWriter) existing(ctx context.Context, j *tableJob) (bool, *mismatch, 
 // order: the session has foreign_key_checks off). MySQL's DDL is not
 // transactional: the run is recorded after the tables exist, so a run
 // killed in between finds them empty and identical, and reuses them.
-func (r *myWriter) applyActions(ctx context.Context, acts map[schema.TableID]action) error {
+func (r *myWriter) applyActions(ctx context.Context, acts map[schema.TableID]bulkrun.Action) error {
 	var stmts []string
-	if !r.o.DataOnly {
+	if !r.Opts.DataOnly {
 		// With the source database's defaults (a later CREATE TABLE that
 		// replicate replays may rely on them).
 		create := "CREATE DATABASE IF NOT EXISTS " + mysnap.QuoteMy(r.dbName)
-		if d := r.cat.Databases; len(d) == 1 && d[0].Charset != "" && d[0].Collation != "" {
+		if d := r.Cat.Databases; len(d) == 1 && d[0].Charset != "" && d[0].Collation != "" {
 			create += " CHARACTER SET " + d[0].Charset
 			if !r.fromMySQL {
 				create += " COLLATE " + d[0].Collation
-			} else if coll, ok := mysink.TargetCollation(d[0].Collation, r.hasCollation); ok {
+			} else if coll, ok := TargetCollation(d[0].Collation, r.hasCollation); ok {
 				create += " COLLATE " + coll
 			}
 		}
 		stmts = append(stmts, create)
 	}
-	for _, j := range r.jobs {
-		mt := j.out.(*myTable)
-		switch acts[j.t.TableID] {
-		case actCreate:
+	for _, j := range r.Jobs {
+		mt := j.Out.(*myTable)
+		switch acts[j.Source.TableID] {
+		case bulkrun.ActCreate:
 			stmts = append(stmts, mt.create)
-		case actReplace:
+		case bulkrun.ActReplace:
 			stmts = append(stmts, "DROP TABLE IF EXISTS "+mt.qname, mt.create)
-		case actTruncate:
+		case bulkrun.ActTruncate:
 			stmts = append(stmts, "TRUNCATE TABLE "+mt.qname)
 		}
 	}
@@ -162,23 +162,23 @@ func (r *myWriter) execText(ctx context.Context, stmts []string) (err error) {
 	}()
 	for _, s := range stmts {
 		if _, err := c.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("target: %s: %w", firstLine(s), err)
+			return fmt.Errorf("target: %s: %w", bulkrun.FirstLine(s), err)
 		}
 	}
 	return nil
 }
 
-// createTables creates the tables, then records the run and its tables in
+// CreateTables creates the tables, then records the run and its tables in
 // one transaction.
-func (r *myWriter) createTables(ctx context.Context, acts map[schema.TableID]action) error {
+func (r *myWriter) CreateTables(ctx context.Context, acts map[schema.TableID]bulkrun.Action) error {
 	if err := r.applyActions(ctx, acts); err != nil {
 		return err
 	}
-	fp, err := json.Marshal(r.runFingerprint())
+	fp, err := json.Marshal(r.RunFingerprint())
 	if err != nil {
 		return err
 	}
-	tables, err := json.Marshal(r.cat.Tables)
+	tables, err := json.Marshal(r.Cat.Tables)
 	if err != nil {
 		return err
 	}
@@ -187,19 +187,19 @@ func (r *myWriter) createTables(ctx context.Context, acts map[schema.TableID]act
 		return fmt.Errorf("target: %w", err)
 	}
 	defer tx.Rollback()
-	if err := mysqlstate.InsertSnapshotRun(ctx, tx, r.o.Stream, fp, tables); err != nil {
+	if err := mysqlstate.InsertSnapshotRun(ctx, tx, r.Opts.Stream, fp, tables); err != nil {
 		return err
 	}
-	for _, j := range r.jobs {
-		j.state = newTableState(j, acts, r.dbName)
+	for _, j := range r.Jobs {
+		j.State = bulkrun.NewTableState(j, acts, r.dbName)
 		// As the target prints it now (a target of another version may
 		// print the source's definition differently).
-		def, err := r.showTarget(ctx, tx, j.out.(*myTable))
+		def, err := r.showTarget(ctx, tx, j.Out.(*myTable))
 		if err != nil {
 			return err
 		}
-		err = mysqlstate.InsertSnapshotTable(ctx, tx, r.o.Stream, mysqlstate.SnapshotTable{Database: j.t.Database, Name: j.t.Name,
-			TargetDatabase: r.dbName, Created: j.state.Created, Definition: def})
+		err = mysqlstate.InsertSnapshotTable(ctx, tx, r.Opts.Stream, mysqlstate.SnapshotTable{Database: j.Source.Database, Name: j.Source.Name,
+			TargetDatabase: r.dbName, Created: j.State.Created, Definition: def})
 		if err != nil {
 			return err
 		}
@@ -210,34 +210,34 @@ func (r *myWriter) createTables(ctx context.Context, acts map[schema.TableID]act
 	return nil
 }
 
-// tableStates are the run's table records, with the target tables'
+// TableStates are the run's table records, with the target tables'
 // definitions as the run found or created them (checkResume).
-func (r *myWriter) tableStates(ctx context.Context) (map[schema.TableID]*tableState, error) {
-	rows, err := mysqlstate.LoadSnapshotTables(ctx, r.db, r.o.Stream)
+func (r *myWriter) TableStates(ctx context.Context) (map[schema.TableID]*bulkrun.TableState, error) {
+	rows, err := mysqlstate.LoadSnapshotTables(ctx, r.db, r.Opts.Stream)
 	if err != nil {
 		return nil, err
 	}
-	states := map[schema.TableID]*tableState{}
+	states := map[schema.TableID]*bulkrun.TableState{}
 	r.defs = map[schema.TableID]string{}
 	for _, t := range rows {
 		id := schema.TableID{Database: t.Database, Name: t.Name}
-		states[id] = &tableState{ID: id, TargetSchema: t.TargetDatabase, Created: t.Created, Planned: t.Planned}
+		states[id] = &bulkrun.TableState{ID: id, TargetSchema: t.TargetDatabase, Created: t.Created, Planned: t.Planned}
 		r.defs[id] = t.Definition
 	}
 	return states, nil
 }
 
-// checkResume makes sure the target tables are still as the interrupted
+// CheckResume makes sure the target tables are still as the interrupted
 // run left them.
-func (r *myWriter) checkResume(ctx context.Context) error {
+func (r *myWriter) CheckResume(ctx context.Context) error {
 	var problems []string
-	for _, j := range r.jobs {
-		mt := j.out.(*myTable)
+	for _, j := range r.Jobs {
+		mt := j.Out.(*myTable)
 		have, err := r.showTarget(ctx, r.db, mt)
 		if err != nil {
 			return err
 		}
-		want := r.defs[j.t.TableID]
+		want := r.defs[j.Source.TableID]
 		if want == "" {
 			want = mt.def
 		}
@@ -247,23 +247,23 @@ func (r *myWriter) checkResume(ctx context.Context) error {
 				what = "has another definition (" + firstDifference(have, want) + ")"
 			}
 			problems = append(problems, fmt.Sprintf("target table %s %s since the interrupted snapshot of stream %q: re-run with --restart",
-				mt.qname, what, r.o.Stream))
+				mt.qname, what, r.Opts.Stream))
 		}
 	}
-	return refusal(problems)
+	return bulkrun.Refusal(problems)
 }
 
-// replicator names the replicator of the stream into this target (it
+// Replicator names the replicator of the stream into this target (it
 // holds the stream's leader lock).
-func (r *myWriter) replicator(ctx context.Context) (string, error) {
-	return mysink.Replicator(ctx, r.db, r.o.Stream)
+func (r *myWriter) Replicator(ctx context.Context) (string, error) {
+	return Replicator(ctx, r.db, r.Opts.Stream)
 }
 
-// forget drops the tables the run created, empties the ones it reused,
+// Forget drops the tables the run created, empties the ones it reused,
 // deletes the run state, the checkpoint and the schema history of the
 // stream.
-func (r *myWriter) forget(ctx context.Context) (int, error) {
-	states, err := mysqlstate.LoadSnapshotTables(ctx, r.db, r.o.Stream)
+func (r *myWriter) Forget(ctx context.Context) (int, error) {
+	states, err := mysqlstate.LoadSnapshotTables(ctx, r.db, r.Opts.Stream)
 	if err != nil {
 		return 0, err
 	}
@@ -289,10 +289,10 @@ func (r *myWriter) forget(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("target: %w", err)
 	}
 	defer tx.Rollback()
-	if err := mysqlstate.DeleteSnapshotRun(ctx, tx, r.o.Stream); err != nil {
+	if err := mysqlstate.DeleteSnapshotRun(ctx, tx, r.Opts.Stream); err != nil {
 		return 0, err
 	}
-	if err := mysqlstate.Delete(ctx, tx, r.o.Stream); err != nil {
+	if err := mysqlstate.Delete(ctx, tx, r.Opts.Stream); err != nil {
 		return 0, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -301,8 +301,8 @@ func (r *myWriter) forget(ctx context.Context) (int, error) {
 	return len(states), nil
 }
 
-// schemaOnly creates the tables, views and routines.
-func (r *myWriter) schemaOnly(ctx context.Context, acts map[schema.TableID]action) error {
+// SchemaOnly creates the tables, views and routines.
+func (r *myWriter) SchemaOnly(ctx context.Context, acts map[schema.TableID]bulkrun.Action) error {
 	if err := r.applyActions(ctx, acts); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package snapshot
+package mysql
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluice-db/sluice/internal/schema"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
+	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
 // myTable is a table's plan on a MySQL target: the source's own CREATE
@@ -26,7 +27,7 @@ type myTable struct {
 	transactional bool
 	lits          []litMode // per copied column: how a value is written
 	// checks, per copied column (nil entries, or nil for none): a value the target refuses
-	// to hold (mysink.CheckTimestamp on a target whose TIMESTAMP ends at 2038).
+	// to hold (CheckTimestamp on a target whose TIMESTAMP ends at 2038).
 	checks     []func(v []byte) error
 	insertHead string // INSERT INTO `db`.`t` (`c`, ...) VALUES
 
@@ -45,7 +46,7 @@ var (
 // so with backquotes) into the plan of the target table db.name: ENGINE=
 // rewritten when engine is set; with ROCKSDB, foreign keys are left out
 // (MyRocks has none: a warning names each; a foreign key whose action the
-// binlog does not carry was refused before, mysink.CascadeRefusal) and
+// binlog does not carry was refused before, CascadeRefusal) and
 // FULLTEXT/SPATIAL indexes are
 // refused (MyRocks has neither, and dropping an index silently would change
 // what the target answers). AUTO_INCREMENT= is kept.
@@ -73,7 +74,7 @@ func retarget(showCreate, src, db, name, engine string) (*myTable, error) {
 		switch {
 		case rocks && strings.HasPrefix(d, "CONSTRAINT ") && strings.Contains(d, " FOREIGN KEY "):
 			// Those with an action the binlog does not carry are refused
-			// before (mysink.CascadeRefusal).
+			// before (CascadeRefusal).
 			t.warnings = append(t.warnings, fmt.Sprintf("%s: foreign key left out (ROCKSDB has no foreign keys; the source "+
 				"enforces it and the binlog carries every row it lets change): %s", src, d))
 			continue
@@ -142,12 +143,12 @@ func checkEngineTypes(t *schema.Table, engine string) error {
 	return nil
 }
 
-func (t *myTable) targetName() string     { return t.qname }
-func (t *myTable) planWarnings() []string { return t.warnings }
-func (t *myTable) dryRunDDL() []string    { return []string{t.create} }
+func (t *myTable) TargetName() string     { return t.qname }
+func (t *myTable) PlanWarnings() []string { return t.warnings }
+func (t *myTable) DryRunDDL() []string    { return []string{t.create} }
 
-// fillReport adds this run's copy rate of the table.
-func (t *myTable) fillReport(tr *TableReport) {
+// FillReport adds this run's copy rate of the table.
+func (t *myTable) FillReport(tr *bulkrun.TableReport) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tr.Seconds = t.seconds

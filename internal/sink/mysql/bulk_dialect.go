@@ -1,18 +1,16 @@
-package snapshot
+package mysql
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 )
 
 // A MySQL 8+ source into a MariaDB target: MySQL's SHOW CREATE TABLE is
 // mostly MariaDB's dialect too. What is not, each line translated or the
 // table refused with the reason (toMariaDB):
 //
-//   - utf8mb4_0900_* collations: MariaDB's closest (mysink.TargetCollation,
+//   - utf8mb4_0900_* collations: MariaDB's closest (TargetCollation,
 //     the mapping replication's replayed CREATE TABLE uses); without one the
 //     charset keeps its default collation, with a warning.
 //   - /*!80023 INVISIBLE */: MariaDB's INVISIBLE.
@@ -68,7 +66,7 @@ func toMariaDB(create, src string, has func(string) bool) (string, []string, err
 		}
 		l = collateRe.ReplaceAllStringFunc(l, func(s string) string {
 			m := collateRe.FindStringSubmatch(s)
-			coll, ok := mysink.TargetCollation(m[3], has)
+			coll, ok := TargetCollation(m[3], has)
 			if ok {
 				return m[1] + " COLLATE" + m[2] + coll
 			}

@@ -1,31 +1,30 @@
-package snapshot
+package postgres
 
 import (
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sluice-db/sluice/internal/sink/postgres"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	targets "github.com/sluice-db/sluice/internal/target"
+	"github.com/sluice-db/sluice/internal/target/bulkrun"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
 
-// copyChunk reads one chunk from the source session and loads it with
+// CopyChunk reads one chunk from the source session and loads it with
 // binary COPY; the chunk's done row is written in the same PostgreSQL
 // transaction, so a chunk is either fully in the target and recorded, or
 // neither. Converters are compiled per chunk so that the values a policy
 // changed are counted per chunk and survive a resume in the chunk's row.
-func (r *pgWriter) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error {
-	j, c := t.job, *t.chunk
-	pt := j.out.(*pgTable)
+func (r *pgWriter) CopyChunk(ctx context.Context, t bulkrun.Task, read bulkrun.ReadFunc) error {
+	j, c := t.Job, *t.Chunk
+	pt := j.Out.(*pgTable)
 	fail := func(err error) error { return fmt.Errorf("snapshot %s: %w", c, err) }
 	mapper := typemap.New(r.mopts, typemap.NewChanges())
-	conv, err := mapper.Compile(j.t)
+	conv, err := mapper.Compile(j.Source)
 	if err != nil {
 		return fail(err)
 	}
@@ -42,20 +41,20 @@ func (r *pgWriter) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error
 	// No trigger of the target (one the application's owners ported, on a
 	// table they created) and no foreign key check fires on the copied
 	// rows: they are the source's, with what its triggers did.
-	if err := postgres.SetReplicaRole(ctx, tx, true); err != nil {
+	if err := SetReplicaRole(ctx, tx, true); err != nil {
 		return fail(fmt.Errorf("target: %w", err))
 	}
-	freeze, err := r.clearChunk(ctx, tx, j, c, t.recopy)
+	freeze, err := r.clearChunk(ctx, tx, j, c, t.Recopy)
 	if err != nil {
 		return fail(err)
 	}
-	rows, err := r.readChunk(ctx, sess, j, c)
+	rows, err := read(ctx)
 	if err != nil {
 		return fail(err)
 	}
 	defer rows.Close()
 	src := newRowSource(rows, j, conv)
-	n, err := postgres.CopyFrom(ctx, tx.Conn(), pt.ident, pt.names, src, postgres.CopyOptions{Freeze: freeze})
+	n, err := CopyFrom(ctx, tx.Conn(), pt.ident, pt.names, src, CopyOptions{Freeze: freeze})
 	src.Flush()
 	if err != nil {
 		return fail(err)
@@ -63,9 +62,9 @@ func (r *pgWriter) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error
 	if n != src.Rows() {
 		return fail(fmt.Errorf("PostgreSQL loaded %d rows, %d were read", n, src.Rows()))
 	}
-	st := chunkState{Rows: src.Rows(), Bytes: src.Bytes(), Hash: src.Sum(), Changes: mapper.Changes().Counts(),
-		Pass: r.pass, Position: r.pos}
-	if err := markChunkDone(ctx, tx, r.o.Stream, j.t.TableID, c, st); err != nil {
+	st := bulkrun.ChunkState{Rows: src.Rows(), Bytes: src.Bytes(), Hash: src.Sum(), Changes: mapper.Changes().Counts(),
+		Pass: r.Pass, Position: r.Pos}
+	if err := markChunkDone(ctx, tx, r.Opts.Stream, j.Source.TableID, c, st); err != nil {
 		return fail(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -78,8 +77,8 @@ func (r *pgWriter) copyChunk(ctx context.Context, sess *sql.Conn, t *task) error
 // whole table is loaded after TRUNCATE in the same transaction, which lets
 // COPY write the rows frozen (no later VACUUM rewrite) and also clears
 // anything an earlier pass wrote. A re-copied range chunk deletes its range.
-func (r *pgWriter) clearChunk(ctx context.Context, tx pgx.Tx, j *tableJob, c mysnap.Chunk, recopy bool) (freeze bool, err error) {
-	ident := j.out.(*pgTable).ident
+func (r *pgWriter) clearChunk(ctx context.Context, tx pgx.Tx, j *bulkrun.Job, c mysnap.Chunk, recopy bool) (freeze bool, err error) {
+	ident := j.Out.(*pgTable).ident
 	whole := c.Lo == nil && c.Hi == nil
 	switch {
 	case whole && !r.replicaRole:
@@ -96,17 +95,17 @@ func (r *pgWriter) clearChunk(ctx context.Context, tx pgx.Tx, j *tableJob, c mys
 
 // deleteRange deletes the rows of a chunk's key range from the target. Only
 // for keys that order alike in both engines (rangeSafe).
-func (r *pgWriter) deleteRange(ctx context.Context, tx pgx.Tx, j *tableJob, c mysnap.Chunk) error {
-	if !j.rangeSafe {
+func (r *pgWriter) deleteRange(ctx context.Context, tx pgx.Tx, j *bulkrun.Job, c mysnap.Chunk) error {
+	if !j.RangeSafe {
 		return fmt.Errorf("internal error: range delete on a key that PostgreSQL orders differently")
 	}
-	names := j.key.Names()
+	names := j.Key.Names()
 	cols := make([]string, len(names))
 	for i, n := range names {
 		cols[i] = pgx.Identifier{n}.Sanitize()
 	}
 	tuple := "(" + strings.Join(cols, ", ") + ")"
-	conv, err := typemap.New(r.mopts, nil).Compile(j.t)
+	conv, err := typemap.New(r.mopts, nil).Compile(j.Source)
 	if err != nil {
 		return err
 	}
@@ -115,7 +114,7 @@ func (r *pgWriter) deleteRange(ctx context.Context, tx pgx.Tx, j *tableJob, c my
 	bound := func(b mysnap.Bound, op string) error {
 		marks := make([]string, len(b))
 		for i, v := range b {
-			pv, err := conv.Columns[j.t.ColumnIndex(names[i])].FromText(v)
+			pv, err := conv.Columns[j.Source.ColumnIndex(names[i])].FromText(v)
 			if err != nil {
 				return err
 			}
@@ -135,7 +134,7 @@ func (r *pgWriter) deleteRange(ctx context.Context, tx pgx.Tx, j *tableJob, c my
 			return err
 		}
 	}
-	_, err = tx.Exec(ctx, "DELETE FROM "+j.out.(*pgTable).ident.Sanitize()+" WHERE "+strings.Join(where, " AND "), args...)
+	_, err = tx.Exec(ctx, "DELETE FROM "+j.Out.(*pgTable).ident.Sanitize()+" WHERE "+strings.Join(where, " AND "), args...)
 	return err
 }
 
@@ -145,7 +144,7 @@ func (r *pgWriter) deleteRange(ctx context.Context, tx pgx.Tx, j *tableJob, c my
 // are encoded by the COPY writer before the next row is read.
 type rowSource struct {
 	*targets.ChunkRows
-	job  *tableJob
+	job  *bulkrun.Job
 	conv []*typemap.ColumnConv // per copied column
 	// pass says how a column's raw value reaches COPY without FromText's
 	// copy into a new value (COPY encodes it before the next row replaces
@@ -154,15 +153,15 @@ type rowSource struct {
 	// raw are the per-column RawValues those columns are passed in (a
 	// pointer boxes into an interface without allocating), and intBuf the
 	// bytes of this row's integers.
-	raw    []postgres.RawValue
+	raw    []RawValue
 	intBuf []byte
 	vals   []any
 }
 
-func newRowSource(rd *targets.ChunkRows, j *tableJob, tc *typemap.TableConv) *rowSource {
-	s := &rowSource{ChunkRows: rd, job: j, vals: make([]any, len(j.cols)),
-		raw: make([]postgres.RawValue, len(j.cols)), intBuf: make([]byte, 0, 8*len(j.cols))}
-	for _, i := range j.cols {
+func newRowSource(rd *targets.ChunkRows, j *bulkrun.Job, tc *typemap.TableConv) *rowSource {
+	s := &rowSource{ChunkRows: rd, job: j, vals: make([]any, len(j.Cols)),
+		raw: make([]RawValue, len(j.Cols)), intBuf: make([]byte, 0, 8*len(j.Cols))}
+	for _, i := range j.Cols {
 		cc := tc.Columns[i]
 		s.conv = append(s.conv, cc)
 		s.pass = append(s.pass, passModeOf(cc))
@@ -255,28 +254,28 @@ func (s *rowSource) Values() ([]any, error) {
 
 // keyText names the row by its key for error messages.
 func (s *rowSource) keyText(raw [][]byte) string {
-	if len(s.job.keyPos) == 0 {
+	if len(s.job.KeyPos) == 0 {
 		return ""
 	}
-	parts := make([]string, len(s.job.keyPos))
-	for i, p := range s.job.keyPos {
+	parts := make([]string, len(s.job.KeyPos))
+	for i, p := range s.job.KeyPos {
 		parts[i] = fmt.Sprintf("%q", raw[p])
 	}
 	return " with key (" + strings.Join(parts, ", ") + ")"
 }
 
-// resetTable empties a table and marks all its chunks as not copied, in one
+// ResetTable empties a table and marks all its chunks as not copied, in one
 // transaction.
-func (r *pgWriter) resetTable(ctx context.Context, j *tableJob) error {
+func (r *pgWriter) ResetTable(ctx context.Context, j *bulkrun.Job) error {
 	tx, err := r.pg.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("target: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	if err := postgres.SetReplicaRole(ctx, tx, true); err != nil {
+	if err := SetReplicaRole(ctx, tx, true); err != nil {
 		return fmt.Errorf("target: %w", err)
 	}
-	ident := j.out.(*pgTable).ident
+	ident := j.Out.(*pgTable).ident
 	clear := "TRUNCATE " + ident.Sanitize()
 	if r.replicaRole {
 		clear = "DELETE FROM " + ident.Sanitize()
@@ -284,13 +283,13 @@ func (r *pgWriter) resetTable(ctx context.Context, j *tableJob) error {
 	if _, err := tx.Exec(ctx, clear); err != nil {
 		return fmt.Errorf("target: %s: %w", clear, err)
 	}
-	if err := resetChunks(ctx, tx, r.o.Stream, j.t.TableID); err != nil {
+	if err := resetChunks(ctx, tx, r.Opts.Stream, j.Source.TableID); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("target: %w", err)
 	}
-	r.log.Info("table changed since it was partly copied and its key orders differently in PostgreSQL: copying it again",
-		"table", j.t.TableID.String())
+	r.Log.Info("table changed since it was partly copied and its key orders differently in PostgreSQL: copying it again",
+		"table", j.Source.TableID.String())
 	return nil
 }

@@ -1,4 +1,4 @@
-package snapshot
+package mysql
 
 import (
 	"context"
@@ -14,10 +14,9 @@ import (
 	"github.com/sluice-db/sluice/internal/config"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
-	mysink "github.com/sluice-db/sluice/internal/sink/mysql"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlog"
 	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
-	targets "github.com/sluice-db/sluice/internal/target"
+	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
 // myWriter is the bulk writer of a MySQL/MariaDB target
@@ -25,14 +24,14 @@ import (
 // for byte as multi-row INSERTs, and the run state in the target's
 // database sluice (mysqlstate).
 type myWriter struct {
-	*runner
-	cfg     config.MySQL // the target (target.MySQLOf)
+	*bulkrun.Run
+	cfg     config.MySQL // the target
 	db      *sql.DB      // target pool, every connection set up by mySessionSetup
 	lock    *sql.Conn    // holds the stream's GET_LOCK
 	dbName  string       // the target database
 	engine  string       // --target-engine, as the target spells it
 	mariadb bool
-	// narrowTimestamp: the target's TIMESTAMP ends at 2038 (mysink.CheckTimestamp).
+	// narrowTimestamp: the target's TIMESTAMP ends at 2038 (CheckTimestamp).
 	narrowTimestamp bool
 	// fromMySQL: a MySQL 8+ source into a MariaDB target, whose CREATE
 	// TABLEs are translated (writer_mysql_dialect.go) with the target's
@@ -50,17 +49,18 @@ type myWriter struct {
 // statement), below the target's max_allowed_packet.
 const maxInsert = 4 << 20
 
-// newMyWriter refuses a stream name the MySQL state cannot hold.
-func newMyWriter(r *runner, cfg config.MySQL) (*myWriter, error) {
-	if err := mysqlstate.CheckStream(r.o.Stream); err != nil {
+// SnapshotWriter is the engine's writer of a snapshot run
+// (bulkrun.Engine); it refuses a stream name the MySQL state cannot hold.
+func (e engine) SnapshotWriter(r *bulkrun.Run) (bulkrun.Writer, error) {
+	if err := mysqlstate.CheckStream(r.Opts.Stream); err != nil {
 		return nil, exitcode.ConfigError(err)
 	}
-	return &myWriter{runner: r, cfg: cfg, dbName: cfg.Database, engine: targets.StorageEngineOf(r.o.Target)}, nil
+	return &myWriter{Run: r, cfg: e.cfg, dbName: e.cfg.Database, engine: e.storage}, nil
 }
 
-func (r *myWriter) close() {
+func (r *myWriter) Close() {
 	if r.lock != nil {
-		_, _ = r.lock.ExecContext(context.Background(), "DO RELEASE_LOCK(?)", mysqlstate.SnapshotLockName(r.o.Stream))
+		_, _ = r.lock.ExecContext(context.Background(), "DO RELEASE_LOCK(?)", mysqlstate.SnapshotLockName(r.Opts.Stream))
 		r.lock.Close()
 	}
 	if r.db != nil {
@@ -68,10 +68,10 @@ func (r *myWriter) close() {
 	}
 }
 
-// connect opens the target pool (every connection set up for the load:
+// Connect opens the target pool (every connection set up for the load:
 // a transaction per chunk, DDL and state, the lock), and refuses a target
 // database that is the source database itself.
-func (r *myWriter) connect(ctx context.Context) error {
+func (r *myWriter) Connect(ctx context.Context) error {
 	m := r.cfg.WithDatabase("")
 	cfg, err := m.DriverConfig()
 	if err != nil {
@@ -88,18 +88,18 @@ func (r *myWriter) connect(ctx context.Context) error {
 	probe := sql.OpenDB(conn)
 	err = probe.QueryRowContext(ctx, `SELECT VERSION(), @@max_allowed_packet`).Scan(&version, &packet)
 	if err == nil {
-		rocks, err = mysink.HasRocksDB(ctx, probe)
+		rocks, err = HasRocksDB(ctx, probe)
 	}
 	probe.Close()
 	if err != nil {
 		return exitcode.ConfigError(fmt.Errorf("target: cannot connect to %s: %w", m.Redacted(), err))
 	}
 	r.mariadb = strings.Contains(strings.ToLower(version), "mariadb")
-	r.narrowTimestamp = mysink.NarrowTimestamp(version)
-	if err := mysink.FlavorRefusal(r.src.Flavor, r.src.Version, version); err != nil {
+	r.narrowTimestamp = NarrowTimestamp(version)
+	if err := FlavorRefusal(r.Src.Flavor, r.Src.Version, version); err != nil {
 		return exitcode.ConfigError(err)
 	}
-	r.fromMySQL = r.src.Flavor != "mariadb" && r.mariadb
+	r.fromMySQL = r.Src.Flavor != "mariadb" && r.mariadb
 	r.insertLimit = min(maxInsert, packet-1024)
 	stmts := mySessionSetup
 	if r.mariadb {
@@ -107,15 +107,15 @@ func (r *myWriter) connect(ctx context.Context) error {
 	}
 	if rocks {
 		// A chunk is one transaction (a table without a key is one chunk).
-		stmts = append(append([]string{}, stmts...), mysink.RocksDBSessionSetup)
+		stmts = append(append([]string{}, stmts...), RocksDBSessionSetup)
 	}
 	r.db = sql.OpenDB(setupConnector{Connector: conn, stmts: stmts})
-	r.db.SetMaxOpenConns(r.o.Workers + 2)
-	r.db.SetMaxIdleConns(r.o.Workers + 2)
+	r.db.SetMaxOpenConns(r.Opts.Workers + 2)
+	r.db.SetMaxIdleConns(r.Opts.Workers + 2)
 	if r.sameServer, err = r.isSourceServer(ctx); err != nil {
 		return err
 	}
-	if err := mysink.RefuseForwardTriggers(ctx, r.db, r.dbName); err != nil {
+	if err := RefuseForwardTriggers(ctx, r.db, r.dbName); err != nil {
 		return err
 	}
 	if r.fromMySQL {
@@ -124,37 +124,37 @@ func (r *myWriter) connect(ctx context.Context) error {
 			return fmt.Errorf("target: %w", err)
 		}
 		defer c.Close()
-		if r.collations, err = mysink.Collations(ctx, c); err != nil {
+		if r.collations, err = Collations(ctx, c); err != nil {
 			return fmt.Errorf("target: %w", err)
 		}
 	}
 	return nil
 }
 
-// hasCollation says whether the target has a collation (mysink.TargetCollation).
+// hasCollation says whether the target has a collation (TargetCollation).
 func (r *myWriter) hasCollation(name string) bool { return r.collations[name] }
 
 // isSourceServer tells whether the target is the source server itself
-// (mysink.SameServer).
+// (SameServer).
 func (r *myWriter) isSourceServer(ctx context.Context) (bool, error) {
-	same, err := mysink.SameServer(ctx, r.db, r.src.DB)
+	same, err := SameServer(ctx, r.db, r.Src.DB)
 	if err != nil {
 		return false, exitcode.ConfigError(fmt.Errorf("%s: %w", r.cfg.Redacted(), err))
 	}
 	return same, nil
 }
 
-// lockStream makes sure one snapshot per stream runs at a time on the
+// LockStream makes sure one snapshot per stream runs at a time on the
 // target: GET_LOCK on a session of its own, released when the run ends or
 // its connection dies.
-func (r *myWriter) lockStream(ctx context.Context) error {
+func (r *myWriter) LockStream(ctx context.Context) error {
 	c, err := r.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("target: %w", err)
 	}
-	err = retryLock(ctx, r.o.Stream, r.o.StreamLockWait, func() (bool, error) {
+	err = bulkrun.RetryLock(ctx, r.Opts.Stream, r.Opts.StreamLockWait, func() (bool, error) {
 		var ok sql.NullInt64
-		err := c.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", mysqlstate.SnapshotLockName(r.o.Stream)).Scan(&ok)
+		err := c.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", mysqlstate.SnapshotLockName(r.Opts.Stream)).Scan(&ok)
 		return ok.Valid && ok.Int64 == 1, err
 	})
 	if err != nil {
@@ -165,13 +165,13 @@ func (r *myWriter) lockStream(ctx context.Context) error {
 	return nil
 }
 
-// refuseOptions refuses what a MySQL target does not take: the tables go
+// RefuseOptions refuses what a MySQL target does not take: the tables go
 // to the one database of the target URL, under their source names.
-func (r *myWriter) refuseOptions() error {
-	if len(r.o.SchemaMap) > 0 {
+func (r *myWriter) RefuseOptions() error {
+	if len(r.Opts.SchemaMap) > 0 {
 		return exitcode.ConfigError(errors.New("--schema-map does not apply to a MySQL target: the tables go to the target URL's database"))
 	}
-	if err := schema.RefuseForMySQL(r.o.NamingOptions()); err != nil {
+	if err := schema.RefuseForMySQL(r.Opts.Naming); err != nil {
 		return exitcode.ConfigError(err)
 	}
 	if r.dbName == "" {
@@ -180,10 +180,10 @@ func (r *myWriter) refuseOptions() error {
 	return nil
 }
 
-// plan reads each table's CREATE TABLE and plans the target tables;
+// Plan reads each table's CREATE TABLE and plans the target tables;
 // anything sluice cannot copy stops here.
-func (r *myWriter) plan(ctx context.Context) ([]*tableJob, error) {
-	if err := r.refuseEmpty(); err != nil {
+func (r *myWriter) Plan(ctx context.Context) ([]*bulkrun.Job, error) {
+	if err := r.RefuseEmpty(); err != nil {
 		return nil, err
 	}
 	if err := r.checkOneDatabase(); err != nil {
@@ -200,13 +200,13 @@ func (r *myWriter) plan(ctx context.Context) ([]*tableJob, error) {
 			return nil, exitcode.ConfigError(fmt.Errorf("--target-engine %s: the target has no such storage engine", e))
 		}
 	}
-	creates, err := r.showCreates(ctx, r.cat.Tables)
+	creates, err := r.showCreates(ctx, r.Cat.Tables)
 	if err != nil {
 		return nil, err
 	}
 	var problems []string
-	var jobs []*tableJob
-	for _, t := range r.cat.Tables {
+	var jobs []*bulkrun.Job
+	for _, t := range r.Cat.Tables {
 		mt, err := r.planTable(t, creates[t.TableID])
 		if err != nil {
 			problems = append(problems, err.Error())
@@ -215,10 +215,10 @@ func (r *myWriter) plan(ctx context.Context) ([]*tableJob, error) {
 		mt.transactional = txn[strings.ToLower(r.engineOf(t))]
 		jobs = append(jobs, r.newJob(t, mt))
 	}
-	if err := mysink.CascadeRefusal(r.cat.Tables, mysink.EngineOf(r.engine, nil), binlog.SQLForeignKeys(ctx, r.src.DB)); err != nil {
+	if err := CascadeRefusal(r.Cat.Tables, EngineOf(r.engine, nil), binlog.SQLForeignKeys(ctx, r.Src.DB)); err != nil {
 		problems = append(problems, err.Error())
 	}
-	if err := refusal(problems); err != nil {
+	if err := bulkrun.Refusal(problems); err != nil {
 		return nil, err
 	}
 	return jobs, nil
@@ -237,7 +237,7 @@ func (r *myWriter) planTable(t *schema.Table, showCreate string) (*myTable, erro
 	create, warnings := explicitCollations(showCreate, sourceCollations(t), t.Collation), []string(nil)
 	var err error
 	if r.fromMySQL {
-		if create, warnings, err = toMariaDB(create, t.TableID.String(), mysink.CollationsFor(r.engineOf(t), r.hasCollation)); err != nil {
+		if create, warnings, err = toMariaDB(create, t.TableID.String(), CollationsFor(r.engineOf(t), r.hasCollation)); err != nil {
 			return nil, err
 		}
 	}
@@ -257,11 +257,11 @@ func (r *myWriter) planTable(t *schema.Table, showCreate string) (*myTable, erro
 // database the scope reads from.
 func (r *myWriter) checkOneDatabase() error {
 	dbs := map[string]bool{}
-	for _, t := range r.cat.Tables {
+	for _, t := range r.Cat.Tables {
 		dbs[t.Database] = true
 	}
 	if r.sameServer {
-		if err := mysink.SourceScopeRefusal(r.dbName, dbs[r.dbName], r.filter.MatchDatabase(r.dbName), r.filter); err != nil {
+		if err := SourceScopeRefusal(r.dbName, dbs[r.dbName], r.Filter.MatchDatabase(r.dbName), r.Filter); err != nil {
 			return exitcode.ConfigError(err)
 		}
 	}
@@ -301,7 +301,7 @@ func (r *myWriter) engines(ctx context.Context) (txn map[string]bool, names map[
 // with an empty sql_mode (backquoted names, MySQL's own syntax). A DDL
 // between this and the consistent point is caught by openPoint's check.
 func (r *myWriter) showCreates(ctx context.Context, tables []*schema.Table) (map[schema.TableID]string, error) {
-	c, err := r.src.DB.Conn(ctx)
+	c, err := r.Src.DB.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)
 	}
@@ -321,7 +321,7 @@ func (r *myWriter) showCreates(ctx context.Context, tables []*schema.Table) (map
 }
 
 // newJob prepares a table's reads and writes.
-func (r *myWriter) newJob(t *schema.Table, mt *myTable) *tableJob {
+func (r *myWriter) newJob(t *schema.Table, mt *myTable) *bulkrun.Job {
 	var cols []int
 	for i, c := range t.Columns {
 		if c.GenerationExpr == "" { // the target computes generated columns itself
@@ -336,18 +336,18 @@ func (r *myWriter) newJob(t *schema.Table, mt *myTable) *tableJob {
 		mt.lits = append(mt.lits, mode)
 		var check func([]byte) error
 		if r.narrowTimestamp && c.DataType == "timestamp" {
-			check = func(v []byte) error { return mysink.CheckTimestamp(t.TableID, c.Name, string(v)) }
+			check = func(v []byte) error { return CheckTimestamp(t.TableID, c.Name, string(v)) }
 		}
 		mt.checks = append(mt.checks, check)
 		quoted = append(quoted, mysnap.QuoteMy(c.Name))
 	}
 	mt.insertHead = "INSERT INTO " + mt.qname + " (" + strings.Join(quoted, ", ") + ") VALUES "
-	j, warnings := newJob(t, mt, cols, selects)
+	j, warnings := bulkrun.NewJob(t, mt, cols, selects)
 	mt.warnings = append(mt.warnings, warnings...)
 	// Same definition on both sides: the target orders and compares the
 	// key as the source does, so any chunk's range can be deleted there.
-	j.rangeSafe = j.key != nil
-	mt.warnings = append(mt.warnings, nonTransactional(t, "innodb", "rocksdb")...)
+	j.RangeSafe = j.Key != nil
+	mt.warnings = append(mt.warnings, bulkrun.NonTransactional(t, "innodb", "rocksdb")...)
 	if !mt.transactional {
 		mt.warnings = append(mt.warnings, fmt.Sprintf("%s: the target table's engine has no transactions: each chunk's range is "+
 			"emptied before it is copied, so an interrupted chunk is copied again whole", t.TableID))
