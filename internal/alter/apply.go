@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sluice-db/sluice/internal/schema"
 	mysqlsink "github.com/sluice-db/sluice/internal/sink/mysql"
-	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
 const applyBatch = 500
@@ -91,7 +91,7 @@ func (r *runner) applyKeys(ctx context.Context, q querier, vals [][]any, lock st
 func (r *runner) updateList(table string) string {
 	set := make([]string, len(r.p.shared))
 	for i, c := range r.p.shared {
-		q := consistent.QuoteMy(c)
+		q := schema.QuoteMySQL(c)
 		set[i] = q + " = " + table + "." + q
 	}
 	return strings.Join(set, ", ")

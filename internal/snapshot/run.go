@@ -307,7 +307,7 @@ func (r *runner) planPolicy() error {
 			// The column itself, or its stored bytes (the MySQL writer's
 			// CAST AS BINARY): for the UTF-8 text masks accept, both are
 			// the bytes the binlog gives.
-			q := mysnap.QuoteMy(j.Source.Columns[c].Name)
+			q := schema.QuoteMySQL(j.Source.Columns[c].Name)
 			plain[i] = j.Selects[i] == q || j.Selects[i] == "CAST("+q+" AS BINARY)"
 		}
 		var err error

@@ -13,7 +13,6 @@ import (
 	"github.com/sluice-db/sluice/internal/model"
 	"github.com/sluice-db/sluice/internal/schema"
 	"github.com/sluice-db/sluice/internal/source/mysql/binlogpos"
-	"github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/target"
 	"github.com/sluice-db/sluice/internal/typemap"
 )
@@ -108,7 +107,7 @@ func (b *bulk) Plan(t *schema.Table) (target.BulkTable, error) {
 	bt := target.BulkTable{Source: t, Name: b.cfg.TableTopic(t.TableID)}
 	for i, c := range t.Columns {
 		bt.Cols = append(bt.Cols, i)
-		bt.Selects = append(bt.Selects, typemap.SelectExpr(c, consistent.QuoteMy(c.Name)))
+		bt.Selects = append(bt.Selects, typemap.SelectExpr(c, schema.QuoteMySQL(c.Name)))
 	}
 	return bt, nil
 }

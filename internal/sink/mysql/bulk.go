@@ -339,7 +339,7 @@ func (r *myWriter) newJob(t *schema.Table, mt *myTable) *bulkrun.Job {
 			check = func(v []byte) error { return CheckTimestamp(t.TableID, c.Name, string(v)) }
 		}
 		mt.checks = append(mt.checks, check)
-		quoted = append(quoted, mysnap.QuoteMy(c.Name))
+		quoted = append(quoted, schema.QuoteMySQL(c.Name))
 	}
 	mt.insertHead = "INSERT INTO " + mt.qname + " (" + strings.Join(quoted, ", ") + ") VALUES "
 	j, warnings := bulkrun.NewJob(t, mt, cols, selects)

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/sluice-db/sluice/internal/schema"
-	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
@@ -51,7 +50,7 @@ var (
 // refused (MyRocks has neither, and dropping an index silently would change
 // what the target answers). AUTO_INCREMENT= is kept.
 func retarget(showCreate, src, db, name, engine string) (*myTable, error) {
-	prefix := "CREATE TABLE " + mysnap.QuoteMy(name) + " ("
+	prefix := "CREATE TABLE " + schema.QuoteMySQL(name) + " ("
 	if !strings.HasPrefix(showCreate, prefix) {
 		return nil, fmt.Errorf("unexpected SHOW CREATE TABLE output for %s: %.80q", name, showCreate)
 	}
@@ -67,7 +66,7 @@ func retarget(showCreate, src, db, name, engine string) (*myTable, error) {
 		return nil, fmt.Errorf("unexpected SHOW CREATE TABLE output for %s: no closing parenthesis", name)
 	}
 	rocks := strings.EqualFold(engine, "rocksdb")
-	t := &myTable{db: db, name: name, qname: mysnap.QuoteMy(db) + "." + mysnap.QuoteMy(name)}
+	t := &myTable{db: db, name: name, qname: schema.QuoteMySQL(db) + "." + schema.QuoteMySQL(name)}
 	var body, refused []string
 	for _, l := range lines[1:end] {
 		d := strings.TrimSuffix(strings.TrimSpace(l), ",")

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/schema"
-	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
 // A MySQL target speaks the source's dialect, so the snapshot copies the
@@ -46,7 +45,7 @@ func (r *myWriter) copyObjects(ctx context.Context) error {
 	defer conn.Close()
 	// The definitions are the source's text (utf8mb4) and unqualified names
 	// must land in the target database.
-	for _, q := range []string{"SET NAMES utf8mb4", "USE " + mysnap.QuoteMy(r.dbName)} {
+	for _, q := range []string{"SET NAMES utf8mb4", "USE " + schema.QuoteMySQL(r.dbName)} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("target: %s: %w", q, err)
 		}
@@ -59,7 +58,7 @@ func (r *myWriter) copyObjects(ctx context.Context) error {
 			if err == nil {
 				// Replaced when it exists (a resumed run made it already): the
 				// target database's copy follows the source.
-				_, err = conn.ExecContext(ctx, "DROP "+strings.ToUpper(o.Kind)+" IF EXISTS "+mysnap.QuoteMy(o.Name))
+				_, err = conn.ExecContext(ctx, "DROP "+strings.ToUpper(o.Kind)+" IF EXISTS "+schema.QuoteMySQL(o.Name))
 			}
 			if err == nil {
 				_, err = conn.ExecContext(ctx, stmt)
@@ -100,7 +99,7 @@ func (r *myWriter) copyObjects(ctx context.Context) error {
 // rewritten to the target's.
 func (r *myWriter) sourceDefinition(ctx context.Context, o schema.Object) (string, error) {
 	kind := strings.ToUpper(o.Kind)
-	name := mysnap.QuoteMy(o.Database) + "." + mysnap.QuoteMy(o.Name)
+	name := schema.QuoteMySQL(o.Database) + "." + schema.QuoteMySQL(o.Name)
 	rows, err := r.Src.DB.QueryContext(ctx, "SHOW CREATE "+kind+" "+name)
 	if err != nil {
 		return "", fmt.Errorf("source: SHOW CREATE %s %s: %w", kind, name, err)

@@ -12,7 +12,6 @@ import (
 	"github.com/sluice-db/sluice/internal/checkpoint/mysqlstate"
 	"github.com/sluice-db/sluice/internal/exitcode"
 	"github.com/sluice-db/sluice/internal/schema"
-	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 	"github.com/sluice-db/sluice/internal/target/bulkrun"
 )
 
@@ -116,7 +115,7 @@ func (r *myWriter) applyActions(ctx context.Context, acts map[schema.TableID]bul
 	if !r.Opts.DataOnly {
 		// With the source database's defaults (a later CREATE TABLE that
 		// replicate replays may rely on them).
-		create := "CREATE DATABASE IF NOT EXISTS " + mysnap.QuoteMy(r.dbName)
+		create := "CREATE DATABASE IF NOT EXISTS " + schema.QuoteMySQL(r.dbName)
 		if d := r.Cat.Databases; len(d) == 1 && d[0].Charset != "" && d[0].Collation != "" {
 			create += " CHARACTER SET " + d[0].Charset
 			if !r.fromMySQL {
@@ -268,7 +267,7 @@ func (r *myWriter) Forget(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, st := range states {
-		mt := &myTable{qname: mysnap.QuoteMy(st.TargetDatabase) + "." + mysnap.QuoteMy(st.Name)}
+		mt := &myTable{qname: schema.QuoteMySQL(st.TargetDatabase) + "." + schema.QuoteMySQL(st.Name)}
 		stmt := "DROP TABLE IF EXISTS " + mt.qname
 		if !st.Created {
 			have, err := r.showTarget(ctx, r.db, mt)

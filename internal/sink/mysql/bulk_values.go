@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/sluice-db/sluice/internal/schema"
-	mysnap "github.com/sluice-db/sluice/internal/source/mysql/consistent"
 )
 
 // litMode is how a value read from the source is written back as a SQL
@@ -35,7 +34,7 @@ const (
 // mySelect is how a column is read for a MySQL target and how its value is
 // written there.
 func mySelect(c schema.Column) (string, litMode) {
-	q := mysnap.QuoteMy(c.Name)
+	q := schema.QuoteMySQL(c.Name)
 	if c.IsJSON {
 		return q, litJSON // utf8mb4 text on both flavors (MySQL's binary JSON prints as text)
 	}

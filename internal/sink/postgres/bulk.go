@@ -167,7 +167,7 @@ func (r *pgWriter) newJob(t *schema.Table, plan *ddl.TablePlan) (*bulkrun.Job, e
 	var selects []string
 	for _, i := range cols {
 		c := t.Columns[i]
-		selects = append(selects, typemap.SelectExpr(c, mysnap.QuoteMy(c.Name)))
+		selects = append(selects, typemap.SelectExpr(c, schema.QuoteMySQL(c.Name)))
 		pt.names = append(pt.names, r.Naming.Column(t.TableID, c.Name))
 	}
 	j, warnings := bulkrun.NewJob(t, pt, cols, selects)

@@ -43,13 +43,6 @@ func (k *Key) Names() []string {
 	return out
 }
 
-// QuoteMy is schema.QuoteMySQL, sluice's one MySQL identifier quoting.
-//
-// Deprecated: call schema.QuoteMySQL. Kept only until the snapshot writers
-// and the Kafka snapshot, being moved into their engines on other branches,
-// call it directly (issue 28: "one MySQL identifier quoting").
-func QuoteMy(name string) string { return schema.QuoteMySQL(name) }
-
 // QuoteTable returns `db`.`table`.
 func QuoteTable(id schema.TableID) string {
 	return schema.QuoteMySQL(id.Database) + "." + schema.QuoteMySQL(id.Name)
