@@ -96,6 +96,10 @@ type Options struct {
 	// RowPolicy: --where and --mask (internal/rowpolicy): the condition in
 	// every chunk's SELECT, the masks on every row read; nil for none.
 	RowPolicy *rowpolicy.Policy
+	// StartOver is how a user of the command starts an interrupted
+	// snapshot over, named when it cannot be resumed ("": "re-run with
+	// --restart"; `stream` has no --restart, and says what it does instead).
+	StartOver string
 }
 
 // withDefaults fills unset options and checks the rest; errors are

@@ -16,12 +16,12 @@ import (
 func (r *runner) checkResume(ctx context.Context, run *runState) error {
 	if fp := r.runFingerprint(); !reflect.DeepEqual(fp, run.Fingerprint) {
 		return exitcode.ConfigError(fmt.Errorf("stream %q has an interrupted snapshot started with other options "+
-			"(then %s, now %s): re-run with the same options to resume it, or add --restart to start over",
-			r.o.Stream, fpText(run.Fingerprint), fpText(fp)))
+			"(then %s, now %s): re-run with the same options to resume it, or %s",
+			r.o.Stream, fpText(run.Fingerprint), fpText(fp), r.startOver("add --restart to start over")))
 	}
 	if changed := changedTables(run.Tables, r.Cat.Tables); len(changed) > 0 {
 		return exitcode.ConfigError(fmt.Errorf("the source schema changed since the interrupted snapshot of stream %q "+
-			"(tables %s): the copied part no longer matches; re-run with --restart", r.o.Stream, strings.Join(changed, ", ")))
+			"(tables %s): the copied part no longer matches; %s", r.o.Stream, strings.Join(changed, ", "), r.startOver("re-run with --restart")))
 	}
 	states, err := r.w.TableStates(ctx)
 	if err != nil {
@@ -29,8 +29,8 @@ func (r *runner) checkResume(ctx context.Context, run *runState) error {
 	}
 	for _, j := range r.jobs {
 		if j.State = states[j.Source.TableID]; j.State == nil {
-			return exitcode.ConfigError(fmt.Errorf("the interrupted snapshot of stream %q has no record of table %s: re-run with --restart",
-				r.o.Stream, j.Source.TableID))
+			return exitcode.ConfigError(fmt.Errorf("the interrupted snapshot of stream %q has no record of table %s: %s",
+				r.o.Stream, j.Source.TableID, r.startOver("re-run with --restart")))
 		}
 	}
 	if err := r.w.CheckResume(ctx); err != nil {
@@ -39,6 +39,15 @@ func (r *runner) checkResume(ctx context.Context, run *runState) error {
 	r.resumed = true
 	r.Pass = run.Pass
 	return nil
+}
+
+// startOver is the advice to start an interrupted snapshot over: the
+// command's own (Options.StartOver), or def, snapshot's.
+func (r *runner) startOver(def string) string {
+	if r.o.StartOver != "" {
+		return r.o.StartOver
+	}
+	return def
 }
 
 // restart forgets the stream's snapshot (--restart): what its tables and

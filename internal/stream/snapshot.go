@@ -45,7 +45,9 @@ func snapshotShard(ctx context.Context, o Options, src config.MySQL, cfg kafkasi
 		rows = DefaultChunkRows
 	}
 	rep, err := snapshot.Run(ctx, snapshot.Options{Source: src, Target: eng, Stream: cfg.Stream, Include: o.Include,
-		Exclude: o.Exclude, ChunkRows: rows, Workers: 1, Log: log, RowPolicy: o.RowPolicy})
+		Exclude: o.Exclude, ChunkRows: rows, Workers: 1, Log: log, RowPolicy: o.RowPolicy,
+		StartOver: fmt.Sprintf("to start over, drop the stream (sluice drop --kafka BROKERS --topic-prefix %s --stream %s) "+
+			"and run sluice stream again, after deleting its data topics or with --reuse-topics (docs/kafka.md)", cfg.Prefix, o.Stream)})
 	if err != nil {
 		return fmt.Errorf("snapshot of %s: %w", src.Redacted(), err)
 	}
