@@ -183,7 +183,11 @@ func (r *runner) prepare(ctx context.Context) error {
 			return err
 		}
 	}
-	if r.stream, err = binlog.New(r.binlogConfig(start, serverID)); err != nil {
+	// o is the options as given: connect chose one server of a multi-host
+	// source (r.o.Source is that one now), and its list makes the stream
+	// end on a lost server so the next run chooses again.
+	failover := len(o.Source.Hosts) > 1
+	if r.stream, err = binlog.New(r.binlogConfig(start, serverID, failover)); err != nil {
 		return err
 	}
 	return r.registerMetrics()
@@ -191,8 +195,9 @@ func (r *runner) prepare(ctx context.Context) error {
 
 // binlogConfig is the binlog reader's configuration from the stream's
 // starting point: its scope (with the tables joining it), the translation
-// of its schema changes and the re-copied tables' skips.
-func (r *runner) binlogConfig(start *origin, serverID uint32) binlog.Config {
+// of its schema changes and the re-copied tables' skips; failover: the
+// source names several servers.
+func (r *runner) binlogConfig(start *origin, serverID uint32, failover bool) binlog.Config {
 	o := r.o
 	skip := func(stmt string) bool {
 		for _, p := range o.SkipDDL {
@@ -203,7 +208,7 @@ func (r *runner) binlogConfig(start *origin, serverID uint32) binlog.Config {
 		return false
 	}
 	cfg := binlog.Config{
-		Source: r.o.Source, Failover: len(o.Source.Hosts) > 1, Info: r.info, ServerID: serverID, Stream: o.Stream,
+		Source: r.o.Source, Failover: failover, Info: r.info, ServerID: serverID, Stream: o.Stream,
 		Start: start.pos, Tables: start.tables, SchemaVersion: start.version,
 		InScope:          func(id schema.TableID) bool { return r.filter.Match(id.Database, id.Name) || r.join.has(id) },
 		Translate:        r.translate,
